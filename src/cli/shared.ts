@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { Hcs25Error, UsageError, errorMessage } from '../errors.js';
+
+/** Options every command inherits from the root program. */
+export interface GlobalOptions {
+  network?: string;
+  json?: boolean;
+  config?: string;
+  envFile?: string;
+}
+
+export function globals(cmd: Command): GlobalOptions {
+  return cmd.optsWithGlobals() as GlobalOptions;
+}
+
+/** Exit codes: 0 ok, 1 failure, 2 usage. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printLine(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Progress and notes go to stderr so stdout stays clean for pipes and --json. */
+export function note(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * Wraps a command action: typed errors become one clear line on stderr (and a JSON error object with --json),
+ * usage errors exit 2, everything else exits 1. Stack traces only with HCS25_DEBUG=1.
+ */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const cmd = args[args.length - 1] as Command;
+    try {
+      const code = await fn(...args);
+      process.exitCode = typeof code === 'number' ? code : EXIT_OK;
+    } catch (err) {
+      reportError(err, globals(cmd).json === true);
+    }
+  };
+}
+
+export function reportError(err: unknown, json: boolean): void {
+  const code =
+    err instanceof UsageError || (err instanceof Hcs25Error && (err.code === 'CONFIG' || err.code === 'NOT_IMPLEMENTED'))
+      ? EXIT_USAGE
+      : EXIT_FAILURE;
+  const hint = err instanceof Hcs25Error ? err.hint : undefined;
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: err instanceof Hcs25Error ? err.code : 'ERROR', message: errorMessage(err), hint } })}\n`,
+    );
+  } else {
+    process.stderr.write(`hcs25: ${errorMessage(err)}${hint ? `\n  hint: ${hint}` : ''}\n`);
+  }
+  if (process.env.HCS25_DEBUG === '1' && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  process.exitCode = code;
+}
+
+/** Parses an integer flag value, or throws a UsageError naming the flag. */
+export function intOption(name: string, min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function numberOption(name: string, min: number, max: number): (value: string) => number {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) {
+      throw new UsageError(`${name} must be a number from ${min} to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

@@ -1,0 +1,23 @@
+/** The protocols an agent can be reached over. Matches HCS-14 `proto` values where one exists. */
+export const PROTOCOLS = ['a2a', 'openai', 'http', 'mcp', 'hcs-10'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/** One agent to evaluate: who it is (subject UAID) and how to reach it. */
+export interface Agent {
+  /** HCS-14 UAID, the HCS-25 subject id. */
+  subject: string;
+  name: string;
+  protocol: Protocol;
+  /** URL for a2a / openai / http / mcp. */
+  endpoint?: string;
+  /** HCS-10 agents are reached over their inbound topic. */
+  inboundTopicId?: string;
+  /** Hedera account of an HCS-10 agent. */
+  accountId?: string;
+  /** Model name for OpenAI-compatible endpoints. */
+  model?: string;
+  /** HRL of the registry entry the agent came from, e.g. `hcs://2/0.0.1234`. */
+  source?: string;
+  /** Sequence number of the registry message that listed it. */
+  registrySeq?: number;
+}
