@@ -1,0 +1,47 @@
+/** Where a Hedera network's consensus nodes and mirror node are. */
+export type LedgerName = 'local' | 'testnet' | 'previewnet' | 'mainnet' | 'custom';
+export const LEDGER_NAMES: readonly LedgerName[] = ['local', 'testnet', 'previewnet', 'mainnet', 'custom'];
+
+export interface NetworkConfig {
+  ledger: LedgerName;
+  /** Consensus nodes, "host:port" → node account id. Empty for public networks: the SDK's built-in address book is used. */
+  nodes: Record<string, string>;
+  /** Mirror node gRPC ("host:port"); empty for public networks (SDK default). */
+  mirrorGrpc: string[];
+  /** Mirror node REST base, without `/api/v1`. */
+  mirrorRestUrl: string;
+}
+
+/**
+ * The published genesis operator of hiero-local-node (and of our emulator). It is a well-known test key,
+ * valid only on a local node; it is never used for any other network.
+ */
+export const LOCAL_GENESIS_OPERATOR = {
+  accountId: '0.0.2',
+  privateKey:
+    '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
+} as const;
+
+export const LOCAL_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
+
+export function localNetwork(host = '127.0.0.1', ports: { consensus: number; mirrorGrpc: number; mirrorRest: number } = LOCAL_PORTS): NetworkConfig {
+  return {
+    ledger: 'local',
+    nodes: { [`${host}:${ports.consensus}`]: '0.0.3' },
+    mirrorGrpc: [`${host}:${ports.mirrorGrpc}`],
+    mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
+  };
+}
+
+export const NETWORK_PRESETS: Record<Exclude<LedgerName, 'custom'>, NetworkConfig> = {
+  local: localNetwork(),
+  testnet: { ledger: 'testnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://testnet.mirrornode.hedera.com' },
+  previewnet: { ledger: 'previewnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://previewnet.mirrornode.hedera.com' },
+  mainnet: { ledger: 'mainnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://mainnet-public.mirrornode.hedera.com' },
+};
+
+/** HashScan link for an entity, where one exists. */
+export function explorerUrl(ledger: LedgerName, kind: 'topic' | 'account' | 'transaction', id: string): string | undefined {
+  if (ledger !== 'testnet' && ledger !== 'mainnet' && ledger !== 'previewnet') return undefined;
+  return `https://hashscan.io/${ledger}/${kind}/${id}`;
+}

@@ -1,0 +1,174 @@
+import { Hcs25Error } from '../errors.js';
+import { ADAPTER_ID_PATTERN, type SignalStatus } from '../signals/schemas.js';
+
+export type ContributionMode = 'universal' | 'scoped' | 'conditional';
+
+export interface ComponentInput {
+  key: string;
+  value: number;
+  status: SignalStatus;
+  /** Declared non-scorable when unavailable: omitted (and listed as unavailable) instead of scoring 0. */
+  nonScorable?: boolean;
+}
+
+export interface AdapterInput {
+  adapterId: string;
+  /** HCS-25 default: conditional. */
+  contributionMode?: ContributionMode;
+  /** HCS-25 default: 1. Weight 0 is informational only. */
+  weight?: number;
+  includeRegistries?: string[];
+  excludeRegistries?: string[];
+  /** The `appliesTo` predicate, on the subject's protocol (UAID `proto`). */
+  protocols?: string[];
+  /** HCS-25 default: `{adapterId}.score`. */
+  defaultComponentKey?: string;
+  components: ComponentInput[];
+}
+
+export interface AggregateInput {
+  subject: { id: string; registry?: string; protocol?: string };
+  trustScoreConfigVersion: number;
+  /** m_stale ∈ [0,1]; HCS-25 default 1. */
+  staleMultiplier?: number;
+  adapters: AdapterInput[];
+  /** Timestamp for trustScoreUpdatedAt; pass one for reproducible output. */
+  now?: Date;
+}
+
+export interface AggregateResult {
+  trustScores: { total: number; [adapterId: string]: number };
+  components: Record<string, { value: number; status: SignalStatus }>;
+  /** Non-scorable components that were unavailable, omitted from their adapter. */
+  unavailable: string[];
+  /** Adapters left out because they do not apply to the subject. */
+  notApplicable: string[];
+  /** Adapters whose totals entered the composite denominator, with the weights used. */
+  denominator: Array<{ adapterId: string; weight: number; total: number }>;
+  trustScoreConfigVersion: number;
+  trustScoreUpdatedAt: string;
+}
+
+export class ScoringConfigError extends Hcs25Error {
+  constructor(message: string) {
+    super('SCORING_CONFIG', message, { hint: 'fix the scoring configuration; see schemas/scoring-config.schema.json' });
+    this.name = 'ScoringConfigError';
+  }
+}
+
+const COMPONENT_KEY = /^\S+$/;
+const UNAVAILABLE: ReadonlySet<SignalStatus> = new Set(['missing', 'timeout', 'error']);
+
+/**
+ * The HCS-25 aggregation (Normalization + Aggregation sections), as a pure function: the same input gives the same
+ * output. Component values are clamped to [0,100]; stale values are multiplied by m_stale; missing/timeout/error score 0
+ * unless non-scorable; adapter total = mean of its components; composite = weighted mean over the denominator.
+ */
+export function aggregateTrustScore(input: AggregateInput): AggregateResult {
+  validate(input);
+  const staleMultiplier = input.staleMultiplier ?? 1;
+  const trustScores: AggregateResult['trustScores'] = { total: 0 };
+  const components: AggregateResult['components'] = {};
+  const unavailable: string[] = [];
+  const notApplicable: string[] = [];
+  const denominator: AggregateResult['denominator'] = [];
+
+  for (const adapter of input.adapters) {
+    if (!isApplicable(adapter, input.subject)) {
+      notApplicable.push(adapter.adapterId);
+      continue;
+    }
+    const mode = adapter.contributionMode ?? 'conditional';
+    const weight = adapter.weight ?? 1;
+
+    const kept: Array<{ key: string; value: number; status: SignalStatus }> = [];
+    for (const component of adapter.components) {
+      if (UNAVAILABLE.has(component.status) && component.nonScorable) {
+        unavailable.push(component.key);
+        continue;
+      }
+      kept.push({ key: component.key, value: normalise(component, staleMultiplier), status: component.status });
+    }
+    if (kept.length === 0) {
+      if (mode === 'conditional') continue;
+      kept.push({ key: adapter.defaultComponentKey ?? `${adapter.adapterId}.score`, value: 0, status: 'missing' });
+    }
+
+    const total = kept.reduce((sum, c) => sum + c.value, 0) / kept.length;
+    for (const c of kept) components[c.key] = { value: round2(c.value), status: c.status };
+    trustScores[adapter.adapterId] = round2(total);
+    // Weight 0 is informational: its total is shown but it stays out of the denominator.
+    if (weight > 0) denominator.push({ adapterId: adapter.adapterId, weight, total });
+  }
+
+  const weightSum = denominator.reduce((sum, d) => sum + d.weight, 0);
+  trustScores.total = weightSum === 0 ? 0 : round2(clamp(denominator.reduce((sum, d) => sum + d.total * d.weight, 0) / weightSum));
+  return {
+    trustScores,
+    components,
+    unavailable,
+    notApplicable,
+    denominator: denominator.map((d) => ({ ...d, total: round2(d.total) })),
+    trustScoreConfigVersion: input.trustScoreConfigVersion,
+    trustScoreUpdatedAt: (input.now ?? new Date()).toISOString(),
+  };
+}
+
+function normalise(component: ComponentInput, staleMultiplier: number): number {
+  if (UNAVAILABLE.has(component.status)) return 0;
+  const value = clamp(Number.isFinite(component.value) ? component.value : 0);
+  return component.status === 'stale' ? value * staleMultiplier : value;
+}
+
+export function isApplicable(adapter: Pick<AdapterInput, 'includeRegistries' | 'excludeRegistries' | 'protocols'>, subject: AggregateInput['subject']): boolean {
+  const registry = subject.registry;
+  if (adapter.includeRegistries && adapter.includeRegistries.length > 0) {
+    if (registry === undefined || !adapter.includeRegistries.includes(registry)) return false;
+  }
+  if (registry !== undefined && adapter.excludeRegistries?.includes(registry)) return false;
+  if (adapter.protocols && adapter.protocols.length > 0) {
+    if (subject.protocol === undefined || !adapter.protocols.includes(subject.protocol)) return false;
+  }
+  return true;
+}
+
+function validate(input: AggregateInput): void {
+  if (!Number.isInteger(input.trustScoreConfigVersion) || input.trustScoreConfigVersion < 1) {
+    throw new ScoringConfigError(`trustScoreConfigVersion must be a positive integer, got ${input.trustScoreConfigVersion}`);
+  }
+  const m = input.staleMultiplier;
+  if (m !== undefined && !(Number.isFinite(m) && m >= 0 && m <= 1)) {
+    throw new ScoringConfigError(`staleMultiplier must be within [0,1], got ${m}`);
+  }
+  const ids = new Set<string>();
+  const keys = new Set<string>();
+  for (const adapter of input.adapters) {
+    if (!ADAPTER_ID_PATTERN.test(adapter.adapterId)) {
+      throw new ScoringConfigError(`adapter id "${adapter.adapterId}" does not match ${ADAPTER_ID_PATTERN} (hyphen-separated lowercase segments)`);
+    }
+    if (adapter.adapterId === 'total') throw new ScoringConfigError('"total" is reserved for the composite score');
+    if (ids.has(adapter.adapterId)) throw new ScoringConfigError(`adapter id "${adapter.adapterId}" is used twice`);
+    ids.add(adapter.adapterId);
+    const w = adapter.weight;
+    if (w !== undefined && !(Number.isFinite(w) && w >= 0)) {
+      throw new ScoringConfigError(`adapter "${adapter.adapterId}" weight must be a finite number ≥ 0, got ${w}`);
+    }
+    const defaultKey = adapter.defaultComponentKey;
+    for (const key of [...adapter.components.map((c) => c.key), ...(defaultKey ? [defaultKey] : [])]) {
+      if (!COMPONENT_KEY.test(key)) throw new ScoringConfigError(`component key "${key}" must not be empty or contain whitespace`);
+    }
+    for (const c of adapter.components) {
+      if (keys.has(c.key)) throw new ScoringConfigError(`component key "${c.key}" appears twice`);
+      keys.add(c.key);
+    }
+  }
+}
+
+function clamp(value: number): number {
+  return Math.min(100, Math.max(0, value));
+}
+
+/** Two decimals, half away from zero, stable across platforms for the values we produce (0–100). */
+export function round2(value: number): number {
+  return Math.round((value + Number.EPSILON) * 100) / 100;
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
+
+const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
+
+/** Each checked-in JSON Schema file in `schemas/` and the zod schema it is generated from. */
+const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = {
+  'signal.schema.json': { title: 'HCS-25 signal message (v1)', schema: signalMessageSchema },
+  'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
+  'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
+};
+
+/** The JSON Schema documents, keyed by file name, rendered exactly as they are checked in. */
+export function renderJsonSchemas(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [file, { title, schema }] of Object.entries(SOURCES).sort(([a], [b]) => a.localeCompare(b))) {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+    out[file] = `${JSON.stringify({ $id: `${BASE_ID}${file}`, title, ...json }, null, 2)}\n`;
+  }
+  return out;
+}

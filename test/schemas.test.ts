@@ -1,0 +1,18 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderJsonSchemas } from '../src/json-schemas.js';
+
+const dir = new URL('../schemas/', import.meta.url);
+
+describe('schemas/', () => {
+  const rendered = renderJsonSchemas();
+
+  it('holds exactly the generated files', () => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    expect(files).toEqual(Object.keys(rendered).sort());
+  });
+
+  it.each(Object.keys(rendered))('%s matches the zod schema it is generated from (run `npm run schemas`)', (file) => {
+    expect(readFileSync(new URL(file, dir), 'utf8')).toBe(rendered[file]);
+  });
+});
