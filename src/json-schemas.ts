@@ -1,13 +1,19 @@
 import { z } from 'zod';
+import { configInputSchema } from './config/schema.js';
+import { scienceBankSchema } from './evals/science.js';
 import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
+import { scoringConfigSchema } from './consumer/scoring-config.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 
 /** Each checked-in JSON Schema file in `schemas/` and the zod schema it is generated from. */
 const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = {
+  'config.schema.json': { title: 'hcs25 configuration file', schema: configInputSchema },
+  'science-bank.schema.json': { title: 'SimpleScience question bank', schema: scienceBankSchema },
   'signal.schema.json': { title: 'HCS-25 signal message (v1)', schema: signalMessageSchema },
   'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
   'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
+  'scoring-config.schema.json': { title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)', schema: scoringConfigSchema },
 };
 
 /** The JSON Schema documents, keyed by file name, rendered exactly as they are checked in. */

@@ -47,9 +47,12 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | n
   };
 }
 
+/** Error codes the user fixes by changing flags, config or input files: exit 2. */
+const USAGE_CODES: ReadonlySet<string> = new Set(['CONFIG', 'NOT_IMPLEMENTED', 'SCIENCE_BANK', 'SCORING_CONFIG']);
+
 export function reportError(err: unknown, json: boolean): void {
   const code =
-    err instanceof UsageError || (err instanceof Hcs25Error && (err.code === 'CONFIG' || err.code === 'NOT_IMPLEMENTED'))
+    err instanceof UsageError || (err instanceof Hcs25Error && USAGE_CODES.has(err.code))
       ? EXIT_USAGE
       : EXIT_FAILURE;
   const hint = err instanceof Hcs25Error ? err.hint : undefined;

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Grader throughput: 100,000 gradings per grader over a mixed corpus of realistic responses
+// (bare answers, markdown/LaTeX wrappers, chain of thought, refusals, ambiguous letters). Run after build.
+import { createRng, gradeChoice, gradeMath, loadScienceBank, pickScienceQuestion } from '../dist/evals/index.js';
+
+const N = 100_000;
+const MATH = [
+  '95', '  95\n', '95.', '95.0', 'The answer is **95**.', '$\\boxed{95}$', 'Answer: 95', '37 + 58 = 95',
+  '95 is the sum of 37 and 58', '7+8=15, carry 1, 3+5+1=9, so 95', 'Answer: 95 (37+58)', '−95', '1,095', '９５',
+  'ninety-five', '95%', '95 apples', '(95)', 'I think 95, maybe 96', '9 5', '1e2', "I can't help with that.", '',
+  'Let me work this out step by step. First 30 + 50 = 80, then 7 + 8 = 15, and 80 + 15 = 95. #### 95',
+];
+const SCIENCE = [
+  'B', 'b', '(B)', 'B)', '**B**', '$B$', 'Answer: B', '**Answer:** B', 'The answer is B. Carbon dioxide',
+  'B) Carbon dioxide', 'B) Oxygen', 'Carbon dioxide', 'A or B', 'A plant absorbs CO2, so B.', 'It is a gas: B',
+  'Answer: B … Answer: C', "I don't know", 'Ｂ', 'E', 'Option B', 'B\n\nUnlike A) Oxygen, it is absorbed', '',
+  'Plants take in carbon dioxide from the air and release oxygen, so the correct choice here is B.',
+];
+const Q = { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' };
+
+function time(label, fn) {
+  for (let i = 0; i < 10_000; i++) fn(i); // warm-up
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < N; i++) fn(i);
+  const ns = Number(process.hrtime.bigint() - start);
+  const ms = ns / 1e6;
+  console.log(
+    `${label.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms / ${N.toLocaleString('en-US')}  ` +
+      `${(ns / N).toFixed(0).padStart(5)} ns each  ${Math.round(N / (ns / 1e9)).toLocaleString('en-US').padStart(11)}/s`,
+  );
+}
+
+console.log('bench-graders: grading 100,000 responses (lower is better; target well under 1000 ms)');
+for (const grader of ['first-token@1', 'last-answer@1']) {
+  const opts = { grader, operands: [37, 58] };
+  time(`gradeMath   ${grader}, ${MATH.length} response shapes`, (i) => gradeMath(MATH[i % MATH.length], 95, opts));
+  time(`gradeChoice ${grader}, ${SCIENCE.length} response shapes`, (i) => gradeChoice(SCIENCE[i % SCIENCE.length], Q, { grader }));
+  time(`mixed 50/50 ${grader}`, (i) =>
+    i % 2 === 0 ? gradeMath(MATH[(i >> 1) % MATH.length], 95, opts) : gradeChoice(SCIENCE[(i >> 1) % SCIENCE.length], Q, { grader }),
+  );
+}
+// A fresh question object per grading defeats the per-question option cache: the worst case for a run.
+const bank = loadScienceBank();
+const rng = createRng('bench');
+const fresh = Array.from({ length: 1000 }, () => pickScienceQuestion(bank, rng));
+time('gradeChoice first-token@1, 1000 distinct bank questions', (i) => {
+  const q = fresh[i % fresh.length];
+  return gradeChoice(i % 3 === 0 ? q.answer : i % 3 === 1 ? q.options[0] : `The answer is ${q.answer}.`, { ...q, options: [...q.options] });
+});

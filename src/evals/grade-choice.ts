@@ -1,0 +1,205 @@
+import type { GradeResult, GraderId, Letter } from './types.js';
+import { DEFAULT_GRADER, EMPTY_RESULT, gradeResult } from './grade-result.js';
+import { isBlank, normaliseOption, normaliseResponse, unparseableReason } from './normalise.js';
+
+export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
+
+export interface ChoiceQuestion {
+  options: readonly [string, string, string, string];
+  answer: Letter;
+}
+
+export interface GradeChoiceOptions {
+  grader?: GraderId;
+}
+
+/** The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:`. */
+const LONE_LETTER = /^[([]?\s*([A-Za-z])\s*[)\]:]?$/;
+/** A standalone capital A–D, not part of a word, a number or a unit (`DNA`, `3D`, `B12`, `25 °C` are not letters). */
+const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/g;
+/** A letter after an answer anchor, any case: `Answer: b`, `answer is C`, `Option B`, `choice (d)`. */
+const ANCHORED = /\b(?:answer|option|choice)(?:\s+is)?\s*[:-]?\s*[([]?([A-Da-d])(?![A-Za-z0-9_])/gi;
+/** A leading letter with option text attached: `B) Oxygen`, `(B) Oxygen`, `Answer: B. Oxygen`. */
+const LEADING =
+  /^(?:(?:the\s+)?(?:final\s+|correct\s+)?answer(?:\s+is)?\s*:?\s*)?[([]?([A-Da-d])\s*[)\].:-]\s*(\S[^\n]*)/i;
+const OPTION_HAS_LETTER = new RegExp(UPPER_LETTER.source);
+const NON_ASCII = /[^\x00-\x7f]/;
+const FOLLOWING_WORD = /[ \t]+([a-z]+)/y;
+const WORD_CHAR = /[a-z0-9]/;
+/** Words that follow a letter but never the article "A": `A or B`, `A is correct`. */
+const NOT_AFTER_ARTICLE = new Set(['or', 'and', 'nor', 'but', 'is', 'was', 'because', 'since', 'vs', 'versus', 'then']);
+
+/**
+ * The options as the grader needs them, worked out only on demand: a bare letter needs none of it, and a
+ * run grades each question object about once, so nothing is cached across calls.
+ */
+class PreparedOptions {
+  private normalised: string[] | undefined;
+  constructor(private readonly options: readonly string[]) {}
+
+  /** Normalised, lower-cased option texts, in the asked order. */
+  get texts(): string[] {
+    this.normalised ??= this.options.map(normaliseOption);
+    return this.normalised;
+  }
+
+  /** Indices of options holding a standalone A–D of their own (`Vitamin D`): masked before the letter scan. */
+  get lettered(): number[] {
+    const out: number[] = [];
+    this.options.forEach((o, i) => {
+      if (OPTION_HAS_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
+    });
+    return out;
+  }
+}
+
+function isBoundary(text: string, index: number): boolean {
+  const c = text[index];
+  return c === undefined || !WORD_CHAR.test(c);
+}
+
+/**
+ * Which options appear in full, as whole words (`Oxygen` is not found in `Oxygenated`). Longer options
+ * are matched first and blanked out, so `Iron` is not also found inside `Iron oxide`.
+ */
+function scanOptions(lower: string, texts: readonly string[], which: readonly number[]): { found: number[]; masked: string } {
+  const order = which.slice().sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
+  let masked = lower;
+  const found: number[] = [];
+  for (const k of order) {
+    const text = texts[k];
+    if (!text) continue;
+    let hit = false;
+    for (let at = masked.indexOf(text); at !== -1; at = masked.indexOf(text, at + text.length)) {
+      if (isBoundary(masked, at - 1) && isBoundary(masked, at + text.length)) {
+        hit = true;
+        masked = masked.slice(0, at) + ' '.repeat(text.length) + masked.slice(at + text.length);
+      }
+    }
+    if (hit) found.push(k);
+  }
+  return { found, masked };
+}
+
+const ALL = [0, 1, 2, 3];
+
+function sentenceInitial(text: string, index: number): boolean {
+  let j = index - 1;
+  let spaced = false;
+  while (j >= 0 && (text[j] === ' ' || text[j] === '\t')) {
+    j--;
+    spaced = true;
+  }
+  if (j < 0) return true;
+  const c = text[j];
+  return c === '\n' || c === '\r' || (spaced && (c === '.' || c === '!' || c === '?'));
+}
+
+/** "A plant absorbs CO2" — a sentence-initial `A` followed by a lowercase word is the article. */
+function isArticle(text: string, index: number): boolean {
+  if (!sentenceInitial(text, index)) return false;
+  FOLLOWING_WORD.lastIndex = index + 1;
+  const m = FOLLOWING_WORD.exec(text);
+  return m !== null && !NOT_AFTER_ARTICLE.has(m[1] as string);
+}
+
+/** A lowercase `a` after an anchor is still the article when a word follows: "the answer is a gas". */
+function anchoredLetters(text: string): Letter[] {
+  const out: Letter[] = [];
+  ANCHORED.lastIndex = 0;
+  for (let m = ANCHORED.exec(text); m !== null; m = ANCHORED.exec(text)) {
+    const raw = m[1] as string;
+    const end = m.index + m[0].length;
+    if (raw === 'a') {
+      FOLLOWING_WORD.lastIndex = end;
+      if (FOLLOWING_WORD.test(text)) continue;
+    }
+    out.push(raw.toUpperCase() as Letter);
+  }
+  return out;
+}
+
+function standaloneLetters(text: string): Set<Letter> {
+  const out = new Set<Letter>();
+  UPPER_LETTER.lastIndex = 0;
+  for (let m = UPPER_LETTER.exec(text); m !== null; m = UPPER_LETTER.exec(text)) {
+    if (m[0] === 'A' && isArticle(text, m.index)) continue;
+    out.add(m[0] as Letter);
+  }
+  for (const letter of anchoredLetters(text)) out.add(letter);
+  return out;
+}
+
+/** Blank out options that contain a letter of their own, so quoting `Vitamin D` is not an answer `D`. */
+function maskLetteredOptions(normalised: string, lower: string, p: PreparedOptions): string {
+  const lettered = p.lettered;
+  if (lettered.length === 0 || lower.length !== normalised.length) return normalised;
+  const { masked } = scanOptions(lower, p.texts, lettered);
+  if (masked === lower) return normalised;
+  let out = '';
+  for (let i = 0; i < normalised.length; i++) out += masked[i] === ' ' && lower[i] !== ' ' ? ' ' : normalised[i];
+  return out;
+}
+
+/** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
+function leadingConflict(normalised: string, p: PreparedOptions): boolean {
+  const m = LEADING.exec(normalised);
+  if (!m) return false;
+  const letter = LETTERS.indexOf((m[1] as string).toUpperCase() as Letter);
+  const { found } = scanOptions((m[2] as string).toLowerCase(), p.texts, ALL);
+  return found.length === 1 && found[0] !== letter;
+}
+
+function firstLineLetter(normalised: string): Letter | undefined {
+  const nl = normalised.indexOf('\n');
+  if (nl === -1) return undefined;
+  let line = normalised.slice(0, nl).trim();
+  if (line.endsWith('.')) line = line.slice(0, -1);
+  const m = LONE_LETTER.exec(line);
+  const letter = m?.[1]?.toUpperCase() as Letter | undefined;
+  return letter !== undefined && LETTERS.includes(letter) ? letter : undefined;
+}
+
+type Extraction = { letter: Letter } | { reason: string };
+
+function extract(normalised: string, options: readonly string[], grader: GraderId): Extraction {
+  const lone = LONE_LETTER.exec(normalised);
+  if (lone) {
+    const letter = (lone[1] as string).toUpperCase() as Letter;
+    return LETTERS.includes(letter) ? { letter } : { reason: 'invalid-option' };
+  }
+  const lastAnswer = grader === 'last-answer@1';
+  if (lastAnswer) {
+    const first = firstLineLetter(normalised);
+    if (first) return { letter: first };
+  }
+  const p = new PreparedOptions(options);
+  if (leadingConflict(normalised, p)) return { reason: 'conflict' };
+  const lower = normalised.toLowerCase();
+  const scanned = maskLetteredOptions(normalised, lower, p);
+  if (lastAnswer) {
+    const anchored = anchoredLetters(scanned);
+    const last = anchored[anchored.length - 1];
+    if (last) return { letter: last };
+  }
+  const letters = standaloneLetters(scanned);
+  if (letters.size === 1) return { letter: letters.values().next().value as Letter };
+  if (letters.size > 1) return { reason: 'ambiguous' };
+  const { found } = scanOptions(lower, p.texts, ALL);
+  if (found.length === 1) return { letter: LETTERS[found[0] as number] as Letter };
+  if (found.length > 1) return { reason: 'ambiguous' };
+  return { reason: unparseableReason(normalised, 'no-answer') };
+}
+
+/**
+ * Grades a SimpleScience response against the options as asked. `first-token@1` (default): a lone letter,
+ * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
+ * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
+ */
+export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
+  if (isBlank(response)) return { ...EMPTY_RESULT };
+  const normalised = normaliseResponse(response);
+  const got = extract(normalised, question.options, opts.grader ?? DEFAULT_GRADER);
+  if ('reason' in got) return gradeResult('unparseable', null, false, got.reason);
+  return gradeResult(got.letter === question.answer ? 'correct' : 'wrong', got.letter, normalised === got.letter);
+}

@@ -1,0 +1,333 @@
+import { performance } from 'node:perf_hooks';
+import { UsageError } from '../errors.js';
+import type { Agent } from '../registry/types.js';
+import type { AskFailure, AskResult, Transport } from '../transports/types.js';
+import { createTransport } from '../transports/index.js';
+import { HttpClient, type HttpClientOptions } from '../transports/fetch.js';
+import { abortableSleep } from '../transports/deadline.js';
+import { resolveAgentHeaders, type AgentHeaderConfig } from '../transports/headers.js';
+import type { AnyEvalResult, EvalKind, EvalOutcome, EvalResult, GraderId, ProbeEvalResult, Question } from './types.js';
+import { EVAL_KINDS } from './types.js';
+import { createRng } from './rng.js';
+import { generateMathQuestion } from './math.js';
+import { loadScienceBank, pickScienceQuestion, type ScienceBankEntry } from './science.js';
+import { DEFAULT_GRADER, gradeQuestion } from './graders.js';
+import { emptyProgress, type Progress } from './progress.js';
+
+export type { Progress } from './progress.js';
+
+export interface RunnerOptions {
+  evals: EvalKind[];
+  /** Per eval, including its one retry (default 30000). */
+  budgetMs: number;
+  /** Evals in flight at once, across all agents (default 16). */
+  concurrency: number;
+  seed: string;
+  grader?: GraderId;
+  scienceBank?: ScienceBankEntry[];
+  allowPrivateEndpoints: boolean;
+  signal?: AbortSignal;
+  /** Tests and benches inject transports; by default one HTTP transport per agent over a shared client. */
+  transportFactory?: (agent: Agent) => Transport;
+  onProgress?: (p: Progress) => void;
+  /** Per-agent headers naming env vars: the config's `agentHeaders` (operator config only, never the registry). */
+  agentHeaders?: AgentHeaderConfig;
+  env?: NodeJS.ProcessEnv;
+  /** HTTP client tuning: per-host cap, and for tests an injected resolver/dialler. */
+  http?: Omit<HttpClientOptions, 'allowPrivateEndpoints'>;
+}
+
+export const DEFAULT_BUDGET_MS = 30_000;
+export const DEFAULT_CONCURRENCY = 16;
+/** Wait before retrying a transient failure that named no Retry-After. */
+const RETRY_BACKOFF_MS = 500;
+/** A retry is only worth it with at least this much budget left after the wait. */
+const MIN_RETRY_BUDGET_MS = 1_000;
+
+/** Deterministic per (seed, subject, eval): a resumed run asks every agent the same question again. */
+export function questionFor(kind: 'math' | 'science', subject: string, seed: string, bank: readonly ScienceBankEntry[]): Question {
+  const rng = createRng(`${seed}\u0000${subject}\u0000${kind}`);
+  return kind === 'math' ? generateMathQuestion(rng) : pickScienceQuestion(bank, rng);
+}
+
+/** Transport failure → eval outcome (DESIGN §3.1: timeout → timeout; auth/payment → skipped; agent-side → upstream-error). */
+export function failureOutcome(failure: AskFailure): EvalOutcome {
+  switch (failure.kind) {
+    case 'timeout':
+      return 'timeout';
+    case 'auth-required':
+      return 'skipped';
+    case 'http-error':
+    case 'rate-limited':
+    case 'agent-error':
+      return 'upstream-error';
+    default:
+      return 'error';
+  }
+}
+
+function validate(agents: Agent[], options: RunnerOptions): void {
+  if (options.evals.length === 0 || options.evals.some((e) => !EVAL_KINDS.includes(e))) {
+    throw new UsageError(`evals must be some of ${EVAL_KINDS.join(', ')}`);
+  }
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new UsageError('concurrency must be a whole number ≥ 1');
+  if (!(options.budgetMs > 0)) throw new UsageError('the eval budget must be a positive number of milliseconds');
+  const seen = new Set<string>();
+  for (const agent of agents) {
+    if (seen.has(agent.subject)) throw new UsageError(`agent ${agent.subject} is listed twice`, { hint: 'deduplicate subjects before evaluating' });
+    seen.add(agent.subject);
+  }
+}
+
+interface Task {
+  agentIndex: number;
+  kind: EvalKind;
+}
+
+/**
+ * Evaluates agents: availability probe, SimpleMath and SimpleScience (as selected), each within its budget and
+ * with at most one retry on a transient failure, at most `concurrency` at a time. Results stream out as each
+ * eval finishes, so a publisher can submit while later agents are still being asked.
+ *
+ * Stopping: abort `signal`, or stop iterating. Iteration ends at once without error; in-flight asks are aborted
+ * and their results dropped (an aborted ask is not the agent's timeout), as are results not yet handed out.
+ */
+export function evaluateAgents(agents: Agent[], options: RunnerOptions): AsyncIterable<AnyEvalResult> {
+  return { [Symbol.asyncIterator]: () => runEvaluation(agents, options) };
+}
+
+async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGenerator<AnyEvalResult> {
+  validate(agents, options);
+  const grader = options.grader ?? DEFAULT_GRADER;
+  const bank = options.evals.includes('science') ? (options.scienceBank ?? loadScienceBank()) : [];
+  if (options.evals.includes('science') && bank.length === 0) throw new UsageError('the science bank is empty');
+
+  let client: HttpClient | undefined;
+  let factory = options.transportFactory;
+  if (!factory) {
+    const rules = options.agentHeaders ?? {};
+    const env = options.env ?? process.env;
+    // Resolve every agent's headers up front so a missing variable fails the run before anything is asked.
+    const headers = new Map(agents.map((a) => [a.subject, resolveAgentHeaders(rules, a, env)]));
+    const shared = new HttpClient({ ...options.http, allowPrivateEndpoints: options.allowPrivateEndpoints });
+    client = shared;
+    factory = (agent) => createTransport(agent, { client: shared, headers: headers.get(agent.subject) ?? {} });
+  }
+  const makeTransport = factory;
+
+  const stop = new AbortController();
+  const onOuterAbort = () => stop.abort(options.signal?.reason);
+  if (options.signal?.aborted) stop.abort(options.signal.reason);
+  else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
+
+  const tasks: Task[] = [];
+  agents.forEach((_, agentIndex) => {
+    for (const kind of options.evals) tasks.push({ agentIndex, kind });
+  });
+  const progress = emptyProgress(tasks.length);
+  const report = () => options.onProgress?.({ ...progress });
+
+  // One transport per agent, opened on its first eval and closed after its last.
+  const open = new Map<number, { transport: Transport; left: number }>();
+  const transportFor = (i: number): Transport => {
+    let entry = open.get(i);
+    if (!entry) {
+      entry = { transport: makeTransport(agents[i]!), left: options.evals.length };
+      open.set(i, entry);
+    }
+    return entry.transport;
+  };
+  const releaseTransport = async (i: number): Promise<void> => {
+    const entry = open.get(i);
+    if (entry && --entry.left === 0) {
+      open.delete(i);
+      await entry.transport.close?.().catch(() => undefined);
+    }
+  };
+
+  // Results wait here until the consumer pulls them.
+  const ready: AnyEvalResult[] = [];
+  let head = 0;
+  let wake: (() => void) | undefined;
+  const signalConsumer = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!stop.signal.aborted && next < tasks.length) {
+      const task = tasks[next++]!;
+      const agent = agents[task.agentIndex]!;
+      progress.running += 1;
+      report();
+      let result: AnyEvalResult;
+      try {
+        result = await runOne(agent, task.kind, transportFor(task.agentIndex), options.budgetMs, stop.signal, bank, options.seed, grader);
+      } finally {
+        progress.running -= 1;
+        await releaseTransport(task.agentIndex);
+      }
+      if (stop.signal.aborted) break;
+      count(progress, result);
+      report();
+      ready.push(result);
+      signalConsumer();
+    }
+  };
+
+  let finished = false;
+  let failure: unknown;
+  const workers = Promise.all(Array.from({ length: Math.min(options.concurrency, tasks.length) }, worker)).then(
+    () => {
+      finished = true;
+      signalConsumer();
+    },
+    (err: unknown) => {
+      failure = err;
+      finished = true;
+      stop.abort(err);
+      signalConsumer();
+    },
+  );
+
+  try {
+    for (;;) {
+      if (stop.signal.aborted) break;
+      if (head < ready.length) {
+        const r = ready[head]!;
+        ready[head++] = undefined as unknown as AnyEvalResult; // let yielded results be collected
+        yield r;
+        continue;
+      }
+      if (finished) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    if (failure !== undefined) throw failure;
+  } finally {
+    stop.abort();
+    options.signal?.removeEventListener('abort', onOuterAbort);
+    await workers;
+    await Promise.all([...open.values()].map((e) => e.transport.close?.().catch(() => undefined)));
+    await client?.close();
+  }
+}
+
+function count(p: Progress, r: AnyEvalResult): void {
+  p.done += 1;
+  if (r.kind === 'availability') {
+    if (r.reachable) p.correct += 1;
+    else p.failed += 1;
+    return;
+  }
+  switch (r.outcome) {
+    case 'correct':
+      p.correct += 1;
+      break;
+    case 'wrong':
+    case 'unparseable':
+    case 'empty':
+      p.wrong += 1;
+      break;
+    case 'skipped':
+      p.skipped += 1;
+      break;
+    default:
+      p.failed += 1;
+  }
+}
+
+async function runOne(
+  agent: Agent,
+  kind: EvalKind,
+  transport: Transport,
+  budgetMs: number,
+  signal: AbortSignal,
+  bank: readonly ScienceBankEntry[],
+  seed: string,
+  grader: GraderId,
+): Promise<AnyEvalResult> {
+  if (kind === 'availability') {
+    const probe = await transport.probe({ signal, budgetMs });
+    const result: ProbeEvalResult = {
+      kind: 'availability',
+      agent,
+      reachable: probe.reachable,
+      latencyMs: probe.latencyMs,
+      transport: agent.protocol,
+      fetchedAt: new Date().toISOString(),
+    };
+    if (probe.httpStatus !== undefined) result.httpStatus = probe.httpStatus;
+    if (probe.reason !== undefined) result.reason = probe.reason;
+    return result;
+  }
+  const question = questionFor(kind, agent.subject, seed, bank);
+  const base = { kind, agent, questionId: question.id, transport: agent.protocol, grader };
+  if (!transport.canAsk) {
+    return {
+      ...base,
+      outcome: 'skipped',
+      score: 0,
+      answer: null,
+      compliant: false,
+      latencyMs: 0,
+      response: null,
+      reason: agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`,
+      fetchedAt: new Date().toISOString(),
+    };
+  }
+  const { attempt, retried } = await askWithRetry(transport, question.prompt, budgetMs, signal);
+  const fetchedAt = new Date().toISOString();
+  if (!attempt.ok) {
+    return {
+      ...base,
+      outcome: failureOutcome(attempt),
+      score: 0,
+      answer: null,
+      compliant: false,
+      latencyMs: attempt.latencyMs,
+      response: null,
+      reason: `${attempt.kind}: ${attempt.message}${retried ? ' (after one retry)' : ''}`,
+      fetchedAt,
+    };
+  }
+  const grade = gradeQuestion(question, attempt.text, grader);
+  const result: EvalResult = {
+    ...base,
+    outcome: grade.outcome,
+    score: grade.outcome === 'correct' ? 100 : 0,
+    answer: grade.answer,
+    compliant: grade.compliant,
+    latencyMs: attempt.latencyMs,
+    response: attempt.text,
+    fetchedAt,
+  };
+  const reason = [grade.reason, retried ? 'answered on retry' : undefined].filter(Boolean).join('; ');
+  if (reason) result.reason = reason;
+  return result;
+}
+
+/**
+ * One ask, and at most one more when the failure is transient (connection reset, 502/503/504, 429) and the
+ * Retry-After wait still leaves a useful part of the same budget. Deterministic failures are never retried.
+ */
+async function askWithRetry(
+  transport: Transport,
+  prompt: string,
+  budgetMs: number,
+  signal: AbortSignal,
+): Promise<{ attempt: AskResult; retried: boolean }> {
+  const started = performance.now();
+  const first = await transport.ask(prompt, { signal, budgetMs });
+  if (first.ok || !first.transient || signal.aborted) return { attempt: first, retried: false };
+  const wait = first.retryAfterMs ?? RETRY_BACKOFF_MS;
+  const left = budgetMs - (performance.now() - started) - wait;
+  if (left < MIN_RETRY_BUDGET_MS) return { attempt: first, retried: false };
+  try {
+    await abortableSleep(wait, signal);
+  } catch {
+    return { attempt: first, retried: false };
+  }
+  return { attempt: await transport.ask(prompt, { signal, budgetMs: left }), retried: true };
+}

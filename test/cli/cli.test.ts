@@ -1,0 +1,73 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const main = resolve(root, 'dist/cli/main.js');
+
+function hcs25(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [main, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+}
+
+describe('hcs25 CLI', () => {
+  it('--help lists every command of DESIGN §2', () => {
+    const r = hcs25(['--help']);
+    expect(r.status).toBe(0);
+    for (const command of ['demo', 'local-node', 'topic', 'registry', 'discover', 'eval', 'run', 'signals', 'scores', 'reveal', 'grade']) {
+      expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    for (const option of ['--network', '--json']) expect(r.stdout).toContain(option);
+  });
+
+  it('--version prints the package version', () => {
+    const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
+    const r = hcs25(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('exits 2 with a one-line error on a usage error', () => {
+    const r = hcs25(['no-such-command']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/unknown command/);
+  });
+
+  it('exits 2 and names the variable on bad configuration', () => {
+    const r = hcs25(['signals', '--topic', '0.0.5'], { HCS25_NETWORK: 'moonnet' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/HCS25_NETWORK/);
+  });
+});
+
+/**
+ * `hcs25 --help` must start fast, so the modules it loads statically must not pull in the Hedera SDK, the
+ * standards-sdk or servers: those are imported inside the commands that need them.
+ */
+describe('cold start', () => {
+  const HEAVY = /^(@hashgraph\/|@hashgraphonline\/|@grpc\/|@a2a-js\/|@modelcontextprotocol\/|express$|playwright-core$|undici$)/;
+
+  function staticImports(file: string): string[] {
+    const text = readFileSync(file, 'utf8');
+    // Only top-level static imports; `await import(...)` inside actions is the intended lazy path.
+    return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]/gm), ...text.matchAll(/^import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+  }
+
+  it('the CLI entry point reaches no heavy dependency through static imports', () => {
+    const seen = new Set<string>();
+    const heavy: string[] = [];
+    const queue = [main];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const spec of staticImports(file)) {
+        if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec));
+        else if (HEAVY.test(spec)) heavy.push(`${file.slice(root.length + 1)} → ${spec}`);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(5);
+    expect(heavy).toEqual([]);
+  });
+});
