@@ -1,15 +1,49 @@
 import type { Command } from 'commander';
-import { NotImplementedError } from '../errors.js';
-import { action } from './shared.js';
+import { UsageError } from '../errors.js';
+import { action, intOption, note, printLine } from './shared.js';
+
+interface AgentsFlags {
+  only?: string;
+  slowMs?: number;
+  scienceBank?: string;
+}
 
 export function register(program: Command): void {
   program
     .command('agents')
-    .description('start the sample agent fleet (not built yet)')
-    .allowUnknownOption()
+    .description('start the sample agent fleet on 127.0.0.1 and print its agent records as JSON lines (Ctrl-C stops)')
+    .option('--only <names>', 'comma-separated subset: perfect, verbose, wrong, slow, flaky, garbage, huge, a2a-calc, a2a-legacy, mcp-tools, plain-http')
+    .option('--slow-ms <ms>', 'how long the slow agent waits (default 60000, beyond the default budget)', intOption('--slow-ms', 0, 3_600_000))
+    .option('--science-bank <file>', 'the bank the perfect agents know (default: the bundled bank)')
     .action(
-      action(async () => {
-        throw new NotImplementedError('hcs25 agents');
+      action(async (flags: AgentsFlags) => {
+        const [{ startAgentFleet, FLEET_AGENT_NAMES }, { loadScienceBank }] = await Promise.all([
+          import('../devtools/agents/fleet.js'),
+          import('../evals/science.js'),
+        ]);
+        const include = flags.only?.split(',').map((s) => s.trim()).filter(Boolean);
+        const unknown = include?.filter((n) => !(FLEET_AGENT_NAMES as readonly string[]).includes(n)) ?? [];
+        if (unknown.length > 0) throw new UsageError(`unknown sample agent ${unknown.join(', ')}`, { hint: `choose from ${FLEET_AGENT_NAMES.join(', ')}` });
+        const fleet = await startAgentFleet({
+          ...(include ? { include: include as (typeof FLEET_AGENT_NAMES)[number][] } : {}),
+          ...(flags.slowMs === undefined ? {} : { slowMs: flags.slowMs }),
+          scienceBank: loadScienceBank(flags.scienceBank),
+        });
+        // Handlers first: whoever reads the records may signal us as soon as they appear.
+        const stopped = new Promise<void>((resolve) => {
+          const stop = () => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            resolve();
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        // One record per line: pipe-friendly (`hcs25 agents | head -3`) and valid --json output as it is.
+        for (const record of fleet.agents) printLine(JSON.stringify(record));
+        note(`${fleet.agents.length} sample agents on 127.0.0.1; Ctrl-C to stop`);
+        await stopped;
+        await fleet.stop();
       }),
     );
 }

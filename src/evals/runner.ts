@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
-import type { Agent } from '../registry/types.js';
+import type { Agent, Protocol } from '../registry/types.js';
 import type { AskFailure, AskResult, Transport } from '../transports/types.js';
 import { createTransport } from '../transports/index.js';
 import { HttpClient, type HttpClientOptions } from '../transports/fetch.js';
@@ -29,6 +29,8 @@ export interface RunnerOptions {
   signal?: AbortSignal;
   /** Tests and benches inject transports; by default one HTTP transport per agent over a shared client. */
   transportFactory?: (agent: Agent) => Transport;
+  /** Transports for protocols the HTTP layer does not speak (HCS-10), used by the default factory. */
+  protocolTransports?: Partial<Record<Protocol, (agent: Agent) => Transport>>;
   onProgress?: (p: Progress) => void;
   /** Per-agent headers naming env vars: the config's `agentHeaders` (operator config only, never the registry). */
   agentHeaders?: AgentHeaderConfig;
@@ -111,7 +113,9 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     const headers = new Map(agents.map((a) => [a.subject, resolveAgentHeaders(rules, a, env)]));
     const shared = new HttpClient({ ...options.http, allowPrivateEndpoints: options.allowPrivateEndpoints });
     client = shared;
-    factory = (agent) => createTransport(agent, { client: shared, headers: headers.get(agent.subject) ?? {} });
+    factory = (agent) =>
+      options.protocolTransports?.[agent.protocol]?.(agent) ??
+      createTransport(agent, { client: shared, headers: headers.get(agent.subject) ?? {} });
   }
   const makeTransport = factory;
 
