@@ -1,15 +1,101 @@
 import type { Command } from 'commander';
-import { NotImplementedError } from '../errors.js';
-import { action } from './shared.js';
+import { writeFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { addSourceOptions, openSource, readOptions, type SourceFlags } from './consumer-options.js';
+import { action, globals, note, printJson, printLine } from './shared.js';
+
+interface ScoresFlags extends SourceFlags {
+  scoringConfig?: string;
+  printConfig?: boolean;
+  now?: string;
+  csv?: boolean;
+  html?: string;
+  publish?: boolean;
+  scoreTopic?: string;
+}
 
 export function register(program: Command): void {
-  program
-    .command('scores')
-    .description('compute HCS-25 trust scores per subject (not built yet)')
-    .allowUnknownOption()
+  addSourceOptions(
+    program
+      .command('scores')
+      .description('compute HCS-25 trust scores per subject from a signal topic')
+      .addHelpText(
+        'after',
+        '\nThe scoring configuration is a versioned JSON file (schemas/scoring-config.schema.json); --print-config\n' +
+          'prints the built-in one to start from. (The global --config is the tool configuration, not this one.)\n' +
+          'The same signals, configuration and --now give byte-identical --json, --csv and --html output.',
+      ),
+  )
+    .option('--scoring-config <file>', 'HCS-25 scoring configuration (JSON); default: built in')
+    .option('--print-config', 'print the scoring configuration in use and exit')
+    .option('--now <time>', 'score as of this time (ISO 8601): freshness is measured from it, later signals are ignored')
+    .option('--csv', 'CSV on stdout (one row per subject, ranked)')
+    .option('--html <file>', 'also write a self-contained HTML report to this file')
+    .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
+    .option('--score-topic <id>', 'topic that receives the score messages')
     .action(
-      action(async () => {
-        throw new NotImplementedError('hcs25 scores');
+      action(async (flags: ScoresFlags, cmd: Command) => {
+        const json = globals(cmd).json === true;
+        if (json && flags.csv) throw new UsageError('--json and --csv cannot be combined');
+        if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
+        if (flags.scoreTopic && !/^\d+\.\d+\.\d+$/.test(flags.scoreTopic)) throw new UsageError(`--score-topic must look like 0.0.1234, got "${flags.scoreTopic}"`);
+        const now = flags.now === undefined ? new Date() : new Date(flags.now);
+        if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got "${flags.now}"`);
+
+        const { DEFAULT_SCORING_CONFIG, loadScoringConfig } = await import('../consumer/scoring-config.js');
+        const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
+        if (flags.printConfig) {
+          printJson(scoring);
+          return;
+        }
+
+        const { collectSignals, countReasons } = await import('../consumer/reader.js');
+        const { computeScores } = await import('../consumer/scores.js');
+        const source = await openSource(cmd, flags);
+        let read;
+        try {
+          read = await collectSignals(readOptions(source, flags));
+        } finally {
+          await source.mirror.close();
+        }
+        const report = computeScores(read.signals, scoring, {
+          now,
+          publishers: source.publishers,
+          topic: source.topic,
+          rejected: countReasons(read.rejected),
+        });
+
+        if (flags.html) {
+          const { renderHtmlReport } = await import('../consumer/html-report.js');
+          writeFileSync(flags.html, renderHtmlReport(report, read.signals, { network: source.config.network.ledger }));
+          note(`wrote ${flags.html}`);
+        }
+
+        let published;
+        if (flags.publish && flags.scoreTopic) {
+          const { requireOperator } = await import('../config/load.js');
+          const { createClient } = await import('../hedera/client.js');
+          const { publishScores } = await import('../consumer/publish-scores.js');
+          requireOperator(source.config);
+          const client = createClient(source.config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
+          try {
+            published = await publishScores(client, flags.scoreTopic, report.subjects);
+          } finally {
+            client.close();
+          }
+          note(`published ${published.length} score message(s) to ${flags.scoreTopic}`);
+        }
+
+        if (json) printJson(published ? { ...report, published } : report);
+        else if (flags.csv) {
+          const { renderScoresCsv } = await import('../consumer/csv.js');
+          process.stdout.write(renderScoresCsv(report));
+        } else {
+          const { renderScoreTable } = await import('../consumer/table.js');
+          printLine(renderScoreTable(report).trimEnd());
+        }
+        // The SDK leaves a grpcDeadline timer per request that would hold the process open for seconds (see run.ts).
+        if (published) process.exit(0);
       }),
     );
 }

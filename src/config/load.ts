@@ -56,7 +56,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ResolvedConfig {
   const flags = options.flags ?? {};
   const env = withDotEnv(options.env ?? process.env, cwd, flags.envFile as string | undefined);
 
-  const fileInput = readConfigFile(cwd, (flags.config as string | undefined) ?? env.HCS25_CONFIG);
+  const fileInput = readConfigFile(cwd, (flags.config as string | undefined) || env.HCS25_CONFIG || undefined);
   const envInput = readEnv(env);
   const flagInput = pickDefined(flags, Object.keys(configInputSchema.shape));
 

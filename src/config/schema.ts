@@ -29,7 +29,7 @@ export const configInputSchema = z
     ipfsGateway: z.url().describe('gateway for ipfs:// profile references'),
     agentHeaders: z
       .record(z.string().min(1), z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string().regex(/^[A-Z_][A-Z0-9_]*$/)))
-      .describe('per-agent HTTP headers: {"<agent name or host>": {"Authorization": "ENV_VAR_NAME"}}; values are read from the environment'),
+      .describe('per-agent HTTP headers: {"<subject UAID, endpoint origin or host>": {"Authorization": "ENV_VAR_NAME"}}; values are read from the environment, never from a registry'),
   })
   .partial()
   .strict();

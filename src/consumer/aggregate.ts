@@ -21,6 +21,8 @@ export interface AdapterInput {
   excludeRegistries?: string[];
   /** The `appliesTo` predicate, on the subject's protocol (UAID `proto`). */
   protocols?: string[];
+  /** Protocols the adapter never applies to (a subject without `proto` is not excluded). */
+  excludeProtocols?: string[];
   /** HCS-25 default: `{adapterId}.score`. */
   defaultComponentKey?: string;
   components: ComponentInput[];
@@ -120,7 +122,10 @@ function normalise(component: ComponentInput, staleMultiplier: number): number {
   return component.status === 'stale' ? value * staleMultiplier : value;
 }
 
-export function isApplicable(adapter: Pick<AdapterInput, 'includeRegistries' | 'excludeRegistries' | 'protocols'>, subject: AggregateInput['subject']): boolean {
+export function isApplicable(
+  adapter: Pick<AdapterInput, 'includeRegistries' | 'excludeRegistries' | 'protocols' | 'excludeProtocols'>,
+  subject: AggregateInput['subject'],
+): boolean {
   const registry = subject.registry;
   if (adapter.includeRegistries && adapter.includeRegistries.length > 0) {
     if (registry === undefined || !adapter.includeRegistries.includes(registry)) return false;
@@ -129,6 +134,7 @@ export function isApplicable(adapter: Pick<AdapterInput, 'includeRegistries' | '
   if (adapter.protocols && adapter.protocols.length > 0) {
     if (subject.protocol === undefined || !adapter.protocols.includes(subject.protocol)) return false;
   }
+  if (subject.protocol !== undefined && adapter.excludeProtocols?.includes(subject.protocol)) return false;
   return true;
 }
 

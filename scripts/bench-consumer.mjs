@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+/**
+ * Consumer benchmark (run after the build; `npm run bench` does both).
+ * Three processes: the emulator; this one, which fills a signal topic with N valid HCS-25 signals through the SDK;
+ * and a fresh reader process, so its time and peak RSS cover only the consumer:
+ *  - read: mirror REST paging + chunk assembly + validation + allow-list + dedupe (collectSignals);
+ *  - score: computeScores on the signals read (pure; best of 3), reported as signals/s;
+ *  - report: JSON, table and HTML rendering of the result.
+ * Env: BENCH_CONSUMER_SIGNALS (default 100000), BENCH_CONSUMER_SUBJECTS (default 1000).
+ */
+import { fork } from 'node:child_process';
+import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const DIST = (p) => new URL(`../dist/${p}`, import.meta.url).href;
+const SIGNALS = Number(process.env.BENCH_CONSUMER_SIGNALS ?? 100_000);
+const SUBJECTS = Number(process.env.BENCH_CONSUMER_SUBJECTS ?? 1000);
+
+if (process.argv[2] === '--node') await runNode();
+else if (process.argv[2] === '--read') await runReader(JSON.parse(process.argv[3]));
+else await main();
+
+async function runNode() {
+  const { startLocalNode } = await import(DIST('localnode/index.js'));
+  const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true });
+  process.on('message', async (msg) => {
+    if (msg === 'stop') {
+      await node.stop();
+      process.exit(0);
+    }
+  });
+  process.send({ ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator });
+}
+
+async function main() {
+  const node = fork(fileURLToPath(import.meta.url), ['--node'], { stdio: 'inherit' });
+  const info = await new Promise((resolve) => node.once('message', resolve));
+  const sdk = await import('@hashgraph/sdk');
+  const client = sdk.Client.forNetwork({ [`127.0.0.1:${info.ports.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
+  client.setMirrorNetwork([`127.0.0.1:${info.ports.mirrorGrpc}`]);
+  // node:crypto signing: the SDK's JavaScript ED25519 would make filling the topic several times slower.
+  const key = createPrivateKey({ key: Buffer.from(info.operator.privateKey, 'hex'), format: 'der', type: 'pkcs8' });
+  const publicKey = sdk.PrivateKey.fromStringDer(info.operator.privateKey).publicKey;
+  client.setOperatorWith(info.operator.accountId, publicKey, async (m) => new Uint8Array(cryptoSign(null, m, key)));
+  let code = 0;
+  try {
+    const topic = (await (await new sdk.TopicCreateTransaction().setTopicMemo('hcs-25:0:86400').execute(client)).getReceipt(client)).topicId.toString();
+    const fillStart = performance.now();
+    await submitAll(sdk, client, topic, signalBodies(SIGNALS, SUBJECTS), info.mirrorRestUrl);
+    const fillMs = performance.now() - fillStart;
+    console.log(`topic: ${SIGNALS} signals about ${SUBJECTS} subjects (filled in ${(fillMs / 1000).toFixed(1)} s, ${Math.round(SIGNALS / (fillMs / 1000))} tx/s; not part of the figures below)`);
+
+    const reader = fork(fileURLToPath(import.meta.url), ['--read', JSON.stringify({ topic, mirrorRestUrl: info.mirrorRestUrl, publisher: info.operator.accountId })], { stdio: 'inherit' });
+    code = await new Promise((resolve) => reader.once('exit', (c) => resolve(c ?? 1)));
+  } finally {
+    client.close();
+    node.send('stop');
+  }
+  process.exit(code);
+}
+
+async function runReader({ topic, mirrorRestUrl, publisher }) {
+  const { collectSignals, countReasons } = await import(DIST('consumer/reader.js'));
+  const { computeScores } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { renderHtmlReport } = await import(DIST('consumer/html-report.js'));
+  const { renderScoreTable } = await import(DIST('consumer/table.js'));
+  const { MirrorRestClient } = await import(DIST('hedera/mirror-rest.js'));
+
+  const rssBefore = process.memoryUsage().rss;
+  const mirror = new MirrorRestClient({ baseUrl: mirrorRestUrl });
+  const readStart = performance.now();
+  const read = await collectSignals({ topic, mirror, publishers: [publisher] });
+  const readMs = performance.now() - readStart;
+  await mirror.close();
+  const rssAfterRead = process.memoryUsage().rss;
+
+  const now = new Date(Date.now() + 60_000);
+  const runs = [];
+  let report;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    report = computeScores(read.signals, DEFAULT_SCORING_CONFIG, { now, publishers: [publisher], topic, rejected: countReasons(read.rejected) });
+    runs.push(performance.now() - t0);
+  }
+  const scoreMs = Math.min(...runs);
+
+  const renderStart = performance.now();
+  const json = JSON.stringify(report);
+  const table = renderScoreTable(report);
+  const html = renderHtmlReport(report, read.signals, { network: 'local' });
+  const renderMs = performance.now() - renderStart;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+
+  const n = read.signals.length;
+  console.log(`read (mirror REST → validate → allow-list → dedupe): ${n} signals, ${read.rejected.length} rejected in ${(readMs / 1000).toFixed(2)} s = ${Math.round(n / (readMs / 1000))} signals/s`);
+  console.log(`score (pure, best of 3): ${report.counts.subjects} subjects from ${n} signals in ${scoreMs.toFixed(0)} ms = ${Math.round(n / (scoreMs / 1000))} signals/s`);
+  console.log(`render: JSON ${(json.length / 2 ** 20).toFixed(1)} MB, table ${table.split('\n').length} lines, HTML ${(html.length / 2 ** 20).toFixed(1)} MB in ${renderMs.toFixed(0)} ms`);
+  console.log(`memory: peak RSS ${peakRssMb.toFixed(0)} MB (start ${(rssBefore / 2 ** 20).toFixed(0)} MB, after read ${(rssAfterRead / 2 ** 20).toFixed(0)} MB)`);
+  if (n !== SIGNALS || read.rejected.length !== 0) {
+    console.log(`UNEXPECTED: expected ${SIGNALS} signals and no rejections`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
+
+/** N valid signals: per run, one probe and one math and one science eval for each subject, cycling subjects. */
+function* signalBodies(total, subjects) {
+  const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  const ulid = (i) => {
+    let tail = '';
+    for (let k = 0, v = i; k < 6; k++, v = Math.floor(v / 32)) tail = CROCKFORD[v % 32] + tail;
+    return `01JDX3V9W5Q8K6T2N4M7${tail}`;
+  };
+  const fetchedAt = new Date().toISOString();
+  let made = 0;
+  for (let run = 0; made < total; run++) {
+    for (let s = 0; s < subjects && made < total; s++) {
+      const subject = `uaid:aid:bench${s};uid=0;registry=hol;proto=${s % 10 === 0 ? 'mcp' : 'a2a'};nativeId=agent-${s}.example.com`;
+      const base = { p: 'hcs-25', op: 'signal', v: 1, subject, fetchedAt, run: ulid(run), sources: ['hcs://2/0.0.1234'] };
+      const up = (run + s) % 7 !== 0;
+      yield JSON.stringify({ ...base, signal: 'availability.probe', status: up ? 'ok' : 'timeout', data: { reachable: up, latencyMs: 50 + ((run * 31 + s * 17) % 900), transport: 'a2a', ...(up ? { httpStatus: 200 } : {}), score: up ? 100 : 0, ...(up ? {} : { reason: 'timeout' }) } });
+      made++;
+      if (s % 10 === 0) continue;
+      for (const [signal, correct] of [['simple-evals.math', (run + s) % 3 !== 0], ['simple-evals.science', (run * s) % 4 !== 1]]) {
+        if (made >= total) break;
+        yield JSON.stringify({
+          ...base,
+          signal,
+          status: 'ok',
+          data: { outcome: correct ? 'correct' : 'wrong', score: correct ? 100 : 0, questionHash: `hs256:${'A'.repeat(22)}`, answer: '42', responseHash: `sha256:${'B'.repeat(43)}`, compliant: true, latencyMs: 300 + ((run + s) % 700), grader: 'first-token@1', transport: 'a2a' },
+        });
+        made++;
+      }
+    }
+  }
+}
+
+/** Up to 64 submissions in flight, then waits until the mirror node shows the last one. */
+async function submitAll(sdk, client, topicId, bodies, mirrorRestUrl) {
+  const it = bodies[Symbol.iterator]();
+  let count = 0;
+  const worker = async () => {
+    for (let n = it.next(); !n.done; n = it.next()) {
+      count++;
+      await new sdk.TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(n.value).execute(client);
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, worker));
+  for (let tries = 0; tries < 600; tries++) {
+    const res = await fetch(`${mirrorRestUrl}/api/v1/topics/${topicId}/messages/${count}`);
+    await res.arrayBuffer();
+    if (res.status === 200) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`sequence number ${count} never reached the mirror node`);
+}

@@ -1,0 +1,11 @@
+/** The consumer side: read a signal topic, validate, filter, dedupe, score (HCS-25) and report. */
+export * from './types.js';
+export * from './aggregate.js';
+export * from './scoring-config.js';
+export * from './uaid.js';
+export * from './reader.js';
+export * from './scores.js';
+export * from './table.js';
+export * from './csv.js';
+export * from './html-report.js';
+export { consensusIso, consensusMs } from './time.js';

@@ -1,0 +1,375 @@
+/**
+ * Signals → per-subject HCS-25 components → `aggregateTrustScore` → an explainable breakdown.
+ *
+ * Pure and deterministic: the same signals (in any order), config and `now` give byte-identical JSON. Signals are
+ * ordered by sequence number, subjects by score, ties by subject id (code-unit order, never locale order), and
+ * every number that leaves here is rounded.
+ */
+import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
+import type { AdapterConfig, ComponentConfig, ScoringConfig, WindowConfig } from './scoring-config.js';
+import { consensusMs } from './time.js';
+import type { ReadSignal } from './types.js';
+import { parseUaid } from './uaid.js';
+import type { SignalStatus } from '../signals/schemas.js';
+
+export interface ScoreOptions {
+  /** The instant scores are computed for: freshness is measured against it, later signals are ignored. */
+  now: Date;
+  /** The publisher allow-list the signals were filtered by; empty or absent means any publisher was accepted. */
+  publishers?: readonly string[];
+  /** Signal topic, shown in reports. */
+  topic?: string;
+  /** Counts of rejected messages by reason, from the reader, shown in reports. */
+  rejected?: Readonly<Record<string, number>>;
+}
+
+export interface ComponentBreakdown {
+  adapterId: string;
+  value: number;
+  status: SignalStatus;
+  /** Signals in the window that carried a measurement (status other than `missing`). */
+  samples: number;
+  /** Newest observation in the window (ISO), or null. */
+  newestAt: string | null;
+  /** A non-scorable component that was unavailable and left out of its adapter. */
+  omitted?: true;
+  /** Synthesized by HCS-25's default-component rule (an applicable adapter without output). */
+  synthesized?: true;
+}
+
+export interface AdapterBreakdown {
+  adapterId: string;
+  contributionMode: AdapterConfig['contributionMode'];
+  weight: number;
+  applicable: boolean;
+  inDenominator: boolean;
+  total: number | null;
+  confidence: number | null;
+}
+
+export interface LatencySummary {
+  p50Ms: number;
+  p95Ms: number;
+  samples: number;
+}
+
+export interface SubjectScore {
+  subject: string;
+  registry: string | null;
+  protocol: string | null;
+  nativeId: string | null;
+  trustScores: { total: number; [adapterId: string]: number };
+  trustConfidence: number;
+  trustScoreConfigVersion: number;
+  trustScoreUpdatedAt: string;
+  adapters: AdapterBreakdown[];
+  components: Record<string, ComponentBreakdown>;
+  latency: LatencySummary | null;
+  counts: { signals: number; bySignal: Record<string, number>; runs: number; publishers: number; firstAt: string; lastAt: string };
+}
+
+export interface ScoreReport {
+  generatedAt: string;
+  trustScoreConfigVersion: number;
+  topic: string | null;
+  /** `none` means no allow-list: signals from any paying account were accepted (spoofable; say so to users). */
+  publishers: { filter: 'allow-list' | 'none'; accounts: string[] };
+  window: WindowConfig;
+  freshnessSeconds: number;
+  staleMultiplier: number;
+  counts: { subjects: number; signals: number; ignoredAfterNow: number; rejected: Record<string, number> };
+  subjects: SubjectScore[];
+}
+
+/** One signal reduced to what scoring needs, with its observation time computed once. */
+interface Observation {
+  seq: number;
+  /** min(fetchedAt, consensus): see scoring-config.ts. */
+  observedMs: number;
+  consensusMs: number;
+  status: SignalStatus;
+  score: number;
+  latencyMs: number;
+  /** Probes: reachable. Evals: graded (status ok). */
+  measured: boolean;
+  run: string;
+  payer: string;
+}
+
+type SubjectSignals = Map<string, Observation[]>;
+
+export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConfig, options: ScoreOptions): ScoreReport {
+  const nowMs = options.now.getTime();
+  if (!Number.isFinite(nowMs)) throw new RangeError('computeScores: now is not a valid date');
+  const { bySubject, scored, ignoredAfterNow } = group(signals, nowMs);
+
+  const subjects: SubjectScore[] = [];
+  for (const subject of [...bySubject.keys()].sort(byCodeUnit)) {
+    subjects.push(scoreSubject(subject, bySubject.get(subject)!, config, options.now));
+  }
+  subjects.sort(
+    (a, b) => b.trustScores.total - a.trustScores.total || b.trustConfidence - a.trustConfidence || byCodeUnit(a.subject, b.subject),
+  );
+
+  const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
+  return {
+    generatedAt: options.now.toISOString(),
+    trustScoreConfigVersion: config.trustScoreConfigVersion,
+    topic: options.topic ?? null,
+    publishers: { filter: accounts.length > 0 ? 'allow-list' : 'none', accounts },
+    window: config.window,
+    freshnessSeconds: config.freshnessSeconds,
+    staleMultiplier: config.staleMultiplier,
+    counts: { subjects: subjects.length, signals: scored, ignoredAfterNow, rejected: sortedRecord(options.rejected ?? {}) },
+    subjects,
+  };
+}
+
+/** Groups signals by subject and signal id, each list in sequence order; signals after `now` are left out. */
+function group(signals: Iterable<ReadSignal>, nowMs: number): { bySubject: Map<string, SubjectSignals>; scored: number; ignoredAfterNow: number } {
+  const bySubject = new Map<string, SubjectSignals>();
+  let scored = 0;
+  let ignoredAfterNow = 0;
+  for (const s of signals) {
+    const observation = observe(s);
+    if (!(observation.consensusMs <= nowMs)) {
+      ignoredAfterNow++;
+      continue;
+    }
+    scored++;
+    const { subject, signal } = s.message;
+    let bySignal = bySubject.get(subject);
+    if (!bySignal) bySubject.set(subject, (bySignal = new Map()));
+    const list = bySignal.get(signal);
+    if (list) list.push(observation);
+    else bySignal.set(signal, [observation]);
+  }
+  for (const bySignal of bySubject.values()) {
+    for (const list of bySignal.values()) {
+      if (!isSortedBySeq(list)) list.sort((a, b) => a.seq - b.seq);
+    }
+  }
+  return { bySubject, scored, ignoredAfterNow };
+}
+
+function observe(s: ReadSignal): Observation {
+  const cMs = consensusMs(s.consensusTimestamp);
+  const fetchedMs = Date.parse(s.message.fetchedAt);
+  const data = s.message.data;
+  return {
+    seq: s.sequenceNumber,
+    observedMs: Math.min(cMs, fetchedMs),
+    consensusMs: cMs,
+    status: s.message.status,
+    score: data.score,
+    latencyMs: data.latencyMs,
+    measured: 'reachable' in data ? data.reachable : s.message.status === 'ok',
+    run: s.message.run,
+    payer: s.payerAccountId,
+  };
+}
+
+function scoreSubject(subject: string, bySignal: SubjectSignals, config: ScoringConfig, now: Date): SubjectScore {
+  const nowMs = now.getTime();
+  const uaid = parseUaid(subject);
+  const subjectRef = {
+    id: subject,
+    ...(uaid.registry !== undefined ? { registry: uaid.registry } : {}),
+    ...(uaid.proto !== undefined ? { protocol: uaid.proto } : {}),
+  };
+
+  const computedBy = new Map<string, ComputedComponent[]>();
+  const adapterInputs: AdapterInput[] = [];
+  for (const adapter of config.adapters) {
+    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(c.signal) ?? [], config, nowMs));
+    // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
+    // is `missing` and scores 0 inside it (TV1).
+    const emitted = computed.some((c) => c.samples > 0) ? computed : [];
+    adapterInputs.push(toAdapterInput(adapter, emitted));
+    computedBy.set(adapter.adapterId, emitted);
+  }
+
+  const result = aggregateTrustScore({
+    subject: subjectRef,
+    trustScoreConfigVersion: config.trustScoreConfigVersion,
+    staleMultiplier: config.staleMultiplier,
+    adapters: adapterInputs,
+    now,
+  });
+
+  const omitted = new Set(result.unavailable);
+  const inDenominator = new Map(result.denominator.map((d) => [d.adapterId, d]));
+  const components: Record<string, ComponentBreakdown> = {};
+  const adapters: AdapterBreakdown[] = [];
+  let weighted = 0;
+  let weightSum = 0;
+  for (const adapter of config.adapters) {
+    const applicable = isApplicable(adapter, subjectRef);
+    const total = applicable ? result.trustScores[adapter.adapterId] : undefined;
+    const emitted = computedBy.get(adapter.adapterId) ?? [];
+    if (total !== undefined) {
+      for (const { key, nonScorable: _, ...c } of emitted) {
+        components[key] = omitted.has(key) ? { ...c, value: 0, omitted: true } : { ...c, value: result.components[key]!.value };
+      }
+      if (emitted.every((c) => omitted.has(c.key))) {
+        // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
+        const key = adapter.defaultComponentKey ?? `${adapter.adapterId}.score`;
+        components[key] = { adapterId: adapter.adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
+      }
+    }
+    const confidence = total === undefined ? null : adapterConfidence(emitted, config);
+    const d = inDenominator.get(adapter.adapterId);
+    if (d && confidence !== null) {
+      weighted += d.weight * confidence;
+      weightSum += d.weight;
+    }
+    adapters.push({
+      adapterId: adapter.adapterId,
+      contributionMode: adapter.contributionMode,
+      weight: adapter.weight,
+      applicable,
+      inDenominator: d !== undefined,
+      total: total ?? null,
+      confidence: confidence === null ? null : round2(confidence),
+    });
+  }
+
+  return {
+    subject,
+    registry: uaid.registry ?? null,
+    protocol: uaid.proto ?? null,
+    nativeId: uaid.nativeId ?? null,
+    trustScores: result.trustScores,
+    trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
+    trustScoreConfigVersion: result.trustScoreConfigVersion,
+    trustScoreUpdatedAt: result.trustScoreUpdatedAt,
+    adapters,
+    components: sortedRecord(components),
+    latency: latency(bySignal.get(config.latency.signal) ?? [], config.latency.window),
+    counts: subjectCounts(bySignal),
+  };
+}
+
+type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolean };
+
+function computeComponent(adapterId: string, c: ComponentConfig, all: Observation[], config: ScoringConfig, nowMs: number): ComputedComponent {
+  const windowed = applyWindow(all, c.window ?? config.window);
+  const informative = windowed.filter((o) => o.status !== 'missing');
+  const base = { key: c.key, adapterId, nonScorable: c.nonScorableWhenUnavailable === true };
+  if (informative.length === 0) return { ...base, value: 0, status: 'missing', samples: 0, newestAt: null };
+
+  let sum = 0;
+  let anyOk = false;
+  let newest = informative[0]!;
+  for (const o of informative) {
+    const okLike = o.status === 'ok' || o.status === 'stale';
+    if (okLike) {
+      sum += o.score;
+      anyOk = true;
+    }
+    if (o.observedMs > newest.observedMs || (o.observedMs === newest.observedMs && o.seq > newest.seq)) newest = o;
+  }
+  const value = sum / informative.length;
+  // A failed probe is a successful measurement of unavailability; a failed eval is an unavailable eval.
+  let status: SignalStatus = c.method === 'reachable-share' || anyOk ? 'ok' : newest.status;
+  if (status === 'ok' && nowMs - newest.observedMs > config.freshnessSeconds * 1000) status = 'stale';
+  return { ...base, value, status, samples: informative.length, newestAt: new Date(newest.observedMs).toISOString() };
+}
+
+function toAdapterInput(adapter: AdapterConfig, emitted: ComputedComponent[]): AdapterInput {
+  const components: ComponentInput[] = emitted.map((c) => ({ key: c.key, value: c.value, status: c.status, nonScorable: c.nonScorable }));
+  return {
+    adapterId: adapter.adapterId,
+    contributionMode: adapter.contributionMode,
+    weight: adapter.weight,
+    ...(adapter.includeRegistries ? { includeRegistries: adapter.includeRegistries } : {}),
+    ...(adapter.excludeRegistries ? { excludeRegistries: adapter.excludeRegistries } : {}),
+    ...(adapter.protocols ? { protocols: adapter.protocols } : {}),
+    ...(adapter.excludeProtocols ? { excludeProtocols: adapter.excludeProtocols } : {}),
+    ...(adapter.defaultComponentKey ? { defaultComponentKey: adapter.defaultComponentKey } : {}),
+    components,
+  };
+}
+
+/**
+ * c(a) (HCS-25 Confidence, the recommended form): mean over the adapter's components of
+ * status factor (ok 1, stale `staleFactor`, missing/timeout/error 0) × min(1, samples / fullAtSamples).
+ * An adapter that only has its synthesized default component has confidence 0.
+ */
+function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig): number {
+  if (emitted.length === 0) return 0;
+  const { fullAtSamples, staleFactor } = config.confidence;
+  let sum = 0;
+  for (const c of emitted) {
+    const statusFactor = c.status === 'ok' ? 1 : c.status === 'stale' ? staleFactor : 0;
+    sum += statusFactor * Math.min(1, c.samples / fullAtSamples);
+  }
+  return sum / emitted.length;
+}
+
+export function applyWindow<T extends { observedMs: number }>(list: T[], window: WindowConfig): T[] {
+  if (window.kind === 'latest') return list.length <= window.count ? list : list.slice(list.length - window.count);
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const o of list) if (o.observedMs > newest) newest = o.observedMs;
+  const from = newest - window.seconds * 1000;
+  return list.filter((o) => o.observedMs >= from);
+}
+
+function latency(list: Observation[], window: WindowConfig): LatencySummary | null {
+  const values = applyWindow(list, window)
+    .filter((o) => o.measured)
+    .map((o) => o.latencyMs)
+    .sort((a, b) => a - b);
+  if (values.length === 0) return null;
+  return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: values.length };
+}
+
+/** Nearest-rank percentile of ascending values: always one of the values, so integer ms stay integers. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) throw new RangeError('percentile of no values');
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+function subjectCounts(bySignal: SubjectSignals): SubjectScore['counts'] {
+  const runs = new Set<string>();
+  const payers = new Set<string>();
+  const bySignalCount: Record<string, number> = {};
+  let signals = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const id of [...bySignal.keys()].sort(byCodeUnit)) {
+    const list = bySignal.get(id)!;
+    bySignalCount[id] = list.length;
+    signals += list.length;
+    for (const o of list) {
+      runs.add(o.run);
+      payers.add(o.payer);
+      if (o.consensusMs < first) first = o.consensusMs;
+      if (o.consensusMs > last) last = o.consensusMs;
+    }
+  }
+  return {
+    signals,
+    bySignal: bySignalCount,
+    runs: runs.size,
+    publishers: payers.size,
+    firstAt: new Date(first).toISOString(),
+    lastAt: new Date(last).toISOString(),
+  };
+}
+
+function isSortedBySeq(list: Observation[]): boolean {
+  for (let i = 1; i < list.length; i++) if (list[i]!.seq < list[i - 1]!.seq) return false;
+  return true;
+}
+
+export function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedRecord<V>(record: Readonly<Record<string, V>>): Record<string, V> {
+  const out: Record<string, V> = {};
+  for (const key of Object.keys(record).sort(byCodeUnit)) out[key] = record[key]!;
+  return out;
+}

@@ -1,0 +1,153 @@
+/**
+ * The consumer end to end on the embedded emulator (ephemeral ports): signals submitted with the Hedera SDK, read back
+ * from the emulator's mirror REST by the reader, scored; and the `hcs25 signals` / `hcs25 scores` commands (built
+ * `dist/`, run as child processes) including `--publish` of op "score" messages.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { TopicMessageSubmitTransaction, type Client } from '@hashgraph/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectSignals } from '../../src/consumer/reader.js';
+import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
+import { computeScores } from '../../src/consumer/scores.js';
+import { DEFAULT_SCORING_CONFIG, parseScoringConfig } from '../../src/consumer/scoring-config.js';
+import { parseSignalMessage } from '../../src/signals/parse.js';
+import { startWriter, type Writer } from '../registry/emulator.js';
+import { HOUR, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const run = promisify(execFile);
+
+const A2A = uaid('calc.example.com');
+const MCP = uaid('files.mcp.dev', 'mcp');
+
+let writer: Writer;
+let operator: string;
+let other: Client;
+let otherId: string;
+let topic: string;
+
+beforeAll(async () => {
+  writer = await startWriter();
+  operator = writer.node.operator.accountId;
+  const account = writer.node.accounts.find((a) => a.type === 'ED25519')!;
+  otherId = account.accountId;
+  other = writer.node.client({ accountId: account.accountId, privateKey: account.privateKey });
+  // One signal topic: the test-vector subject, then an MCP subject. Submitted one by one: order is what "latest" means.
+  topic = await writer.createTopic('hcs-25:0:86400');
+  const start = Date.now() - HOUR;
+  const signals = [...vectorSignals(A2A, 1, start), ...Array.from({ length: 10 }, (_, i) => probe(MCP, { seq: 100 + i, at: start + i * 1000, run: 50 + i, reachable: i !== 0 }))];
+  for (const s of signals) await writer.submit(topic, s.message);
+});
+
+afterAll(async () => {
+  other?.close();
+  await writer?.stop();
+});
+
+const soon = () => new Date(Date.now() + 60_000);
+
+describe('consumer on the emulator', () => {
+  it('the spec test vectors through the full path: SDK submit → mirror REST → reader → scores', async () => {
+    const { signals, rejected } = await collectSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    expect(rejected).toEqual([]);
+    expect(signals).toHaveLength(26);
+    const tv1 = computeScores(signals, parseScoringConfig(vectorConfig(1)), { now: soon() });
+    expect(tv1.subjects.find((s) => s.subject === A2A)!.trustScores).toEqual({ total: 57.5, availability: 90, 'simple-evals': 50, reputation: 40 });
+    const tv2 = computeScores(signals, parseScoringConfig(vectorConfig(2)), { now: soon() });
+    expect(tv2.subjects.find((s) => s.subject === A2A)!.trustScores.total).toBe(63.33);
+  });
+
+  it('default config: a non-applicable adapter leaves the denominator; old signals go stale', async () => {
+    const { signals } = await collectSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const fresh = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: soon() }).subjects.find((s) => s.subject === MCP)!;
+    expect(fresh.trustScores).toEqual({ total: 90, availability: 90 });
+    expect(fresh.adapters.filter((a) => !a.applicable).map((a) => a.adapterId)).toEqual(['simple-math', 'simple-science']);
+    const later = new Date(Date.now() + 10 * 24 * HOUR);
+    const stale = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: later }).subjects.find((s) => s.subject === MCP)!;
+    expect(stale.components['availability.uptime']!.status).toBe('stale');
+    expect(stale.trustScores.total).toBe(45);
+  });
+
+  it('a hostile topic (junk, forged publisher, oversized, wrong version, duplicate) produces reasons only', async () => {
+    const hostile = await writer.createTopic('hcs-25:0:86400');
+    const good = probe(A2A, { seq: 1, at: Date.now(), run: 7 }).message;
+    await writer.submit(hostile, 'definitely { not json');
+    await (await new TopicMessageSubmitTransaction().setTopicId(hostile).setMessage(JSON.stringify(good)).execute(other)).getReceipt(other);
+    await writer.submit(hostile, { ...good, data: { ...good.data, reason: 'x'.repeat(2000) } }); // the SDK chunks it
+    await writer.submit(hostile, { ...good, v: 2 });
+    const { signals, rejected } = await collectSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    expect(signals).toEqual([]);
+    expect(rejected.map((r) => r.reason)).toEqual(['bad-json', 'publisher-not-allowed', 'too-large', 'unknown-version']);
+    expect(rejected[1]!.payerAccountId).toBe(otherId);
+
+    // Without the allow-list the forged one is a signal; a repeat from the same payer is a duplicate.
+    await writer.submit(hostile, good);
+    await writer.submit(hostile, good);
+    const open = await collectSignals({ topic: hostile, mirror: writer.mirrorRestUrl });
+    expect(open.signals.map((s) => s.payerAccountId)).toEqual([otherId, operator]);
+    expect(open.rejected.map((r) => r.reason)).toEqual(['bad-json', 'too-large', 'unknown-version', 'duplicate']);
+  });
+
+  describe('CLI (dist/)', () => {
+    const env = () => {
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HCS25_')));
+      return {
+        ...clean,
+        HCS25_NETWORK: 'local',
+        HCS25_MIRROR_REST_URL: writer.mirrorRestUrl,
+        HCS25_NODES: `127.0.0.1:${writer.node.ports.consensus}=0.0.3`,
+        HCS25_MIRROR_GRPC: `127.0.0.1:${writer.node.ports.mirrorGrpc}`,
+      };
+    };
+    const hcs25 = (args: string[]) => run(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: tmpdir(), env: env(), timeout: 60_000 });
+
+    it('hcs25 signals --jsonl streams signals and rejections', async () => {
+      const { stdout } = await hcs25(['signals', '--topic', topic, '--publisher', operator, '--jsonl', '--subject', MCP]);
+      const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; message: { subject: string } });
+      expect(lines).toHaveLength(10);
+      expect(lines.every((l) => l.type === 'signal' && l.message.subject === MCP)).toBe(true);
+    });
+
+    it('hcs25 scores: deterministic --json with --now, a ranked table, an HTML file, and --publish of op "score"', async () => {
+      const now = soon().toISOString();
+      const args = ['scores', '--topic', topic, '--publisher', operator, '--now', now];
+      const a = await hcs25([...args, '--json']);
+      const b = await hcs25([...args, '--json']);
+      expect(b.stdout).toBe(a.stdout);
+      const report = JSON.parse(a.stdout) as { subjects: Array<{ subject: string; trustScores: { total: number } }> };
+      expect(report.subjects.map((s) => s.subject)).toEqual([MCP, A2A]);
+
+      const html = join(mkdtempSync(join(tmpdir(), 'hcs25-e2e-')), 'report.html');
+      const table = await hcs25([...args, '--html', html]);
+      expect(table.stdout.split('\n')[0]).toMatch(/^\s+#\s+SCORE\s+CONF\s+AVAIL\s+MATH\s+SCIEN/);
+      expect(readFileSync(html, 'utf8')).toContain('<svg class="chart hist"');
+
+      const scoreTopic = await writer.createTopic('hcs-25:0:86400');
+      const published = await hcs25([...args, '--json', '--publish', '--score-topic', scoreTopic]);
+      const out = JSON.parse(published.stdout) as { published: Array<{ subject: string; sequenceNumber: number; transactionId: string }> };
+      // Submitted concurrently: the order on the topic is not the rank order.
+      expect(out.published.map((p) => p.subject)).toEqual([MCP, A2A]);
+      expect(out.published.map((p) => p.sequenceNumber).sort()).toEqual([1, 2]);
+      const page = (await (await fetch(`${writer.mirrorRestUrl}/api/v1/topics/${scoreTopic}/messages`)).json()) as { messages: Array<{ message: string }> };
+      const messages = page.messages.map((m) => parseSignalMessage(m.message, { encoding: 'base64' }));
+      const scores = messages.map((m) => (m.ok && m.message.op === 'score' ? m.message : null));
+      expect(scores.find((m) => m?.subject === MCP)?.trustScores).toEqual({ total: 90, availability: 90 });
+      expect(scores.find((m) => m?.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 1, trustScoreUpdatedAt: now });
+      const mirror = new MirrorRestClient({ baseUrl: writer.mirrorRestUrl });
+      const [tx] = (await mirror.getTransaction(out.published[0]!.transactionId)) ?? [];
+      expect(tx).toBeDefined();
+      await mirror.close();
+      expect(Buffer.from(tx?.memo_base64 ?? '', 'base64').toString()).toBe('hcs-25:op:1');
+    });
+
+    it('hcs25 scores --print-config prints the default scoring configuration', async () => {
+      const { stdout } = await hcs25(['scores', '--print-config']);
+      expect(parseScoringConfig(JSON.parse(stdout))).toEqual(DEFAULT_SCORING_CONFIG);
+    });
+  });
+});

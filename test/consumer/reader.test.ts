@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
+import { collectSignals, readSignals } from '../../src/consumer/reader.js';
+import type { ReaderEvent } from '../../src/consumer/types.js';
+import { FakeMirror } from '../registry/fake-mirror.js';
+import { evalSignal, probe, uaid } from './helpers.js';
+
+const PUBLISHER = '0.0.1001';
+const FORGER = '0.0.666';
+const A = uaid('calc.example.com');
+const B = uaid('files.mcp.dev', 'mcp');
+
+let fake: FakeMirror;
+let mirror: MirrorRestClient;
+
+beforeAll(async () => {
+  fake = await new FakeMirror().start();
+  mirror = new MirrorRestClient({ baseUrl: fake.url, retries: 0 });
+});
+afterAll(async () => {
+  await mirror.close();
+  await fake.stop();
+});
+
+const msg = (s: ReturnType<typeof probe>) => JSON.stringify(s.message);
+
+/** A topic holding everything a hostile writer can put on a public topic, around three good signals. */
+function hostileTopic(): string {
+  const topic = fake.createTopic('hcs-25:0:86400');
+  const good = probe(A, { seq: 1, at: Date.now(), run: 1 });
+  fake.submit(topic, msg(good), { payer: PUBLISHER }); // 1 ok
+  fake.submit(topic, 'not json at all', { payer: PUBLISHER }); // 2 bad-json
+  fake.submit(topic, msg(good), { payer: FORGER }); // 3 publisher-not-allowed (same content, other payer)
+  fake.submit(topic, JSON.stringify({ ...good.message, data: { ...good.message.data, pad: 'x'.repeat(1200) } }), { payer: PUBLISHER }); // 4-5 too-large (2 chunks)
+  fake.submit(topic, JSON.stringify({ ...good.message, v: 2 }), { payer: PUBLISHER }); // 6 unknown-version
+  fake.submit(topic, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { payer: PUBLISHER }); // 7 not-utf8
+  fake.submit(topic, JSON.stringify({ ...good.message, status: 'great' }), { payer: PUBLISHER }); // 8 schema
+  fake.submit(topic, JSON.stringify({ p: 'hcs-2', op: 'register' }), { payer: PUBLISHER }); // 9 not-hcs25
+  fake.submit(topic, JSON.stringify({ p: 'hcs-25', op: 'score', v: 1, subject: A, trustScores: { total: 99 }, trustScoreConfigVersion: 1, trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z' }), { payer: PUBLISHER }); // 10 other-op
+  fake.submit(topic, msg(good), { payer: PUBLISHER }); // 11 duplicate
+  fake.submit(topic, msg(evalSignal(A, 'math', 'correct', { seq: 2, at: Date.now(), run: 1 })), { payer: PUBLISHER }); // 12 ok
+  fake.push(fake.topic(topic), topic, Buffer.from('{"p":"hcs-25",'), PUBLISHER, {
+    initial_transaction_id: { account_id: PUBLISHER, nonce: 0, scheduled: false, transaction_valid_start: '1700000000.000000001' },
+    number: 1,
+    total: 2,
+  }); // 13 incomplete-chunks
+  fake.submit(topic, msg(probe(B, { seq: 3, at: Date.now(), run: 1 })), { payer: PUBLISHER }); // 14 ok
+  return topic;
+}
+
+describe('readSignals', () => {
+  it('a hostile topic produces reasons, never a crash, and only genuine signals', async () => {
+    const topic = hostileTopic();
+    const { signals, rejected, lastSequence } = await collectSignals({ topic, mirror, publishers: [PUBLISHER] });
+    expect(signals.map((s) => [s.sequenceNumber, s.message.signal, s.payerAccountId])).toEqual([
+      [1, 'availability.probe', PUBLISHER],
+      [12, 'simple-evals.math', PUBLISHER],
+      [14, 'availability.probe', PUBLISHER],
+    ]);
+    expect(rejected.map((r) => [r.sequenceNumber, r.reason])).toEqual([
+      [2, 'bad-json'],
+      [3, 'publisher-not-allowed'],
+      [5, 'too-large'],
+      [6, 'unknown-version'],
+      [7, 'not-utf8'],
+      [8, 'schema'],
+      [9, 'not-hcs25'],
+      [10, 'other-op'],
+      [11, 'duplicate'],
+      [13, 'incomplete-chunks'],
+    ]);
+    expect(rejected.find((r) => r.reason === 'duplicate')!.detail).toContain('sequence 1');
+    for (const r of rejected) expect(r.detail.length).toBeLessThanOrEqual(160);
+    expect(lastSequence).toBe(14);
+    expect(signals[0]!.consensusAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('without an allow-list every payer is accepted; the dedupe key includes the payer', async () => {
+    const topic = hostileTopic();
+    const { signals, rejected } = await collectSignals({ topic, mirror: fake.url });
+    expect(signals.map((s) => s.sequenceNumber)).toEqual([1, 3, 12, 14]);
+    expect(rejected.map((r) => r.reason)).not.toContain('publisher-not-allowed');
+  });
+
+  it('filters by subject and consensus time, and resumes after a sequence number keeping first-wins', async () => {
+    const topic = hostileTopic();
+    const bySubject = await collectSignals({ topic, mirror, publishers: [PUBLISHER], subject: B });
+    expect(bySubject.signals.map((s) => s.sequenceNumber)).toEqual([14]);
+
+    const all = fake.topic(topic).messages;
+    const since = all[11]!.consensus_timestamp; // seq 12
+    const windowed = await collectSignals({ topic, mirror, publishers: [PUBLISHER], since, until: all[12]!.consensus_timestamp });
+    expect(windowed.signals.map((s) => s.sequenceNumber)).toEqual([12]);
+    // Reading stopped at `until`: the open chunk group (13) may still complete, so it is not reported.
+    expect(windowed.rejected).toEqual([]);
+
+    const seen = new Map<string, number>();
+    const first = await collectSignals({ topic, mirror, publishers: [PUBLISHER], seen, until: all[9]!.consensus_timestamp });
+    expect(first.signals.map((s) => s.sequenceNumber)).toEqual([1]);
+    const resumed = await collectSignals({ topic, mirror, publishers: [PUBLISHER], seen, afterSequence: first.lastSequence });
+    expect(resumed.signals.map((s) => s.sequenceNumber)).toEqual([12, 14]);
+    expect(resumed.rejected.find((r) => r.sequenceNumber === 11)?.reason).toBe('duplicate');
+  });
+
+  it('follows the topic: new messages arrive after the end is reached, until aborted', async () => {
+    const topic = fake.createTopic('hcs-25:0:86400');
+    fake.submit(topic, msg(probe(A, { seq: 1, at: Date.now(), run: 1 })), { payer: PUBLISHER });
+    const abort = new AbortController();
+    const events: ReaderEvent[] = [];
+    const reading = (async () => {
+      for await (const e of readSignals({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
+        events.push(e);
+        if (events.length === 1) fake.submit(topic, msg(probe(A, { seq: 2, at: Date.now(), run: 2 })), { payer: PUBLISHER });
+        if (events.length === 2) abort.abort();
+      }
+    })();
+    await reading;
+    expect(events.map((e) => (e.type === 'signal' ? e.signal.sequenceNumber : -1))).toEqual([1, 2]);
+  });
+
+  it('rejects an invalid since/until', async () => {
+    await expect(collectSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(/since is not a time/);
+  });
+});
