@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { configInputSchema } from './config/schema.js';
+import { agentRecordSchema } from './registry/agent-record.js';
 import { scienceBankSchema } from './evals/science.js';
 import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
 import { scoringConfigSchema } from './consumer/scoring-config.js';
@@ -8,6 +9,7 @@ const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 
 /** Each checked-in JSON Schema file in `schemas/` and the zod schema it is generated from. */
 const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = {
+  'agent-record.schema.json': { title: 'hcs25 agent record', schema: agentRecordSchema },
   'config.schema.json': { title: 'hcs25 configuration file', schema: configInputSchema },
   'science-bank.schema.json': { title: 'SimpleScience question bank', schema: scienceBankSchema },
   'signal.schema.json': { title: 'HCS-25 signal message (v1)', schema: signalMessageSchema },

@@ -1,15 +1,108 @@
 import type { Command } from 'commander';
-import { NotImplementedError } from '../errors.js';
-import { action } from './shared.js';
+import { UsageError } from '../errors.js';
+import type { Agent } from '../registry/types.js';
+import type { SkippedEntry } from '../registry/skips.js';
+import { action, globals, intOption, note, printJson, printLine } from './shared.js';
+
+interface DiscoverFlags {
+  registry?: string;
+  agents?: string;
+  kind?: 'hcs-2' | 'hcs-10';
+  allowPrivateEndpoints?: boolean;
+  maxMessages?: number;
+  endpointHints: boolean;
+}
 
 export function register(program: Command): void {
   program
     .command('discover')
-    .description('list the agents a registry yields (not built yet)')
-    .allowUnknownOption()
+    .description('list the agents a registry (or an agents file) yields, and why any entry was skipped')
+    .option('-r, --registry <id>', 'HCS-2 or HCS-10 registry topic (0.0.1234 or hcs://2/0.0.1234); env HCS25_REGISTRY')
+    .option('--agents <file>', 'also read agents from a JSON list of agent records')
+    .option('--kind <kind>', 'read a topic whose memo does not say what it is as this registry kind (hcs-2 | hcs-10)', (v: string) => {
+      if (v !== 'hcs-2' && v !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got "${v}"`);
+      return v;
+    })
+    .option('--allow-private-endpoints', 'fetch metadata from private/loopback addresses (default only on --network local)')
+    .option('--max-messages <n>', 'read at most this many registry messages', intOption('--max-messages', 1, 100_000_000))
+    .option('--no-endpoint-hints', 'reach HCS-10 agents over HCS-10 even when their profile names an HTTP endpoint')
     .action(
-      action(async () => {
-        throw new NotImplementedError('hcs25 discover');
+      action(async (flags: DiscoverFlags, cmd: Command) => {
+        const g = globals(cmd);
+        const { loadConfig } = await import('../config/index.js');
+        // Only the global flags go to the config layer: --registry also accepts the hcs://2/ form, which the config schema does not.
+        const config = loadConfig({
+          flags: { network: g.network, config: g.config, envFile: g.envFile, ...(flags.allowPrivateEndpoints && { allowPrivateEndpoints: true }) },
+        });
+        const registry = flags.registry ?? config.registry;
+        if (!registry && !flags.agents) {
+          throw new UsageError('nothing to discover: pass --registry <topic id> or --agents <file>', { hint: 'e.g. hcs25 discover --registry 0.0.1234' });
+        }
+        const { MirrorRestClient } = await import('../hedera/mirror-rest.js');
+        const mirror = new MirrorRestClient({ baseUrl: config.network.mirrorRestUrl });
+        const common = {
+          mirror,
+          network: config.network.ledger,
+          allowPrivateEndpoints: config.allowPrivateEndpoints,
+          ...(config.ipfsGateway !== undefined && { ipfsGateway: config.ipfsGateway }),
+        };
+        try {
+          const agents: Agent[] = [];
+          const skipped: SkippedEntry[] = [];
+          let info: unknown;
+          if (registry) {
+            const { discoverAgents } = await import('../registry/discover.js');
+            if (!g.json) note(`reading registry ${registry} from ${config.network.mirrorRestUrl}…`);
+            const result = await discoverAgents({
+              ...common,
+              registry,
+              ...(flags.kind && { kind: flags.kind }),
+              ...(flags.maxMessages !== undefined && { maxMessages: flags.maxMessages }),
+              preferEndpointHints: flags.endpointHints,
+            });
+            info = result.registry;
+            agents.push(...result.agents);
+            skipped.push(...result.skipped);
+          }
+          if (flags.agents) {
+            const { loadAgentsFile } = await import('../registry/agents-file.js');
+            const fromFile = await loadAgentsFile(flags.agents, common);
+            const known = new Set(agents.map((a) => a.subject));
+            for (const a of fromFile.agents) {
+              if (known.has(a.subject)) skipped.push({ ref: flags.agents, reason: `${a.name} is already listed in the registry` });
+              else agents.push(a);
+            }
+            skipped.push(...fromFile.skipped);
+          }
+          if (g.json) {
+            printJson({ ...(info !== undefined && { registry: info }), agents, skipped });
+            return;
+          }
+          printHuman(info as { topicId: string; kind: string; indexed: boolean; ttl: number; messages: number; migratedTo?: string } | undefined, agents, skipped);
+        } finally {
+          await mirror.close();
+        }
       }),
     );
+}
+
+function printHuman(
+  info: { topicId: string; kind: string; indexed: boolean; ttl: number; messages: number; migratedTo?: string } | undefined,
+  agents: Agent[],
+  skipped: SkippedEntry[],
+): void {
+  if (info) {
+    const migrated = info.migratedTo ? `, migrated to ${info.migratedTo}` : '';
+    printLine(`registry ${info.topicId} (${info.kind}, ${info.indexed ? 'indexed' : 'non-indexed'}, ttl ${info.ttl}s${migrated}): ${info.messages} messages`);
+  }
+  printLine(`${agents.length} agent${agents.length === 1 ? '' : 's'}`);
+  for (const a of agents) {
+    const where = a.protocol === 'hcs-10' ? `inbound ${a.inboundTopicId} (account ${a.accountId})` : a.endpoint;
+    printLine(`  ${a.registrySeq !== undefined ? `#${a.registrySeq}`.padEnd(7) : '       '}${a.name}  [${a.protocol}] ${where}`);
+    printLine(`         ${a.subject}`);
+  }
+  if (skipped.length > 0) {
+    printLine(`${skipped.length} skipped`);
+    for (const s of skipped) printLine(`  ${s.ref}  ${s.reason}`);
+  }
 }

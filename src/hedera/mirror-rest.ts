@@ -1,0 +1,640 @@
+/**
+ * The project's one mirror-node REST client (undici). Reads topics, accounts, transactions and whole topic messages
+ * (chunks reassembled) from a hiero mirror node, the emulator or hiero-local-node. Every page is validated with zod;
+ * 429/5xx and network faults are retried with bounded backoff; every request has its own timeout.
+ */
+import { Agent, request, type Dispatcher } from 'undici';
+import { z } from 'zod';
+import { Hcs25Error } from '../errors.js';
+
+export class MirrorError extends Hcs25Error {
+  readonly status: number | undefined;
+  constructor(
+    code: 'MIRROR_UNAVAILABLE' | 'MIRROR_BAD_RESPONSE' | 'MIRROR_NOT_FOUND' | 'MIRROR_REQUEST',
+    message: string,
+    options: { hint?: string; cause?: unknown; status?: number } = {},
+  ) {
+    super(code, message, options);
+    this.name = 'MirrorError';
+    this.status = options.status;
+  }
+}
+
+// ---------- wire shapes (validated at the edge) ----------
+
+const keySchema = z.looseObject({ _type: z.string(), key: z.string() }).nullable().optional();
+
+const chunkInfoSchema = z
+  .object({
+    initial_transaction_id: z
+      .looseObject({
+        account_id: z.string(),
+        nonce: z.number().int().nullable().optional(),
+        scheduled: z.boolean().nullable().optional(),
+        transaction_valid_start: z.string(),
+      })
+      .nullable()
+      .optional(),
+    number: z.number().int(),
+    total: z.number().int(),
+  })
+  .nullable()
+  .optional();
+
+const rawMessageSchema = z.object({
+  consensus_timestamp: z.string(),
+  message: z.string(),
+  payer_account_id: z.string().nullable().optional(),
+  running_hash: z.string().nullable().optional(),
+  sequence_number: z.number().int().nonnegative(),
+  chunk_info: chunkInfoSchema,
+});
+type RawMessage = z.infer<typeof rawMessageSchema>;
+
+const pageSchema = z.object({
+  messages: z.array(rawMessageSchema),
+  links: z.object({ next: z.string().nullable().optional() }).nullable().optional(),
+});
+
+const topicSchema = z.looseObject({
+  topic_id: z.string(),
+  memo: z.string().nullable().optional().transform((m) => m ?? ''),
+  admin_key: keySchema,
+  submit_key: keySchema,
+  fee_schedule_key: keySchema,
+  deleted: z.boolean().nullable().optional(),
+  created_timestamp: z.string().nullable().optional(),
+  custom_fees: z.unknown().optional(),
+});
+export type TopicInfo = z.infer<typeof topicSchema>;
+
+const accountSchema = z.looseObject({
+  account: z.string(),
+  memo: z.string().nullable().optional().transform((m) => m ?? ''),
+  deleted: z.boolean().nullable().optional(),
+  key: keySchema,
+  evm_address: z.string().nullable().optional(),
+});
+export type AccountInfo = z.infer<typeof accountSchema>;
+
+const transactionSchema = z.looseObject({
+  transaction_id: z.string(),
+  consensus_timestamp: z.string(),
+  result: z.string(),
+  name: z.string(),
+  entity_id: z.string().nullable().optional(),
+  memo_base64: z.string().nullable().optional(),
+  charged_tx_fee: z.number().optional(),
+  payer_account_id: z.string().optional(),
+});
+export type TransactionInfo = z.infer<typeof transactionSchema>;
+const transactionsSchema = z.object({ transactions: z.array(transactionSchema) });
+
+// ---------- public shapes ----------
+
+/** One whole topic message: a single-chunk message, or every chunk of a chunked one joined in order. */
+export interface TopicMessage {
+  /** Sequence number of the last chunk (as the Hedera SDK's TopicMessage reports it). */
+  sequenceNumber: number;
+  /** Sequence number of the first chunk; equals `sequenceNumber` unless the message was chunked. */
+  firstSequenceNumber: number;
+  /** Consensus timestamp of the last chunk, `"sss.nnnnnnnnn"`. */
+  consensusTimestamp: string;
+  payerAccountId: string;
+  message: Buffer;
+  /** Running hash after the last chunk, base64 as the mirror node returns it. */
+  runningHash: string;
+  /** How many chunks made up the message (1 for an ordinary message). */
+  chunks: number;
+}
+
+/** One raw mirror message (a chunk), decoded. */
+export interface RawTopicMessage {
+  sequenceNumber: number;
+  consensusTimestamp: string;
+  payerAccountId: string;
+  message: Buffer;
+  runningHash: string;
+  chunkInfo: { initialTransactionId: string | null; number: number; total: number } | null;
+}
+
+/** Why a raw message did not become part of a whole message. */
+export interface DroppedChunk {
+  sequenceNumber: number;
+  reason: string;
+}
+
+export interface TopicMessagesOptions {
+  /** Only messages with a sequence number greater than this (resume point). */
+  afterSequence?: number;
+  /** Only messages with a sequence number lower than this. */
+  beforeSequence?: number;
+  /** At most this many whole messages are yielded. */
+  limit?: number;
+  order?: 'asc' | 'desc';
+  /** Page size asked of the mirror node; the mirror node caps it at 100. */
+  pageSize?: number;
+  /** Called for each chunk that cannot be assembled (bad chunk info, group never completed, too many open groups). */
+  onDropped?: (dropped: DroppedChunk) => void;
+  signal?: AbortSignal;
+}
+
+export interface MirrorRestOptions {
+  /** Mirror REST base, e.g. `http://127.0.0.1:5551` or `https://testnet.mirrornode.hedera.com` (a trailing `/api/v1` is accepted). */
+  baseUrl: string;
+  /** Per-request timeout covering headers and body, ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt for 429, 5xx and network faults. Default 5. */
+  retries?: number;
+  /** First backoff, doubled per retry with jitter, ms. Default 250. */
+  minBackoffMs?: number;
+  /** Backoff ceiling, also the most a Retry-After is honoured for, ms. Default 8 000. */
+  maxBackoffMs?: number;
+  /** Largest response body accepted, bytes. Default 8 MiB (a full page is about 200 KB). */
+  maxResponseBytes?: number;
+  /** Extra request headers (e.g. an API key for a commercial mirror). */
+  headers?: Record<string, string>;
+  /** Use this dispatcher instead of a private keep-alive agent (tests, proxies). */
+  dispatcher?: Dispatcher;
+}
+
+const MAX_CHUNKS_PER_MESSAGE = 20;
+/** Open chunk groups kept at once; beyond this the oldest is dropped, so a hostile topic cannot grow memory. */
+const MAX_OPEN_GROUPS = 1000;
+/** A chunk's transaction is valid for at most 180 s after the first chunk's valid start; later, the group is dead. */
+const CHUNK_GROUP_WINDOW_NS = 180n * 1_000_000_000n;
+
+export class MirrorRestClient {
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly minBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(options: MirrorRestOptions) {
+    this.baseUrl = normaliseBaseUrl(options.baseUrl);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retries = options.retries ?? 5;
+    this.minBackoffMs = options.minBackoffMs ?? 250;
+    this.maxBackoffMs = options.maxBackoffMs ?? 8_000;
+    this.maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
+    this.headers = { accept: 'application/json', ...options.headers };
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+
+  /** `GET /api/v1/topics/{id}`; null when the mirror node does not know the topic. */
+  async getTopic(topicId: string, signal?: AbortSignal): Promise<TopicInfo | null> {
+    const body = await this.getJson(`/api/v1/topics/${entityPath(topicId, 'topic')}`, signal);
+    return body === null ? null : this.parse(topicSchema, body, `topic ${topicId}`);
+  }
+
+  /** `GET /api/v1/accounts/{id}` (without its transaction list); null when unknown. */
+  async getAccount(accountId: string, signal?: AbortSignal): Promise<AccountInfo | null> {
+    const body = await this.getJson(
+      `/api/v1/accounts/${entityPath(accountId, 'account')}?transactions=false`,
+      signal,
+    );
+    return body === null ? null : this.parse(accountSchema, body, `account ${accountId}`);
+  }
+
+  /** `GET /api/v1/transactions/{id}`: every transaction with that id (a scheduled pair has two); null when unknown. */
+  async getTransaction(transactionId: string, signal?: AbortSignal): Promise<TransactionInfo[] | null> {
+    const id = mirrorTransactionId(transactionId);
+    const body = await this.getJson(`/api/v1/transactions/${encodeURIComponent(id)}`, signal);
+    return body === null ? null : this.parse(transactionsSchema, body, `transaction ${id}`).transactions;
+  }
+
+  /** `GET /api/v1/topics/{id}/messages/{seq}`: one raw message (a single chunk); null when absent. */
+  async getTopicMessage(topicId: string, sequenceNumber: number, signal?: AbortSignal): Promise<RawTopicMessage | null> {
+    if (!Number.isSafeInteger(sequenceNumber) || sequenceNumber < 1) {
+      throw new MirrorError('MIRROR_REQUEST', `sequence number must be a positive integer, got ${sequenceNumber}`);
+    }
+    const body = await this.getJson(`/api/v1/topics/${entityPath(topicId, 'topic')}/messages/${sequenceNumber}`, signal);
+    return body === null ? null : decodeRaw(this.parse(rawMessageSchema, body, `message ${topicId}/${sequenceNumber}`));
+  }
+
+  /**
+   * Raw messages (chunks) of a topic, page by page, following `links.next`. The next page is requested while the
+   * caller works through the current one. A topic the mirror node does not know yields nothing; call `getTopic`
+   * first when that difference matters.
+   */
+  async *rawTopicMessages(topicId: string, options: TopicMessagesOptions = {}): AsyncGenerator<RawTopicMessage[]> {
+    const pageSize = Math.min(Math.max(options.pageSize ?? 100, 1), 100);
+    const params = new URLSearchParams({ limit: String(pageSize), order: options.order ?? 'asc' });
+    if (options.afterSequence !== undefined) params.append('sequencenumber', `gt:${options.afterSequence}`);
+    if (options.beforeSequence !== undefined) params.append('sequencenumber', `lt:${options.beforeSequence}`);
+    let path: string | null = `/api/v1/topics/${entityPath(topicId, 'topic')}/messages?${params.toString()}`;
+    const seen = new Set<string>();
+    const inner = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, inner.signal]) : inner.signal;
+    let pending: Promise<z.infer<typeof pageSchema> | null> | null = this.fetchPage(path, topicId, signal);
+    try {
+      while (pending) {
+        const page = await pending;
+        pending = null;
+        if (page === null) return;
+        seen.add(path!);
+        const next = page.links?.next ?? null;
+        path = next === null || page.messages.length === 0 ? null : nextPath(next);
+        if (path !== null) {
+          if (seen.has(path)) {
+            throw new MirrorError('MIRROR_BAD_RESPONSE', `mirror node returned a next link that repeats ${path}`, {
+              hint: 'the mirror node is paging in a loop; try another mirror node',
+            });
+          }
+          pending = this.fetchPage(path, topicId, signal);
+          // The caller may stop early; the prefetch must not surface as an unhandled rejection.
+          pending.catch(() => undefined);
+        }
+        yield page.messages.map(decodeRaw);
+      }
+    } finally {
+      inner.abort();
+    }
+  }
+
+  /**
+   * Whole messages of a topic in `order`, chunks reassembled by `chunk_info.initial_transaction_id`. Chunks that
+   * cannot be assembled are reported through `onDropped`, never thrown. Memory is bounded by the open chunk groups.
+   */
+  async *topicMessages(topicId: string, options: TopicMessagesOptions = {}): AsyncGenerator<TopicMessage> {
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (limit <= 0) return;
+    const assembler = new ChunkAssembler(options.onDropped);
+    let yielded = 0;
+    for await (const page of this.rawTopicMessages(topicId, options)) {
+      for (const raw of page) {
+        const whole = assembler.add(raw);
+        if (whole === null) continue;
+        yield whole;
+        if (++yielded >= limit) return;
+      }
+    }
+    assembler.flush('the rest of its chunks were not on the topic when it was read');
+  }
+
+  // ---------- plumbing ----------
+
+  private async fetchPage(path: string, topicId: string, signal: AbortSignal): Promise<z.infer<typeof pageSchema> | null> {
+    const body = await this.getJson(path, signal);
+    return body === null ? null : this.parse(pageSchema, body, `messages page of topic ${topicId}`);
+  }
+
+  private parse<T extends z.ZodType>(schema: T, body: unknown, what: string): z.infer<T> {
+    const result = schema.safeParse(body);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      throw new MirrorError(
+        'MIRROR_BAD_RESPONSE',
+        `mirror node returned an unexpected ${what}: ${issue ? `${issue.path.join('.') || '(root)'} ${issue.message}` : 'invalid'}`,
+        { hint: 'check that --network / the mirror REST URL points at a Hedera mirror node (REST API v1)' },
+      );
+    }
+    return result.data;
+  }
+
+  /** GET a JSON document; null on 404. Retries 429/5xx/network faults with bounded exponential backoff. */
+  async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
+    const url = this.baseUrl + path;
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.retries; attempt++) {
+      signal?.throwIfAborted();
+      let retryAfterMs: number | undefined;
+      try {
+        const res = await this.once(url, signal);
+        if (res.status === 200) return res.json;
+        if (res.status === 404) return null;
+        if (res.status === 429 || res.status >= 500) {
+          retryAfterMs = res.retryAfterMs;
+          lastError = new MirrorError('MIRROR_UNAVAILABLE', `mirror node answered HTTP ${res.status} for ${path}`, {
+            status: res.status,
+            hint: 'the mirror node is busy or failing; try again later or use another mirror node',
+          });
+        } else {
+          throw new MirrorError('MIRROR_REQUEST', `mirror node answered HTTP ${res.status} for ${path}: ${res.message}`, {
+            status: res.status,
+            hint: 'check the id you passed',
+          });
+        }
+      } catch (err) {
+        if (err instanceof MirrorError && err.code !== 'MIRROR_UNAVAILABLE') throw err;
+        if (signal?.aborted) throw signal.reason;
+        lastError = err instanceof MirrorError ? err : new MirrorError(
+          'MIRROR_UNAVAILABLE',
+          `mirror node request failed for ${path}: ${describeNetworkError(err)}`,
+          { cause: err, hint: `check that the mirror node at ${this.baseUrl} is reachable` },
+        );
+      }
+      if (attempt < this.retries) await sleep(this.backoff(attempt, retryAfterMs), signal);
+    }
+    throw lastError;
+  }
+
+  private backoff(attempt: number, retryAfterMs: number | undefined): number {
+    const exp = Math.min(this.minBackoffMs * 2 ** attempt, this.maxBackoffMs);
+    const jittered = exp / 2 + Math.random() * (exp / 2);
+    return Math.min(Math.max(jittered, retryAfterMs ?? 0), this.maxBackoffMs);
+  }
+
+  private async once(
+    url: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; json?: unknown; message?: string; retryAfterMs?: number }> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const res = await request(url, { method: 'GET', headers: this.headers, signal: combined, dispatcher: this.dispatcher });
+      const status = res.statusCode;
+      const text = await readCapped(res.body, this.maxResponseBytes, url);
+      if (status === 200) {
+        try {
+          return { status, json: JSON.parse(text) as unknown };
+        } catch {
+          throw new MirrorError('MIRROR_BAD_RESPONSE', `mirror node returned a body that is not JSON for ${url}`, {
+            hint: 'check that the URL points at a Hedera mirror node REST API',
+          });
+        }
+      }
+      return { status, message: statusMessage(text), retryAfterMs: parseRetryAfter(res.headers['retry-after']) };
+    } catch (err) {
+      if (timeout.aborted && !signal?.aborted) {
+        throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node did not answer within ${this.timeoutMs} ms (${url})`, {
+          hint: 'the mirror node is slow or unreachable; raise the timeout or try another mirror node',
+        });
+      }
+      throw err;
+    }
+  }
+}
+
+/** The mirror node itself is failing (after retries), as opposed to one entity being missing or odd. */
+export function isMirrorOutage(err: unknown): boolean {
+  return err instanceof MirrorError && err.code === 'MIRROR_UNAVAILABLE';
+}
+
+// ---------- chunk reassembly ----------
+
+interface ChunkGroup {
+  key: string;
+  total: number;
+  parts: (RawTopicMessage | undefined)[];
+  received: number;
+  validStartNs: bigint;
+}
+
+/**
+ * Joins chunks by initial transaction id. A group is given up when it cannot complete any more (consensus has moved
+ * past the chunk validity window), when its chunk info contradicts itself, or when too many groups are open.
+ */
+export class ChunkAssembler {
+  private readonly groups = new Map<string, ChunkGroup>();
+  constructor(private readonly onDropped?: (d: DroppedChunk) => void) {}
+
+  add(raw: RawTopicMessage): TopicMessage | null {
+    const info = raw.chunkInfo;
+    if (info === null || (info.total === 1 && info.number === 1)) {
+      this.expire(raw.consensusTimestamp);
+      return single(raw);
+    }
+    if (info.initialTransactionId === null || info.total < 1 || info.total > MAX_CHUNKS_PER_MESSAGE || info.number < 1 || info.number > info.total) {
+      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} has invalid chunk info`);
+      return null;
+    }
+    const key = info.initialTransactionId;
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      this.expire(raw.consensusTimestamp);
+      if (this.groups.size >= MAX_OPEN_GROUPS) this.evictOldest();
+      group = { key, total: info.total, parts: new Array(info.total), received: 0, validStartNs: validStartNs(key) };
+      this.groups.set(key, group);
+    }
+    if (group.total !== info.total) {
+      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} disagrees with its group's total of ${group.total}`);
+      return null;
+    }
+    if (group.parts[info.number - 1] !== undefined) {
+      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} is a duplicate`);
+      return null;
+    }
+    group.parts[info.number - 1] = raw;
+    if (++group.received < group.total) return null;
+    this.groups.delete(key);
+    return joined(group.parts as RawTopicMessage[]);
+  }
+
+  /** Reports every open group as dropped. */
+  flush(reason: string): void {
+    for (const group of this.groups.values()) this.dropGroup(group, reason);
+    this.groups.clear();
+  }
+
+  private expire(consensusTimestamp: string): void {
+    if (this.groups.size === 0) return;
+    const now = timestampNs(consensusTimestamp);
+    for (const group of this.groups.values()) {
+      const age = now - group.validStartNs;
+      if (age > CHUNK_GROUP_WINDOW_NS || age < -CHUNK_GROUP_WINDOW_NS) {
+        this.groups.delete(group.key);
+        this.dropGroup(group, 'its remaining chunks can no longer reach consensus');
+      }
+    }
+  }
+
+  private evictOldest(): void {
+    const oldest = this.groups.values().next().value;
+    if (oldest === undefined) return;
+    this.groups.delete(oldest.key);
+    this.dropGroup(oldest, `more than ${MAX_OPEN_GROUPS} chunked messages were incomplete at once`);
+  }
+
+  private dropGroup(group: ChunkGroup, reason: string): void {
+    for (const part of group.parts) {
+      if (part !== undefined) this.drop(part.sequenceNumber, `chunk of an incomplete message (${group.received}/${group.total}): ${reason}`);
+    }
+  }
+
+  private drop(sequenceNumber: number, reason: string): void {
+    this.onDropped?.({ sequenceNumber, reason });
+  }
+}
+
+function single(raw: RawTopicMessage): TopicMessage {
+  return {
+    sequenceNumber: raw.sequenceNumber,
+    firstSequenceNumber: raw.sequenceNumber,
+    consensusTimestamp: raw.consensusTimestamp,
+    payerAccountId: raw.payerAccountId,
+    message: raw.message,
+    runningHash: raw.runningHash,
+    chunks: 1,
+  };
+}
+
+function joined(parts: RawTopicMessage[]): TopicMessage {
+  let first = parts[0]!;
+  let last = parts[0]!;
+  for (const p of parts) {
+    if (p.sequenceNumber < first.sequenceNumber) first = p;
+    if (p.sequenceNumber > last.sequenceNumber) last = p;
+  }
+  return {
+    sequenceNumber: last.sequenceNumber,
+    firstSequenceNumber: first.sequenceNumber,
+    consensusTimestamp: last.consensusTimestamp,
+    payerAccountId: first.payerAccountId,
+    message: Buffer.concat(parts.map((p) => p.message)),
+    runningHash: last.runningHash,
+    chunks: parts.length,
+  };
+}
+
+function decodeRaw(m: RawMessage): RawTopicMessage {
+  const ci = m.chunk_info;
+  const tx = ci?.initial_transaction_id;
+  return {
+    sequenceNumber: m.sequence_number,
+    consensusTimestamp: m.consensus_timestamp,
+    payerAccountId: m.payer_account_id ?? '',
+    message: Buffer.from(m.message, 'base64'),
+    runningHash: m.running_hash ?? '',
+    chunkInfo:
+      ci === null || ci === undefined
+        ? null
+        : {
+            initialTransactionId: tx ? `${tx.account_id}@${tx.transaction_valid_start}${tx.nonce ? `/${tx.nonce}` : ''}${tx.scheduled ? '?scheduled' : ''}` : null,
+            number: ci.number,
+            total: ci.total,
+          },
+  };
+}
+
+// ---------- small helpers ----------
+
+const ENTITY_ID = /^\d+\.\d+\.\d+$/;
+
+export function isEntityId(value: string): boolean {
+  return ENTITY_ID.test(value);
+}
+
+function entityPath(id: string, what: string): string {
+  if (!ENTITY_ID.test(id)) {
+    throw new MirrorError('MIRROR_REQUEST', `${what} id must look like 0.0.1234, got "${id.slice(0, 64)}"`, {
+      hint: `pass a ${what} id in shard.realm.num form`,
+    });
+  }
+  return id;
+}
+
+/** Accepts `0.0.8@1234567890.000000006` (SDK form) or `0.0.8-1234567890-000000006` (mirror form). */
+function mirrorTransactionId(id: string): string {
+  const sdk = /^(\d+\.\d+\.\d+)@(\d+)\.(\d+)$/.exec(id);
+  if (sdk) return `${sdk[1]}-${sdk[2]}-${sdk[3]!.padStart(9, '0')}`;
+  if (/^\d+\.\d+\.\d+-\d+-\d+$/.test(id)) return id;
+  throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got "${id.slice(0, 64)}"`);
+}
+
+function normaliseBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL is not a URL: "${raw.slice(0, 100)}"`, {
+      hint: 'set it like http://127.0.0.1:5551 or https://testnet.mirrornode.hedera.com',
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL must be http or https, got ${url.protocol}`);
+  }
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return `${url.origin}${path}`;
+}
+
+/** The mirror node's next links are paths (`/api/v1/...`); only the path and query are taken, so a page can never send the client elsewhere. */
+function nextPath(next: string): string {
+  const url = new URL(next, 'http://mirror.invalid');
+  if (!url.pathname.startsWith('/api/v1/')) {
+    throw new MirrorError('MIRROR_BAD_RESPONSE', `mirror node returned an unexpected next link: ${next.slice(0, 200)}`);
+  }
+  return url.pathname + url.search;
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number, url: string): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > max) {
+      body.destroy();
+      throw new MirrorError('MIRROR_BAD_RESPONSE', `mirror node response is larger than ${max} bytes (${url})`);
+    }
+    parts.push(buf);
+  }
+  return parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts, size).toString('utf8');
+}
+
+function statusMessage(text: string): string {
+  try {
+    const body = JSON.parse(text) as { _status?: { messages?: { message?: string }[] } };
+    const msg = body._status?.messages?.[0]?.message;
+    if (typeof msg === 'string') return msg.slice(0, 200);
+  } catch {
+    // not JSON; fall through
+  }
+  return text.slice(0, 120).replace(/\s+/g, ' ');
+}
+
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return undefined;
+  const seconds = Number(v);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function describeNetworkError(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code} ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+function timestampNs(ts: string): bigint {
+  const [s, n = '0'] = ts.split('.');
+  try {
+    return BigInt(s ?? '0') * 1_000_000_000n + BigInt(n.padEnd(9, '0').slice(0, 9));
+  } catch {
+    return 0n;
+  }
+}
+
+function validStartNs(groupKey: string): bigint {
+  const at = groupKey.indexOf('@');
+  const end = groupKey.search(/[/?]/);
+  return timestampNs(groupKey.slice(at + 1, end === -1 ? undefined : end));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

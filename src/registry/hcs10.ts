@@ -1,0 +1,111 @@
+/**
+ * HCS-10 registry folding. Registers are accepted in every shape published so far — the current
+ * `{account_id}`, the SDK's `{account_id, inbound_topic_id}`, the March 2025 draft with `outbound_topic_id` and a
+ * `metadata` object, and the January 2025 draft with `requester_topic_id` — and deletes by `uid` (current) or by
+ * `account_id` (old form). The latest surviving registration of an account wins; its HCS-11 profile is authoritative.
+ * The standards-sdk's HCS-2 schemas cannot parse these (they require `t_id`), so they are parsed here.
+ */
+import { z } from 'zod';
+import type { TopicMessage } from '../hedera/mirror-rest.js';
+import { ENTITY_ID_PATTERN } from './agent-record.js';
+import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
+import { SkipList, messageRef } from './skips.js';
+
+export interface Hcs10RegistryMemo {
+  ttl: number;
+  metadataTopicId?: string;
+}
+
+/** `hcs-10:0:{ttl}:3[:{metadataTopicId}]`; null when the memo is not an HCS-10 registry memo. */
+export function parseHcs10RegistryMemo(memo: string): Hcs10RegistryMemo | null {
+  const m = /^hcs-10:0:(\d{1,12}):3(?::(\d+\.\d+\.\d+))?$/.exec(memo.trim());
+  if (!m) return null;
+  return { ttl: Number(m[1]), ...(m[2] !== undefined && { metadataTopicId: m[2] }) };
+}
+
+const entityId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
+const memoField = z.string().max(500, 'memo (m) is limited to 500 characters').optional();
+
+const registerSchema = z.object({
+  op: z.literal('register'),
+  account_id: entityId,
+  inbound_topic_id: entityId.optional(),
+  outbound_topic_id: entityId.optional(),
+  requester_topic_id: entityId.optional(),
+  metadata: metadataSchema.optional(),
+  m: memoField,
+});
+const deleteSchema = z
+  .object({ op: z.literal('delete'), uid: uidSchema.optional(), account_id: entityId.optional(), m: memoField })
+  .refine((v) => v.uid !== undefined || v.account_id !== undefined, 'delete needs uid (or account_id, old form)');
+const migrateSchema = z.object({ op: z.literal('migrate'), t_id: entityId, m: memoField });
+
+const SCHEMAS = { register: registerSchema, delete: deleteSchema, migrate: migrateSchema } as const;
+
+export interface Hcs10Entry {
+  /** Sequence number of the register message. */
+  uid: number;
+  accountId: string;
+  inboundTopicId?: string;
+  outboundTopicId?: string;
+  /** Older registers carried a description inline; the HCS-11 profile wins over it. */
+  metadata?: Metadata;
+  payer: string;
+  consensusTimestamp: string;
+}
+
+export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
+  private readonly live = new Map<number, Hcs10Entry>();
+
+  constructor(topicId: string, skips: SkipList, limits: FoldLimits = DEFAULT_FOLD_LIMITS) {
+    super(topicId, skips, 'hcs-10', SCHEMAS, limits);
+  }
+
+  protected apply(op: FoldOp<typeof SCHEMAS>, msg: TopicMessage, skip: (reason: string) => void): void {
+    switch (op.op) {
+      case 'register': {
+        const inbound = op.inbound_topic_id ?? op.requester_topic_id;
+        this.live.set(msg.sequenceNumber, {
+          uid: msg.sequenceNumber,
+          accountId: op.account_id,
+          ...(inbound !== undefined && { inboundTopicId: inbound }),
+          ...(op.outbound_topic_id !== undefined && { outboundTopicId: op.outbound_topic_id }),
+          ...(op.metadata !== undefined && { metadata: op.metadata }),
+          payer: msg.payerAccountId,
+          consensusTimestamp: msg.consensusTimestamp,
+        });
+        return;
+      }
+      case 'delete': {
+        if (op.uid !== undefined) {
+          if (!this.live.delete(op.uid)) skip(`delete of uid ${op.uid}, which is not a live registration`);
+          return;
+        }
+        let removed = 0;
+        for (const [uid, entry] of this.live) {
+          if (entry.accountId === op.account_id) {
+            this.live.delete(uid);
+            removed++;
+          }
+        }
+        if (removed === 0) skip(`delete of account ${op.account_id}, which is not registered`);
+        return;
+      }
+    }
+  }
+
+  /** The latest surviving registration per account, in registration order; earlier ones are reported as skipped. */
+  entries(): Hcs10Entry[] {
+    const latest = new Map<string, Hcs10Entry>();
+    for (const entry of this.live.values()) {
+      const prev = latest.get(entry.accountId);
+      if (prev === undefined || prev.uid < entry.uid) {
+        if (prev) this.skips.add(messageRef(this.topicId, prev.uid), `account ${prev.accountId} registered again at #${entry.uid}`);
+        latest.set(entry.accountId, entry);
+      } else {
+        this.skips.add(messageRef(this.topicId, entry.uid), `account ${entry.accountId} registered again at #${prev.uid}`);
+      }
+    }
+    return [...latest.values()].sort((a, b) => a.uid - b.uid);
+  }
+}

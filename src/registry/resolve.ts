@@ -1,0 +1,193 @@
+/**
+ * Resolves a metadata value or reference to a JSON document: inline objects and JSON text, `data:` URIs, HCS-1
+ * files (`hcs://1/…`), HCS-2 topics (`hcs://2/…`: their latest entry), http(s) URLs through the guarded fetch, and
+ * `ipfs://` / `ar://` only through a configured gateway. Reference chains are cycle-checked and depth-limited.
+ */
+import { Hcs25Error, errorMessage } from '../errors.js';
+import { readHcs1File } from '../hedera/hcs1.js';
+import { isMirrorOutage, type MirrorRestClient } from '../hedera/mirror-rest.js';
+import { Hcs2Folder, parseHcs2Memo, type Metadata } from './hcs2.js';
+import { guardedMetadataFetch, type MetadataFetch } from './fetch-metadata.js';
+import { SkipList, parseJsonObject, preview } from './skips.js';
+
+export class ResolveError extends Hcs25Error {
+  constructor(message: string) {
+    super('RESOLVE', message);
+    this.name = 'ResolveError';
+  }
+}
+
+export interface ResolveContext {
+  mirror: MirrorRestClient;
+  fetch: MetadataFetch;
+  ipfsGateway?: string;
+  arweaveGateway?: string;
+  /** Largest document accepted from any source, bytes. */
+  maxDocumentBytes: number;
+  /** Per-fetch timeout for http(s), ms. */
+  timeoutMs: number;
+  /** Most references followed from one value. */
+  maxDepth: number;
+  signal?: AbortSignal;
+  /** Leaf fetches (files, URLs, topic heads) shared across entries; never whole chains, so cycles cannot deadlock. */
+  cache: Map<string, Promise<Leaf>>;
+}
+
+export interface ResolvedDocument {
+  doc: Record<string, unknown>;
+  /** The chain of references followed, outermost first (empty for inline metadata). */
+  via: string[];
+}
+
+/** What a leaf fetch yields: a document, or another reference to follow. */
+type Leaf = { doc: Record<string, unknown> } | { ref: Metadata };
+
+const MAX_CACHE = 5000;
+
+export interface ResolveSettings {
+  mirror: MirrorRestClient;
+  /** http(s) fetch; default: the guarded fetch (closed by `close()`). */
+  fetch?: MetadataFetch;
+  /** For the default fetch: reach private/loopback addresses (local networks). Default false. */
+  allowPrivateEndpoints?: boolean;
+  ipfsGateway?: string;
+  arweaveGateway?: string;
+  /** Default 256 KiB. */
+  maxDocumentBytes?: number;
+  /** Default 10,000 ms. */
+  fetchTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A fresh context (own cache); `close()` releases the default fetch's connections. */
+export function openResolveContext(settings: ResolveSettings): { ctx: ResolveContext; close: () => Promise<void> } {
+  const maxDocumentBytes = settings.maxDocumentBytes ?? 256 * 1024;
+  const own = settings.fetch ? undefined : guardedMetadataFetch({ allowPrivateEndpoints: settings.allowPrivateEndpoints ?? false, maxBytes: maxDocumentBytes });
+  const ctx: ResolveContext = {
+    mirror: settings.mirror,
+    fetch: settings.fetch ?? own!.fetch,
+    ...(settings.ipfsGateway !== undefined && { ipfsGateway: settings.ipfsGateway }),
+    ...(settings.arweaveGateway !== undefined && { arweaveGateway: settings.arweaveGateway }),
+    maxDocumentBytes,
+    timeoutMs: settings.fetchTimeoutMs ?? 10_000,
+    maxDepth: 4,
+    ...(settings.signal && { signal: settings.signal }),
+    cache: new Map(),
+  };
+  return { ctx, close: async () => own?.close() };
+}
+
+export async function resolveDocument(value: Metadata, ctx: ResolveContext, via: string[] = []): Promise<ResolvedDocument> {
+  if (typeof value !== 'string') return { doc: value, via };
+  const text = value.trim();
+  if (text.startsWith('{')) return { doc: parseDoc(Buffer.from(text), ctx, 'inline metadata'), via };
+  const uri = canonicalRef(text);
+  if (via.includes(uri)) throw new ResolveError(`reference cycle: ${[...via, uri].join(' → ')}`);
+  if (via.length >= ctx.maxDepth) throw new ResolveError(`references nested more than ${ctx.maxDepth} deep: ${[...via, uri].join(' → ')}`);
+  const chain = [...via, uri];
+  const leaf = await cachedLeaf(uri, ctx);
+  if ('doc' in leaf) return { doc: leaf.doc, via: chain };
+  return resolveDocument(leaf.ref, ctx, chain);
+}
+
+function cachedLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
+  if (uri.startsWith('data:')) return fetchLeaf(uri, ctx);
+  let p = ctx.cache.get(uri);
+  if (p === undefined) {
+    p = fetchLeaf(uri, ctx);
+    if (ctx.cache.size < MAX_CACHE) ctx.cache.set(uri, p);
+  }
+  return p;
+}
+
+async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
+  const hrl = /^hcs:\/\/(\d+)\/(\d+\.\d+\.\d+)$/.exec(uri);
+  if (hrl) {
+    if (hrl[1] === '1') return { doc: await hcs1Doc(hrl[2]!, ctx) };
+    if (hrl[1] === '2') return hcs2Head(hrl[2]!, ctx);
+    throw new ResolveError(`hcs://${hrl[1]}/ references are not supported (only hcs://1 and hcs://2)`);
+  }
+  if (uri.startsWith('data:')) return { doc: parseDoc(dataUri(uri), ctx, 'data: URI') };
+  if (uri.startsWith('https://') || uri.startsWith('http://')) return { doc: await httpDoc(uri, ctx) };
+  const ipfs = /^ipfs:\/\/(.+)$/.exec(uri);
+  if (ipfs) {
+    if (!ctx.ipfsGateway) throw new ResolveError(`${clip(uri)} needs an IPFS gateway; none is configured (HCS25_IPFS_GATEWAY)`);
+    return { doc: await httpDoc(`${ctx.ipfsGateway.replace(/\/+$/, '')}/ipfs/${ipfs[1]}`, ctx) };
+  }
+  const ar = /^ar:\/\/(.+)$/.exec(uri);
+  if (ar) {
+    if (!ctx.arweaveGateway) throw new ResolveError(`${clip(uri)} needs an Arweave gateway; none is configured`);
+    return { doc: await httpDoc(`${ctx.arweaveGateway.replace(/\/+$/, '')}/${ar[1]}`, ctx) };
+  }
+  throw new ResolveError(`unsupported metadata reference ${preview(uri)}`);
+}
+
+async function hcs1Doc(topicId: string, ctx: ResolveContext): Promise<Record<string, unknown>> {
+  try {
+    const file = await readHcs1File(ctx.mirror, topicId, { maxBytes: ctx.maxDocumentBytes, ...(ctx.signal && { signal: ctx.signal }) });
+    return parseDoc(file.bytes, ctx, `hcs://1/${topicId}`);
+  } catch (err) {
+    if (err instanceof ResolveError || isMirrorOutage(err)) throw err;
+    throw new ResolveError(`hcs://1/${topicId}: ${errorMessage(err)}`);
+  }
+}
+
+/** An `hcs://2/` reference means the topic's current entry: the latest live one (for a non-indexed topic, its latest register). */
+async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
+  const topic = await ctx.mirror.getTopic(topicId, ctx.signal);
+  if (topic === null) throw new ResolveError(`hcs://2/${topicId} does not exist`);
+  const memo = parseHcs2Memo(topic.memo);
+  if (memo === null) throw new ResolveError(`hcs://2/${topicId} is not an HCS-2 topic (memo ${preview(topic.memo)})`);
+  const folder = new Hcs2Folder(topicId, memo.indexed, new SkipList(0));
+  let count = 0;
+  for await (const msg of ctx.mirror.topicMessages(topicId, ctx.signal ? { signal: ctx.signal } : {})) {
+    folder.add(msg);
+    // A profile or card topic is small; a huge one is not what an HCS-11 reference means.
+    if (++count > 10_000) throw new ResolveError(`hcs://2/${topicId} has more than 10000 messages; not a profile topic`);
+  }
+  const head = folder.entries().at(-1);
+  if (head === undefined) throw new ResolveError(`hcs://2/${topicId} has no live entry`);
+  if (head.metadata !== undefined) return { ref: head.metadata };
+  return { ref: `hcs://1/${head.tId}` };
+}
+
+async function httpDoc(url: string, ctx: ResolveContext): Promise<Record<string, unknown>> {
+  let res;
+  try {
+    res = await ctx.fetch(url, { timeoutMs: ctx.timeoutMs, ...(ctx.signal && { signal: ctx.signal }) });
+  } catch (err) {
+    throw new ResolveError(`${clip(url)}: ${errorMessage(err)}`);
+  }
+  if (res.status !== 200) throw new ResolveError(`${clip(url)} answered HTTP ${res.status}`);
+  return parseDoc(Buffer.from(res.body), ctx, clip(url));
+}
+
+function parseDoc(bytes: Buffer, ctx: ResolveContext, what: string): Record<string, unknown> {
+  const parsed = parseJsonObject(bytes, ctx.maxDocumentBytes);
+  if (!parsed.ok) throw new ResolveError(`${what}: ${parsed.reason}`);
+  return parsed.doc;
+}
+
+function dataUri(uri: string): Buffer {
+  const comma = uri.indexOf(',');
+  if (comma < 0) throw new ResolveError('data: URI without a comma');
+  const header = uri.slice(5, comma);
+  const payload = uri.slice(comma + 1);
+  if (header.split(';').includes('base64')) return Buffer.from(payload, 'base64');
+  try {
+    return Buffer.from(decodeURIComponent(payload));
+  } catch {
+    throw new ResolveError('data: URI is not valid percent-encoding');
+  }
+}
+
+/** One spelling per reference, so the cache and the cycle check see `HCS://1/0.0.5 ` and `hcs://1/0.0.5` as one. */
+function canonicalRef(ref: string): string {
+  const hrl = /^hcs:\/\/(\d+)\/(\d+\.\d+\.\d+)\/?$/i.exec(ref);
+  if (hrl) return `hcs://${hrl[1]}/${hrl[2]}`;
+  return ref;
+}
+
+function clip(s: string): string {
+  return s.length > 100 ? `${s.slice(0, 100)}…` : s;
+}
