@@ -8,15 +8,12 @@
  * up to tens of seconds), not the runner's per-ask budget, which is sized for HTTP. Pass `budgetMs` to change it.
  * The caller's AbortSignal still cuts an ask short.
  */
-import type { Client } from '@hashgraph/sdk';
 import { errorMessage } from '../errors.js';
-import type { MirrorRestClient } from '../hedera/mirror-rest.js';
-import type { Hcs10Identity } from '../hcs10/identity.js';
 import { classifyInbound, describeAccess } from '../hcs10/inbound.js';
-import { parseHcs10TopicMemo, type SubmittedOp } from '../hcs10/messages.js';
+import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { chainResolveContext } from '../hcs10/resolve.js';
 import { Hcs10AskError } from '../hcs10/ask-error.js';
-import type { Hcs10Connection, Hcs10Requester, Hcs10Target, PollOptions, TopicFeePolicy } from '../hcs10/requester.js';
+import type { Hcs10Connection, Hcs10Requester, Hcs10Target, RequesterOptions } from '../hcs10/requester.js';
 import { resolveAccountProfile } from '../registry/hcs11.js';
 import type { MetadataFetch } from '../registry/fetch-metadata.js';
 import type { ResolveContext } from '../registry/resolve.js';
@@ -26,23 +23,12 @@ import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 
 export const DEFAULT_HCS10_BUDGET_MS = 120_000;
 
-export interface Hcs10TransportOptions {
-  /** The runner's client; its operator must be `identity.accountId`. */
-  client: Client;
-  /** The runner's HCS-10 identity (see ensureRunnerIdentity). */
-  identity: Hcs10Identity;
-  mirror: MirrorRestClient;
+/** The requester's options (client, identity, mirror, poll, topicFees, recordOutbound, maxReplyBytes, onSubmitted) plus: */
+export interface Hcs10TransportOptions extends RequesterOptions {
   /** Budget of one ask, connection set-up included, ms. Default 120 000. */
   budgetMs?: number;
-  poll?: Partial<PollOptions>;
-  /** HIP-991 fee-gated inbound topics: skipped (`auth-required`) unless allowed, and then only up to the cap. */
-  topicFees?: TopicFeePolicy;
   /** Send close_connection on close(). Default true. */
   closeOnFinish?: boolean;
-  recordOutbound?: boolean;
-  maxReplyBytes?: number;
-  /** Told of every HCS-10 operation submitted for this agent (fee accounting, audits). */
-  onSubmitted?: (op: SubmittedOp) => void;
   /** For profiles stored off-chain (https, ipfs); HCS-1 profiles need only the mirror. Default: refuse. */
   fetch?: MetadataFetch;
   ipfsGateway?: string;
@@ -164,19 +150,10 @@ export class Hcs10Transport implements Transport {
       this.target = undefined;
       throw err;
     }
-    const { client, identity, mirror, poll, topicFees, recordOutbound, maxReplyBytes, onSubmitted } = this.options;
+    const { budgetMs: _budget, closeOnFinish: _close, fetch: _fetch, ipfsGateway: _gateway, ...requesterOptions } = this.options;
     // Loaded on first use: it brings in the Hedera SDK, which the other transports (and `createTransport`) do not need.
     const { Hcs10Requester } = await import('../hcs10/requester.js');
-    this.requester = new Hcs10Requester(target, {
-      client,
-      identity,
-      mirror,
-      ...(poll && { poll }),
-      ...(topicFees && { topicFees }),
-      ...(recordOutbound !== undefined && { recordOutbound }),
-      ...(maxReplyBytes !== undefined && { maxReplyBytes }),
-      ...(onSubmitted && { onSubmitted }),
-    });
+    this.requester = new Hcs10Requester(target, requesterOptions);
     return this.requester;
   }
 

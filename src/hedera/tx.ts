@@ -1,0 +1,105 @@
+/**
+ * Small consensus transactions with `@hashgraph/sdk`, receipts awaited (so a returned sequence number is final):
+ * create a topic (optionally HIP-991 fee-gated), submit one single-chunk message with a transaction memo (and a
+ * HIP-991 custom fee limit), set an account memo. Used by HCS-10 identities and agents and the HCS-1 writer.
+ * Failures become LedgerTxError with the Hedera status, never a key.
+ */
+import {
+  AccountUpdateTransaction,
+  CustomFeeLimit,
+  CustomFixedFee,
+  Hbar,
+  HbarUnit,
+  TopicCreateTransaction,
+  TopicMessageSubmitTransaction,
+  type Client,
+  type Key,
+} from '@hashgraph/sdk';
+import { Hcs25Error, errorMessage } from '../errors.js';
+
+export class LedgerTxError extends Hcs25Error {
+  constructor(what: string, cause: unknown) {
+    super('LEDGER_TX', `${what} failed: ${errorMessage(cause)}`, {
+      cause,
+      hint: 'check the operator balance and that the network is reachable; INVALID_TOPIC_ID means the topic is gone',
+    });
+    this.name = 'LedgerTxError';
+  }
+}
+
+export interface CreateTopicOptions {
+  memo: string;
+  submitKey?: Key;
+  adminKey?: Key;
+  /** HIP-991: fixed HBAR fees charged per message, each to its collector. */
+  fees?: { collectorAccountId: string; tinybars: number }[];
+  feeScheduleKey?: Key;
+}
+
+export async function createTopic(client: Client, options: CreateTopicOptions): Promise<string> {
+  const tx = new TopicCreateTransaction().setTopicMemo(options.memo);
+  if (options.submitKey) tx.setSubmitKey(options.submitKey);
+  if (options.adminKey) tx.setAdminKey(options.adminKey);
+  if (options.feeScheduleKey) tx.setFeeScheduleKey(options.feeScheduleKey);
+  if (options.fees?.length) {
+    tx.setCustomFees(
+      options.fees.map((f) => new CustomFixedFee().setAmount(f.tinybars).setFeeCollectorAccountId(f.collectorAccountId)),
+    );
+  }
+  try {
+    const receipt = await (await tx.execute(client)).getReceipt(client);
+    if (!receipt.topicId) throw new Error('the receipt has no topic id');
+    return receipt.topicId.toString();
+  } catch (err) {
+    throw new LedgerTxError(`creating a topic (memo ${options.memo.slice(0, 40)})`, err);
+  }
+}
+
+export interface SubmitOptions {
+  /** HIP-991: the most this submission may pay in topic fees, tinybars (0 or absent: no custom fee limit set). */
+  maxCustomFeeTinybars?: number;
+}
+
+export interface Submitted {
+  seq: number;
+  /** `0.0.2@1700000000.000000000` */
+  transactionId: string;
+}
+
+/** Submits a message body as one chunk (at most 1024 bytes); returns its sequence number and transaction id. */
+export async function submitMessage(client: Client, topicId: string, body: string, memo: string | undefined, options: SubmitOptions = {}): Promise<Submitted> {
+  const tx = new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(body).setMaxChunks(1).setChunkSize(1024);
+  if (memo) tx.setTransactionMemo(memo);
+  if (options.maxCustomFeeTinybars && options.maxCustomFeeTinybars > 0) {
+    const payer = client.operatorAccountId;
+    if (payer) {
+      tx.setCustomFeeLimits([
+        new CustomFeeLimit()
+          .setAccountId(payer)
+          .setFees([new CustomFixedFee().setAmount(options.maxCustomFeeTinybars)]),
+      ]);
+    }
+  }
+  try {
+    const response = await tx.execute(client);
+    const receipt = await response.getReceipt(client);
+    const seq = receipt.topicSequenceNumber;
+    if (seq === null || seq === undefined) throw new Error('the receipt has no sequence number');
+    return { seq: Number(seq.toString()), transactionId: response.transactionId.toString() };
+  } catch (err) {
+    throw new LedgerTxError(`submitting to ${topicId}${memo ? ` (${memo})` : ''}`, err);
+  }
+}
+
+/** Sets the memo of the client's operator account (signed by the operator key). */
+export async function setAccountMemo(client: Client, accountId: string, memo: string): Promise<void> {
+  try {
+    await (await new AccountUpdateTransaction().setAccountId(accountId).setAccountMemo(memo).execute(client)).getReceipt(client);
+  } catch (err) {
+    throw new LedgerTxError(`setting the memo of ${accountId}`, err);
+  }
+}
+
+export function hbarToTinybars(hbar: number): number {
+  return Number(Hbar.from(hbar, HbarUnit.Hbar).toTinybars().toString());
+}
