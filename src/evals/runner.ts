@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
 import type { Agent, Protocol } from '../registry/types.js';
@@ -120,6 +121,8 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
   const makeTransport = factory;
 
   const stop = new AbortController();
+  // Every eval in flight listens on this signal: `concurrency` listeners is expected, not a leak.
+  setMaxListeners(0, stop.signal);
   const onOuterAbort = () => stop.abort(options.signal?.reason);
   if (options.signal?.aborted) stop.abort(options.signal.reason);
   else options.signal?.addEventListener('abort', onOuterAbort, { once: true });

@@ -37,7 +37,13 @@ function lastUserPrompt(body: unknown): string {
   return typeof user?.content === 'string' ? user.content : '';
 }
 
+/**
+ * Prose around the answer. For a choice question it also names a rejected option, as chatty models do: the
+ * seed's grader sees two letters and cannot tell which one is meant (unparseable), which is the point of
+ * asking for "just A, B, C, or D".
+ */
 function verbose(solution: Solution): string {
+  if (solution.kind === 'science') return `The answer is **${solution.letter}**, not ${wrongAnswer(solution)}.`;
   return `The answer is **${bareAnswer(solution)}**.`;
 }
 

@@ -1,0 +1,240 @@
+/**
+ * The whole job on the embedded local node, end to end, the way a user would do it against testnet:
+ * start the emulator and the sample agents, create and fill an HCS-2 registry, create a signal topic,
+ * discover → evaluate → publish, read the signals back from the mirror REST API as a consumer, score them,
+ * and write the HTML report. Everything started here is stopped before it returns, on success, error or abort.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Hcs25Error } from '../errors.js';
+import { loadConfig, localNetwork, type ResolvedConfig } from '../config/index.js';
+import type { AgentRecord } from '../registry/agent-record.js';
+import type { LocalNode } from '../localnode/index.js';
+import type { RunProgress, RunReport } from '../publisher/run.js';
+import type { ScoreReport } from '../consumer/scores.js';
+
+export interface DemoOptions {
+  /** Shorter budgets and fewer agents, for CI. */
+  fast?: boolean;
+  /** `standard` binds 50211/5600/5551 like hiero-local-node (falls back to free ports when taken); `ephemeral` never does. */
+  ports?: 'standard' | 'ephemeral';
+  /** Where to write the HTML report (default ./hcs25-report.html); `false` writes none. */
+  htmlReport?: string | false;
+  /** Include agents reached over HCS-10 (default true). */
+  hcs10?: boolean;
+  /** Keep the run journal here (default: a temporary directory, removed afterwards). */
+  stateDir?: string;
+  signal?: AbortSignal;
+  /** One line per step, for the terminal. */
+  onStep?: (line: string) => void;
+  onProgress?: (progress: RunProgress) => void;
+}
+
+export interface DemoResult {
+  ports: LocalNode['ports'];
+  registryTopicId: string;
+  signalTopicId: string;
+  agents: Array<{ name: string; protocol: string; listedAs: string }>;
+  run: RunReport;
+  scores: ScoreReport;
+  table: string;
+  rejected: number;
+  htmlReport?: string;
+  durationMs: number;
+}
+
+export class DemoError extends Hcs25Error {
+  constructor(message: string, hint: string, cause?: unknown) {
+    super('DEMO', message, { hint, cause });
+    this.name = 'DemoError';
+  }
+}
+
+const EVAL_BUDGET_MS = { normal: 4_000, fast: 2_000 };
+
+export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+  const started = Date.now();
+  const step = options.onStep ?? (() => undefined);
+  const fast = options.fast === true;
+  const budgetMs = fast ? EVAL_BUDGET_MS.fast : EVAL_BUDGET_MS.normal;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const abortable = <T>(p: Promise<T>): Promise<T> => {
+    options.signal?.throwIfAborted();
+    return p;
+  };
+
+  const [{ startLocalNode }, { startAgentFleet }, { createClient }] = await Promise.all([
+    import('../localnode/index.js'),
+    import('./agents/index.js'),
+    import('../hedera/client.js'),
+  ]);
+  try {
+    step('Starting the embedded Hedera local node…');
+    const node = await abortable(startNode(startLocalNode, options.ports ?? 'standard', step));
+    cleanups.push(() => node.stop());
+    step(`  consensus gRPC 127.0.0.1:${node.ports.consensus} · mirror gRPC :${node.ports.mirrorGrpc} · mirror REST ${node.mirrorRestUrl}`);
+
+    const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'hcs25-demo-'));
+    if (!options.stateDir) cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
+    const config: ResolvedConfig = {
+      ...loadConfig({ env: {}, flags: { network: 'local' }, cwd: stateDir }),
+      network: localNetwork('127.0.0.1', node.ports),
+      stateDir,
+      budgetMs,
+      concurrency: 16,
+      maxFeeHbar: 50,
+    };
+    const client = createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
+    cleanups.push(() => client.close());
+
+    step('Starting the sample agents (OpenAI-compatible, A2A, MCP, plain HTTP) on 127.0.0.1…');
+    const fleet = await abortable(
+      startAgentFleet({ slowMs: budgetMs * 2, ...(fast ? { include: ['perfect', 'verbose', 'wrong', 'slow', 'flaky', 'garbage', 'huge', 'a2a-calc', 'mcp-tools', 'plain-http'] } : {}) }),
+    );
+    cleanups.push(() => fleet.stop());
+
+    step('Creating an HCS-2 registry and listing the agents in it…');
+    const registry = await abortable(fillRegistry(client, fleet.agents, node, options, cleanups, step));
+
+    step('Creating the HCS-25 signal topic (memo hcs-25:0:86400, submit key = operator)…');
+    const { createSignalTopic } = await import('../publisher/topic.js');
+    const topic = await abortable(createSignalTopic(client, { submitKey: client.operatorPublicKey ?? undefined }));
+    step(`  signal topic ${topic.topicId}`);
+
+    step(`Discover → evaluate → publish (budget ${budgetMs} ms per eval)…`);
+    const { runSignals } = await import('../publisher/run.js');
+    const run = await runSignals({
+      config,
+      source: { registry: registry.topicId },
+      topic: topic.topicId,
+      seed: 'hcs25-demo',
+      client,
+      ...(options.signal && { signal: options.signal }),
+      ...(options.onProgress && { onProgress: options.onProgress }),
+      onNote: (line) => step(`  ${line}`),
+    });
+    options.signal?.throwIfAborted();
+    if (run.status !== 'complete') {
+      throw new DemoError(`the run ended ${run.status}${run.error ? `: ${run.error.message}` : ''}`, run.error?.hint ?? 'run the demo again with HCS25_DEBUG=1');
+    }
+    step(`  ${run.signals.published} signals published (${run.evals.correct} correct, ${run.evals.wrong} wrong, ${run.evals.failed} failed, ${run.evals.skipped} skipped)`);
+
+    step('Reading the signals back from the mirror REST API, as a consumer would…');
+    const [{ collectSignals, countReasons }, { computeScores }, { DEFAULT_SCORING_CONFIG }, { renderScoreTable }, { renderHtmlReport }] = await Promise.all([
+      import('../consumer/reader.js'),
+      import('../consumer/scores.js'),
+      import('../consumer/scoring-config.js'),
+      import('../consumer/table.js'),
+      import('../consumer/html-report.js'),
+    ]);
+    const publisher = client.operatorAccountId!.toString();
+    const read = await waitForSignals(collectSignals, node.mirrorRestUrl, topic.topicId, publisher, run.signals.published, options.signal);
+    const scores = computeScores(read.signals, DEFAULT_SCORING_CONFIG, { now: new Date(), publishers: [publisher], topic: topic.topicId, rejected: countReasons(read.rejected) });
+    const table = renderScoreTable(scores);
+
+    let htmlReport: string | undefined;
+    if (options.htmlReport !== false) {
+      htmlReport = resolve(options.htmlReport ?? 'hcs25-report.html');
+      writeFileSync(htmlReport, renderHtmlReport(scores, read.signals, { network: 'local (embedded emulator)' }));
+    }
+    return {
+      ports: node.ports,
+      registryTopicId: registry.topicId,
+      signalTopicId: topic.topicId,
+      agents: registry.listed,
+      run,
+      scores,
+      table,
+      rejected: read.rejected.length,
+      ...(htmlReport && { htmlReport }),
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch {
+        // Best effort: one stuck server must not keep the others running.
+      }
+    }
+  }
+}
+
+type StartLocalNode = typeof import('../localnode/index.js').startLocalNode;
+
+async function startNode(start: StartLocalNode, ports: 'standard' | 'ephemeral', step: (line: string) => void): Promise<LocalNode> {
+  const ephemeral = { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 };
+  if (ports === 'ephemeral') return start({ ports: ephemeral, quiet: true });
+  try {
+    return await start({ quiet: true });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'PORT_IN_USE' && !/in use|EADDRINUSE/i.test(String((err as Error).message))) throw err;
+    step('  the standard local-node ports are taken (is hiero-local-node or another hcs25 running?); using free ports instead');
+    return start({ ports: ephemeral, quiet: true });
+  }
+}
+
+interface FilledRegistry {
+  topicId: string;
+  listed: Array<{ name: string; protocol: string; listedAs: string }>;
+}
+
+/**
+ * Lists every agent the way real registries do: most as inline agent records, the A2A agent by its agent-card URL,
+ * the MCP server by an HCS-11 profile inscribed as an HCS-1 file, and the HCS-10 agents by account.
+ */
+async function fillRegistry(
+  client: import('@hashgraph/sdk').Client,
+  records: AgentRecord[],
+  node: LocalNode,
+  options: DemoOptions,
+  cleanups: Array<() => Promise<void> | void>,
+  step: (line: string) => void,
+): Promise<FilledRegistry> {
+  const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([import('../registry/write.js'), import('../hedera/hcs1-write.js')]);
+  const { topicId } = await createRegistry(client, { kind: 'hcs-2', indexed: true, submitKey: true });
+  const shape = { kind: 'hcs-2' as const, indexed: true };
+  const listed: FilledRegistry['listed'] = [];
+  const entries: Array<{ record: AgentRecord; entry: import('../registry/write.js').RegistryEntrySource; listedAs: string }> = [];
+
+  for (const record of records) {
+    if (record.protocol === 'a2a' && record.name === 'a2a-calc' && 'endpoint' in record) {
+      entries.push({ record, entry: { metadata: new URL('/.well-known/agent-card.json', record.endpoint).toString() }, listedAs: 'A2A agent card URL' });
+    } else if (record.protocol === 'mcp' && 'endpoint' in record) {
+      const profile = { version: '1.0', type: 2, display_name: record.name, mcpServer: { version: '2025-06-18', connectionInfo: { url: record.endpoint, transport: 'streamable-http' } } };
+      const file = await inscribeHcs1(client, Buffer.from(JSON.stringify(profile)), { mimeType: 'application/json' });
+      entries.push({ record, entry: { metadata: file.hrl }, listedAs: `HCS-11 profile (${file.hrl})` });
+    } else {
+      entries.push({ record, entry: { record }, listedAs: 'agent record' });
+    }
+  }
+
+  if (options.hcs10 !== false) {
+    step('Starting HCS-10 agents that answer over HCS itself…');
+    const { startHcs10Fleet } = await import('./hcs10-agents.js');
+    const fleet = await startHcs10Fleet({ node, include: options.fast ? ['correct', 'silent'] : ['correct', 'silent', 'large'], pollMs: 100 });
+    cleanups.push(() => fleet.stop());
+    for (const record of fleet.agents) entries.push({ record, entry: { record }, listedAs: `HCS-10 account ${record.accountId}` });
+  }
+
+  for (const { record, entry, listedAs } of entries) {
+    await registerAgent(client, { registryId: topicId, shape, entry });
+    listed.push({ name: record.name, protocol: record.protocol, listedAs });
+  }
+  step(`  registry ${topicId}: ${listed.length} agents listed`);
+  return { topicId, listed };
+}
+
+type CollectSignals = typeof import('../consumer/reader.js').collectSignals;
+
+/** The mirror node trails consensus (on real networks by seconds): poll until every published signal is readable. */
+async function waitForSignals(collect: CollectSignals, mirror: string, topic: string, publisher: string, expected: number, signal?: AbortSignal) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const read = await collect({ topic, mirror, publishers: [publisher] });
+    if (read.signals.length >= expected || Date.now() > deadline) return read;
+    signal?.throwIfAborted();
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
