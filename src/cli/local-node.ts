@@ -1,15 +1,130 @@
 import type { Command } from 'commander';
-import { NotImplementedError } from '../errors.js';
-import { action } from './shared.js';
+import { UsageError } from '../errors.js';
+import { action, collect, globals, intOption, note, printJson, printLine } from './shared.js';
+import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
+
+/** A `--fault` flag: `busy:N`, `not-created:N`, `unavailable:N`, `<HAPI_STATUS>:N`, `drop:MS`; `kind@method:N` narrows it. */
+export type FaultSpec =
+  | { kind: 'precheck'; status: string; method: string; count: number }
+  | { kind: 'grpc'; code: number; method: string; count: number }
+  | { kind: 'drop'; everyMs: number };
+
+const PRECHECK_ALIASES: Record<string, string> = { busy: 'BUSY', 'not-created': 'PLATFORM_TRANSACTION_NOT_CREATED', 'not-active': 'PLATFORM_NOT_ACTIVE' };
+const GRPC_ALIASES: Record<string, number> = { unavailable: 14, 'resource-exhausted': 8, internal: 13, 'deadline-exceeded': 4 };
+
+export function parseFaultSpec(spec: string): FaultSpec {
+  const m = /^([A-Za-z_-]+)(?:@([\w./]+|\*))?:(\d+|inf|always)$/.exec(spec.trim());
+  const usage = (): UsageError =>
+    new UsageError(`--fault "${spec}" is not a fault spec`, {
+      hint: 'use busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N or drop:MS, optionally kind@method:N (e.g. busy@submitMessage:3); N may be "always"',
+    });
+  if (!m) throw usage();
+  const [, kind = '', method = '*', n = ''] = m;
+  const count = n === 'inf' || n === 'always' ? Number.POSITIVE_INFINITY : Number(n);
+  if (kind === 'drop') {
+    if (!Number.isFinite(count) || count < 100) throw new UsageError(`--fault drop:MS needs an interval of at least 100 ms, got "${n}"`);
+    return { kind: 'drop', everyMs: count };
+  }
+  if (count < 1) throw usage();
+  const status = PRECHECK_ALIASES[kind] ?? (/^[A-Z][A-Z0-9_]+$/.test(kind) ? kind : undefined);
+  if (status) return { kind: 'precheck', status, method, count };
+  const code = GRPC_ALIASES[kind];
+  if (code !== undefined) return { kind: 'grpc', code, method, count };
+  throw usage();
+}
+
+interface Flags {
+  port: number;
+  mirrorGrpcPort: number;
+  mirrorRestPort: number;
+  host: string;
+  mirrorLagMs?: number;
+  consensusDelayMs?: number;
+  stateDir?: string;
+  accounts: number;
+  fault?: string[];
+}
+
+const raw = (derHex: string): string => `0x${derHex.slice(-64)}`;
+
+function printBanner(node: LocalNode, host: string, stateDir: string | undefined): void {
+  printLine('hcs25 local node (embedded emulator, hiero-local-node compatible ports and keys)');
+  printLine(`  consensus gRPC   ${host}:${node.ports.consensus}   node account 0.0.3`);
+  printLine(`  mirror gRPC      ${host}:${node.ports.mirrorGrpc}`);
+  printLine(`  mirror REST      ${node.mirrorRestUrl}/api/v1`);
+  printLine(`  ledger           ${stateDir ? `persisted in ${stateDir}` : 'in memory (use --state-dir to keep it)'}`);
+  printLine('');
+  printLine('Operator (ED25519, DER private key)');
+  printLine(`  ${node.operator.accountId} - ${node.operator.privateKey}`);
+  printLine('');
+  printLine('Accounts — published local-node test keys: never use them on a real network');
+  const groups: Array<[string, LocalNode['accounts']]> = [
+    ['ECDSA', node.accounts.filter((a) => a.type === 'ECDSA' && !a.evmAddress)],
+    ['Alias ECDSA', node.accounts.filter((a) => a.evmAddress)],
+    ['ED25519', node.accounts.filter((a) => a.type === 'ED25519')],
+  ];
+  for (const [title, list] of groups) {
+    if (list.length === 0) continue;
+    printLine(`  ${title}`);
+    for (const a of list) printLine(`  | ${a.accountId} - ${a.evmAddress ? `${a.evmAddress} - ` : ''}${raw(a.privateKey)} - ${a.balanceHbar} ℏ |`);
+  }
+  printLine('');
+}
 
 export function register(program: Command): void {
   program
     .command('local-node')
-    .description('run the embedded Hedera local-node emulator in the foreground (not built yet)')
-    .allowUnknownOption()
+    .description('run the embedded Hedera local-node emulator in the foreground (consensus gRPC 50211, mirror gRPC 5600, mirror REST 5551)')
+    .option('--port <n>', 'consensus gRPC port (0 = any free port)', intOption('--port', 0, 65535), 50211)
+    .option('--mirror-grpc-port <n>', 'mirror gRPC port', intOption('--mirror-grpc-port', 0, 65535), 5600)
+    .option('--mirror-rest-port <n>', 'mirror REST port', intOption('--mirror-rest-port', 0, 65535), 5551)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--mirror-lag-ms <n>', 'the mirror sees a transaction this long after consensus (real mirrors: 2000-6000)', intOption('--mirror-lag-ms', 0, 600_000))
+    .option('--consensus-delay-ms <n>', 'receipts stay UNKNOWN this long after submit', intOption('--consensus-delay-ms', 0, 600_000))
+    .option('--state-dir <dir>', 'keep the ledger (accounts, topics, messages) in this directory across restarts')
+    .option('--accounts <n>', 'pre-funded accounts of each kind (ECDSA, alias ECDSA, ED25519)', intOption('--accounts', 0, 1000), 10)
+    .option('--fault <spec>', 'inject faults: busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N, drop:MS; kind@method:N for one method (repeatable)', collect)
     .action(
-      action(async () => {
-        throw new NotImplementedError('hcs25 local-node');
+      action(async (flags: Flags, cmd: Command) => {
+        const faults = (flags.fault ?? []).map(parseFaultSpec);
+        const { startLocalNode } = await import('../localnode/index.js');
+        const options: LocalNodeOptions = {
+          ports: { consensus: flags.port, mirrorGrpc: flags.mirrorGrpcPort, mirrorRest: flags.mirrorRestPort },
+          host: flags.host,
+          accounts: flags.accounts,
+          quiet: true,
+          ...(flags.mirrorLagMs !== undefined ? { mirrorLagMs: flags.mirrorLagMs } : {}),
+          ...(flags.consensusDelayMs !== undefined ? { consensusDelayMs: flags.consensusDelayMs } : {}),
+          ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+        };
+        // Handlers go in before anything is printed: a supervisor may signal as soon as it sees the banner.
+        const stopRequested = new Promise<void>((resolve) => {
+          const stop = (): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            resolve();
+          };
+          process.on('SIGINT', stop);
+          process.on('SIGTERM', stop);
+        });
+        const node = await startLocalNode(options);
+        const timers: NodeJS.Timeout[] = [];
+        for (const f of faults) {
+          if (f.kind === 'precheck') node.faults.injectPrecheck(f.method, f.status, f.count);
+          else if (f.kind === 'grpc') node.faults.injectGrpcError(f.method, f.code, f.count);
+          else timers.push(setInterval(() => node.faults.dropConnections(), f.everyMs));
+        }
+        if (globals(cmd).json) {
+          printJson({ ports: node.ports, host: flags.host, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts, stateDir: flags.stateDir ?? null });
+        } else {
+          printBanner(node, flags.host, flags.stateDir);
+        }
+        note(`local node running${faults.length ? ` with ${faults.length} fault rule(s)` : ''}; Ctrl+C to stop`);
+        await stopRequested;
+        for (const t of timers) clearInterval(t);
+        await node.stop();
+        note('local node stopped');
+        return 0;
       }),
     );
 }

@@ -1,0 +1,40 @@
+/**
+ * An SDK Client for an emulator. On the standard ports it is `Client.forLocalNode()`, which puts the SDK in its
+ * local-node retry mode (1000 attempts, constant 250 ms backoff, unhealthy node retried); on other ports the SDK
+ * uses production retry rules: exponential backoff and, for this single node, a gRPC error fails the request with
+ * "All nodes are unhealthy" instead of retrying. Both get a short node backoff and a 60 s request timeout.
+ *
+ * Process exit: every SDK attempt races a grpcDeadline timer that is never cleared, so Node stays alive up to
+ * grpcDeadline after the last request even after `client.close()`. The helper lowers grpcDeadline to 5 s; callers
+ * that must exit at once should call `process.exit()` after closing (or use a test runner that forces exit).
+ */
+import type { Client } from '@hashgraph/sdk';
+
+export type SdkModule = typeof import('@hashgraph/sdk');
+
+export const LOCAL_CONSENSUS_PORT = 50211;
+export const LOCAL_MIRROR_GRPC_PORT = 5600;
+const GRPC_DEADLINE_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export function createClient(
+  sdk: SdkModule,
+  endpoint: { host: string; consensus: number; mirrorGrpc: number },
+  operator: { accountId: string; privateKey: string },
+): Client {
+  const standard = endpoint.host === '127.0.0.1' && endpoint.consensus === LOCAL_CONSENSUS_PORT;
+  const client = standard
+    ? sdk.Client.forLocalNode()
+    : sdk.Client.forNetwork({ [`${endpoint.host}:${endpoint.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
+  if (!standard || endpoint.mirrorGrpc !== LOCAL_MIRROR_GRPC_PORT) client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
+  client.setRequestTimeout(REQUEST_TIMEOUT_MS);
+  client.setGrpcDeadline(GRPC_DEADLINE_MS);
+  // One gRPC error would otherwise quarantine the only node for 8–16 s (readmission is checked at most every 8 s).
+  client.setNodeMinBackoff(250);
+  client.setNodeMaxBackoff(1_000);
+  client.setNodeMinReadmitPeriod(250);
+  client.setNodeMaxReadmitPeriod(1_000);
+  if (!standard) client.setMaxBackoff(2_000);
+  client.setOperator(sdk.AccountId.fromString(operator.accountId), sdk.PrivateKey.fromStringDer(operator.privateKey));
+  return client;
+}

@@ -1,0 +1,49 @@
+/**
+ * Child-process side of startLocalNodeProcess(): runs one emulator and answers the parent over IPC.
+ * Started as `node process-entry.js '<LocalNodeOptions JSON>'` by process.ts; not meant to be run by hand.
+ */
+import { startLocalNode, type LocalNode } from './index.js';
+import type { ChildReply, ChildRequest } from './process.js';
+
+function send(msg: ChildReply): void {
+  process.send?.(msg);
+}
+
+let node: LocalNode;
+try {
+  node = await startLocalNode({ quiet: true, ...(JSON.parse(process.argv[2] ?? '{}') as object) });
+} catch (err) {
+  const e = err as { code?: string; message?: string; hint?: string };
+  send({ type: 'error', code: e.code ?? 'START_FAILED', message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) });
+  process.exit(1);
+}
+
+const stop = async (): Promise<never> => {
+  await node.stop();
+  process.exit(0);
+};
+
+process.on('message', (msg: ChildRequest) => {
+  try {
+    switch (msg.type) {
+      case 'usage':
+        send({ type: 'usage', id: msg.id, cpu: process.cpuUsage(), stats: node.stats() });
+        return;
+      case 'fault': {
+        const f = node.faults as unknown as Record<string, (...args: unknown[]) => void>;
+        f[msg.op]?.(...msg.args);
+        send({ type: 'done', id: msg.id });
+        return;
+      }
+      case 'stop':
+        void stop();
+        return;
+    }
+  } catch (err) {
+    send({ type: 'failed', id: 'id' in msg ? msg.id : 0, message: err instanceof Error ? err.message : String(err) });
+  }
+});
+// The parent died or closed the channel: do not linger holding the ports.
+process.on('disconnect', () => void stop());
+
+send({ type: 'ready', ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts });
