@@ -1,15 +1,200 @@
 import type { Command } from 'commander';
-import { NotImplementedError } from '../errors.js';
-import { action } from './shared.js';
+import { UsageError } from '../errors.js';
+import type { EvalKind } from '../evals/types.js';
+import type { RunProgress, RunReport } from '../publisher/run.js';
+import { action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
+
+const KINDS: readonly EvalKind[] = ['availability', 'math', 'science'];
+
+interface RunFlags {
+  registry?: string;
+  agents?: string;
+  topic?: string;
+  evals: string;
+  concurrency?: number;
+  budgetMs?: number;
+  seed?: string;
+  dryRun?: boolean;
+  resume?: string;
+  maxFeeHbar?: number;
+  stateDir?: string;
+  keepResponses: boolean;
+  allowPrivateEndpoints?: boolean;
+}
+
+export function parseEvals(value: string): EvalKind[] {
+  const kinds = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
+  if (kinds.length === 0 || bad.length > 0) {
+    throw new UsageError(`--evals takes a comma-separated list of ${KINDS.join(', ')}${bad.length ? `; unknown: ${bad.join(', ')}` : ''}`);
+  }
+  return [...new Set(kinds)] as EvalKind[];
+}
+
+/**
+ * Ends the process once a command that used the Hedera SDK is done. The SDK races every request against a
+ * grpcDeadline timer it never clears, which would keep Node alive for seconds after the work (and the output) is
+ * finished. stdout/stderr are synchronous for files and pipes on Linux and macOS, so nothing printed is lost.
+ */
+export function exitWhenDone<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    await fn(...args);
+    process.exit(process.exitCode ?? 0);
+  };
+}
 
 export function register(program: Command): void {
   program
     .command('run')
-    .description('discover, evaluate and publish signals (not built yet)')
-    .allowUnknownOption()
+    .description('discover → evaluate → publish HCS-25 signals (journaled, resumable, pipelined)')
+    .option('--registry <id>', 'registry topic to discover agents from (HCS-2 or HCS-10; env HCS25_REGISTRY)')
+    .option('--agents <file>', 'a JSON list of agent records instead of a registry')
+    .option('--topic <id>', 'signal topic to publish to (env HCS25_TOPIC)')
+    .option('--evals <list>', `comma-separated: ${KINDS.join(', ')}`, KINDS.join(','))
+    .option('--concurrency <n>', 'evals in flight at once (env HCS25_CONCURRENCY; default 16)', intOption('--concurrency', 1, 1000))
+    .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
+    .option('--seed <seed>', 'question seed (default: random, recorded in the journal)')
+    .option('--dry-run', 'evaluate and print every message, its size and estimated fee; submit nothing')
+    .option('--resume <run>', 'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt')
+    .option('--max-fee-hbar <hbar>', 'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)', numberOption('--max-fee-hbar', 0.00000001, 10_000))
+    .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
+    .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
+    .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
     .action(
-      action(async () => {
-        throw new NotImplementedError('hcs25 run');
-      }),
+      exitWhenDone(
+        action(async (flags: RunFlags, cmd: Command) => {
+          if (flags.registry && flags.agents) throw new UsageError('give --registry or --agents, not both');
+          if (flags.resume && (flags.registry || flags.agents)) {
+            throw new UsageError('--resume takes the agents from the run journal; drop --registry/--agents');
+          }
+          const evals = parseEvals(flags.evals);
+          const g = globals(cmd);
+          const [{ loadConfig }, { runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
+            import('../config/load.js'),
+            import('../publisher/run.js'),
+            import('../evals/progress.js'),
+            import('../publisher/fees.js'),
+          ]);
+          const config = loadConfig({
+            flags: {
+              network: g.network,
+              config: g.config,
+              envFile: g.envFile,
+              registry: flags.registry,
+              topic: flags.topic,
+              concurrency: flags.concurrency,
+              budgetMs: flags.budgetMs,
+              maxFeeHbar: flags.maxFeeHbar,
+              stateDir: flags.stateDir,
+              ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
+            },
+          });
+          const json = g.json === true;
+          const registry = flags.registry ?? config.registry;
+          const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
+          if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
+
+          const bar = !json && process.stderr.isTTY ? progressLine(process.stderr, renderProgress) : undefined;
+          const controller = new AbortController();
+          let interrupts = 0;
+          const onSignal = () => {
+            interrupts++;
+            if (interrupts > 1) process.exit(130);
+            note('\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)');
+            controller.abort(new Error('interrupted'));
+          };
+          process.on('SIGINT', onSignal);
+          process.on('SIGTERM', onSignal);
+          let report: RunReport;
+          try {
+            report = await runSignals({
+              config,
+              ...(source ? { source } : {}),
+              ...(flags.topic ?? config.topic ? { topic: flags.topic ?? config.topic } : {}),
+              evals,
+              ...(flags.seed ? { seed: flags.seed } : {}),
+              ...(flags.dryRun ? { dryRun: true } : {}),
+              ...(flags.resume ? { resume: flags.resume } : {}),
+              keepResponses: flags.keepResponses,
+              signal: controller.signal,
+              onNote: (line) => {
+                if (!json) note(line);
+              },
+              ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
+              onDryRunMessage: (m) => {
+                if (!json) printLine(`${String(m.bytes).padStart(5)} B  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.json}`);
+              },
+            });
+          } finally {
+            process.off('SIGINT', onSignal);
+            process.off('SIGTERM', onSignal);
+            bar?.finish();
+          }
+          if (json) {
+            printJson(report);
+          } else {
+            printSummary(report, formatHbar);
+          }
+          if (report.status === 'complete' || report.status === 'dry-run') return 0;
+          if (!json) {
+            if (report.error) note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
+            const unsent = report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
+            note(`hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`);
+          }
+          return 1;
+        }),
+      ),
     );
+}
+
+/** One status line on a TTY: the eval bar and what is published, redrawn at most 10 times a second. */
+function progressLine(stream: NodeJS.WriteStream, renderEvals: (p: RunProgress['evals']) => string): { update(p: RunProgress): void; finish(): void } {
+  let last = 0;
+  let latest: RunProgress | undefined;
+  let drawn = false;
+  const draw = () => {
+    if (!latest) return;
+    const { confirmed, pending, retries } = latest.submitted;
+    const publish = `published ${confirmed}${pending > 0 ? ` (+${pending} awaiting receipt)` : ''}${retries > 0 ? `, ${retries} retries` : ''}`;
+    stream.write(`\r${renderEvals(latest.evals)}  ${publish}\x1b[K`);
+    drawn = true;
+    last = Date.now();
+  };
+  return {
+    update(p) {
+      latest = p;
+      if (Date.now() - last >= 100) draw();
+    },
+    finish() {
+      draw();
+      if (drawn) stream.write('\n');
+    },
+  };
+}
+
+function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
+  const secs = (r.durationMs / 1000).toFixed(1);
+  const rows: [string, string][] = [
+    ['run', `${r.run}${r.resumed ? ' (resumed)' : ''}`],
+    ['status', r.status],
+    ['topic', r.topic || '—'],
+    ['agents', `${r.agents}${r.skipped.length ? ` (${r.skipped.length} registry entries skipped)` : ''}`],
+    ['evals', `${r.evals.total}: ${r.evals.correct} correct, ${r.evals.wrong} wrong, ${r.evals.failed} failed${r.evals.skipped ? `, ${r.evals.skipped} skipped` : ''}`],
+    [
+      r.status === 'dry-run' ? 'signals built' : 'signals published',
+      r.status === 'dry-run'
+        ? `${r.list.filter((l) => l.bytes > 0).length} (nothing submitted)`
+        : `${r.signals.published}/${r.signals.expected}${r.signals.duplicates ? ` (${r.signals.duplicates} confirmed as duplicates)` : ''}${r.signals.unsent ? `, ${r.signals.unsent} unsent` : ''}${r.signals.buildErrors ? `, ${r.signals.buildErrors} not built` : ''}`,
+    ],
+    ...(r.mirror ? [['on mirror node', `${r.mirror.confirmed} read back byte for byte${r.mirror.missing ? `, ${r.mirror.missing} not visible yet` : ''}${r.mirror.mismatched ? `, ${r.mirror.mismatched} MISMATCHED` : ''}`] as [string, string]] : []),
+    [r.status === 'dry-run' ? 'fees (estimated)' : 'fees', `${r.fees.spent} (≈${formatHbar(BigInt(r.fees.estimatePerSignalTinybar))} per signal; cap ${r.fees.cap})`],
+    ['duration', `${secs} s`],
+  ];
+  if (r.journal) rows.push(['journal', r.journal]);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  printLine('');
+  for (const [k, v] of rows) printLine(`${k.padEnd(width)}  ${v}`);
+  for (const s of r.skipped.slice(0, 5)) printLine(`  skipped ${s.ref}: ${s.reason}`);
+  if (r.skipped.length > 5) printLine(`  … ${r.skipped.length - 5} more skipped (see hcs25 discover)`);
+  for (const l of r.list.filter((x) => x.problem).slice(0, 5)) printLine(`  ${l.signal} ${l.subject.slice(0, 60)}: ${l.problem}`);
 }

@@ -1,0 +1,53 @@
+import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+
+export interface Expected {
+  key: string;
+  seq: number;
+  json: string;
+}
+
+export interface MirrorConfirmation {
+  /** On the topic at the receipt's sequence number, byte for byte. */
+  confirmed: { key: string; seq: number; consensusTimestamp: string }[];
+  /** Not visible before the deadline (mirror lag). */
+  missing: Expected[];
+  /** The sequence number holds something else: the receipt and the mirror node disagree. */
+  mismatched: Expected[];
+}
+
+/**
+ * Reads a run's messages back from the mirror node: each must sit at the sequence number its receipt gave, with the
+ * exact bytes sent. Also yields the consensus timestamps, which receipts do not carry. Mirror nodes trail consensus
+ * by seconds, so unseen messages are retried until the deadline, then reported as missing (not an error).
+ */
+export async function confirmOnMirror(
+  mirror: MirrorRestClient,
+  topicId: string,
+  expected: Expected[],
+  options: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
+): Promise<MirrorConfirmation> {
+  const pending = new Map(expected.map((e) => [e.seq, e]));
+  const result: MirrorConfirmation = { confirmed: [], missing: [], mismatched: [] };
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  while (pending.size > 0 && !options.signal?.aborted) {
+    const seqs = [...pending.keys()];
+    const from = Math.min(...seqs);
+    const to = Math.max(...seqs);
+    for await (const page of mirror.rawTopicMessages(topicId, { afterSequence: from - 1, beforeSequence: to + 1, ...(options.signal ? { signal: options.signal } : {}) })) {
+      for (const raw of page) {
+        const want = pending.get(raw.sequenceNumber);
+        if (!want) continue;
+        pending.delete(raw.sequenceNumber);
+        if (raw.message.equals(Buffer.from(want.json, 'utf8'))) {
+          result.confirmed.push({ key: want.key, seq: want.seq, consensusTimestamp: raw.consensusTimestamp });
+        } else {
+          result.mismatched.push(want);
+        }
+      }
+    }
+    if (pending.size === 0 || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
+  }
+  result.missing = [...pending.values()];
+  return result;
+}

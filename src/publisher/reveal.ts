@@ -1,0 +1,78 @@
+/**
+ * `hcs25 reveal`: publishes a run's question key (`op: "reveal"`) so anyone can recompute its question hashes.
+ * It goes through the same journal and submitter as the signals, under the key `reveal|<topic>`, so running it
+ * twice (or after a crash) never puts the key on the topic twice.
+ */
+import type { Client } from '@hashgraph/sdk';
+import { requireOperator, type ResolvedConfig } from '../config/load.js';
+import { UsageError } from '../errors.js';
+import { createClient, parsePrivateKey } from '../hedera/client.js';
+import { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { buildRevealMessage } from '../signals/build.js';
+import { decodeRunKey } from '../signals/hashing.js';
+import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import { Journal, revealKey } from './journal.js';
+import { operatorSigner } from './signer.js';
+import { Submitter } from './submitter.js';
+
+export interface RevealOptions {
+  config: ResolvedConfig;
+  run: string;
+  /** Default: the run's signal topic. */
+  topic?: string;
+  /** Reveal although the run has not finished (its later signals could then be answered with the key known). */
+  force?: boolean;
+  client?: Client;
+}
+
+export interface RevealResult {
+  run: string;
+  topic: string;
+  txId: string;
+  seq: number;
+  /** Already revealed to this topic earlier; nothing new was sent. */
+  already: boolean;
+}
+
+export async function revealRun(options: RevealOptions): Promise<RevealResult> {
+  const { config } = options;
+  const operator = requireOperator(config);
+  const { journal, state } = await Journal.open(config.stateDir, options.run);
+  const mirror = new MirrorRestClient({ baseUrl: config.network.mirrorRestUrl });
+  const ownsClient = !options.client;
+  let client: Client | undefined = options.client;
+  try {
+    const topic = options.topic ?? state.start.topic;
+    const done = state.reveals.get(topic)?.receipt;
+    if (done) return { run: options.run, topic, txId: done.txId, seq: done.seq, already: true };
+    const unfinished = [...state.signals.values()].some((s) => s.message && !s.receipt);
+    if ((state.end?.status !== 'complete' || unfinished) && !options.force) {
+      throw new UsageError(`run ${options.run} has not finished publishing (${state.end ? state.end.status : 'no end record'})`, {
+        hint: `finish it with \`hcs25 run --resume ${options.run}\` first, or pass --force to reveal anyway`,
+      });
+    }
+    if (state.start.config.operator && state.start.config.operator !== operator.accountId && (state.reveals.get(topic)?.txIds.length ?? 0) > 0) {
+      throw new UsageError(`an earlier reveal of run ${options.run} was paid by ${state.start.config.operator}`, { hint: 'reveal with the same operator account' });
+    }
+    const message = buildRevealMessage(options.run, decodeRunKey(state.start.runKey));
+    client ??= createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
+    const submitter = new Submitter({
+      client,
+      signer: operatorSigner(parsePrivateKey(operator)),
+      operatorId: operator.accountId,
+      topicId: topic,
+      journal,
+      memo: TRANSACTION_MEMOS.reveal,
+      mirror,
+      window: 1,
+    });
+    const key = revealKey(topic);
+    const outcome = await submitter.submit({ key, json: message.json, prior: state.reveals.get(topic)?.txIds ?? [] });
+    if (outcome.status !== 'confirmed') throw submitter.fatal ?? new UsageError(`the reveal was not published: ${outcome.reason}`);
+    return { run: options.run, topic, txId: outcome.txId, seq: outcome.seq, already: false };
+  } finally {
+    await journal.close().catch(() => undefined);
+    await mirror.close();
+    if (ownsClient) client?.close();
+  }
+}

@@ -1,0 +1,554 @@
+/**
+ * Puts journaled messages on a topic: each exactly once, many in flight, retried when the failure is transient,
+ * stopped loudly when it is not.
+ *
+ * Exactly once rests on pre-set transaction ids. Every message gets `TransactionId.generate(operator)` and that id
+ * is durable in the journal before the first byte is sent. Any resend — after a timeout, a dropped connection, a
+ * crash and `--resume` — uses the same id, so the network answers DUPLICATE_TRANSACTION if an earlier send landed;
+ * that counts as success and the receipt is fetched. An id only lives for its valid duration (120 s, backdated a few
+ * seconds by the SDK): a resend after that is TRANSACTION_EXPIRED. Then the mirror node is asked whether the old id
+ * reached consensus (after a grace period for mirror lag, since an expired id can no longer land); only if it did
+ * not is a new id issued, journaled like the first.
+ *
+ * SDK pitfalls handled here: TopicMessageSubmitTransaction unlocks the transaction id list when it freezes, so on
+ * TRANSACTION_EXPIRED the SDK would silently retry under a new, unjournaled id — regeneration is switched off. The
+ * SDK's own retries (BUSY, PLATFORM_TRANSACTION_NOT_CREATED, gRPC UNAVAILABLE) end in MaxAttemptsOrTimeoutError or,
+ * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff.
+ */
+import {
+  MaxAttemptsOrTimeoutError,
+  PrecheckStatusError,
+  ReceiptStatusError,
+  Status,
+  TopicMessageSubmitTransaction,
+  TransactionId,
+  TransactionReceiptQuery,
+  AccountId,
+  Hbar,
+  HbarUnit,
+  type Client,
+  type TransactionReceipt,
+} from '@hashgraph/sdk';
+import { z } from 'zod';
+import { Hcs25Error, errorMessage } from '../errors.js';
+import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
+import type { Journal } from './journal.js';
+import type { TransactionSigner } from './signer.js';
+
+export class SubmitError extends Hcs25Error {
+  /** The HAPI status or error class that stopped submission. */
+  readonly status: string;
+  constructor(status: string, message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(`SUBMIT_${status}`, message, options);
+    this.name = 'SubmitError';
+    this.status = status;
+  }
+}
+
+export interface PriorTxId {
+  txId: string;
+  validSeconds: number;
+  /** Reached consensus with a failure: cannot be sent again. */
+  consumed: boolean;
+}
+
+export interface SubmitJob {
+  key: string;
+  /** The exact UTF-8 JSON to put on the topic (≤ 1024 bytes: one chunk). */
+  json: string;
+  /** Ids this message was given by an earlier attempt of the run, oldest first (resume). */
+  prior?: PriorTxId[];
+}
+
+export type SubmitOutcome =
+  | {
+      key: string;
+      status: 'confirmed';
+      txId: string;
+      seq: number;
+      /** An earlier send of the same id had already landed (DUPLICATE_TRANSACTION or found on the mirror node). */
+      duplicate: boolean;
+      via: 'receipt' | 'mirror';
+      consensusTimestamp?: string;
+    }
+  | { key: string; status: 'unsent'; reason: string };
+
+export type SubmitEvent =
+  | { type: 'sent'; key: string; txId: string }
+  | { type: 'confirmed'; key: string; txId: string; seq: number; duplicate: boolean }
+  | { type: 'retry'; key: string; txId: string; attempt: number; reason: string; delayMs: number }
+  | { type: 'reissued'; key: string; oldTxId: string; txId: string; reason: string }
+  | { type: 'stopped'; error: SubmitError | FeeCapError };
+
+export interface SubmitterOptions {
+  client: Client;
+  signer: TransactionSigner;
+  operatorId: string;
+  topicId: string;
+  journal: Journal;
+  /** Transaction memo (`hcs-25:op:0` for signals). */
+  memo: string;
+  /** Mirror node, to learn whether an expired id landed. */
+  mirror: MirrorRestClient;
+  fees?: FeeMeter;
+  /** Submissions in flight at once (sent and awaiting a receipt). Default 128. */
+  window?: number;
+  /** Valid duration of each transaction id, seconds (15–180). Default 120. */
+  validSeconds?: number;
+  /** How long one message may keep failing transiently before the run stops, ms. Default 60 000. */
+  retryBudgetMs?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long one submit call (SDK retries included) may take, ms. Default 30 000. */
+  submitTimeoutMs?: number;
+  /** How long one receipt query (SDK polling included) may take, ms. Default 30 000. */
+  receiptTimeoutMs?: number;
+  /** After an id's validity ends, time given to the mirror node to show it before it is declared unused. Default 30 s. */
+  mirrorGraceMs?: number;
+  /** Clock for expiry decisions (tests move it forward). */
+  now?: () => number;
+  onEvent?: (event: SubmitEvent) => void;
+}
+
+/** Precheck codes the network answers for load or leadership; the same id may be sent again. */
+const TRANSIENT_PRECHECK = new Set<string>([
+  Status.Busy.toString(),
+  Status.Unknown.toString(),
+  Status.PlatformTransactionNotCreated.toString(),
+  Status.PlatformNotActive.toString(),
+  Status.InvalidNodeAccount.toString(),
+  // Valid start ahead of the node's clock: the same id becomes valid as time passes.
+  Status.InvalidTransactionStart.toString(),
+]);
+/** Receipt statuses where the transaction reached consensus but did nothing and may be tried under a new id. */
+const RETRY_NEW_ID_RECEIPT = new Set<string>([Status.ThrottledAtConsensus.toString()]);
+/** gRPC codes that are the network's or connection's fault, not the request's. */
+const TRANSIENT_GRPC = new Set([1, 2, 4, 8, 10, 13, 14]); // CANCELLED UNKNOWN DEADLINE_EXCEEDED RESOURCE_EXHAUSTED ABORTED INTERNAL UNAVAILABLE
+
+type Failure =
+  | { kind: 'duplicate' }
+  | { kind: 'expired' }
+  | { kind: 'transient'; reason: string }
+  | { kind: 'fatal'; error: SubmitError };
+
+interface ActiveId {
+  txId: string;
+  validSeconds: number;
+  validStartMs: number;
+  /** Set when the network said the id is expired, whatever our clock says. */
+  expired?: boolean;
+}
+
+const mirrorMessageSchema = z.object({ sequence_number: z.number().int().positive(), topic_id: z.string().optional(), consensus_timestamp: z.string() });
+
+export class Submitter {
+  private readonly o: Required<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'submitTimeoutMs' | 'receiptTimeoutMs' | 'mirrorGraceMs'>> &
+    SubmitterOptions;
+  private readonly now: () => number;
+  private readonly nodes: AccountId[];
+  private nodeCursor = 0;
+  private readonly operator: AccountId;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly pending = new Set<Promise<SubmitOutcome>>();
+  private readonly stopController = new AbortController();
+  private fatalError: SubmitError | FeeCapError | undefined;
+  readonly stats = { sent: 0, confirmed: 0, duplicates: 0, retries: 0, reissued: 0, unsent: 0 };
+
+  constructor(options: SubmitterOptions) {
+    this.o = {
+      window: 128,
+      validSeconds: 120,
+      retryBudgetMs: 60_000,
+      minBackoffMs: 250,
+      maxBackoffMs: 8_000,
+      submitTimeoutMs: 30_000,
+      receiptTimeoutMs: 30_000,
+      mirrorGraceMs: 30_000,
+      ...options,
+    };
+    this.now = options.now ?? Date.now;
+    this.operator = AccountId.fromString(options.operatorId);
+    this.nodes = nodesOf(options.client);
+    if (this.nodes.length === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
+  }
+
+  /** The error that stopped submission, if any. */
+  get fatal(): SubmitError | FeeCapError | undefined {
+    return this.fatalError;
+  }
+
+  /** Queues one message. Resolves when it is confirmed, or `unsent` when submission stopped before it landed; never rejects. */
+  submit(job: SubmitJob): Promise<SubmitOutcome> {
+    const p = this.withSlot(job).then((outcome) => {
+      if (outcome.status === 'unsent') this.stats.unsent++;
+      return outcome;
+    });
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+    return p;
+  }
+
+  /** Waits until every queued message has an outcome. */
+  async drain(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Stops submission: nothing more is sent; messages in flight still get their receipts where possible. */
+  stop(error: SubmitError | FeeCapError): void {
+    if (this.fatalError) return;
+    this.fatalError = error;
+    this.stopController.abort(error);
+    this.o.onEvent?.({ type: 'stopped', error });
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
+  private async withSlot(job: SubmitJob): Promise<SubmitOutcome> {
+    if (this.active >= this.o.window) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.fatalError) return unsent(job, this.fatalError);
+    this.active++;
+    try {
+      return await this.process(job);
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async process(job: SubmitJob): Promise<SubmitOutcome> {
+    let maxFee = MAX_SUBMIT_FEE_TINYBAR;
+    if (this.o.fees) {
+      try {
+        maxFee = this.o.fees.reserve();
+      } catch (err) {
+        if (!(err instanceof FeeCapError)) throw err;
+        this.stop(err);
+        return unsent(job, err);
+      }
+    }
+    const outcome = await this.attempt(job, maxFee);
+    if (outcome.status === 'confirmed') this.o.fees?.confirm();
+    else this.o.fees?.release();
+    return outcome;
+  }
+
+  private async attempt(job: SubmitJob, maxFee: bigint): Promise<SubmitOutcome> {
+    const last = job.prior?.at(-1);
+    let id: ActiveId | undefined = last && !last.consumed ? activeId(last.txId, last.validSeconds) : undefined;
+    let reissue: { reason: string; from?: string } | undefined = last?.consumed ? { reason: 'failed', from: last.txId } : undefined;
+    let transient = 0;
+    let failingSince: number | undefined;
+    /** The network holds this id: it answered OK to our send, or DUPLICATE_TRANSACTION to a resend. */
+    let accepted = false;
+    let duplicate = false;
+    let frozen: TopicMessageSubmitTransaction | undefined;
+    let nodeId: AccountId | undefined;
+
+    for (;;) {
+      if (this.fatalError) return unsent(job, this.fatalError);
+
+      // 1. An id that may be past its validity: find out whether it landed before choosing another.
+      if (id && this.isExpired(id)) {
+        let landed: Landed;
+        try {
+          landed = await this.findLanded(id);
+        } catch (err) {
+          if (this.fatalError) continue;
+          const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `mirror node: ${errorMessage(err)}`);
+          if (stop) return stop;
+          continue;
+        }
+        if (landed.kind === 'success') return this.confirm(job, id, landed.seq, true, 'mirror', landed.consensusTimestamp);
+        if (landed.kind === 'failed') {
+          const stop = await this.consumedFailure(job, id, landed.status);
+          if (stop) return stop;
+        }
+        reissue = { reason: landed.kind === 'failed' ? `failed:${landed.status}` : 'expired', from: id.txId };
+        id = undefined;
+      }
+
+      // 2. A new id, durable in the journal before anything is sent.
+      if (!id) {
+        id = activeId(TransactionId.generate(this.operator).toString(), this.o.validSeconds);
+        frozen = undefined;
+        accepted = false;
+        duplicate = false;
+        nodeId = undefined;
+        await this.o.journal.write({ t: 'tx', key: job.key, txId: id.txId, validSeconds: id.validSeconds, ...(reissue ? { reason: reissue.reason } : {}) });
+        if (reissue) {
+          this.stats.reissued++;
+          this.o.onEvent?.({ type: 'reissued', key: job.key, oldTxId: reissue.from ?? '', txId: id.txId, reason: reissue.reason });
+        }
+        reissue = undefined;
+      }
+
+      // 3. Send, or resend the same signed bytes (after a timeout we cannot know whether the first send arrived).
+      if (!accepted) {
+        try {
+          frozen ??= await this.build(job, id, maxFee);
+          const response = await frozen.execute(this.o.client, this.o.submitTimeoutMs);
+          nodeId = response.nodeId;
+          accepted = true;
+          failingSince = undefined;
+          this.stats.sent++;
+          this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId });
+        } catch (err) {
+          const failure = classifySend(err);
+          if (failure.kind === 'duplicate') {
+            accepted = true;
+            duplicate = true;
+          } else if (failure.kind === 'expired') {
+            id.expired = true;
+            continue;
+          } else if (failure.kind === 'transient') {
+            const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), failure.reason);
+            if (stop) return stop;
+            continue;
+          } else {
+            await this.fail(job, id, failure.error, false);
+            return unsent(job, failure.error);
+          }
+        }
+      }
+
+      // 4. The receipt: a sequence number, or a consensus failure. Polled again (not resent) while it is missing.
+      let receipt: TransactionReceipt;
+      try {
+        receipt = await this.receipt(id, nodeId);
+      } catch (err) {
+        if (this.isExpired(id)) continue; // not confirmed within its validity: ask the mirror node (step 1)
+        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `receipt: ${errorMessage(err)}`);
+        if (stop) return stop;
+        continue;
+      }
+      const status = receipt.status.toString();
+      const seq = receipt.topicSequenceNumber?.toNumber() ?? 0;
+      if (status === Status.Success.toString() && seq > 0) return this.confirm(job, id, seq, duplicate, 'receipt');
+      if (status === Status.Success.toString()) {
+        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), 'a SUCCESS receipt without a sequence number');
+        if (stop) return stop;
+        continue;
+      }
+      const stop = await this.consumedFailure(job, id, status);
+      if (stop) return stop;
+      reissue = { reason: `failed:${status}`, from: id.txId };
+      id = undefined;
+    }
+  }
+
+  private async build(job: SubmitJob, id: ActiveId, maxFee: bigint): Promise<TopicMessageSubmitTransaction> {
+    const tx = new TopicMessageSubmitTransaction()
+      .setTopicId(this.o.topicId)
+      .setMessage(job.json)
+      .setTransactionId(TransactionId.fromString(id.txId))
+      .setTransactionMemo(this.o.memo)
+      .setTransactionValidDuration(id.validSeconds)
+      .setMaxTransactionFee(Hbar.from(maxFee.toString(), HbarUnit.Tinybar))
+      .setNodeAccountIds(this.pickNodes())
+      // Never let the SDK swap in an id we have not journaled.
+      .setRegenerateTransactionId(false)
+      .freezeWith(this.o.client);
+    await tx.signWith(this.o.signer.publicKey, (body) => this.o.signer.sign(body));
+    return tx;
+  }
+
+  private async receipt(id: ActiveId, nodeId: AccountId | undefined): Promise<TransactionReceipt> {
+    const query = new TransactionReceiptQuery()
+      .setTransactionId(TransactionId.fromString(id.txId))
+      .setValidateStatus(false)
+      .setMinBackoff(100)
+      .setMaxBackoff(2_000)
+      .setMaxAttempts(20);
+    // Always an explicit node list: for requests without one, the SDK (2.81) refuses to pick a node for its first
+    // 8 s (node min readmit period) after any node was marked unhealthy, even when the node's backoff is over.
+    query.setNodeAccountIds(nodeId ? [nodeId] : this.pickNodes());
+    return query.execute(this.o.client, this.o.receiptTimeoutMs);
+  }
+
+  private async confirm(
+    job: SubmitJob,
+    id: ActiveId,
+    seq: number,
+    duplicate: boolean,
+    via: 'receipt' | 'mirror',
+    consensusTimestamp?: string,
+  ): Promise<SubmitOutcome> {
+    await this.o.journal.write({
+      t: 'receipt',
+      key: job.key,
+      txId: id.txId,
+      seq,
+      via,
+      ...(duplicate ? { duplicate: true } : {}),
+      ...(consensusTimestamp ? { consensusTimestamp } : {}),
+    });
+    this.stats.confirmed++;
+    if (duplicate) this.stats.duplicates++;
+    this.o.onEvent?.({ type: 'confirmed', key: job.key, txId: id.txId, seq, duplicate });
+    return { key: job.key, status: 'confirmed', txId: id.txId, seq, duplicate, via, ...(consensusTimestamp ? { consensusTimestamp } : {}) };
+  }
+
+  /** A transaction reached consensus and failed. Returns the unsent outcome when that stops the run. */
+  private async consumedFailure(job: SubmitJob, id: ActiveId, status: string): Promise<SubmitOutcome | undefined> {
+    if (RETRY_NEW_ID_RECEIPT.has(status)) {
+      this.o.journal.append({ t: 'failure', key: job.key, txId: id.txId, code: status, message: `reached consensus as ${status}; retrying under a new id`, fatal: false, consumed: true });
+      return undefined;
+    }
+    const error = statusError(status, this.o.topicId, 'receipt');
+    await this.fail(job, id, error, true);
+    return unsent(job, error);
+  }
+
+  private async fail(job: SubmitJob, id: ActiveId, error: SubmitError, consumed: boolean): Promise<void> {
+    this.stop(error);
+    await this.o.journal
+      .write({ t: 'failure', key: job.key, txId: id.txId, code: error.status, message: error.message, fatal: true, ...(consumed ? { consumed } : {}) })
+      .catch(() => undefined);
+  }
+
+  /**
+   * Waits before the next try. Bounded by time rather than by count: with one node, a dropped connection puts it
+   * in the SDK's backoff and every request fails locally ("All nodes are unhealthy") until it is readmitted, which
+   * says nothing new about the network. Returns an unsent outcome when the message has failed for too long.
+   */
+  private async backoff(job: SubmitJob, id: ActiveId, attempt: number, failingSince: number, reason: string): Promise<SubmitOutcome | undefined> {
+    const failingMs = Date.now() - failingSince;
+    if (failingMs > this.o.retryBudgetMs) {
+      const error = new SubmitError('NETWORK', `the network kept failing for ${Math.round(failingMs / 1000)} s (${attempt} tries; last: ${reason})`, {
+        hint: 'check that the consensus nodes are reachable, then resume the run; unsent signals are kept in the journal',
+      });
+      await this.fail(job, id, error, false);
+      return unsent(job, error);
+    }
+    const exp = Math.min(this.o.minBackoffMs * 2 ** Math.min(attempt - 1, 16), this.o.maxBackoffMs);
+    const delayMs = Math.round(exp / 2 + Math.random() * (exp / 2));
+    this.stats.retries++;
+    this.o.onEvent?.({ type: 'retry', key: job.key, txId: id.txId, attempt, reason, delayMs });
+    await sleep(delayMs, this.stopController.signal);
+    return undefined;
+  }
+
+  private isExpired(id: ActiveId): boolean {
+    return id.expired === true || this.now() >= id.validStartMs + id.validSeconds * 1000;
+  }
+
+  /**
+   * Whether an expired id reached consensus, according to the mirror node. Waits out the mirror grace first: an id
+   * past its validity can no longer land, so once the mirror node has had time to ingest everything up to that
+   * point, "not found" means it never landed.
+   */
+  private async findLanded(id: ActiveId): Promise<Landed> {
+    const settledAt = id.validStartMs + id.validSeconds * 1000 + this.o.mirrorGraceMs;
+    // When the node called it expired but our clock disagrees, the node's clock is ahead: the grace alone suffices.
+    const wait = Math.min(settledAt - this.now(), id.expired ? this.o.mirrorGraceMs : Number.POSITIVE_INFINITY);
+    if (wait > 0) await sleep(wait, this.stopController.signal);
+    const txs = await this.o.mirror.getTransaction(id.txId, this.stopController.signal);
+    if (!txs || txs.length === 0) return { kind: 'absent' };
+    const ok = txs.find((t) => t.result === 'SUCCESS');
+    if (!ok) return { kind: 'failed', status: txs[0]!.result };
+    const body = await this.o.mirror.getJson(`/api/v1/topics/messages/${encodeURIComponent(ok.consensus_timestamp)}`, this.stopController.signal);
+    const parsed = mirrorMessageSchema.safeParse(body);
+    if (!parsed.success || (parsed.data.topic_id !== undefined && parsed.data.topic_id !== this.o.topicId)) {
+      throw new SubmitError('MIRROR', `the mirror node shows transaction ${id.txId} but not its topic message`, {
+        hint: 'try again when the mirror node has caught up',
+      });
+    }
+    return { kind: 'success', seq: parsed.data.sequence_number, consensusTimestamp: parsed.data.consensus_timestamp };
+  }
+
+  private pickNodes(): AccountId[] {
+    // A few nodes per transaction lets the SDK fail over; signing for every node of a public network would not pay.
+    const n = Math.min(3, this.nodes.length);
+    const picked: AccountId[] = [];
+    for (let i = 0; i < n; i++) picked.push(this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
+    this.nodeCursor = (this.nodeCursor + 1) % this.nodes.length;
+    return picked;
+  }
+}
+
+type Landed = { kind: 'success'; seq: number; consensusTimestamp: string } | { kind: 'failed'; status: string } | { kind: 'absent' };
+
+function activeId(txId: string, validSeconds: number): ActiveId {
+  const start = TransactionId.fromString(txId).validStart;
+  const validStartMs = start ? start.seconds.toNumber() * 1000 + Math.floor(start.nanos.toNumber() / 1e6) : 0;
+  return { txId, validSeconds, validStartMs };
+}
+
+function unsent(job: SubmitJob, error: Error): SubmitOutcome {
+  return { key: job.key, status: 'unsent', reason: error.message };
+}
+
+/** The consensus nodes of a client, each once. */
+export function nodesOf(client: Client): AccountId[] {
+  const seen = new Map<string, AccountId>();
+  for (const value of Object.values(client.network)) {
+    const id = typeof value === 'string' ? AccountId.fromString(value) : value;
+    seen.set(id.toString(), id);
+  }
+  return [...seen.values()];
+}
+
+/** Sorts a failed send into what to do next. */
+export function classifySend(err: unknown): Failure {
+  if (err instanceof PrecheckStatusError) {
+    const status = err.status.toString();
+    if (status === Status.DuplicateTransaction.toString()) return { kind: 'duplicate' };
+    if (status === Status.TransactionExpired.toString()) return { kind: 'expired' };
+    if (TRANSIENT_PRECHECK.has(status)) return { kind: 'transient', reason: `precheck ${status}` };
+    return { kind: 'fatal', error: statusError(status, undefined, 'precheck', err) };
+  }
+  if (err instanceof MaxAttemptsOrTimeoutError) return { kind: 'transient', reason: err.message };
+  if (err instanceof ReceiptStatusError) return { kind: 'fatal', error: statusError(err.status.toString(), undefined, 'receipt', err) };
+  if (err instanceof Error) {
+    if (err.name === 'GrpcServiceError') {
+      const code = (err as Error & { status?: { _code?: number } }).status?._code;
+      if (code !== undefined && TRANSIENT_GRPC.has(code)) return { kind: 'transient', reason: `gRPC ${err.message}` };
+      return { kind: 'fatal', error: new SubmitError('GRPC', `the consensus node refused the request: ${err.message}`, { cause: err, hint: 'check --network and the node addresses' }) };
+    }
+    // Thrown by the SDK when every node is in backoff after connection failures.
+    if (/All nodes are unhealthy|Network connectivity issue|failed to find a healthy working node|ECONNREFUSED|ECONNRESET|socket hang up/i.test(err.message)) {
+      return { kind: 'transient', reason: err.message };
+    }
+  }
+  return {
+    kind: 'fatal',
+    error: new SubmitError('UNEXPECTED', `submission failed unexpectedly: ${errorMessage(err)}`, { cause: err, hint: 'run with HCS25_DEBUG=1 for details, then resume the run' }),
+  };
+}
+
+const STATUS_HINTS: Record<string, string> = {
+  INVALID_SIGNATURE:
+    'the topic has a submit key the operator does not hold (or the operator key does not match the account): check the topic\'s submit_key on the mirror node and HCS25_OPERATOR_KEY',
+  INVALID_TOPIC_ID: 'the topic does not exist on this network or was deleted: check --topic and --network',
+  TOPIC_EXPIRED: 'the topic has expired: create a new one with `hcs25 topic create`',
+  INSUFFICIENT_PAYER_BALANCE: 'fund the operator account, then resume the run',
+  INSUFFICIENT_ACCOUNT_BALANCE: 'fund the operator account, then resume the run',
+  INSUFFICIENT_TX_FEE: 'the network charges more than the per-transaction maximum (0.1 ℏ, or what is left under --max-fee-hbar): raise --max-fee-hbar and resume',
+  PAYER_ACCOUNT_NOT_FOUND: 'the operator account does not exist on this network: check HCS25_OPERATOR_ID and --network',
+  INVALID_PAYER_SIGNATURE: 'the operator key does not match the operator account: check HCS25_OPERATOR_KEY',
+  ACCOUNT_DELETED: 'the operator account was deleted: use another account',
+  MESSAGE_SIZE_TOO_LARGE: 'a message exceeded one chunk; this is a bug in the message builder, please report it',
+};
+
+function statusError(status: string, topicId: string | undefined, stage: 'precheck' | 'receipt', cause?: unknown): SubmitError {
+  const where = topicId ? ` to topic ${topicId}` : '';
+  const what = stage === 'precheck' ? 'refused the submission' : 'rejected the submission at consensus';
+  return new SubmitError(status, `the network ${what}${where}: ${status}`, {
+    hint: STATUS_HINTS[status] ?? 'see the Hedera status code documentation; unsent signals are kept in the journal',
+    ...(cause ? { cause } : {}),
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,125 @@
+/** `hcs25 topic create`, `hcs25 run --dry-run`, `hcs25 run` and `hcs25 reveal` through the built CLI. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
+import { readJournal } from '../../src/publisher/journal.js';
+import type { RunReport } from '../../src/publisher/run.js';
+import { questionHash } from '../../src/signals/hashing.js';
+import { parseSignalMessage } from '../../src/signals/parse.js';
+import { readTopic, spawnCli, startHarness, tempDir, type Harness } from './helpers.js';
+
+let h: Harness;
+let fleet: AgentFleet;
+const tmp = tempDir();
+let agentsFile: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  fleet = await startAgentFleet({ include: ['perfect', 'wrong', 'plain-http'] });
+  agentsFile = join(tmp.dir, 'agents.json');
+  writeFileSync(agentsFile, JSON.stringify(fleet.agents));
+});
+afterAll(async () => {
+  await fleet.stop();
+  await h.close();
+  tmp.cleanup();
+});
+
+const cli = async (args: string[]) => spawnCli(h, tmp.dir, args).done;
+const secret = () => h.node.operator.privateKey.slice(-64);
+
+describe('hcs25 topic create', () => {
+  it('creates a signal topic with the HCS-25 memo and prints its id', async () => {
+    const r = await cli(['topic', 'create']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = r.stdout.trim();
+    expect(id).toMatch(/^0\.0\.\d+$/);
+    const topic = await h.mirror.getTopic(id);
+    expect(topic?.memo).toBe('hcs-25:0:86400');
+    expect(topic?.submit_key ?? null).toBeNull();
+  });
+
+  it('--submit-key-operator --json sets the operator key as submit key, and --memo is used', async () => {
+    const r = await cli(['--json', 'topic', 'create', '--submit-key-operator', '--memo', 'hcs-25:0:3600']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { topicId: string; memo: string; submitKey: string };
+    expect(out.memo).toBe('hcs-25:0:3600');
+    const topic = await h.mirror.getTopic(out.topicId);
+    expect(topic?.submit_key?.key).toBeTruthy();
+    expect(out.submitKey.toLowerCase()).toContain(topic!.submit_key!.key.toLowerCase());
+    expect(r.stdout + r.stderr).not.toContain(secret());
+  });
+
+  it('refuses a submit key that is not a public key', async () => {
+    const r = await cli(['topic', 'create', '--submit-key', 'not-a-key']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--submit-key is not a public key/);
+  });
+});
+
+describe('hcs25 run and reveal', () => {
+  let topic: string;
+
+  it('--dry-run prints every message with its size and estimated fee, and submits nothing', async () => {
+    topic = (await cli(['topic', 'create'])).stdout.trim();
+    const r = await cli(['run', '--agents', agentsFile, '--topic', topic, '--dry-run', '--state-dir', join(tmp.dir, 'dry'), '--evals', 'math,availability']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n').filter((l) => /^\s*\d+ B  ~/.test(l));
+    expect(lines).toHaveLength(fleet.agents.length * 2);
+    for (const line of lines) {
+      const json = line.slice(line.indexOf('{'));
+      expect(parseSignalMessage(json, { encoding: 'utf8' }).ok).toBe(true);
+      expect(Number(/^\s*(\d+) B/.exec(line)![1])).toBe(Buffer.byteLength(json));
+    }
+    expect(r.stdout).toMatch(/signals built\s+6 \(nothing submitted\)/);
+    expect(await readTopic(h.mirror, topic, 0, 0)).toHaveLength(0);
+  });
+
+  it('run publishes and prints a summary; --json lists every signal with its sequence number', async () => {
+    const r = await cli(['--json', 'run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state'), '--seed', 'cli']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as RunReport;
+    expect(report.status).toBe('complete');
+    expect(report.list.map((l) => l.seq).sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(r.stdout + r.stderr).not.toContain(secret());
+
+    const text = await cli(['run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state2'), '--evals', 'availability']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/signals published\s+3\/3/);
+    expect(text.stdout).toMatch(/fees\s+0\.\d+ ℏ/);
+  });
+
+  it('reveal refuses an unfinished run, publishes the key once, and the key reproduces the question hashes', async () => {
+    const stateDir = join(tmp.dir, 'state');
+    const runs = (await import('node:fs')).readdirSync(join(stateDir, 'runs'));
+    const run = runs.find((f) => f.endsWith('.jsonl'))!.replace('.jsonl', '');
+
+    const r = await cli(['--json', 'reveal', '--run', run, '--state-dir', stateDir]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { topic: string; seq: number; already: boolean };
+    expect(out).toMatchObject({ topic, already: false });
+    const again = JSON.parse((await cli(['--json', 'reveal', '--run', run, '--state-dir', stateDir])).stdout) as { seq: number; already: boolean };
+    expect(again).toMatchObject({ seq: out.seq, already: true });
+
+    const messages = await readTopic(h.mirror, topic, out.seq);
+    const reveals = messages.filter((m) => m.message.toString('utf8').includes('"op":"reveal"'));
+    expect(reveals).toHaveLength(1);
+    const reveal = JSON.parse(reveals[0]!.message.toString('utf8')) as { run: string; key: string };
+    expect(reveal.run).toBe(run);
+    const key = Buffer.from(reveal.key, 'base64url');
+    const { state } = await readJournal(join(stateDir, 'runs', `${run}.jsonl`));
+    for (const s of state.signals.values()) {
+      const r2 = s.result as { questionId?: string };
+      if (!r2.questionId) continue;
+      const published = JSON.parse(s.message!.json) as { data: { questionHash: string } };
+      expect(published.data.questionHash).toBe(questionHash(key, r2.questionId));
+    }
+
+    // A run that stopped is not revealed without --force.
+    writeFileSync(join(stateDir, 'runs', `${run}.jsonl`), (await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8') + '{"t":"resume","at":"x"}\n');
+    const refused = await cli(['reveal', '--run', run, '--state-dir', stateDir, '--topic', '0.0.999']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/has not finished publishing/);
+  });
+});

@@ -1,0 +1,114 @@
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Journal, JournalError, listRuns, parseJournal, readJournal, resultKey, revealKey } from '../../src/publisher/journal.js';
+import { journalWith, tempDir, TEST_AGENT } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const TX = (n: number) => `0.0.2@1700000000.${String(n).padStart(9, '0')}`;
+
+describe('run journal', () => {
+  it('is created 0600 in a 0700 directory and lists by run id', async () => {
+    const journal = await journalWith(tmp.dir, ['a']);
+    await journal.close();
+    expect(statSync(journal.path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${tmp.dir}/runs`).mode & 0o777).toBe(0o700);
+    expect(await listRuns(tmp.dir)).toContain(journal.runId);
+  });
+
+  it('rebuilds the run state: results, ids, receipts, consumed ids, fees, reveals', async () => {
+    const journal = await journalWith(tmp.dir, ['k1', 'k2', 'k3']);
+    journal.append({ t: 'tx', key: 'k1', txId: TX(1), validSeconds: 120 });
+    journal.append({ t: 'receipt', key: 'k1', txId: TX(1), seq: 7 });
+    journal.append({ t: 'tx', key: 'k2', txId: TX(2), validSeconds: 120 });
+    journal.append({ t: 'failure', key: 'k2', txId: TX(2), code: 'INVALID_SIGNATURE', message: 'x', fatal: true, consumed: true });
+    journal.append({ t: 'tx', key: 'k2', txId: TX(3), validSeconds: 120, reason: 'failed' });
+    journal.append({ t: 'fees', spentTinybar: '12345', confirmed: 1 });
+    journal.append({ t: 'landed', entries: [{ key: 'k1', seq: 7, consensusTimestamp: '1700000001.000000001' }] });
+    journal.append({ t: 'tx', key: revealKey('0.0.9'), txId: TX(4), validSeconds: 120 });
+    journal.append({ t: 'receipt', key: revealKey('0.0.9'), txId: TX(4), seq: 9 });
+    journal.append({ t: 'end', status: 'stopped' });
+    await journal.close();
+
+    const { state, tornBytes } = await readJournal(journal.path);
+    expect(tornBytes).toBe(0);
+    expect(state.signals.get('k1')!.receipt).toEqual({ txId: TX(1), seq: 7, consensusTimestamp: '1700000001.000000001' });
+    expect(state.signals.get('k2')!.txIds).toEqual([
+      { txId: TX(2), validSeconds: 120, consumed: true },
+      { txId: TX(3), validSeconds: 120, consumed: false },
+    ]);
+    expect(state.signals.get('k3')!.txIds).toEqual([]);
+    expect(state.signals.get('k3')!.message?.json).toContain('k3');
+    expect(state.spentTinybar).toBe(12345n);
+    expect(state.end?.status).toBe('stopped');
+    expect(state.reveals.get('0.0.9')?.receipt?.seq).toBe(9);
+  });
+
+  it('ignores a torn last line and open() cuts it off before appending', async () => {
+    const journal = await journalWith(tmp.dir, ['t1']);
+    await journal.write({ t: 'tx', key: 't1', txId: TX(5), validSeconds: 120 });
+    await journal.close();
+    const whole = readFileSync(journal.path, 'utf8');
+    appendFileSync(journal.path, '{"t":"receipt","key":"t1","txId":"0.0.2@17000');
+
+    const read = await readJournal(journal.path);
+    expect(read.tornBytes).toBeGreaterThan(0);
+    expect(read.state.signals.get('t1')!.receipt).toBeUndefined();
+
+    const { journal: reopened, state } = await Journal.open(tmp.dir, journal.runId);
+    expect(state.signals.get('t1')!.txIds).toHaveLength(1);
+    await reopened.write({ t: 'receipt', key: 't1', txId: TX(5), seq: 3 });
+    await reopened.close();
+    const after = readFileSync(journal.path, 'utf8');
+    expect(after.startsWith(whole)).toBe(true);
+    expect(after.split('\n').filter(Boolean).every((l) => JSON.parse(l))).toBe(true);
+    expect((await readJournal(journal.path)).state.signals.get('t1')!.receipt?.seq).toBe(3);
+  });
+
+  it('a complete last line without its newline is not trusted either', async () => {
+    const journal = await journalWith(tmp.dir, []);
+    await journal.close();
+    const start = readFileSync(journal.path, 'utf8').split('\n')[0]!;
+    const read = parseJournal(`${start}\n{"t":"end","at":"x","status":"complete"}`);
+    expect(read.state.end).toBeUndefined();
+    expect(read.tornBytes).toBeGreaterThan(0);
+  });
+
+  it('refuses a journal corrupt in the middle, or one without a start record', async () => {
+    const journal = await journalWith(tmp.dir, ['c1']);
+    await journal.close();
+    const lines = readFileSync(journal.path, 'utf8').split('\n');
+    writeFileSync(journal.path, `${lines[0]}\nnot json\n${lines[1]}\n`);
+    await expect(readJournal(journal.path)).rejects.toThrow(JournalError);
+    expect(() => parseJournal(`${lines[1]}\n`)).toThrow(/start record/);
+  });
+
+  it('lets one process at a time use a run; a lock left by a dead process is taken over', async () => {
+    const journal = await journalWith(tmp.dir, ['l1']);
+    await expect(Journal.open(tmp.dir, journal.runId)).rejects.toThrow(/in use by process/);
+    await journal.close();
+    writeFileSync(`${journal.path}.lock`, '999999999');
+    const { journal: again } = await Journal.open(tmp.dir, journal.runId);
+    expect(readFileSync(`${journal.path}.lock`, 'utf8')).toBe(String(process.pid));
+    await again.close();
+    expect(existsSync(`${journal.path}.lock`)).toBe(false);
+  });
+
+  it('refuses run ids that are not ULIDs (no path tricks)', async () => {
+    await expect(Journal.open(tmp.dir, '../../etc/passwd')).rejects.toThrow(/not a run id/);
+  });
+
+  it('group-commits concurrent writes: every record lands, in order of append', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `g${i}`);
+    const journal = await journalWith(tmp.dir, keys);
+    await Promise.all(keys.map((key, i) => journal.write({ t: 'tx', key, txId: TX(100 + i), validSeconds: 120 })));
+    await journal.close();
+    const { state } = await readJournal(journal.path);
+    for (const [i, key] of keys.entries()) expect(state.signals.get(key)!.txIds[0]!.txId).toBe(TX(100 + i));
+  });
+
+  it('keys a signal by eval kind and subject', () => {
+    expect(resultKey({ kind: 'math', agent: TEST_AGENT })).toBe(`math|${TEST_AGENT.subject}`);
+  });
+});

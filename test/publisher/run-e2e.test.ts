@@ -1,0 +1,171 @@
+/**
+ * `runSignals` end to end on the emulator with the sample agent fleet: an HCS-2 registry is discovered, every agent
+ * evaluated, every signal lands on the topic exactly once, validates against schemas/signal.schema.json, fits one
+ * chunk and carries no raw response. Also: injected BUSY / UNAVAILABLE complete; a foreign submit key stops the run
+ * with a clear error and the journal keeps every unsent signal; the operator key appears nowhere.
+ */
+import { readFileSync } from 'node:fs';
+import { PrivateKey } from '@hashgraph/sdk';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
+import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
+import { createTopic, submitMessage } from '../../src/hedera/tx.js';
+import { readJournal } from '../../src/publisher/journal.js';
+import { runSignals, type RunReport } from '../../src/publisher/run.js';
+import { createSignalTopic } from '../../src/publisher/topic.js';
+import { parseSignalMessage } from '../../src/signals/parse.js';
+import { countBy, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
+
+let h: Harness;
+let fleet: AgentFleet;
+let registry: string;
+const tmp = tempDir();
+
+function configFor(stateDir: string, extra: Record<string, unknown> = {}): ResolvedConfig {
+  return loadConfig({
+    cwd: tmp.dir,
+    env: {
+      HCS25_NETWORK: 'local',
+      HCS25_NODES: `127.0.0.1:${h.node.ports.consensus}=0.0.3`,
+      HCS25_MIRROR_GRPC: `127.0.0.1:${h.node.ports.mirrorGrpc}`,
+      HCS25_MIRROR_REST_URL: h.node.mirrorRestUrl,
+    },
+    flags: { stateDir, budgetMs: 1_500, concurrency: 16, ...extra },
+  });
+}
+
+beforeAll(async () => {
+  h = await startHarness({ mirrorLagMs: 150 });
+  fleet = await startAgentFleet({ slowMs: 5_000, include: ['perfect', 'verbose', 'wrong', 'slow', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'] });
+  registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+  for (const record of fleet.agents) {
+    await submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }), undefined);
+  }
+  // The mirror lags consensus: discovery must see the whole registry.
+  await readTopic(h.mirror, registry, fleet.agents.length);
+});
+
+afterAll(async () => {
+  await fleet.stop();
+  await h.close();
+  tmp.cleanup();
+});
+
+const ajv = new Ajv2020({ strict: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+const validateSignal = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/signal.schema.json', import.meta.url), 'utf8')) as object);
+
+describe('hcs25 run on the emulator', () => {
+  let report: RunReport;
+  let topic: string;
+
+  it('discovers the registry, evaluates every agent and publishes every signal exactly once', async () => {
+    topic = (await createSignalTopic(h.client)).topicId;
+    report = await runSignals({ config: configFor(`${tmp.dir}/e2e`), source: { registry }, topic, seed: 'e2e' });
+    expect(report.error).toBeUndefined();
+    expect(report.status).toBe('complete');
+    expect(report.agents).toBe(fleet.agents.length);
+    expect(report.evals.total).toBe(fleet.agents.length * 3);
+    expect(report.signals).toMatchObject({ expected: fleet.agents.length * 3, published: fleet.agents.length * 3, unsent: 0, buildErrors: 0 });
+    expect(BigInt(report.fees.spentTinybar)).toBeGreaterThan(0n);
+    expect(report.mirror).toEqual({ confirmed: report.signals.expected, missing: 0, mismatched: 0 });
+    const journaled = await readJournal(report.journal!);
+    expect([...journaled.state.signals.values()].every((s) => /^\d+\.\d{9}$/.test(s.receipt?.consensusTimestamp ?? ''))).toBe(true);
+
+    const onTopic = await readTopic(h.mirror, topic, report.signals.expected);
+    expect(onTopic).toHaveLength(report.signals.expected);
+    const bySeq = new Map(onTopic.map((m) => [m.sequenceNumber, m]));
+    for (const entry of report.list) {
+      const m = bySeq.get(entry.seq!);
+      expect(m, entry.key).toBeDefined();
+      const parsed = JSON.parse(m!.message.toString('utf8')) as { signal: string; subject: string; run: string };
+      expect(`${parsed.signal}|${parsed.subject}`).toBe(`${entry.signal}|${entry.subject}`);
+      expect(parsed.run).toBe(report.run);
+    }
+    const pairs = countBy(onTopic, (m) => {
+      const s = JSON.parse(m.message.toString('utf8')) as { signal: string; subject: string };
+      return `${s.signal}|${s.subject}`;
+    });
+    expect([...pairs.values()].every((n) => n === 1)).toBe(true);
+    expect(pairs.size).toBe(report.signals.expected);
+  });
+
+  it('every signal validates against schemas/, fits one chunk, and carries no raw response or question id', async () => {
+    const onTopic = await readTopic(h.mirror, topic, report.signals.expected);
+    const { state } = await readJournal(report.journal!);
+    const secrets: string[] = [];
+    for (const sig of state.signals.values()) {
+      const r = sig.result as { response?: string | null; questionId?: string };
+      if (r.response && r.response.length > 16) secrets.push(r.response);
+      if (r.questionId) secrets.push(r.questionId);
+    }
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const m of onTopic) {
+      expect(m.message.length).toBeLessThanOrEqual(1024);
+      expect(m.chunks).toBe(1);
+      const parsed = parseSignalMessage(m.message);
+      expect(parsed.ok).toBe(true);
+      const json = JSON.parse(m.message.toString('utf8')) as unknown;
+      expect(validateSignal(json), JSON.stringify(validateSignal.errors)).toBe(true);
+      const text = m.message.toString('utf8');
+      for (const s of secrets) expect(text.includes(s)).toBe(false);
+    }
+  });
+
+  it('keeps the run key and the raw responses in the journal only, and never the operator key', async () => {
+    const text = readFileSync(report.journal!, 'utf8');
+    expect(text).not.toContain(h.node.operator.privateKey);
+    expect(text).not.toContain(h.node.operator.privateKey.slice(-64));
+    expect(JSON.stringify(report)).not.toContain(h.node.operator.privateKey.slice(-64));
+    const { state } = await readJournal(report.journal!);
+    expect(state.start.runKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect([...state.signals.values()].some((s) => (s.result as { response?: string | null }).response)).toBe(true);
+  });
+
+  it('--no-keep-responses keeps no raw response in the journal', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    const r = await runSignals({ config: configFor(`${tmp.dir}/nokeep`), source: { agents: [] as never[] }, topic: t, keepResponses: false }).catch((e: Error) => e);
+    expect(r).toBeInstanceOf(Error); // no agents: refused before a journal is written
+    const report2 = await runSignals({ config: configFor(`${tmp.dir}/nokeep`), source: { registry }, topic: t, keepResponses: false, evals: ['math'] });
+    expect(report2.status).toBe('complete');
+    const { state } = await readJournal(report2.journal!);
+    for (const s of state.signals.values()) expect((s.result as { response?: unknown }).response ?? null).toBeNull();
+  });
+
+  it('completes through injected BUSY and UNAVAILABLE', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    h.node.faults.injectPrecheck('submitMessage', 'BUSY', 4);
+    h.node.faults.injectGrpcError('submitMessage', 14, 2);
+    h.node.faults.injectGrpcError('getTransactionReceipts', 14, 1);
+    // The SDK's own BUSY backoff (500 ms doubling to 8 s) is right for a throttled network; the test shortens it.
+    h.client.setMaxBackoff(1_000);
+    const r = await runSignals({ config: configFor(`${tmp.dir}/faults`), source: { registry }, topic: t, evals: ['availability', 'math'], client: h.client, submitter: { minBackoffMs: 100, maxBackoffMs: 1_000 } });
+    h.node.faults.clear();
+    expect(r.error).toBeUndefined();
+    expect(r.status).toBe('complete');
+    expect(r.signals.retries).toBeGreaterThan(0);
+    const onTopic = await readTopic(h.mirror, t, r.signals.expected);
+    expect(onTopic).toHaveLength(r.signals.expected);
+    expect(new Set(onTopic.map((m) => m.message.toString('utf8'))).size).toBe(r.signals.expected);
+  });
+
+  it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
+    const t = (await createSignalTopic(h.client, { submitKey: PrivateKey.generateED25519().publicKey })).topicId;
+    const r = await runSignals({ config: configFor(`${tmp.dir}/badkey`), source: { registry }, topic: t, evals: ['availability', 'math'] });
+    expect(r.status).toBe('stopped');
+    expect(r.error?.code).toBe('SUBMIT_INVALID_SIGNATURE');
+    expect(r.error?.message).toMatch(/INVALID_SIGNATURE/);
+    expect(r.error?.hint).toMatch(/submit key/);
+    expect(r.signals.published).toBe(0);
+    const { state } = await readJournal(r.journal!);
+    expect(state.end?.status).toBe('stopped');
+    const unsent = [...state.signals.values()].filter((s) => s.message && !s.receipt);
+    // Everything evaluated before the stop is journaled with its built message, ready for --resume.
+    expect(unsent.length).toBe(state.signals.size);
+    expect(unsent.length).toBeGreaterThan(0);
+    expect(r.signals.unsent).toBe(unsent.length);
+    expect(await readTopic(h.mirror, t, 0, 0)).toHaveLength(0);
+  });
+});
