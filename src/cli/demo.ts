@@ -78,8 +78,6 @@ export function register(program: Command): void {
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
-          // The SDK leaves grpcDeadline timers behind that would hold the process open for seconds after the work is done.
-          setTimeout(() => process.exit(), 50).unref();
         }
       }),
     );

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { exitWhenDone } from './run.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface RevealFlags {
@@ -18,23 +17,21 @@ export function register(program: Command): void {
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--force', 'reveal although the run has not finished publishing')
     .action(
-      exitWhenDone(
-        action(async (flags: RevealFlags, cmd: Command) => {
-          const g = globals(cmd);
-          const [{ loadConfig }, { revealRun }] = await Promise.all([import('../config/load.js'), import('../publisher/reveal.js')]);
-          const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile, stateDir: flags.stateDir } });
-          const result = await revealRun({ config, run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) });
-          if (g.json) {
-            printJson(result);
-            return;
-          }
-          printLine(`${result.topic} #${result.seq}`);
-          note(
-            result.already
-              ? `run ${result.run}'s key was already revealed on ${result.topic} (sequence ${result.seq}); nothing sent`
-              : `revealed the key of run ${result.run} on ${result.topic} (sequence ${result.seq}, transaction ${result.txId})`,
-          );
-        }),
-      ),
+      action(async (flags: RevealFlags, cmd: Command) => {
+        const g = globals(cmd);
+        const [{ loadConfig }, { revealRun }] = await Promise.all([import('../config/load.js'), import('../publisher/reveal.js')]);
+        const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile, stateDir: flags.stateDir } });
+        const result = await revealRun({ config, run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) });
+        if (g.json) {
+          printJson(result);
+          return;
+        }
+        printLine(`${result.topic} #${result.seq}`);
+        note(
+          result.already
+            ? `run ${result.run}'s key was already revealed on ${result.topic} (sequence ${result.seq}); nothing sent`
+            : `revealed the key of run ${result.run} on ${result.topic} (sequence ${result.seq}, transaction ${result.txId})`,
+        );
+      }),
     );
 }

@@ -20,6 +20,9 @@ interface RunFlags {
   stateDir?: string;
   keepResponses: boolean;
   allowPrivateEndpoints?: boolean;
+  hcs10BudgetMs?: number;
+  allowTopicFees?: boolean;
+  maxTopicFeeHbar?: number;
 }
 
 export function parseEvals(value: string): EvalKind[] {
@@ -29,18 +32,6 @@ export function parseEvals(value: string): EvalKind[] {
     throw new UsageError(`--evals takes a comma-separated list of ${KINDS.join(', ')}${bad.length ? `; unknown: ${bad.join(', ')}` : ''}`);
   }
   return [...new Set(kinds)] as EvalKind[];
-}
-
-/**
- * Ends the process once a command that used the Hedera SDK is done. The SDK races every request against a
- * grpcDeadline timer it never clears, which would keep Node alive for seconds after the work (and the output) is
- * finished. stdout/stderr are synchronous for files and pipes on Linux and macOS, so nothing printed is lost.
- */
-export function exitWhenDone<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
-  return async (...args: A) => {
-    await fn(...args);
-    process.exit(process.exitCode ?? 0);
-  };
 }
 
 export function register(program: Command): void {
@@ -60,90 +51,95 @@ export function register(program: Command): void {
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
+    .option('--hcs10-budget-ms <ms>', 'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)', intOption('--hcs10-budget-ms', 1000, 600_000))
+    .option('--allow-topic-fees', 'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)')
+    .option('--max-topic-fee-hbar <hbar>', 'with --allow-topic-fees: the most one connection request may pay (default 0.5)', numberOption('--max-topic-fee-hbar', 0, 100))
     .action(
-      exitWhenDone(
-        action(async (flags: RunFlags, cmd: Command) => {
-          if (flags.registry && flags.agents) throw new UsageError('give --registry or --agents, not both');
-          if (flags.resume && (flags.registry || flags.agents)) {
-            throw new UsageError('--resume takes the agents from the run journal; drop --registry/--agents');
-          }
-          const evals = parseEvals(flags.evals);
-          const g = globals(cmd);
-          const [{ loadConfig }, { runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
-            import('../config/load.js'),
-            import('../publisher/run.js'),
-            import('../evals/progress.js'),
-            import('../publisher/fees.js'),
-          ]);
-          const config = loadConfig({
-            flags: {
-              network: g.network,
-              config: g.config,
-              envFile: g.envFile,
-              registry: flags.registry,
-              topic: flags.topic,
-              concurrency: flags.concurrency,
-              budgetMs: flags.budgetMs,
-              maxFeeHbar: flags.maxFeeHbar,
-              stateDir: flags.stateDir,
-              ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
+      action(async (flags: RunFlags, cmd: Command) => {
+        if (flags.registry && flags.agents) throw new UsageError('give --registry or --agents, not both');
+        if (flags.resume && (flags.registry || flags.agents)) {
+          throw new UsageError('--resume takes the agents from the run journal; drop --registry/--agents');
+        }
+        const evals = parseEvals(flags.evals);
+        const g = globals(cmd);
+        const [{ loadConfig }, { runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
+          import('../config/load.js'),
+          import('../publisher/run.js'),
+          import('../evals/progress.js'),
+          import('../publisher/fees.js'),
+        ]);
+        const config = loadConfig({
+          flags: {
+            network: g.network,
+            config: g.config,
+            envFile: g.envFile,
+            registry: flags.registry,
+            topic: flags.topic,
+            concurrency: flags.concurrency,
+            budgetMs: flags.budgetMs,
+            maxFeeHbar: flags.maxFeeHbar,
+            stateDir: flags.stateDir,
+            ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
+          },
+        });
+        const json = g.json === true;
+        const registry = flags.registry ?? config.registry;
+        const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
+        if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
+
+        const bar = !json && process.stderr.isTTY ? progressLine(process.stderr, renderProgress) : undefined;
+        const controller = new AbortController();
+        let interrupts = 0;
+        const onSignal = () => {
+          interrupts++;
+          if (interrupts > 1) process.exit(130);
+          note('\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)');
+          controller.abort(new Error('interrupted'));
+        };
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+        let report: RunReport;
+        try {
+          report = await runSignals({
+            config,
+            ...(source ? { source } : {}),
+            ...(flags.topic ?? config.topic ? { topic: flags.topic ?? config.topic } : {}),
+            evals,
+            ...(flags.seed ? { seed: flags.seed } : {}),
+            ...(flags.dryRun ? { dryRun: true } : {}),
+            ...(flags.resume ? { resume: flags.resume } : {}),
+            keepResponses: flags.keepResponses,
+            hcs10: {
+              ...(flags.hcs10BudgetMs !== undefined && { budgetMs: flags.hcs10BudgetMs }),
+              ...(flags.allowTopicFees && { topicFees: { allow: true, maxHbar: flags.maxTopicFeeHbar ?? 0.5 } }),
+            },
+            signal: controller.signal,
+            onNote: (line) => {
+              if (!json) note(line);
+            },
+            ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
+            onDryRunMessage: (m) => {
+              if (!json) printLine(`${String(m.bytes).padStart(5)} B  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.json}`);
             },
           });
-          const json = g.json === true;
-          const registry = flags.registry ?? config.registry;
-          const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
-          if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
-
-          const bar = !json && process.stderr.isTTY ? progressLine(process.stderr, renderProgress) : undefined;
-          const controller = new AbortController();
-          let interrupts = 0;
-          const onSignal = () => {
-            interrupts++;
-            if (interrupts > 1) process.exit(130);
-            note('\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)');
-            controller.abort(new Error('interrupted'));
-          };
-          process.on('SIGINT', onSignal);
-          process.on('SIGTERM', onSignal);
-          let report: RunReport;
-          try {
-            report = await runSignals({
-              config,
-              ...(source ? { source } : {}),
-              ...(flags.topic ?? config.topic ? { topic: flags.topic ?? config.topic } : {}),
-              evals,
-              ...(flags.seed ? { seed: flags.seed } : {}),
-              ...(flags.dryRun ? { dryRun: true } : {}),
-              ...(flags.resume ? { resume: flags.resume } : {}),
-              keepResponses: flags.keepResponses,
-              signal: controller.signal,
-              onNote: (line) => {
-                if (!json) note(line);
-              },
-              ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
-              onDryRunMessage: (m) => {
-                if (!json) printLine(`${String(m.bytes).padStart(5)} B  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.json}`);
-              },
-            });
-          } finally {
-            process.off('SIGINT', onSignal);
-            process.off('SIGTERM', onSignal);
-            bar?.finish();
-          }
-          if (json) {
-            printJson(report);
-          } else {
-            printSummary(report, formatHbar);
-          }
-          if (report.status === 'complete' || report.status === 'dry-run') return 0;
-          if (!json) {
-            if (report.error) note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
-            const unsent = report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
-            note(`hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`);
-          }
-          return 1;
-        }),
-      ),
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+          bar?.finish();
+        }
+        if (json) {
+          printJson(report);
+        } else {
+          printSummary(report, formatHbar);
+        }
+        if (report.status === 'complete' || report.status === 'dry-run') return 0;
+        if (!json) {
+          if (report.error) note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
+          const unsent = report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
+          note(`hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`);
+        }
+        return 1;
+      }),
     );
 }
 

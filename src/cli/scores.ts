@@ -94,8 +94,6 @@ export function register(program: Command): void {
           const { renderScoreTable } = await import('../consumer/table.js');
           printLine(renderScoreTable(report).trimEnd());
         }
-        // The SDK leaves a grpcDeadline timer per request that would hold the process open for seconds (see run.ts).
-        if (published) process.exit(0);
       }),
     );
 }

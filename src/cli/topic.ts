@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { exitWhenDone } from './run.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface TopicCreateFlags {
@@ -18,35 +17,33 @@ export function register(program: Command): void {
     .option('--submit-key-operator', "use the operator's public key as the submit key (only this operator can publish)")
     .option('--memo <memo>', 'topic memo (default hcs-25:0:86400)')
     .action(
-      exitWhenDone(
-        action(async (flags: TopicCreateFlags, cmd: Command) => {
-          if (flags.submitKey && flags.submitKeyOperator) throw new UsageError('give --submit-key or --submit-key-operator, not both');
-          const g = globals(cmd);
-          const [{ loadConfig, requireOperator, explorerUrl }, { createClient, parsePrivateKey }, { createSignalTopic, parsePublicKey, isSignalTopicMemo }] = await Promise.all([
-            import('../config/index.js'),
-            import('../hedera/client.js'),
-            import('../publisher/topic.js'),
-          ]);
-          const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile } });
-          const operator = requireOperator(config);
-          const submitKey = flags.submitKeyOperator ? parsePrivateKey(operator).publicKey : flags.submitKey ? parsePublicKey(flags.submitKey) : undefined;
-          if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
-            note(`warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`);
+      action(async (flags: TopicCreateFlags, cmd: Command) => {
+        if (flags.submitKey && flags.submitKeyOperator) throw new UsageError('give --submit-key or --submit-key-operator, not both');
+        const g = globals(cmd);
+        const [{ loadConfig, requireOperator, explorerUrl }, { createClient, parsePrivateKey }, { createSignalTopic, parsePublicKey, isSignalTopicMemo }] = await Promise.all([
+          import('../config/index.js'),
+          import('../hedera/client.js'),
+          import('../publisher/topic.js'),
+        ]);
+        const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile } });
+        const operator = requireOperator(config);
+        const submitKey = flags.submitKeyOperator ? parsePrivateKey(operator).publicKey : flags.submitKey ? parsePublicKey(flags.submitKey) : undefined;
+        if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
+          note(`warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`);
+        }
+        const client = createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
+        try {
+          const created = await createSignalTopic(client, { ...(flags.memo !== undefined ? { memo: flags.memo } : {}), ...(submitKey ? { submitKey } : {}) });
+          const link = explorerUrl(config.network.ledger, 'topic', created.topicId);
+          if (g.json) {
+            printJson({ ...created, network: config.network.ledger, ...(link ? { explorer: link } : {}) });
+          } else {
+            printLine(created.topicId);
+            note(`created signal topic ${created.topicId} on ${config.network.ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`);
           }
-          const client = createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
-          try {
-            const created = await createSignalTopic(client, { ...(flags.memo !== undefined ? { memo: flags.memo } : {}), ...(submitKey ? { submitKey } : {}) });
-            const link = explorerUrl(config.network.ledger, 'topic', created.topicId);
-            if (g.json) {
-              printJson({ ...created, network: config.network.ledger, ...(link ? { explorer: link } : {}) });
-            } else {
-              printLine(created.topicId);
-              note(`created signal topic ${created.topicId} on ${config.network.ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`);
-            }
-          } finally {
-            client.close();
-          }
-        }),
-      ),
+        } finally {
+          client.close();
+        }
+      }),
     );
 }

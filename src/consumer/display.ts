@@ -24,6 +24,11 @@ export function subjectLabel(subject: string): string {
   return parts.nativeId ?? (parts.target ? `${parts.target}:${parts.id}` : subject);
 }
 
+/** A scored subject's display name: the caller's label, else the UAID's native id. */
+export function scoreLabel(s: Pick<SubjectScore, 'subject' | 'label'>): string {
+  return s.label ? printable(s.label) : subjectLabel(s.subject);
+}
+
 /** How one adapter stands for one subject, for the views: not applicable, no output, or a total with flags. */
 export type AdapterState =
   | { kind: 'not-applicable' }

@@ -6,7 +6,7 @@
  */
 import { byCodeUnit } from './scores.js';
 import type { ScoreReport, SubjectScore } from './scores.js';
-import { adapterState, ellipsize, subjectLabel } from './display.js';
+import { adapterState, ellipsize, scoreLabel, subjectLabel } from './display.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { OUTCOME_COLORS, duration, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
@@ -101,7 +101,7 @@ function ranking(report: ScoreReport, maxDetail: number): string {
   const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
   const head = ['#', 'Subject', 'Score', 'Confidence', ...adapterIds, 'Latency p50 / p95', 'Signals'];
   const rows = report.subjects.map((s, i) => {
-    const name = esc(ellipsize(subjectLabel(s.subject), 48));
+    const name = esc(ellipsize(scoreLabel(s), 48));
     const link = i < maxDetail ? `<a href="#s${i + 1}">${name}</a>` : name;
     const badges = [s.protocol, s.registry].filter((x): x is string => x !== null).map((b) => `<span class="badge">${esc(ellipsize(b, 20))}</span>`).join('');
     return (
@@ -147,7 +147,7 @@ function details(subjects: SubjectScore[], histories: Map<string, History>, tota
       .join('');
     const notApplicable = s.adapters.filter((a) => !a.applicable).map((a) => a.adapterId);
     return (
-      `<article id="s${i + 1}"><div class="ahead"><h3>${i + 1}. ${esc(ellipsize(subjectLabel(s.subject), 60))}</h3>` +
+      `<article id="s${i + 1}"><div class="ahead"><h3>${i + 1}. ${esc(ellipsize(scoreLabel(s), 60))}</h3>` +
       `<span class="pill" style="background:${scoreColor(s.trustScores.total)}">${s.trustScores.total.toFixed(2)}</span></div>` +
       `<div class="uaid">${esc(s.subject)}</div>` +
       `<table class="comps"><thead><tr><th>component</th><th>value</th><th>status</th><th>signals</th><th>newest (UTC)</th></tr></thead><tbody>${comps}</tbody></table>` +
@@ -214,7 +214,7 @@ function scatter(report: ScoreReport): string {
   const dots = report.subjects
     .map(
       (s, i) =>
-        `<circle class="dot" cx="${n(x(s.trustConfidence))}" cy="${n(y(s.trustScores.total))}" r="5" fill="${scoreColor(s.trustScores.total)}"><title>#${i + 1} ${esc(subjectLabel(s.subject))}: score ${s.trustScores.total.toFixed(2)}, confidence ${s.trustConfidence.toFixed(2)}</title></circle>`,
+        `<circle class="dot" cx="${n(x(s.trustConfidence))}" cy="${n(y(s.trustScores.total))}" r="5" fill="${scoreColor(s.trustScores.total)}"><title>#${i + 1} ${esc(scoreLabel(s))}: score ${s.trustScores.total.toFixed(2)}, confidence ${s.trustConfidence.toFixed(2)}</title></circle>`,
     )
     .join('');
   const xTicks = [0, 0.25, 0.5, 0.75, 1].map((c) => `<text class="tick" x="${n(x(c))}" y="${b.height - b.bottom + 14}" text-anchor="middle">${c}</text>`).join('');

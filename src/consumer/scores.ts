@@ -21,6 +21,11 @@ export interface ScoreOptions {
   topic?: string;
   /** Counts of rejected messages by reason, from the reader, shown in reports. */
   rejected?: Readonly<Record<string, number>>;
+  /**
+   * Display names by subject, from what the caller knows locally (e.g. the registry entries it evaluated). Names are
+   * not on-chain and not part of the score; views fall back to the UAID's native id.
+   */
+  labels?: Readonly<Record<string, string>>;
 }
 
 export interface ComponentBreakdown {
@@ -55,6 +60,8 @@ export interface LatencySummary {
 
 export interface SubjectScore {
   subject: string;
+  /** A display name the caller supplied (ScoreOptions.labels), if any. */
+  label?: string;
   registry: string | null;
   protocol: string | null;
   nativeId: string | null;
@@ -105,7 +112,9 @@ export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConf
 
   const subjects: SubjectScore[] = [];
   for (const subject of [...bySubject.keys()].sort(byCodeUnit)) {
-    subjects.push(scoreSubject(subject, bySubject.get(subject)!, config, options.now));
+    const scored = scoreSubject(subject, bySubject.get(subject)!, config, options.now);
+    const label = options.labels?.[subject];
+    subjects.push(label ? { ...scored, label } : scored);
   }
   subjects.sort(
     (a, b) => b.trustScores.total - a.trustScores.total || b.trustConfidence - a.trustConfidence || byCodeUnit(a.subject, b.subject),

@@ -1,5 +1,5 @@
 /** Plain-text views for an 80-column terminal: the ranked score table and the signal list. */
-import { adapterState, ellipsize, printable, subjectLabel } from './display.js';
+import { adapterState, ellipsize, printable, scoreLabel, subjectLabel } from './display.js';
 import type { ScoreReport, SubjectScore } from './scores.js';
 import type { ReadSignal, RejectedMessage } from './types.js';
 
@@ -55,7 +55,7 @@ export function renderScoreTable(report: ScoreReport): string {
   const lines = [renderRow(columns, columns.map((c) => c.header))];
   report.subjects.forEach((s, i) => {
     const latency = s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-';
-    const label = `${subjectLabel(s.subject)}${s.protocol ? ` (${s.protocol})` : ''}`;
+    const label = `${scoreLabel(s)}${s.protocol ? ` (${s.protocol})` : ''}`;
     lines.push(
       renderRow(columns, [
         String(i + 1),

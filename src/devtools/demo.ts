@@ -110,6 +110,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       topic: topic.topicId,
       seed: 'hcs25-demo',
       client,
+      // The emulator answers in milliseconds; on testnet an HCS-10 ask takes tens of seconds.
+      hcs10: { budgetMs: fast ? 3_000 : 5_000 },
       ...(options.signal && { signal: options.signal }),
       ...(options.onProgress && { onProgress: options.onProgress }),
       onNote: (line) => step(`  ${line}`),
@@ -130,7 +132,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     ]);
     const publisher = client.operatorAccountId!.toString();
     const read = await waitForSignals(collectSignals, node.mirrorRestUrl, topic.topicId, publisher, run.signals.published, options.signal);
-    const scores = computeScores(read.signals, DEFAULT_SCORING_CONFIG, { now: new Date(), publishers: [publisher], topic: topic.topicId, rejected: countReasons(read.rejected) });
+    const labels = Object.fromEntries(run.list.map((l) => [l.subject, l.name]));
+    const scores = computeScores(read.signals, DEFAULT_SCORING_CONFIG, { now: new Date(), publishers: [publisher], topic: topic.topicId, rejected: countReasons(read.rejected), labels });
     const table = renderScoreTable(scores);
 
     let htmlReport: string | undefined;

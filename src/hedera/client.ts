@@ -28,6 +28,9 @@ export function createClient(config: Pick<ResolvedConfig, 'network' | 'operator'
     client.setMirrorNetwork(network.mirrorGrpc);
     client.setNodeMinBackoff(250);
     client.setNodeMaxBackoff(1000);
+    // Without this, a request with no explicit node list finds no node for up to 8 s after one gRPC error.
+    client.setNodeMinReadmitPeriod(250);
+    client.setNodeMaxReadmitPeriod(1000);
   }
   client.setRequestTimeout(tuning.requestTimeoutMs ?? 60_000);
   // A short per-attempt deadline also bounds how long the SDK's uncleared deadline timers keep the process alive.

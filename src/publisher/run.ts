@@ -58,7 +58,9 @@ export interface RunOptions {
   /** For tests and benches: a prepared client (not closed by the run), submitter tuning, runner transports. */
   client?: Client;
   submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
-  runner?: Partial<Pick<RunnerOptions, 'transportFactory' | 'http' | 'scienceBank' | 'grader'>>;
+  runner?: Partial<Pick<RunnerOptions, 'transportFactory' | 'http' | 'scienceBank' | 'grader' | 'protocolTransports'>>;
+  /** HCS-10 agents: their own ask budget (default 120 s: every hop is a consensus transaction) and HIP-991 topic fees. */
+  hcs10?: { budgetMs?: number; topicFees?: { allow: boolean; maxHbar: number } };
 }
 
 export interface RunProgress {
@@ -75,6 +77,8 @@ export interface DryRunEntry {
 
 export interface SignalSummary {
   key: string;
+  /** The agent's name as its registry entry gave it (local knowledge: names are not on-chain). */
+  name: string;
   signal: string;
   subject: string;
   status: string;
@@ -280,7 +284,9 @@ async function publish(ctx: RunContext, journal: Journal, state: RunState, plan:
     }
 
     // 2. Evaluate what has no result yet, grouped by which evals each agent still lacks.
-    for (const group of missingWork(start.agents, plan.evals, state)) {
+    const work = missingWork(start.agents, plan.evals, state);
+    const protocolTransports = await hcs10Transports(options, client, mirror, work.flatMap((g) => g.agents));
+    for (const group of work) {
       if (stop.signal.aborted) break;
       const base = evalProgress;
       const results = evaluateAgents(group.agents, {
@@ -295,6 +301,7 @@ async function publish(ctx: RunContext, journal: Journal, state: RunState, plan:
           evalProgress = addProgress(base, p);
           progress();
         },
+        ...(protocolTransports && { protocolTransports }),
         ...options.runner,
       });
       for await (const result of results) {
@@ -440,6 +447,27 @@ async function dryRun(ctx: RunContext): Promise<RunReport> {
 
 // ---------- pieces ----------
 
+/**
+ * HCS-10 agents are asked over HCS, which needs the runner to be an HCS-10 agent itself: its identity is made once
+ * per operator and network (inbound/outbound topics, HCS-11 profile) and reused. Dry runs never get here: asking
+ * over HCS-10 submits transactions.
+ */
+async function hcs10Transports(options: RunOptions, client: Client, mirror: MirrorRestClient, agents: Agent[]): Promise<RunnerOptions['protocolTransports']> {
+  if (options.runner?.protocolTransports || !agents.some((a) => a.protocol === 'hcs-10')) return undefined;
+  const [{ ensureRunnerIdentity }, { createHcs10Transport }] = await Promise.all([import('../hcs10/identity.js'), import('../transports/hcs10.js')]);
+  const { identity, created } = await ensureRunnerIdentity({
+    client,
+    stateDir: options.config.stateDir,
+    network: options.config.network.ledger,
+    ...(options.onNote && { onProgress: options.onNote }),
+  });
+  if (created) options.onNote?.(`made the runner an HCS-10 agent: inbound topic ${identity.inboundTopicId}`);
+  const { budgetMs, topicFees } = options.hcs10 ?? {};
+  return {
+    'hcs-10': (agent) => createHcs10Transport(agent, { client, identity, mirror, ...(budgetMs !== undefined && { budgetMs }), ...(topicFees && { topicFees }) }),
+  };
+}
+
 async function loadAgents(ctx: RunContext): Promise<{ agents: Agent[]; skipped: SkippedEntry[] }> {
   const { options, mirror } = ctx;
   const { config } = options;
@@ -577,6 +605,7 @@ function buildReport(
       key: sig.key,
       signal: message?.signal ?? sig.result.kind,
       subject: sig.result.agent.subject,
+      name: sig.result.agent.name,
       status: message?.status ?? 'unbuilt',
       bytes: sig.message?.bytes ?? 0,
     };
