@@ -9,53 +9,33 @@
  * Env: BENCH_CONSUMER_SIGNALS (default 100000), BENCH_CONSUMER_SUBJECTS (default 1000).
  */
 import { fork } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { DIST, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
 
-const DIST = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 const SIGNALS = Number(process.env.BENCH_CONSUMER_SIGNALS ?? 100_000);
 const SUBJECTS = Number(process.env.BENCH_CONSUMER_SUBJECTS ?? 1000);
 
-if (process.argv[2] === '--node') await runNode();
-else if (process.argv[2] === '--read') await runReader(JSON.parse(process.argv[3]));
+if (process.argv[2] === '--read') await runReader(JSON.parse(process.argv[3]));
 else await main();
 
-async function runNode() {
-  const { startLocalNode } = await import(DIST('localnode/index.js'));
-  const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true });
-  process.on('message', async (msg) => {
-    if (msg === 'stop') {
-      await node.stop();
-      process.exit(0);
-    }
-  });
-  process.send({ ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator });
-}
-
 async function main() {
-  const node = fork(fileURLToPath(import.meta.url), ['--node'], { stdio: 'inherit' });
-  const info = await new Promise((resolve) => node.once('message', resolve));
+  const node = await startEmulator();
   const sdk = await import('@hashgraph/sdk');
-  const client = sdk.Client.forNetwork({ [`127.0.0.1:${info.ports.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
-  client.setMirrorNetwork([`127.0.0.1:${info.ports.mirrorGrpc}`]);
-  // node:crypto signing: the SDK's JavaScript ED25519 would make filling the topic several times slower.
-  const key = createPrivateKey({ key: Buffer.from(info.operator.privateKey, 'hex'), format: 'der', type: 'pkcs8' });
-  const publicKey = sdk.PrivateKey.fromStringDer(info.operator.privateKey).publicKey;
-  client.setOperatorWith(info.operator.accountId, publicKey, async (m) => new Uint8Array(cryptoSign(null, m, key)));
+  const client = fastSigningClient(sdk, node);
   let code = 0;
   try {
     const topic = (await (await new sdk.TopicCreateTransaction().setTopicMemo('hcs-25:0:86400').execute(client)).getReceipt(client)).topicId.toString();
     const fillStart = performance.now();
-    await submitAll(sdk, client, topic, signalBodies(SIGNALS, SUBJECTS), info.mirrorRestUrl);
+    await submitAll(sdk, client, node, topic, signalBodies(SIGNALS, SUBJECTS), SIGNALS);
     const fillMs = performance.now() - fillStart;
     console.log(`topic: ${SIGNALS} signals about ${SUBJECTS} subjects (filled in ${(fillMs / 1000).toFixed(1)} s, ${Math.round(SIGNALS / (fillMs / 1000))} tx/s; not part of the figures below)`);
 
-    const reader = fork(fileURLToPath(import.meta.url), ['--read', JSON.stringify({ topic, mirrorRestUrl: info.mirrorRestUrl, publisher: info.operator.accountId })], { stdio: 'inherit' });
+    const reader = fork(fileURLToPath(import.meta.url), ['--read', JSON.stringify({ topic, mirrorRestUrl: node.mirrorRestUrl, publisher: node.operator.accountId })], { stdio: 'inherit' });
     code = await new Promise((resolve) => reader.once('exit', (c) => resolve(c ?? 1)));
   } finally {
     client.close();
-    node.send('stop');
+    await node.stop();
   }
   process.exit(code);
 }
@@ -137,22 +117,3 @@ function* signalBodies(total, subjects) {
   }
 }
 
-/** Up to 64 submissions in flight, then waits until the mirror node shows the last one. */
-async function submitAll(sdk, client, topicId, bodies, mirrorRestUrl) {
-  const it = bodies[Symbol.iterator]();
-  let count = 0;
-  const worker = async () => {
-    for (let n = it.next(); !n.done; n = it.next()) {
-      count++;
-      await new sdk.TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(n.value).execute(client);
-    }
-  };
-  await Promise.all(Array.from({ length: 64 }, worker));
-  for (let tries = 0; tries < 600; tries++) {
-    const res = await fetch(`${mirrorRestUrl}/api/v1/topics/${topicId}/messages/${count}`);
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`sequence number ${count} never reached the mirror node`);
-}

@@ -7,38 +7,17 @@
  *  - discoverAgents: fold + resolution + UAIDs, cold (first call, includes the standards-sdk import) and warm.
  * Env: BENCH_DISCOVERY_ENTRIES (default 5000).
  */
-import { fork } from 'node:child_process';
-import { createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { DIST, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
 
-const DIST = (p) => new URL(`../dist/${p}`, import.meta.url).href;
-
-if (process.argv[2] === '--child') {
-  const { startLocalNode } = await import(DIST('localnode/index.js'));
-  const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true });
-  process.on('message', async (msg) => {
-    if (msg === 'stop') {
-      await node.stop();
-      process.exit(0);
-    }
-  });
-  process.send({ ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator });
-} else {
-  await main();
-}
+await main();
+process.exit(process.exitCode ?? 0);
 
 async function main() {
   const entries = Number(process.env.BENCH_DISCOVERY_ENTRIES ?? 5000);
-  const child = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: 'inherit' });
-  const info = await new Promise((resolve) => child.once('message', resolve));
+  const node = await startEmulator();
   const sdk = await import('@hashgraph/sdk');
-  const client = sdk.Client.forNetwork({ [`127.0.0.1:${info.ports.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
-  client.setMirrorNetwork([`127.0.0.1:${info.ports.mirrorGrpc}`]);
-  // node:crypto signing: the SDK's JavaScript ED25519 would make filling the registry take five times longer.
-  const key = createPrivateKey({ key: Buffer.from(info.operator.privateKey, 'hex'), format: 'der', type: 'pkcs8' });
-  const publicKey = sdk.PrivateKey.fromStringDer(info.operator.privateKey).publicKey;
-  client.setOperatorWith(info.operator.accountId, publicKey, async (m) => new Uint8Array(cryptoSign(null, m, key)));
+  const client = fastSigningClient(sdk, node);
   try {
     const create = await new sdk.TopicCreateTransaction().setTopicMemo('hcs-2:0:86400').execute(client);
     const registry = (await create.getReceipt(client)).topicId.toString();
@@ -53,15 +32,15 @@ async function main() {
     for (let uid = 2; uid <= entries; uid += 100) bodies.push(JSON.stringify({ p: 'hcs-2', op: 'delete', uid: String(uid) }));
     const fillStart = performance.now();
     // Registers first, in order (their uids are their sequence numbers); then the updates and deletes.
-    await submitAll(sdk, client, registry, bodies.slice(0, entries), info.mirrorRestUrl, entries);
-    await submitAll(sdk, client, registry, bodies.slice(entries), info.mirrorRestUrl, bodies.length);
+    await submitAll(sdk, client, node, registry, bodies.slice(0, entries), entries);
+    await submitAll(sdk, client, node, registry, bodies.slice(entries), bodies.length);
     const fillMs = performance.now() - fillStart;
     const total = bodies.length;
     const deletes = Math.ceil((entries - 1) / 100);
 
     const { MirrorRestClient } = await import(DIST('hedera/mirror-rest.js'));
     const { discoverAgents } = await import(DIST('registry/discover.js'));
-    const mirror = new MirrorRestClient({ baseUrl: info.mirrorRestUrl });
+    const mirror = new MirrorRestClient({ baseUrl: node.mirrorRestUrl });
 
     const pageStart = performance.now();
     let seen = 0;
@@ -91,25 +70,7 @@ async function main() {
     }
   } finally {
     client.close();
-    child.send('stop');
+    await node.stop();
   }
 }
 
-/** Up to 64 submissions in flight, then waits until the mirror node shows sequence number `upTo`. */
-async function submitAll(sdk, client, topicId, bodies, mirrorRestUrl, upTo) {
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const i = next++;
-      await new sdk.TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(bodies[i]).execute(client);
-    }
-  };
-  await Promise.all(Array.from({ length: 64 }, worker));
-  for (let tries = 0; tries < 600; tries++) {
-    const res = await fetch(`${mirrorRestUrl}/api/v1/topics/${topicId}/messages/${upTo}`);
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`sequence number ${upTo} never reached the mirror node`);
-}

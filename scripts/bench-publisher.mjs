@@ -8,42 +8,13 @@
  * this process's), once with no consensus delay and once with a small one (real networks take seconds).
  * Env: BENCH_PUBLISHER_SIGNALS (default 1000), BENCH_PUBLISHER_WINDOW (default 256), BENCH_PUBLISHER_DELAYS (ms, default "0,50").
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { DIST, emulatorCpuMs, startEmulator } from './lib/emulator.mjs';
 
-const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
-
-if (process.argv[2] === '--child') {
-  const { startLocalNode } = await import(dist('localnode/index.js'));
-  const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 1, consensusDelayMs: Number(process.argv[3] ?? 0) });
-  process.on('message', async (msg) => {
-    if (msg === 'cpu') process.send({ cpu: process.cpuUsage(), stats: node.stats() });
-    if (msg === 'stop') {
-      await node.stop();
-      process.exit(0);
-    }
-  });
-  process.send({ ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator });
-} else {
-  await main();
-}
-
-async function startEmulator(delayMs) {
-  const child = fork(fileURLToPath(import.meta.url), ['--child', String(delayMs)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const info = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`emulator child exited with ${code}`)));
-  });
-  return {
-    ...info,
-    cpuMs: () => new Promise((resolve) => (child.once('message', (m) => resolve((m.cpu.user + m.cpu.system) / 1000)), child.send('cpu'))),
-    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.send('stop'))),
-  };
-}
+await main();
 
 /** A realistic signal body (~520 bytes, like a math signal). */
 function body(i) {
@@ -59,19 +30,19 @@ async function main() {
   const window = Number(process.env.BENCH_PUBLISHER_WINDOW ?? 256);
   const delays = (process.env.BENCH_PUBLISHER_DELAYS ?? '0,50').split(',').map(Number);
   const sdk = await import('@hashgraph/sdk');
-  const { localNetwork } = await import(dist('config/networks.js'));
-  const { Secret } = await import(dist('config/secret.js'));
-  const { createClient, parsePrivateKey } = await import(dist('hedera/client.js'));
-  const { MirrorRestClient } = await import(dist('hedera/mirror-rest.js'));
-  const { Journal } = await import(dist('publisher/journal.js'));
-  const { Submitter } = await import(dist('publisher/submitter.js'));
-  const { operatorSigner } = await import(dist('publisher/signer.js'));
-  const { createSignalTopic } = await import(dist('publisher/topic.js'));
+  const { localNetwork } = await import(DIST('config/networks.js'));
+  const { Secret } = await import(DIST('config/secret.js'));
+  const { createClient, parsePrivateKey } = await import(DIST('hedera/client.js'));
+  const { MirrorRestClient } = await import(DIST('hedera/mirror-rest.js'));
+  const { Journal } = await import(DIST('publisher/journal.js'));
+  const { Submitter } = await import(DIST('publisher/submitter.js'));
+  const { operatorSigner } = await import(DIST('publisher/signer.js'));
+  const { createSignalTopic } = await import(DIST('publisher/topic.js'));
   const { ulid } = await import('ulid');
 
   console.log(`publisher: ${n} signals of ~${Buffer.byteLength(body(0))} B; pipelined window ${window}; emulator in a child process`);
   for (const delay of delays) {
-    const emu = await startEmulator(delay);
+    const emu = await startEmulator({ accounts: 1, consensusDelayMs: delay });
     const config = {
       network: localNetwork('127.0.0.1', emu.ports),
       operator: { accountId: emu.operator.accountId, privateKey: new Secret(emu.operator.privateKey), keyType: 'der' },
@@ -109,7 +80,7 @@ async function main() {
       });
       const agent = { subject: 'uaid:aid:bench;uid=0', name: 'bench', protocol: 'openai' };
       const submitter = new Submitter({ client, signer, operatorId: config.operator.accountId, topicId, journal, memo: 'hcs-25:op:0', mirror, window: w });
-      const emuCpu0 = await emu.cpuMs();
+      const emuCpu0 = await emulatorCpuMs(emu);
       const t0 = performance.now();
       const cpu0 = process.cpuUsage();
       const pending = [];
@@ -122,7 +93,7 @@ async function main() {
       const outcomes = await Promise.all(pending);
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
-      const emuCpuMsPerSignal = ((await emu.cpuMs()) - emuCpu0) / n;
+      const emuCpuMsPerSignal = ((await emulatorCpuMs(emu)) - emuCpu0) / n;
       await journal.close();
       const failed = outcomes.filter((o) => o.status !== 'confirmed').length;
       if (failed) throw new Error(`${failed} signals were not confirmed: ${submitter.fatal?.message}`);

@@ -2,59 +2,29 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register as registerDiscover } from '../../src/cli/discover.js';
 import { register as registerRegistry } from '../../src/cli/registry.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
+import { runCli, useEmulatorEnv } from '../support/cli.js';
 
 let node: LocalNode;
 let dir: string;
-const saved = { ...process.env };
+let restoreEnv: () => void = () => undefined;
 
 beforeAll(async () => {
   node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true });
   dir = mkdtempSync(join(tmpdir(), 'hcs25-registry-cli-'));
-  Object.assign(process.env, {
-    HCS25_NETWORK: 'custom',
-    HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`,
-    HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`,
-    HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
-    HCS25_OPERATOR_ID: node.operator.accountId,
-    HCS25_OPERATOR_KEY: node.operator.privateKey,
-    HCS25_STATE_DIR: dir,
-  });
+  restoreEnv = useEmulatorEnv(node, dir);
 });
 
 afterAll(async () => {
-  process.env = saved;
+  restoreEnv();
   await node?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function program(): Command {
-  const root = new Command('hcs25').option('-n, --network <name>').option('--json').option('--config <file>').option('--env-file <file>').exitOverride();
-  registerRegistry(root);
-  registerDiscover(root);
-  return root;
-}
-
-async function hcs25(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  process.exitCode = 0;
-  try {
-    await program().parseAsync(['node', 'hcs25', ...args]);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = 0;
-  return { stdout, stderr, code };
-}
+const hcs25 = (args: string[]) => runCli([registerRegistry, registerDiscover], args);
 
 function file(name: string, content: unknown): string {
   const path = join(dir, name);
