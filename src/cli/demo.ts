@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { Hcs25Error, UsageError } from '../errors.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface DemoFlags {
@@ -31,7 +31,7 @@ export function register(program: Command): void {
         const stop = new AbortController();
         const onSignal = () => {
           note('\nstopping: finishing in-flight submissions and shutting everything down…');
-          stop.abort(new UsageError('interrupted'));
+          stop.abort(new Hcs25Error('INTERRUPTED', 'interrupted: everything the demo started has been stopped'));
         };
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);

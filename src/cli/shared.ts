@@ -13,10 +13,12 @@ export function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals() as GlobalOptions;
 }
 
-/** Exit codes: 0 ok, 1 failure, 2 usage. */
+/** Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** Stopped by Ctrl-C (128 + SIGINT), as shells expect. */
+export const EXIT_INTERRUPTED = 130;
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -52,9 +54,11 @@ const USAGE_CODES: ReadonlySet<string> = new Set(['CONFIG', 'NOT_IMPLEMENTED', '
 
 export function reportError(err: unknown, json: boolean): void {
   const code =
-    err instanceof UsageError || (err instanceof Hcs25Error && USAGE_CODES.has(err.code))
-      ? EXIT_USAGE
-      : EXIT_FAILURE;
+    err instanceof Hcs25Error && err.code === 'INTERRUPTED'
+      ? EXIT_INTERRUPTED
+      : err instanceof UsageError || (err instanceof Hcs25Error && USAGE_CODES.has(err.code))
+        ? EXIT_USAGE
+        : EXIT_FAILURE;
   const hint = err instanceof Hcs25Error ? err.hint : undefined;
   if (json) {
     process.stdout.write(
