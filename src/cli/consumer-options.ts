@@ -51,7 +51,11 @@ export async function openSource(cmd: Command, flags: SourceFlags): Promise<Sour
       hint: 'check --topic and --network (a new topic can take a few seconds to reach the mirror node)',
     });
   }
-  if (!info.memo.startsWith('hcs-25:')) note(`note: topic ${config.topic} has memo "${info.memo.slice(0, 40)}", not an hcs-25 signal-topic memo; reading anyway`);
+  if (!info.memo.startsWith('hcs-25:')) {
+    // The memo is whoever created the topic's text: keep its escape sequences off the operator's terminal.
+    const { printable } = await import('../consumer/display.js');
+    note(`note: topic ${config.topic} has memo "${printable(info.memo.slice(0, 40))}", not an hcs-25 signal-topic memo; reading anyway`);
+  }
   if (config.publishers.length === 0) {
     note('warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)');
   }

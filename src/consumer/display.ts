@@ -26,7 +26,7 @@ export function subjectLabel(subject: string): string {
 
 /** A scored subject's display name: the caller's label, else the UAID's native id. */
 export function scoreLabel(s: Pick<SubjectScore, 'subject' | 'label'>): string {
-  return s.label ? printable(s.label) : subjectLabel(s.subject);
+  return printable(s.label || subjectLabel(s.subject));
 }
 
 /** How one adapter stands for one subject, for the views: not applicable, no output, or a total with flags. */

@@ -6,7 +6,7 @@
  */
 import { byCodeUnit } from './scores.js';
 import type { ScoreReport, SubjectScore } from './scores.js';
-import { adapterState, ellipsize, scoreLabel, subjectLabel } from './display.js';
+import { adapterState, ellipsize, printable, scoreLabel, subjectLabel } from './display.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { OUTCOME_COLORS, duration, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
@@ -106,7 +106,7 @@ function ranking(report: ScoreReport, maxDetail: number): string {
     const badges = [s.protocol, s.registry].filter((x): x is string => x !== null).map((b) => `<span class="badge">${esc(ellipsize(b, 20))}</span>`).join('');
     return (
       `<tr><td class="num">${i + 1}</td>` +
-      `<td class="subject">${link}${badges}<div class="uaid" title="${esc(s.subject)}">${esc(ellipsize(s.subject, 64))}</div></td>` +
+      `<td class="subject">${link}${badges}<div class="uaid" title="${esc(printable(s.subject))}">${esc(ellipsize(printable(s.subject), 64))}</div></td>` +
       `<td class="score">${bar(s.trustScores.total, 100, scoreColor(s.trustScores.total), s.trustScores.total.toFixed(2))}</td>` +
       `<td class="conf">${bar(s.trustConfidence, 1, '#5b4bd6', s.trustConfidence.toFixed(2))}</td>` +
       adapterIds.map((id) => `<td class="num">${adapterCell(s, id)}</td>`).join('') +
@@ -149,7 +149,7 @@ function details(subjects: SubjectScore[], histories: Map<string, History>, tota
     return (
       `<article id="s${i + 1}"><div class="ahead"><h3>${i + 1}. ${esc(ellipsize(scoreLabel(s), 60))}</h3>` +
       `<span class="pill" style="background:${scoreColor(s.trustScores.total)}">${s.trustScores.total.toFixed(2)}</span></div>` +
-      `<div class="uaid">${esc(s.subject)}</div>` +
+      `<div class="uaid">${esc(printable(s.subject))}</div>` +
       `<table class="comps"><thead><tr><th>component</th><th>value</th><th>status</th><th>signals</th><th>newest (UTC)</th></tr></thead><tbody>${comps}</tbody></table>` +
       (notApplicable.length ? `<p class="muted">Not applicable: ${notApplicable.map(esc).join(', ')}.</p>` : '') +
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +
@@ -271,7 +271,7 @@ function evalChart(series: Map<string, Point[]>, subject: string): string {
     .join('');
   const seen = [...new Set(all.map((p) => p.label))].sort(byCodeUnit);
   const legend = seen.map((l) => `<span class="key"><i style="background:${OUTCOME_COLORS[l] ?? '#8b90a3'}"></i>${esc(l)}</span>`).join('');
-  return `${svgOpen(b, `Eval outcomes over time for ${subjectLabel(subject)}`, 'chart evals')}${rows}${timeAxis(all, b)}</svg><div class="keys">${legend}</div>`;
+  return `${svgOpen(b, `Eval outcomes over time for ${printable(subjectLabel(subject))}`, 'chart evals')}${rows}${timeAxis(all, b)}</svg><div class="keys">${legend}</div>`;
 }
 
 function latencyChart(probes: Point[], subject: string): string {
@@ -289,7 +289,7 @@ function latencyChart(probes: Point[], subject: string): string {
         : `<rect class="down" x="${n(x(p.ms) - 3)}" y="${n(b.top + plotHeight(b) - 6)}" width="6" height="6"><title>${esc(new Date(p.ms).toISOString())}: unreachable (${esc(p.label)})</title></rect>`,
     )
     .join('');
-  return `${svgOpen(b, `Probe latency over time for ${subjectLabel(subject)}`, 'chart latency')}${yGrid(b, max, step, (v) => `${n(v)} ms`)}${line}${marks}${timeAxis(probes, b)}</svg><div class="keys"><span class="key"><i style="background:#5b4bd6"></i>reachable (latency)</span><span class="key"><i style="background:#c63d3d"></i>unreachable</span></div>`;
+  return `${svgOpen(b, `Probe latency over time for ${printable(subjectLabel(subject))}`, 'chart latency')}${yGrid(b, max, step, (v) => `${n(v)} ms`)}${line}${marks}${timeAxis(probes, b)}</svg><div class="keys"><span class="key"><i style="background:#5b4bd6"></i>reachable (latency)</span><span class="key"><i style="background:#c63d3d"></i>unreachable</span></div>`;
 }
 
 // ---------- data ----------

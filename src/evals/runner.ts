@@ -316,8 +316,9 @@ async function runOne(
 }
 
 /**
- * One ask, and at most one more when the failure is transient (connection reset, 502/503/504, 429) and the
- * Retry-After wait still leaves a useful part of the same budget. Deterministic failures are never retried.
+ * One ask, and at most one more when the failure is transient (connection reset, 502/503/504, or a 429 that names
+ * its Retry-After) and the wait still leaves a useful part of the same budget. Deterministic failures are never
+ * retried; nor is a 429 without Retry-After, whose wait we could only guess (DESIGN §5).
  */
 async function askWithRetry(
   transport: Transport,
@@ -328,6 +329,7 @@ async function askWithRetry(
   const started = performance.now();
   const first = await transport.ask(prompt, { signal, budgetMs });
   if (first.ok || !first.transient || signal.aborted) return { attempt: first, retried: false };
+  if (first.kind === 'rate-limited' && first.retryAfterMs === undefined) return { attempt: first, retried: false };
   const wait = first.retryAfterMs ?? RETRY_BACKOFF_MS;
   const left = budgetMs - (performance.now() - started) - wait;
   if (left < MIN_RETRY_BUDGET_MS) return { attempt: first, retried: false };

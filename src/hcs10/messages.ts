@@ -312,7 +312,8 @@ export function parseIncoming(bytes: Uint8Array): { ok: true; op: IncomingOp } |
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { ok: false, reason: 'not a JSON object' };
   const { p, op } = doc as { p?: unknown; op?: unknown };
   if (p !== 'hcs-10') return { ok: false, reason: 'not an hcs-10 message' };
-  const schema = typeof op === 'string' ? INCOMING[op as keyof typeof INCOMING] : undefined;
+  // Own properties only: an op of "constructor" or "toString" must not find Object's.
+  const schema = typeof op === 'string' && Object.hasOwn(INCOMING, op) ? INCOMING[op as keyof typeof INCOMING] : undefined;
   if (schema === undefined) return { ok: false, reason: `op ${JSON.stringify(op)} is not handled` };
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {

@@ -44,6 +44,12 @@ export interface ReadHcs1Options {
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 /** zstd windows up to this are allowed even for small files; streaming compressors pick 8 MiB windows routinely. */
 const MAX_ZSTD_WINDOW = 8 * 1024 * 1024;
+/**
+ * Messages read from a file topic are capped as well as characters: empty or junk messages add no characters, so
+ * without it a topic of millions of them (written by its submit-key holder) would be paged to the end. Writers
+ * chunk at close to the 1024-byte message size; a file needing chunks shorter than this on average is refused.
+ */
+const MIN_AVERAGE_CHUNK_CHARS = 64;
 
 const MEMO = /^([0-9a-fA-F]{64}):(zstd|brotli):(base64)$/;
 
@@ -63,9 +69,15 @@ export async function readHcs1File(mirror: MirrorRestClient, topicId: string, op
   const memo = checkTopic(topic, options.requireKeys ?? true);
   // base64 of the compressed file, plus room for the data: prefix; compression may grow incompressible data a little.
   const maxChars = Math.ceil((maxBytes * 1.1 + 1024) / 3) * 4 + 256;
+  const maxMessages = Math.max(1000, Math.ceil(maxChars / MIN_AVERAGE_CHUNK_CHARS));
   const chunks = new Map<number, string>();
   let chars = 0;
+  let messages = 0;
   for await (const msg of mirror.topicMessages(topicId, { signal: options.signal })) {
+    if (++messages > maxMessages) {
+      // "larger than" marks it as too large for callers that tell size from other faults (the HCS-10 requester).
+      throw new Hcs1Error(`HCS-1 file ${topicId} spans more than ${maxMessages} messages, larger than a file of at most ${maxBytes} bytes needs`);
+    }
     const chunk = parseChunk(msg.message);
     if (chunk === null || chunks.has(chunk.o)) continue;
     chars += chunk.c.length;

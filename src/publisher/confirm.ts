@@ -30,9 +30,13 @@ export async function confirmOnMirror(
   const result: MirrorConfirmation = { confirmed: [], missing: [], mismatched: [] };
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   while (pending.size > 0 && !options.signal?.aborted) {
-    const seqs = [...pending.keys()];
-    const from = Math.min(...seqs);
-    const to = Math.max(...seqs);
+    // Not Math.min(...seqs): spreading a large run's sequence numbers as arguments overflows the stack.
+    let from = Number.POSITIVE_INFINITY;
+    let to = 0;
+    for (const seq of pending.keys()) {
+      if (seq < from) from = seq;
+      if (seq > to) to = seq;
+    }
     for await (const page of mirror.rawTopicMessages(topicId, { afterSequence: from - 1, beforeSequence: to + 1, ...(options.signal ? { signal: options.signal } : {}) })) {
       for (const raw of page) {
         const want = pending.get(raw.sequenceNumber);

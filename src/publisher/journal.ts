@@ -238,7 +238,8 @@ export class Journal {
 
   /** Starts a new run's journal; the start record is durable when this resolves. */
   static async create(stateDir: string, start: Omit<StartRecord, 't' | 'v' | 'at'>): Promise<Journal> {
-    await ensurePrivateDir(stateDir);
+    // Only the runs folder holds secrets (run keys, raw responses); the state dir may be shared, so leave its mode alone.
+    await mkdir(stateDir, { recursive: true });
     await ensurePrivateDir(runsDir(stateDir));
     const path = journalPath(stateDir, start.run);
     let fh: FileHandle;
@@ -316,10 +317,16 @@ export class Journal {
 
   private async writeOut(): Promise<void> {
     if (this.buffer.length === 0) return;
-    const data = this.buffer.join('');
+    const data = Buffer.from(this.buffer.join(''), 'utf8');
     this.buffer = [];
     try {
-      await this.fh.write(data);
+      // One write(2) may take only part of the data (a nearly full disk); the rest must follow, or the next flush
+      // would append after a half line and corrupt the middle of the journal.
+      for (let offset = 0; offset < data.length; ) {
+        const { bytesWritten } = await this.fh.write(data, offset, data.length - offset);
+        if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
+        offset += bytesWritten;
+      }
       await this.fh.datasync();
     } catch (err) {
       // After a failed write the file may hold part of a line; nothing more may be appended after it.

@@ -42,6 +42,10 @@ export async function revealRun(options: RevealOptions): Promise<RevealResult> {
   const ownsClient = !options.client;
   let client: Client | undefined = options.client;
   try {
+    // Topic ids are per network: the same id elsewhere is another topic, or none.
+    if (state.start.config.network !== config.network.ledger) {
+      throw new UsageError(`run ${options.run} ran on ${state.start.config.network}, not ${config.network.ledger}`, { hint: `pass --network ${state.start.config.network}` });
+    }
     const topic = options.topic ?? state.start.topic;
     const done = state.reveals.get(topic)?.receipt;
     if (done) return { run: options.run, topic, txId: done.txId, seq: done.seq, already: true };

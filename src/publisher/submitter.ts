@@ -30,8 +30,9 @@ import {
   type TransactionReceipt,
 } from '@hashgraph/sdk';
 import { z } from 'zod';
-import { Hcs25Error, errorMessage } from '../errors.js';
+import { Hcs25Error, MessageTooLargeError, errorMessage } from '../errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
 import type { Journal } from './journal.js';
 import type { TransactionSigner } from './signer.js';
@@ -217,6 +218,18 @@ export class Submitter {
   }
 
   private async process(job: SubmitJob): Promise<SubmitOutcome> {
+    // The builder refuses larger messages, but a resumed job comes from the journal file: sent as is, the SDK would
+    // split it into chunks under ids that were never journaled.
+    const bytes = Buffer.byteLength(job.json, 'utf8');
+    if (bytes > MAX_MESSAGE_BYTES) {
+      const error = new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES, `message ${job.key.slice(0, 80)}`);
+      try {
+        this.o.journal.append({ t: 'failure', key: job.key, code: error.code, message: error.message, fatal: false });
+      } catch {
+        // A closed journal: the outcome still says why.
+      }
+      return unsent(job, error);
+    }
     let maxFee = MAX_SUBMIT_FEE_TINYBAR;
     if (this.o.fees) {
       try {
@@ -227,7 +240,21 @@ export class Submitter {
         return unsent(job, err);
       }
     }
-    const outcome = await this.attempt(job, maxFee);
+    let outcome: SubmitOutcome;
+    try {
+      outcome = await this.attempt(job, maxFee);
+    } catch (err) {
+      // The journal could not be written (disk full, closed): nothing more may be sent, since ids must be durable first.
+      const error =
+        err instanceof SubmitError
+          ? err
+          : new SubmitError(err instanceof Hcs25Error ? err.code : 'UNEXPECTED', `submission stopped: ${errorMessage(err)}`, {
+              cause: err,
+              hint: err instanceof Hcs25Error && err.hint ? err.hint : 'run with HCS25_DEBUG=1 for details, then resume the run',
+            });
+      this.stop(error);
+      outcome = unsent(job, error);
+    }
     if (outcome.status === 'confirmed') this.o.fees?.confirm();
     else this.o.fees?.release();
     return outcome;
@@ -341,6 +368,7 @@ export class Submitter {
     const tx = new TopicMessageSubmitTransaction()
       .setTopicId(this.o.topicId)
       .setMessage(job.json)
+      .setMaxChunks(1)
       .setTransactionId(TransactionId.fromString(id.txId))
       .setTransactionMemo(this.o.memo)
       .setTransactionValidDuration(id.validSeconds)

@@ -16,8 +16,12 @@ const common = {
   model: z.string().trim().min(1).max(200).optional().describe('Model name sent to OpenAI-compatible endpoints'),
 };
 
-/** http(s) with a host and no embedded credentials. */
+/** C0/C1 controls, line separators and bidi overrides: printed, an untrusted string carrying them can rewrite a terminal. */
+export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** http(s) with a host, no embedded credentials, and nothing unprintable (the URL parser tolerates controls). */
 export function isHttpUrl(value: string): boolean {
+  if (UNPRINTABLE.test(value)) return false;
   try {
     const u = new URL(value);
     return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== '' && !u.username && !u.password;

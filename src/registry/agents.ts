@@ -7,6 +7,7 @@ import type { LedgerName } from '../config/networks.js';
 import { errorMessage } from '../errors.js';
 import { isMirrorOutage } from '../hedera/mirror-rest.js';
 import type { Agent } from './types.js';
+import { UNPRINTABLE } from './agent-record.js';
 import { describeDocument, fromProfile, type AgentDescription, type Described } from './describe.js';
 import { inboundTopicOwner, resolveAccountProfile } from './hcs11.js';
 import type { Metadata } from './hcs2.js';
@@ -194,10 +195,11 @@ function normaliseUrl(url: string): string {
   }
 }
 
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');
+
 /** Names come from untrusted documents and end up on terminals: no control characters. */
 function printable(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, ' ').trim() || 'unnamed';
+  return name.replace(UNPRINTABLE_ALL, ' ').trim() || 'unnamed';
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. The first failure stops it. */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Protocol } from './types.js';
-import { ENTITY_ID_PATTERN, UAID_PATTERN, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
+import { ENTITY_ID_PATTERN, UAID_PATTERN, UNPRINTABLE, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
 import { zodReason } from './skips.js';
 
 /** `hcs-10-register`: an HCS-10 registration whose account has no profile, described by the register message alone. */
@@ -71,6 +71,8 @@ function fromRecord(doc: Record<string, unknown>): Described {
   const parsed = agentRecordSchema.safeParse(doc);
   if (!parsed.success) return { ok: false, reason: `invalid agent record: ${zodReason(parsed.error)}` };
   const r = parsed.data;
+  // A declared UAID becomes the subject of on-chain signals; the pattern lets terminal escapes through.
+  if (r.uaid !== undefined && UNPRINTABLE.test(r.uaid)) return { ok: false, reason: 'invalid agent record: uaid: contains control characters' };
   const base = { kind: 'agent-record' as const, name: r.name, protocol: r.protocol, ...(r.uaid && { uaid: r.uaid }), ...(r.model && { model: r.model }) };
   if (r.protocol === 'hcs-10') {
     return { ok: true, description: { ...base, accountId: r.accountId, ...(r.inboundTopicId && { inboundTopicId: r.inboundTopicId }) } };
@@ -144,7 +146,7 @@ function endpointHint(p: Hcs11Profile): { protocol: Protocol; endpoint: string }
 }
 
 function declaredUaid(value: string | undefined): string | undefined {
-  return value !== undefined && value.length <= 512 && UAID_PATTERN.test(value) ? value : undefined;
+  return value !== undefined && value.length <= 512 && UAID_PATTERN.test(value) && !UNPRINTABLE.test(value) ? value : undefined;
 }
 
 function isSkill(n: number): boolean {

@@ -56,6 +56,8 @@ export interface Hcs10Entry {
 
 export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
   private readonly live = new Map<number, Hcs10Entry>();
+  /** Live uids per account, so a delete by account is not a scan of every entry (a flood of them would be quadratic). */
+  private readonly byAccount = new Map<string, Set<number>>();
 
   constructor(topicId: string, skips: SkipList, limits: FoldLimits = DEFAULT_FOLD_LIMITS) {
     super(topicId, skips, 'hcs-10', SCHEMAS, limits);
@@ -65,6 +67,9 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
     switch (op.op) {
       case 'register': {
         const inbound = op.inbound_topic_id ?? op.requester_topic_id;
+        let uids = this.byAccount.get(op.account_id);
+        if (uids === undefined) this.byAccount.set(op.account_id, (uids = new Set()));
+        uids.add(msg.sequenceNumber);
         this.live.set(msg.sequenceNumber, {
           uid: msg.sequenceNumber,
           accountId: op.account_id,
@@ -78,17 +83,18 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
       }
       case 'delete': {
         if (op.uid !== undefined) {
-          if (!this.live.delete(op.uid)) skip(`delete of uid ${op.uid}, which is not a live registration`);
+          const entry = this.live.get(op.uid);
+          if (entry === undefined) return skip(`delete of uid ${op.uid}, which is not a live registration`);
+          this.live.delete(op.uid);
+          const uids = this.byAccount.get(entry.accountId)!;
+          uids.delete(op.uid);
+          if (uids.size === 0) this.byAccount.delete(entry.accountId);
           return;
         }
-        let removed = 0;
-        for (const [uid, entry] of this.live) {
-          if (entry.accountId === op.account_id) {
-            this.live.delete(uid);
-            removed++;
-          }
-        }
-        if (removed === 0) skip(`delete of account ${op.account_id}, which is not registered`);
+        const uids = this.byAccount.get(op.account_id!);
+        if (uids === undefined) return skip(`delete of account ${op.account_id}, which is not registered`);
+        for (const uid of uids) this.live.delete(uid);
+        this.byAccount.delete(op.account_id!);
         return;
       }
     }

@@ -2,6 +2,7 @@
  * HCS-11 profile resolution: account → `/accounts/{id}` memo `hcs-11:<ref>` → profile document, and the HCS-10
  * inbound-topic ownership check (the inbound topic's memo names the account it belongs to).
  */
+import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { isEntityId } from '../hedera/mirror-rest.js';
 import { ResolveError, resolveDocument, type ResolveContext, type ResolvedDocument } from './resolve.js';
 import { preview } from './skips.js';
@@ -36,6 +37,6 @@ export async function resolveAccountProfile(accountId: string, ctx: ResolveConte
 export async function inboundTopicOwner(topicId: string, ctx: ResolveContext): Promise<{ exists: boolean; accountId?: string }> {
   const topic = await ctx.mirror.getTopic(topicId, ctx.signal);
   if (topic === null || topic.deleted) return { exists: false };
-  const m = /^hcs-10:[01]:\d+:0:(\d+\.\d+\.\d+)$/.exec(topic.memo.trim());
-  return m ? { exists: true, accountId: m[1]! } : { exists: true };
+  const memo = parseHcs10TopicMemo(topic.memo);
+  return memo?.type === 'inbound' ? { exists: true, accountId: memo.accountId } : { exists: true };
 }

@@ -31,6 +31,8 @@ export interface ResolveContext {
   signal?: AbortSignal;
   /** Leaf fetches (files, URLs, topic heads) shared across entries; never whole chains, so cycles cannot deadlock. */
   cache: Map<string, Promise<Leaf>>;
+  /** Source bytes of the documents held in `cache`. */
+  cacheBytes: number;
 }
 
 export interface ResolvedDocument {
@@ -40,9 +42,14 @@ export interface ResolvedDocument {
 }
 
 /** What a leaf fetch yields: a document, or another reference to follow. */
-type Leaf = { doc: Record<string, unknown> } | { ref: Metadata };
+type Leaf = { doc: Record<string, unknown>; bytes: number } | { ref: Metadata };
 
 const MAX_CACHE = 5000;
+/**
+ * Fetched documents stay cached only within this many source bytes: MAX_CACHE documents at the size cap (distinct
+ * URLs cost a hostile registry nothing) would hold gigabytes for the whole discovery.
+ */
+const MAX_CACHE_BYTES = 16 * 1024 * 1024;
 
 export interface ResolveSettings {
   mirror: MirrorRestClient;
@@ -73,6 +80,7 @@ export function openResolveContext(settings: ResolveSettings): { ctx: ResolveCon
     maxDepth: 4,
     ...(settings.signal && { signal: settings.signal }),
     cache: new Map(),
+    cacheBytes: 0,
   };
   return { ctx, close: async () => own?.close() };
 }
@@ -95,7 +103,17 @@ function cachedLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
   let p = ctx.cache.get(uri);
   if (p === undefined) {
     p = fetchLeaf(uri, ctx);
-    if (ctx.cache.size < MAX_CACHE) ctx.cache.set(uri, p);
+    if (ctx.cache.size < MAX_CACHE) {
+      ctx.cache.set(uri, p);
+      p.then(
+        (leaf) => {
+          if (!('doc' in leaf)) return;
+          if (ctx.cacheBytes + leaf.bytes > MAX_CACHE_BYTES) ctx.cache.delete(uri);
+          else ctx.cacheBytes += leaf.bytes;
+        },
+        () => undefined,
+      );
+    }
   }
   return p;
 }
@@ -103,29 +121,32 @@ function cachedLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
 async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
   const hrl = /^hcs:\/\/(\d+)\/(\d+\.\d+\.\d+)$/.exec(uri);
   if (hrl) {
-    if (hrl[1] === '1') return { doc: await hcs1Doc(hrl[2]!, ctx) };
+    if (hrl[1] === '1') return hcs1Doc(hrl[2]!, ctx);
     if (hrl[1] === '2') return hcs2Head(hrl[2]!, ctx);
     throw new ResolveError(`hcs://${hrl[1]}/ references are not supported (only hcs://1 and hcs://2)`);
   }
-  if (uri.startsWith('data:')) return { doc: parseDoc(dataUri(uri), ctx, 'data: URI') };
-  if (uri.startsWith('https://') || uri.startsWith('http://')) return { doc: await httpDoc(uri, ctx) };
+  if (uri.startsWith('data:')) {
+    const bytes = dataUri(uri);
+    return { doc: parseDoc(bytes, ctx, 'data: URI'), bytes: bytes.length };
+  }
+  if (uri.startsWith('https://') || uri.startsWith('http://')) return httpDoc(uri, ctx);
   const ipfs = /^ipfs:\/\/(.+)$/.exec(uri);
   if (ipfs) {
     if (!ctx.ipfsGateway) throw new ResolveError(`${clip(uri)} needs an IPFS gateway; none is configured (HCS25_IPFS_GATEWAY)`);
-    return { doc: await httpDoc(`${ctx.ipfsGateway.replace(/\/+$/, '')}/ipfs/${ipfs[1]}`, ctx) };
+    return httpDoc(`${ctx.ipfsGateway.replace(/\/+$/, '')}/ipfs/${ipfs[1]}`, ctx);
   }
   const ar = /^ar:\/\/(.+)$/.exec(uri);
   if (ar) {
     if (!ctx.arweaveGateway) throw new ResolveError(`${clip(uri)} needs an Arweave gateway; none is configured`);
-    return { doc: await httpDoc(`${ctx.arweaveGateway.replace(/\/+$/, '')}/${ar[1]}`, ctx) };
+    return httpDoc(`${ctx.arweaveGateway.replace(/\/+$/, '')}/${ar[1]}`, ctx);
   }
   throw new ResolveError(`unsupported metadata reference ${preview(uri)}`);
 }
 
-async function hcs1Doc(topicId: string, ctx: ResolveContext): Promise<Record<string, unknown>> {
+async function hcs1Doc(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   try {
     const file = await readHcs1File(ctx.mirror, topicId, { maxBytes: ctx.maxDocumentBytes, ...(ctx.signal && { signal: ctx.signal }) });
-    return parseDoc(file.bytes, ctx, `hcs://1/${topicId}`);
+    return { doc: parseDoc(file.bytes, ctx, `hcs://1/${topicId}`), bytes: file.bytes.length };
   } catch (err) {
     if (err instanceof ResolveError || isMirrorOutage(err)) throw err;
     throw new ResolveError(`hcs://1/${topicId}: ${errorMessage(err)}`);
@@ -151,7 +172,7 @@ async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   return { ref: `hcs://1/${head.tId}` };
 }
 
-async function httpDoc(url: string, ctx: ResolveContext): Promise<Record<string, unknown>> {
+async function httpDoc(url: string, ctx: ResolveContext): Promise<Leaf> {
   let res;
   try {
     res = await ctx.fetch(url, { timeoutMs: ctx.timeoutMs, ...(ctx.signal && { signal: ctx.signal }) });
@@ -159,7 +180,8 @@ async function httpDoc(url: string, ctx: ResolveContext): Promise<Record<string,
     throw new ResolveError(`${clip(url)}: ${errorMessage(err)}`);
   }
   if (res.status !== 200) throw new ResolveError(`${clip(url)} answered HTTP ${res.status}`);
-  return parseDoc(Buffer.from(res.body), ctx, clip(url));
+  const bytes = Buffer.from(res.body);
+  return { doc: parseDoc(bytes, ctx, clip(url)), bytes: bytes.length };
 }
 
 function parseDoc(bytes: Buffer, ctx: ResolveContext, what: string): Record<string, unknown> {

@@ -22,7 +22,6 @@ interface Hcs14Api {
     input: { registry: string; name: string; version: string; protocol: string; nativeId: string; skills: number[] },
     params?: { uid?: string; registry?: string; proto?: string; nativeId?: string; domain?: string },
   ): Promise<string>;
-  parseHcs14Did(did: string): { method: string; id: string; params: Record<string, string> };
 }
 
 let sdk: Promise<Hcs14Api> | undefined;
@@ -77,10 +76,4 @@ export async function buildUaid(input: UaidInput): Promise<string> {
     { registry: UAID_REGISTRY_SELF, name: input.name, version, protocol: proto, nativeId, skills },
     { uid: '0', registry: UAID_REGISTRY_SELF, proto, nativeId },
   );
-}
-
-/** Parses a UAID with the SDK (for tests and diagnostics). */
-export async function parseUaid(uaid: string): Promise<{ method: string; id: string; params: Record<string, string> }> {
-  const { parseHcs14Did } = await loadSdk();
-  return parseHcs14Did(uaid);
 }

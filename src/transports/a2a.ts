@@ -188,9 +188,9 @@ export class A2aTransport implements Transport {
     let current = task;
     let delay = POLL_START_MS;
     while (!isFinished(current.state)) {
-      if (!current.id) throw new TransportError('protocol-error', `task is ${current.state} and has no id to poll`);
+      if (!current.id) throw new TransportError('protocol-error', `task is ${oneLine(current.state, 40)} and has no id to poll`);
       if (deadline.remaining() < delay + POLL_MIN_REMAINING_MS) {
-        throw new TransportError('timeout', `task still ${current.state} when the ${deadline.budgetMs} ms budget ran out`);
+        throw new TransportError('timeout', `task still ${oneLine(current.state, 40)} when the ${deadline.budgetMs} ms budget ran out`);
       }
       await deadline.sleep(delay);
       delay = Math.min(POLL_MAX_MS, Math.round(delay * 1.5));

@@ -49,6 +49,11 @@ export interface HttpRequest {
   secretHeaders?: Record<string, string>;
   body?: string;
   deadline: Deadline;
+  /**
+   * Cut an over-cap body at the cap instead of failing `too-large`: for requests that only need the status and the
+   * start of the body (probes). Non-2xx bodies are always cut, so the status, not the size of an error page, decides.
+   */
+  truncateBody?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -180,7 +185,8 @@ export class HttpClient {
         continue;
       }
       const flatHeaders = flattenHeaders(res.headers);
-      const text = await this.readCapped(res.body, flatHeaders['content-length']);
+      const cut = init.truncateBody === true || res.statusCode < 200 || res.statusCode >= 300;
+      const text = await this.readCapped(res.body, flatHeaders['content-length'], cut);
       return {
         status: res.statusCode,
         headers: flatHeaders,
@@ -191,20 +197,27 @@ export class HttpClient {
     }
   }
 
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, declared?: string): Promise<string> {
+  private async readCapped(
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): void },
+    declared: string | undefined,
+    truncate: boolean,
+  ): Promise<string> {
     const limit = this.bodyLimitBytes;
-    if (declared !== undefined && Number(declared) > limit) {
+    if (!truncate && declared !== undefined && Number(declared) > limit) {
       body.destroy();
       throw new TransportError('too-large', `response body is ${declared} bytes; the cap is ${limit} bytes`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
+      if (size + chunk.length > limit) {
         body.destroy();
-        throw new TransportError('too-large', `response body exceeds the ${limit}-byte cap`);
+        if (!truncate) throw new TransportError('too-large', `response body exceeds the ${limit}-byte cap`);
+        chunks.push(chunk.subarray(0, limit - size));
+        size = limit;
+        break;
       }
+      size += chunk.length;
       chunks.push(chunk);
     }
     return new TextDecoder('utf-8').decode(Buffer.concat(chunks, size));
@@ -334,8 +347,12 @@ function errorChain(err: unknown): Error[] {
   return out;
 }
 
+/** Whitespace runs, C0/C1 controls and bidi overrides: agent text must not drive a terminal or reorder a line. */
+const NOT_ONE_LINE = /[\s\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+
+/** Agent-supplied text made safe for a one-line message: one line, no control characters, at most `max` chars. */
 export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(NOT_ONE_LINE, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

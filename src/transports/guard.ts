@@ -21,13 +21,13 @@ const NON_PUBLIC_V4: Array<[string, number]> = [
   ['240.0.0.0', 4], // reserved and broadcast
 ];
 const NON_PUBLIC_V6: Array<[string, number]> = [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible ::a.b.c.d, never a public address
   ['fc00::', 7], // unique local (includes AWS's fd00:ec2::254 metadata)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // deprecated site-local
   ['ff00::', 8], // multicast
   ['100::', 64], // discard-only
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
 ];
 
 const blockList = new BlockList();

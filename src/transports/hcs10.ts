@@ -107,10 +107,14 @@ export class Hcs10Transport implements Transport {
       let inbound = this.agent.inboundTopicId;
       if (accountId !== undefined) {
         const profile = await resolveAccountProfile(accountId, this.resolveContext(deadline.signal));
-        if (profile === null) return done(false, `account ${accountId} has no HCS-11 profile (memo hcs-11:…)`);
-        const fromProfile = profile.doc.inboundTopicId;
-        if (typeof fromProfile !== 'string') return done(false, `the HCS-11 profile of ${accountId} has no inboundTopicId`);
-        inbound = fromProfile;
+        if (profile !== null) {
+          const fromProfile = profile.doc.inboundTopicId;
+          if (typeof fromProfile !== 'string') return done(false, `the HCS-11 profile of ${accountId} has no inboundTopicId`);
+          inbound = fromProfile;
+        } else if (inbound === undefined) {
+          // Without a profile, the inbound topic its registration named (as discovery and ask() use) is probed.
+          return done(false, `account ${accountId} has no HCS-11 profile (memo hcs-11:…)`);
+        }
       }
       if (inbound === undefined) return done(false, 'the agent has neither an account nor an inbound topic');
       const topic = await this.options.mirror.getTopic(inbound, deadline.signal);

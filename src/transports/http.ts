@@ -69,6 +69,7 @@ export class PlainHttpTransport implements Transport {
         headers: { accept: 'application/json, text/plain;q=0.9' },
         secretHeaders: this.ctx.secretHeaders,
         deadline,
+        truncateBody: true,
       });
       return reachableByStatus(res.status, `GET → ${res.status}`);
     });

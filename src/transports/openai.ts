@@ -138,6 +138,8 @@ export class OpenAiTransport implements Transport {
         headers: { accept: 'application/json' },
         secretHeaders: this.ctx.secretHeaders,
         deadline,
+        // A gateway's model list can run to megabytes; the probe needs only the status and the first bytes.
+        truncateBody: true,
       });
       if (res.status < 300 && looksLikeHtml(res)) return { reachable: false, httpStatus: res.status, reason: 'HTML page instead of an API' };
       return reachableByStatus(res.status, `GET /v1/models → ${res.status}`);

@@ -67,6 +67,8 @@ describe('html report (string checks; the browser test renders it)', () => {
     expect(html).toContain(`Content-Security-Policy" content="default-src 'none'`);
     expect(html).not.toContain('<script>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Bidi overrides and control characters from a hostile subject cannot reorder or hide what the page shows.
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202a-\u202e\u2066-\u2069]/);
     // No URL other than the SVG namespace: nothing to fetch.
     expect(html.match(/\b(?:https?:)?\/\/[^\s"'<>]+/g)?.filter((u) => u !== 'http://www.w3.org/2000/svg') ?? []).toEqual([]);
     expect(html).not.toMatch(/<(?:link|img|iframe|object|embed)\b(?![^>]*href="data:)/);

@@ -167,6 +167,10 @@ describe('parsing', () => {
       ['[1]', /object/],
       [JSON.stringify({ p: 'hcs-2', op: 'register' }), /hcs-10/],
       [JSON.stringify({ p: 'hcs-10', op: 'transaction' }), /not handled/],
+      // Names on Object.prototype are not ops (they used to reach `Object.safeParse` and throw).
+      [JSON.stringify({ p: 'hcs-10', op: 'constructor' }), /not handled/],
+      [JSON.stringify({ p: 'hcs-10', op: 'toString' }), /not handled/],
+      [JSON.stringify({ p: 'hcs-10', op: '__proto__' }), /not handled/],
       [JSON.stringify({ p: 'hcs-10', op: 'message', operator_id: 'me', data: 'x' }), /operator_id/],
       [JSON.stringify({ p: 'hcs-10', op: 'message', operator_id: ME, data: 5 }), /data/],
       [Buffer.from([0xff, 0xfe, 0x7b]), /UTF-8/],

@@ -1,5 +1,5 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Journal, JournalError, listRuns, parseJournal, readJournal, resultKey, revealKey } from '../../src/publisher/journal.js';
 import { journalWith, tempDir, TEST_AGENT } from './helpers.js';
 
@@ -106,6 +106,35 @@ describe('run journal', () => {
     await journal.close();
     const { state } = await readJournal(journal.path);
     for (const [i, key] of keys.entries()) expect(state.signals.get(key)!.txIds[0]!.txId).toBe(TX(100 + i));
+  });
+
+  it('finishes a short write before syncing, so a nearly full disk never leaves half a line mid-file', async () => {
+    const keys = ['s1', 's2', 's3'];
+    const journal = await journalWith(tmp.dir, keys);
+    const proto = Object.getPrototypeOf((journal as unknown as { fh: object }).fh) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+    const original = proto.write;
+    let shortened = false;
+    // The first write(2) takes only half of the data, as the kernel may when the disk is nearly full.
+    const spy = vi.spyOn(proto, 'write').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      if (shortened) return original.apply(this, args);
+      shortened = true;
+      const data = typeof args[0] === 'string' ? Buffer.from(args[0]) : (args[0] as Buffer);
+      const offset = typeof args[1] === 'number' ? args[1] : 0;
+      const length = typeof args[2] === 'number' ? args[2] : data.length - offset;
+      return original.call(this, data, offset, Math.ceil(length / 2));
+    });
+    try {
+      for (const [i, key] of keys.entries()) journal.append({ t: 'tx', key, txId: TX(300 + i), validSeconds: 120 });
+      await journal.flush();
+      await journal.write({ t: 'receipt', key: 's1', txId: TX(300), seq: 1 });
+    } finally {
+      spy.mockRestore();
+    }
+    await journal.close();
+    expect(shortened).toBe(true);
+    const { state } = await readJournal(journal.path);
+    for (const [i, key] of keys.entries()) expect(state.signals.get(key)!.txIds[0]!.txId).toBe(TX(300 + i));
+    expect(state.signals.get('s1')!.receipt?.seq).toBe(1);
   });
 
   it('keys a signal by eval kind and subject', () => {

@@ -53,6 +53,23 @@ describe('describeDocument', () => {
     expect(describeDocument({ version: 1, type: 1, display_name: 'Bad' })).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid HCS-11 profile: version/) });
   });
 
+  it('refuses endpoints and UAIDs carrying terminal escapes (printed by discover, published as subjects)', () => {
+    const esc = 'https://agent.example.com/\u001b[2J';
+    expect(describeDocument({ name: 'x', protocol: 'a2a', endpoint: esc })).toMatchObject({ ok: false, reason: expect.stringMatching(/^invalid agent record: endpoint/) });
+    expect(describeDocument({ name: 'x', protocol: 'a2a', endpoint: 'https://a.example.com/\u202eevil' })).toMatchObject({ ok: false });
+    expect(describeDocument({ name: 'x', protocol: 'a2a', endpoint: 'https://a.example.com', uaid: 'uaid:aid:x\u001b[2Jy;uid=0' })).toEqual({
+      ok: false,
+      reason: 'invalid agent record: uaid: contains control characters',
+    });
+    // A card's declared id and a profile's hint are dropped rather than used.
+    const card = describeDocument({ name: 'Card', url: 'https://c.example.com', uaid: 'uaid:aid:x\u001b[31m;uid=0' });
+    expect(card).toEqual({ ok: true, description: { kind: 'a2a-card', name: 'Card', protocol: 'a2a', endpoint: 'https://c.example.com' } });
+    expect(describeDocument({ name: 'Card', url: esc })).toMatchObject({ ok: false });
+    const profile = describeDocument({ version: '1.0', type: 1, display_name: 'P', inboundTopicId: '0.0.300', properties: { a2a: esc } });
+    expect(profile).toMatchObject({ ok: true, description: { protocol: 'hcs-10' } });
+    expect(profile.ok && profile.description.endpoint).toBe(undefined);
+  });
+
   it('says what an unrecognised document looks like', () => {
     expect(describeDocument({ foo: 1, bar: 2 })).toEqual({
       ok: false,

@@ -7,7 +7,7 @@ import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { loadAgentsFile, parseAgentsFile } from '../../src/registry/agents-file.js';
 import { discoverAgents } from '../../src/registry/discover.js';
 import type { MetadataFetch } from '../../src/registry/fetch-metadata.js';
-import { parseUaid } from '../../src/registry/uaid.js';
+import { parseUaid } from '../../src/consumer/uaid.js';
 import { FakeMirror } from './fake-mirror.js';
 
 let mirror: FakeMirror;
@@ -94,11 +94,11 @@ describe('discoverAgents on an HCS-2 registry', () => {
     expect(result.agents[6]).toMatchObject({ accountId: '0.0.3333', inboundTopicId: inbound });
     expect(result.agents[7]!.subject).toBe(declared);
 
-    const calc = await parseUaid(result.agents[0]!.subject);
-    expect(calc).toMatchObject({ method: 'aid', params: { uid: '0', registry: 'self', proto: 'a2a', nativeId: '127.0.0.1:4001' } });
-    const chat = await parseUaid(result.agents[1]!.subject);
+    const calc = parseUaid(result.agents[0]!.subject);
+    expect(calc).toMatchObject({ target: 'aid', params: { uid: '0', registry: 'self', proto: 'a2a', nativeId: '127.0.0.1:4001' } });
+    const chat = parseUaid(result.agents[1]!.subject);
     expect(chat.params.proto).toBe('openai');
-    const profiled = await parseUaid(result.agents[6]!.subject);
+    const profiled = parseUaid(result.agents[6]!.subject);
     expect(profiled.params).toEqual({ uid: `${inbound}@0.0.3333`, registry: 'hol', proto: 'hcs-10', nativeId: 'hedera:devnet:0.0.3333' });
     // Deterministic: the same registry discovers to the same subjects.
     const again = await discoverAgents({ registry: reg, mirror: client, network: 'local', fetch: fetchFrom({}) });
@@ -173,7 +173,7 @@ describe('discoverAgents on an HCS-10 registry', () => {
       ['Delta', 'hcs-10', '0.0.7004', dInbound, undefined, sd],
     ]);
     expect(result.agents[0]!.model).toBe('alpha-1');
-    const alpha = await parseUaid(result.agents[0]!.subject);
+    const alpha = parseUaid(result.agents[0]!.subject);
     expect(alpha.params).toEqual({ uid: `${a.inbound}@0.0.7001`, registry: 'hol', proto: 'hcs-10', nativeId: 'hedera:testnet:0.0.7001' });
     expect(Object.fromEntries(result.skipped.map((s) => [s.ref, s.reason]))).toEqual({
       [`hcs://2/${reg}#${se}`]: expect.stringMatching(/^inbound topic 0\.0\.\d+ belongs to 0\.0\.7001, not 0\.0\.7005$/),

@@ -10,7 +10,7 @@ import { encodeHcs1File } from '../../src/hedera/hcs1.js';
 import { inscribeHcs1 } from '../../src/hedera/hcs1-write.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { discoverAgents } from '../../src/registry/discover.js';
-import { parseUaid } from '../../src/registry/uaid.js';
+import { parseUaid } from '../../src/consumer/uaid.js';
 import { startWriter, type Writer } from './emulator.js';
 
 /** `zstd -19` of ZSTD_RECORD_JSON (zstd CLI; node 20 has no zstd compressor). */
@@ -91,7 +91,7 @@ describe('discovery against the emulator', () => {
       ['card-agent', 'a2a', `${cardBase}/a2a`, sCard],
     ]);
     expect(result.agents[5]!.accountId).toBe(account);
-    expect((await parseUaid(result.agents[5]!.subject)).params.nativeId).toBe(`hedera:devnet:${account}`);
+    expect(parseUaid(result.agents[5]!.subject).params.nativeId).toBe(`hedera:devnet:${account}`);
     expect(new Set(result.agents.map((a) => a.subject)).size).toBe(7);
 
     // Without permission to reach loopback, the card is a reason, not an agent.
@@ -133,7 +133,7 @@ describe('discovery against the emulator', () => {
     expect(result.skipped).toEqual([
       { ref: `hcs://2/${reg}#${sImpostor}`, reason: `inbound topic ${alpha.inbound} belongs to ${alpha.account}, not ${impostor}` },
     ]);
-    const uaid = await parseUaid(result.agents[0]!.subject);
+    const uaid = parseUaid(result.agents[0]!.subject);
     expect(uaid.params).toEqual({ uid: `${alpha.inbound}@${alpha.account}`, registry: 'hol', proto: 'hcs-10', nativeId: `hedera:devnet:${alpha.account}` });
   });
 

@@ -140,4 +140,17 @@ describe('readHcs1File', () => {
     const topic = inscribe(body);
     await expect(readHcs1File(client, topic, { maxBytes: 2000 })).rejects.toThrow(/larger than 2000 bytes/);
   });
+
+  it('stops reading a topic flooded with messages that add no characters', async () => {
+    const body = JSON.stringify({ hello: 'world' });
+    const enc = encodeHcs1File(Buffer.from(body), 'application/json');
+    const topic = mirror.createTopic(enc.memo, { submit: true });
+    for (let o = 1; o <= 1200; o++) mirror.submit(topic, o % 2 ? { o: o + 5, c: '' } : 'junk');
+    for (const m of enc.messages) mirror.submit(topic, m);
+    await expect(readHcs1File(client, topic, { maxBytes: 2000 })).rejects.toThrow(/spans more than 1000 messages, larger than/);
+    // The same file without the flood reads.
+    const clean = mirror.createTopic(enc.memo, { submit: true });
+    for (const m of enc.messages) mirror.submit(clean, m);
+    expect((await readHcs1File(client, clean, { maxBytes: 2000 })).bytes.toString()).toBe(body);
+  });
 });

@@ -63,6 +63,26 @@ describe('Hcs10Folder', () => {
     ]);
   });
 
+  it('a delete by account removes exactly that account\'s live registrations, after deletes by uid', () => {
+    const { entries, skipped } = fold([
+      msg(1, { p: 'hcs-10', op: 'register', account_id: '0.0.101' }),
+      msg(2, { p: 'hcs-10', op: 'register', account_id: '0.0.102' }),
+      msg(3, { p: 'hcs-10', op: 'register', account_id: '0.0.101', inbound_topic_id: '0.0.201' }),
+      msg(4, { p: 'hcs-10', op: 'delete', uid: '1' }),
+      msg(5, { p: 'hcs-10', op: 'delete', uid: 3 }),
+      msg(6, { p: 'hcs-10', op: 'delete', account_id: '0.0.101' }),
+      msg(7, { p: 'hcs-10', op: 'register', account_id: '0.0.101' }),
+      msg(8, { p: 'hcs-10', op: 'register', account_id: '0.0.103' }),
+      msg(9, { p: 'hcs-10', op: 'delete', account_id: '0.0.101' }),
+      msg(10, { p: 'hcs-10', op: 'delete', uid: '7' }),
+    ]);
+    expect(entries.map((e) => `${e.uid} ${e.accountId}`)).toEqual(['2 0.0.102', '8 0.0.103']);
+    expect(skipped.map((s) => `${s.ref} ${s.reason}`)).toEqual([
+      `hcs://2/${T}#6 delete of account 0.0.101, which is not registered`,
+      `hcs://2/${T}#10 delete of uid 7, which is not a live registration`,
+    ]);
+  });
+
   it('reasons for hostile messages, and migrate', () => {
     const { folder, entries, skipped } = fold([
       msg(1, { p: 'hcs-2', op: 'register', t_id: '0.0.5' }),

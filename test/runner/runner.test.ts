@@ -245,6 +245,12 @@ describe('retries and outcome mapping', () => {
     expect(result.outcome).toBe('upstream-error');
   });
 
+  it('does not retry a 429 that names no Retry-After', async () => {
+    const { result, asks } = await mathWith([failure('rate-limited', { transient: true, httpStatus: 429 }), ok('')]);
+    expect(asks).toBe(1);
+    expect(result.outcome).toBe('upstream-error');
+  });
+
   it('never retries a deterministic failure', async () => {
     for (const kind of ['refused', 'protocol-error', 'too-large', 'auth-required', 'timeout'] as const) {
       const { asks } = await mathWith([failure(kind), ok('')]);

@@ -21,6 +21,9 @@ describe('HttpClient', () => {
         case '/size':
           res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(n));
           return;
+        case '/big-error':
+          res.writeHead(503, { 'content-type': 'text/html' }).end('x'.repeat(200 * 1024));
+          return;
         case '/declared':
           res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(10 * 1024 * 1024) });
           res.write('x');
@@ -51,13 +54,17 @@ describe('HttpClient', () => {
     await other.close();
   });
 
-  const get = (path: string, init: { method?: 'GET' | 'POST'; body?: string; secret?: Record<string, string> } = {}) => {
+  const get = (
+    path: string,
+    init: { method?: 'GET' | 'POST'; body?: string; secret?: Record<string, string>; truncate?: boolean } = {},
+  ) => {
     const deadline = new Deadline(5_000);
     return client
       .request(`${server.origin}${path}`, {
         method: init.method ?? 'GET',
         ...(init.body === undefined ? {} : { body: init.body }),
         ...(init.secret ? { secretHeaders: init.secret } : {}),
+        ...(init.truncate ? { truncateBody: true } : {}),
         deadline,
       })
       .finally(() => deadline.dispose());
@@ -70,6 +77,16 @@ describe('HttpClient', () => {
 
   it('refuses a declared Content-Length over the cap without reading the body', async () => {
     await expect(get('/declared')).rejects.toMatchObject({ kind: 'too-large' });
+  });
+
+  it('cuts an over-cap error page at the cap so its status still decides', async () => {
+    const res = await get('/big-error');
+    expect(res.status).toBe(503);
+    expect(res.body.length).toBe(64 * 1024);
+  });
+
+  it('cuts an over-cap body at the cap when the caller needs only its start', async () => {
+    expect((await get(`/size?n=${200 * 1024}`, { truncate: true })).body.length).toBe(64 * 1024);
   });
 
   it('follows 3 redirects and refuses a 4th', async () => {

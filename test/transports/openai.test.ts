@@ -38,6 +38,12 @@ describe('chat completion extraction', () => {
     const limited = { error: { message: 'slow down', type: 'rate_limit_error' } };
     expect(() => extractCompletion(response(JSON.stringify(limited)))).toThrow(expect.objectContaining({ kind: 'rate-limited', transient: true }));
   });
+  it('keeps terminal escapes and bidi overrides in an agent error out of the one-line message', () => {
+    const body = { error: { message: 'over\u001b[2J\u001b]0;pwned\u0007loaded\u202e\nnow', type: 'server_error' } };
+    expect(() => extractCompletion(response(JSON.stringify(body)))).toThrow(
+      expect.objectContaining({ kind: 'agent-error', message: 'agent error: over [2J ]0;pwned loaded now' }),
+    );
+  });
   it('refuses JSON without choices', () => {
     expect(() => extractCompletion(response('{"id":"x"}'))).toThrow(expect.objectContaining({ kind: 'protocol-error' }));
   });
@@ -138,6 +144,19 @@ describe('HTTP status handling', () => {
     try {
       const r = await transportFor(client, 'openai', server.origin).ask(MATH_PROMPT, { budgetMs: 2_000 });
       expect(r).toMatchObject({ ok: false, kind, httpStatus: status, transient });
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('a model list over the body cap still proves a live server to the probe', async () => {
+    const big = { object: 'list', data: Array.from({ length: 5_000 }, (_, i) => ({ id: `model-${i}`, object: 'model' })) };
+    const server = await scripted((_req, res) => json(res, 200, big));
+    const client = localClient();
+    try {
+      expect(JSON.stringify(big).length).toBeGreaterThan(64 * 1024);
+      expect(await transportFor(client, 'openai', server.origin).probe({ budgetMs: 2_000 })).toMatchObject({ reachable: true, httpStatus: 200 });
     } finally {
       await client.close();
       await server.close();
