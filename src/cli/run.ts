@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { parseGraderId } from '../evals/graders.js';
 import type { EvalKind } from '../evals/types.js';
 import type { RunProgress, RunReport } from '../publisher/run.js';
 import { action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
@@ -20,6 +21,8 @@ interface RunFlags {
   stateDir?: string;
   keepResponses: boolean;
   allowPrivateEndpoints?: boolean;
+  grader?: string;
+  scienceBank?: string;
   hcs10BudgetMs?: number;
   allowTopicFees?: boolean;
   maxTopicFeeHbar?: number;
@@ -51,6 +54,8 @@ export function register(program: Command): void {
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
+    .option('--grader <id>', 'first-token@1 (default; follows the HCS-25 seed literally) | last-answer@1')
+    .option('--science-bank <file>', 'a private SimpleScience bank (JSON, schemas/science-bank.schema.json)')
     .option('--hcs10-budget-ms <ms>', 'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)', intOption('--hcs10-budget-ms', 1000, 600_000))
     .option('--allow-topic-fees', 'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)')
     .option('--max-topic-fee-hbar <hbar>', 'with --allow-topic-fees: the most one connection request may pay (default 0.5)', numberOption('--max-topic-fee-hbar', 0, 100))
@@ -59,6 +64,9 @@ export function register(program: Command): void {
         if (flags.registry && flags.agents) throw new UsageError('give --registry or --agents, not both');
         if (flags.resume && (flags.registry || flags.agents)) {
           throw new UsageError('--resume takes the agents from the run journal; drop --registry/--agents');
+        }
+        if (flags.resume && (flags.grader || flags.scienceBank)) {
+          throw new UsageError('--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank');
         }
         const evals = parseEvals(flags.evals);
         const g = globals(cmd);
@@ -109,6 +117,8 @@ export function register(program: Command): void {
             ...(flags.dryRun ? { dryRun: true } : {}),
             ...(flags.resume ? { resume: flags.resume } : {}),
             keepResponses: flags.keepResponses,
+            ...(flags.grader && { grader: parseGraderId(flags.grader) }),
+            ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
             hcs10: {
               ...(flags.hcs10BudgetMs !== undefined && { budgetMs: flags.hcs10BudgetMs }),
               ...(flags.allowTopicFees && { topicFees: { allow: true, maxHbar: flags.maxTopicFeeHbar ?? 0.5 } }),

@@ -4,11 +4,17 @@
  * still being asked. `resume` continues a journaled run: it re-evaluates only what has no result, resubmits only
  * what has no receipt (under the ids it already had, so nothing lands twice), and keeps the run's seed and key.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
 import { AccountBalanceQuery, type Client } from '@hashgraph/sdk';
+import { z } from 'zod';
 import { ulid } from 'ulid';
 import { requireOperator, type ResolvedConfig } from '../config/load.js';
 import { Hcs25Error, UsageError, errorMessage } from '../errors.js';
-import type { AnyEvalResult, EvalKind } from '../evals/types.js';
+import type { AnyEvalResult, EvalKind, GraderId } from '../evals/types.js';
+import { GRADER_IDS } from '../evals/graders.js';
+import { loadScienceBank } from '../evals/science.js';
 import type { Progress } from '../evals/progress.js';
 import { evaluateAgents, type RunnerOptions } from '../evals/runner.js';
 import { randomSeed } from '../evals/rng.js';
@@ -49,6 +55,10 @@ export interface RunOptions {
   resume?: string;
   /** Keep raw responses in the journal (default true). */
   keepResponses?: boolean;
+  /** Grader of a new run (default first-token@1); a resume uses the journal's. */
+  grader?: GraderId;
+  /** A private SimpleScience bank file for a new run; a resume uses the journal's (and checks it is unchanged). */
+  scienceBank?: string;
   signal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;
   /** Called with each message of a dry run. */
@@ -154,6 +164,7 @@ async function newRun(ctx: RunContext): Promise<RunReport> {
     budgetMs: config.budgetMs,
     maxFeeHbar: config.maxFeeHbar,
     keepResponses: options.keepResponses ?? true,
+    ...gradingExtra(options),
   };
   const journal = await Journal.create(config.stateDir, { run, seed, runKey: encodeRunKey(runKey), topic, config: summary, agents });
   options.onNote?.(`run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`);
@@ -284,6 +295,7 @@ async function publish(ctx: RunContext, journal: Journal, state: RunState, plan:
     }
 
     // 2. Evaluate what has no result yet, grouped by which evals each agent still lacks.
+    const grading = gradingOf(start.config);
     const work = missingWork(start.agents, plan.evals, state);
     const protocolTransports = await hcs10Transports(options, client, mirror, work.flatMap((g) => g.agents));
     for (const group of work) {
@@ -294,6 +306,7 @@ async function publish(ctx: RunContext, journal: Journal, state: RunState, plan:
         budgetMs: start.config.budgetMs,
         concurrency: start.config.concurrency,
         seed: start.seed,
+        ...grading,
         allowPrivateEndpoints: config.allowPrivateEndpoints,
         agentHeaders: config.agentHeaders,
         signal: stop.signal,
@@ -406,7 +419,7 @@ async function dryRun(ctx: RunContext): Promise<RunReport> {
       seed,
       runKey: encodeRunKey(runKey),
       topic: options.topic ?? '',
-      config: { network: config.network.ledger, evals, concurrency: config.concurrency, budgetMs: config.budgetMs, maxFeeHbar: config.maxFeeHbar, keepResponses: false },
+      config: { network: config.network.ledger, evals, concurrency: config.concurrency, budgetMs: config.budgetMs, maxFeeHbar: config.maxFeeHbar, keepResponses: false, ...gradingExtra(options) },
       agents,
     },
     signals: new Map(),
@@ -421,6 +434,7 @@ async function dryRun(ctx: RunContext): Promise<RunReport> {
     budgetMs: config.budgetMs,
     concurrency: config.concurrency,
     seed,
+    ...gradingOf(state.start.config),
     allowPrivateEndpoints: config.allowPrivateEndpoints,
     agentHeaders: config.agentHeaders,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -446,6 +460,40 @@ async function dryRun(ctx: RunContext): Promise<RunReport> {
 }
 
 // ---------- pieces ----------
+
+const gradingSchema = z.object({ grader: z.enum(GRADER_IDS).optional(), scienceBank: z.string().optional(), scienceBankSha256: z.string().optional() });
+
+/** The grading choices of a new run, journaled so that a resume grades and asks exactly as the run began. */
+function gradingExtra(options: RunOptions): Pick<RunConfigSummary, 'extra'> {
+  if (!options.grader && !options.scienceBank) return {};
+  const extra: z.infer<typeof gradingSchema> = { ...(options.grader && { grader: options.grader }) };
+  if (options.scienceBank) {
+    const path = resolvePath(options.scienceBank);
+    loadScienceBank(path); // refuse a bad bank before anything is journaled
+    Object.assign(extra, { scienceBank: path, scienceBankSha256: fileSha256(path) });
+  }
+  return { extra };
+}
+
+/** Runner options for the journaled grading choices; a science bank that changed since the run began is refused. */
+function gradingOf(config: RunConfigSummary): Partial<Pick<RunnerOptions, 'grader' | 'scienceBank'>> {
+  const extra = gradingSchema.parse(config.extra ?? {});
+  if (!extra.scienceBank) return extra.grader ? { grader: extra.grader } : {};
+  if (fileSha256(extra.scienceBank) !== extra.scienceBankSha256) {
+    throw new UsageError(`the science bank ${extra.scienceBank} changed since the run began`, {
+      hint: 'restore the file the run started with: its questions decide which question hashes were published',
+    });
+  }
+  return { ...(extra.grader && { grader: extra.grader }), scienceBank: loadScienceBank(extra.scienceBank) };
+}
+
+function fileSha256(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch (err) {
+    throw new UsageError(`cannot read the science bank ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
 
 /**
  * HCS-10 agents are asked over HCS, which needs the runner to be an HCS-10 agent itself: its identity is made once
