@@ -5,14 +5,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
+import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { loadScienceBank } from '../../src/evals/science.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { runSignals } from '../../src/publisher/run.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import type { Agent } from '../../src/registry/types.js';
-import { startHarness, tempDir, type Harness } from './helpers.js';
+import { emulatorConfig, startHarness, tempDir, type Harness } from './helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -28,16 +28,7 @@ const bank = {
 };
 
 function config(): ResolvedConfig {
-  return loadConfig({
-    cwd: tmp.dir,
-    env: {
-      HCS25_NETWORK: 'local',
-      HCS25_NODES: `127.0.0.1:${h.node.ports.consensus}=0.0.3`,
-      HCS25_MIRROR_GRPC: `127.0.0.1:${h.node.ports.mirrorGrpc}`,
-      HCS25_MIRROR_REST_URL: h.node.mirrorRestUrl,
-    },
-    flags: { stateDir: join(tmp.dir, 'state'), budgetMs: 2_000 },
-  });
+  return emulatorConfig(h, tmp.dir, { stateDir: join(tmp.dir, 'state'), budgetMs: 2_000 });
 }
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import type { Client } from '@hashgraph/sdk';
 import { ulid } from 'ulid';
 import { localNetwork } from '../../src/config/networks.js';
 import { Secret } from '../../src/config/secret.js';
-import type { ResolvedConfig } from '../../src/config/load.js';
+import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
 import { createClient, parsePrivateKey } from '../../src/hedera/client.js';
 import { MirrorRestClient, type TopicMessage } from '../../src/hedera/mirror-rest.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
@@ -48,6 +48,20 @@ export async function startHarness(options: { mirrorLagMs?: number; consensusDel
       await node.stop();
     },
   };
+}
+
+/** Configuration as a user would give it, pointing at the harness's emulator (network local, its ports). */
+export function emulatorConfig(h: Harness, cwd: string, flags: Record<string, unknown>): ResolvedConfig {
+  return loadConfig({
+    cwd,
+    env: {
+      HCS25_NETWORK: 'local',
+      HCS25_NODES: `127.0.0.1:${h.node.ports.consensus}=0.0.3`,
+      HCS25_MIRROR_GRPC: `127.0.0.1:${h.node.ports.mirrorGrpc}`,
+      HCS25_MIRROR_REST_URL: h.node.mirrorRestUrl,
+    },
+    flags,
+  });
 }
 
 export function tempDir(): { dir: string; cleanup(): void } {

@@ -9,14 +9,14 @@ import { PrivateKey } from '@hashgraph/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
+import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { runSignals, type RunReport } from '../../src/publisher/run.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { parseSignalMessage } from '../../src/signals/parse.js';
-import { countBy, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
+import { countBy, emulatorConfig, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -24,16 +24,7 @@ let registry: string;
 const tmp = tempDir();
 
 function configFor(stateDir: string, extra: Record<string, unknown> = {}): ResolvedConfig {
-  return loadConfig({
-    cwd: tmp.dir,
-    env: {
-      HCS25_NETWORK: 'local',
-      HCS25_NODES: `127.0.0.1:${h.node.ports.consensus}=0.0.3`,
-      HCS25_MIRROR_GRPC: `127.0.0.1:${h.node.ports.mirrorGrpc}`,
-      HCS25_MIRROR_REST_URL: h.node.mirrorRestUrl,
-    },
-    flags: { stateDir, budgetMs: 1_500, concurrency: 16, ...extra },
-  });
+  return emulatorConfig(h, tmp.dir, { stateDir, budgetMs: 1_500, concurrency: 16, ...extra });
 }
 
 beforeAll(async () => {
