@@ -69,6 +69,9 @@ export async function* readSignals(options: ReadSignalsOptions): AsyncGenerator<
       let progressed = false;
       const messages = mirror.topicMessages(options.topic, {
         ...(after !== undefined ? { afterSequence: after } : {}),
+        // The mirror node narrows by time, so `since` does not page through a topic's whole history. (`until`
+        // stays here: reading stops at the first later message, and a chunk group it cuts is not reported.)
+        ...(Number.isFinite(sinceMs) ? { fromTimestamp: msToConsensus(sinceMs) } : {}),
         onDropped: (d) => dropped.push(d),
         ...(options.signal ? { signal: options.signal } : {}),
       });
@@ -187,4 +190,10 @@ export function countReasons(rejected: readonly RejectedMessage[]): Record<strin
   const counts: Record<string, number> = {};
   for (const r of rejected) counts[r.reason] = (counts[r.reason] ?? 0) + 1;
   return Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Milliseconds as a mirror-node `seconds.nanos`, rounded down so it never filters more than `since` does. */
+function msToConsensus(ms: number): string {
+  const whole = Math.floor(ms);
+  return `${Math.floor(whole / 1000)}.${String((whole % 1000) * 1_000_000).padStart(9, '0')}`;
 }

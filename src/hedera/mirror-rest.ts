@@ -129,6 +129,8 @@ export interface TopicMessagesOptions {
   afterSequence?: number;
   /** Only messages with a sequence number lower than this. */
   beforeSequence?: number;
+  /** Only messages at or after this consensus time (`seconds.nanos`), filtered by the mirror node. */
+  fromTimestamp?: string;
   /** At most this many whole messages are yielded. */
   limit?: number;
   order?: 'asc' | 'desc';
@@ -232,6 +234,7 @@ export class MirrorRestClient {
     const params = new URLSearchParams({ limit: String(pageSize), order: options.order ?? 'asc' });
     if (options.afterSequence !== undefined) params.append('sequencenumber', `gt:${options.afterSequence}`);
     if (options.beforeSequence !== undefined) params.append('sequencenumber', `lt:${options.beforeSequence}`);
+    if (options.fromTimestamp !== undefined) params.append('timestamp', `gte:${consensusTimestamp(options.fromTimestamp)}`);
     let path: string | null = `/api/v1/topics/${entityPath(topicId, 'topic')}/messages?${params.toString()}`;
     const seen = new Set<string>();
     const inner = new AbortController();
@@ -637,4 +640,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+function consensusTimestamp(value: string): string {
+  if (!/^\d{1,12}(\.\d{1,9})?$/.test(value)) throw new MirrorError('MIRROR_REQUEST', `"${value.slice(0, 40)}" is not a consensus timestamp (seconds.nanos)`);
+  return value;
 }

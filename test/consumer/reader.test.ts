@@ -91,6 +91,9 @@ describe('readSignals', () => {
     const since = all[11]!.consensus_timestamp; // seq 12
     const windowed = await collectSignals({ topic, mirror, publishers: [PUBLISHER], since, until: all[12]!.consensus_timestamp });
     expect(windowed.signals.map((s) => s.sequenceNumber)).toEqual([12]);
+    // The time window is asked of the mirror node, not just applied to the whole history.
+    const windowRequest = fake.requests.findLast((r) => r.includes(`/topics/${topic}/messages`)) ?? '';
+    expect(decodeURIComponent(windowRequest)).toContain(`timestamp=gte:${since}`);
     // Reading stopped at `until`: the open chunk group (13) may still complete, so it is not reported.
     expect(windowed.rejected).toEqual([]);
 

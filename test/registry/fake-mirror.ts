@@ -159,6 +159,9 @@ export class FakeMirror {
       const [op, v] = f.split(':') as [string, string];
       if (op === 'gt') minTs = Math.max(minTs, Number(v));
       if (op === 'lt') maxTs = Math.min(maxTs, Number(v));
+      // An inclusive bound as an exclusive one half a second earlier: fake timestamps are whole seconds, and a
+      // nanosecond is below a double's precision at this magnitude.
+      if (op === 'gte') minTs = Math.max(minTs, Number(v) - 0.5);
     }
     const keep = (msg: FakeMessage): boolean => {
       const ts = Number(msg.consensus_timestamp);
