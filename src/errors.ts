@@ -45,13 +45,6 @@ export class MessageTooLargeError extends Hcs25Error {
   }
 }
 
-export class NotImplementedError extends Hcs25Error {
-  constructor(what: string) {
-    super('NOT_IMPLEMENTED', `${what} is not built yet`, { hint: 'see the project issues for its status' });
-    this.name = 'NotImplementedError';
-  }
-}
-
 export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);

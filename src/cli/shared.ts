@@ -50,7 +50,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | n
 }
 
 /** Error codes the user fixes by changing flags, config or input files: exit 2. */
-const USAGE_CODES: ReadonlySet<string> = new Set(['CONFIG', 'NOT_IMPLEMENTED', 'SCIENCE_BANK', 'SCORING_CONFIG']);
+const USAGE_CODES: ReadonlySet<string> = new Set(['CONFIG', 'SCIENCE_BANK', 'SCORING_CONFIG']);
 
 export function reportError(err: unknown, json: boolean): void {
   const code =

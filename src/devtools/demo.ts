@@ -55,14 +55,14 @@ const EVAL_BUDGET_MS = { normal: 4_000, fast: 2_000 };
 
 export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const started = Date.now();
-  const step = options.onStep ?? (() => undefined);
+  // Each step begins with its line: that is where an abort (Ctrl-C) takes effect between steps.
+  const step = (line: string): void => {
+    options.signal?.throwIfAborted();
+    options.onStep?.(line);
+  };
   const fast = options.fast === true;
   const budgetMs = fast ? EVAL_BUDGET_MS.fast : EVAL_BUDGET_MS.normal;
   const cleanups: Array<() => Promise<void> | void> = [];
-  const abortable = <T>(p: Promise<T>): Promise<T> => {
-    options.signal?.throwIfAborted();
-    return p;
-  };
 
   const [{ startLocalNode }, { startAgentFleet }, { createClient }] = await Promise.all([
     import('../localnode/index.js'),
@@ -71,7 +71,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   ]);
   try {
     step('Starting the embedded Hedera local node…');
-    const node = await abortable(startNode(startLocalNode, options.ports ?? 'standard', step));
+    const node = await startNode(startLocalNode, options.ports ?? 'standard', step);
     cleanups.push(() => node.stop());
     step(`  consensus gRPC 127.0.0.1:${node.ports.consensus} · mirror gRPC :${node.ports.mirrorGrpc} · mirror REST ${node.mirrorRestUrl}`);
 
@@ -89,17 +89,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     cleanups.push(() => client.close());
 
     step('Starting the sample agents (OpenAI-compatible, A2A, MCP, plain HTTP) on 127.0.0.1…');
-    const fleet = await abortable(
-      startAgentFleet({ slowMs: budgetMs * 2, ...(fast ? { include: ['perfect', 'verbose', 'wrong', 'slow', 'flaky', 'garbage', 'huge', 'a2a-calc', 'mcp-tools', 'plain-http'] } : {}) }),
-    );
+    const fleet = await startAgentFleet({ slowMs: budgetMs * 2, ...(fast ? { include: ['perfect', 'verbose', 'wrong', 'slow', 'flaky', 'garbage', 'huge', 'a2a-calc', 'mcp-tools', 'plain-http'] } : {}) });
     cleanups.push(() => fleet.stop());
 
     step('Creating an HCS-2 registry and listing the agents in it…');
-    const registry = await abortable(fillRegistry(client, fleet.agents, node, options, cleanups, step));
+    const registry = await fillRegistry(client, fleet.agents, node, options, cleanups, step);
 
     step('Creating the HCS-25 signal topic (memo hcs-25:0:86400, submit key = operator)…');
     const { createSignalTopic } = await import('../publisher/topic.js');
-    const topic = await abortable(createSignalTopic(client, { submitKey: client.operatorPublicKey ?? undefined }));
+    const topic = await createSignalTopic(client, { submitKey: client.operatorPublicKey ?? undefined });
     step(`  signal topic ${topic.topicId}`);
 
     step(`Discover → evaluate → publish (budget ${budgetMs} ms per eval)…`);
@@ -114,7 +112,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       hcs10: { budgetMs: fast ? 3_000 : 5_000 },
       ...(options.signal && { signal: options.signal }),
       ...(options.onProgress && { onProgress: options.onProgress }),
-      onNote: (line) => step(`  ${line}`),
+      onNote: (line) => options.onStep?.(`  ${line}`),
     });
     options.signal?.throwIfAborted();
     if (run.status !== 'complete') {
