@@ -64,6 +64,12 @@ export class Ledger {
     options: { consensusDelayMs?: number } = {},
   ) {
     this.consensusDelayMs = options.consensusDelayMs ?? 0;
+    // Records restored from a state directory still count as seen while their validity window lasts.
+    const now = nowNs();
+    for (const r of state.records.values()) {
+      const end = r.txId.validStartNs + BigInt(r.validDurationS) * NS_PER_S;
+      if (end > now) this.seen.set(r.key, end);
+    }
   }
 
   /** Changes the delay for queued transactions too (consensus order is kept: due times stay ascending). */
@@ -205,7 +211,13 @@ export class Ledger {
       move(payer.num, FUNDING_ACCOUNT, funding);
       charged = fee;
       const handler = HANDLERS[tx.kind];
-      status = handler ? handler.handle(ctx) : Status.NOT_SUPPORTED;
+      try {
+        status = handler ? handler.handle(ctx) : Status.NOT_SUPPORTED;
+      } catch {
+        // Like the node: an unexpected handler failure is this transaction's FAIL_INVALID, never a crash of the
+        // consensus timer (which would take the host process down).
+        status = Status.FAIL_INVALID;
+      }
     }
     // A failed update or submit still names its entity on the mirror.
     const entity = ctx.result.entity ?? bodyEntity(tx);

@@ -13,6 +13,7 @@ import { firstIndexAtOrAfter } from './topic-index.js';
 
 const SUBSCRIBE_PATH = '/com.hedera.mirror.api.proto.ConsensusService/subscribeTopic';
 const GET_NODES_PATH = '/com.hedera.mirror.api.proto.NetworkService/getNodes';
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface MirrorClock {
   /** Current mirror lag in ms. */
@@ -119,10 +120,11 @@ export class TopicStreams {
 
   private wake(sub: Subscription, ms: number): void {
     if (sub.timer) return;
+    // Node turns delays above 2^31−1 ms into 1 ms: a far end time would spin instead of sleeping.
     sub.timer = setTimeout(() => {
       sub.timer = undefined;
       this.pump(sub);
-    }, Math.max(1, ms));
+    }, Math.min(Math.max(1, ms), MAX_TIMER_MS));
   }
 
   private finish(sub: Subscription, complete: boolean): void {

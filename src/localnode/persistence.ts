@@ -3,7 +3,7 @@
  * then entity snapshots when an account or topic is created or changed, each topic message, and each record.
  * Balances are not snapshotted: replaying the records' transfer lists rebuilds them. Lines are batched per tick.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import type { proto } from '@hashgraph/proto';
 import { txIdKey } from './codec.js';
@@ -119,14 +119,21 @@ export class Journal implements LedgerListener {
     const state = this.state;
     const lines = readFileSync(this.file, 'utf8').split('\n');
     let accounts = -1;
+    let offset = 0;
     for (const [i, text] of lines.entries()) {
+      const start = offset;
+      offset += Buffer.byteLength(text, 'utf8') + 1;
       if (!text.trim()) continue;
       let line: Line;
       try {
         line = JSON.parse(text) as Line;
       } catch (err) {
-        // A torn last line after a crash is expected; anything earlier is corruption.
-        if (i >= lines.length - 2) break;
+        // A torn last line after a crash is expected; anything earlier is corruption. Cut it off, or the next
+        // append would glue a good line onto it and corrupt the journal for the restart after this one.
+        if (i >= lines.length - 2) {
+          truncateSync(this.file, start);
+          break;
+        }
         throw new LocalNodeError('STATE_CORRUPT', `${this.file} line ${i + 1} is not valid JSON`, { hint: 'remove the state directory to start a fresh ledger', cause: err });
       }
       if (line.k === 'genesis') {
@@ -139,6 +146,11 @@ export class Journal implements LedgerListener {
     if (accounts < 0) throw new LocalNodeError('STATE_CORRUPT', `${this.file} is empty`, { hint: 'remove the state directory to start a fresh ledger' });
     return accounts;
   }
+}
+
+/** The running hash after message `seq` (its line comes before the record's), for the receipt. */
+function topicHashAt(state: LedgerState, entity: [string, number] | undefined, seq: number): Buffer | undefined {
+  return entity?.[0] === 'topic' ? state.topics.get(entity[1])?.messages[seq - 1]?.runningHash : undefined;
 }
 
 function replay(state: LedgerState, line: Line): void {
@@ -186,7 +198,7 @@ function replay(state: LedgerState, line: Line): void {
         type: line.type, status: line.st, ns: BigInt(line.ns), wallMs: 0, hash: Buffer.from(line.h, 'base64'), memo: line.memo, fee: BigInt(line.fee),
         maxFee: BigInt(line.max), validDurationS: line.vd, node: 3, transfers,
         ...(line.e ? { entity: { kind: line.e[0] as 'account' | 'topic', num: line.e[1] } } : {}),
-        ...(line.seq !== undefined ? { topicSeq: line.seq } : {}),
+        ...(line.seq !== undefined ? { topicSeq: line.seq, topicRunningHash: topicHashAt(state, line.e, line.seq) } : {}),
       });
       return;
     }

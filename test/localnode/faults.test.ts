@@ -1,7 +1,8 @@
 /** Fault injection, consensus delay and mirror lag as the SDK experiences them (ephemeral ports). */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PrivateKey, Timestamp, TopicCreateTransaction, TopicMessageQuery, TopicMessageSubmitTransaction, type Client, type TopicId } from '@hashgraph/sdk';
+import { PrivateKey, ReceiptStatusError, Timestamp, TopicCreateTransaction, TopicMessageQuery, TopicMessageSubmitTransaction, type Client, type TopicId } from '@hashgraph/sdk';
 import type { LocalNode } from '../../src/localnode/index.js';
+import { HANDLERS } from '../../src/localnode/ledger.js';
 import { eventually, getJson, startEphemeral } from './helpers.js';
 
 let node: LocalNode;
@@ -112,5 +113,19 @@ describe('mirror lag', () => {
     node.faults.setMirrorLag(60_000);
     const fresh = (await (await new TopicCreateTransaction().setSubmitKey(PrivateKey.generateED25519().publicKey).execute(client)).getReceipt(client)).topicId;
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/${fresh}`)).status).toBe(404);
+  });
+
+  it('a handler that throws during delayed consensus gives FAIL_INVALID instead of crashing the consensus timer', async () => {
+    const original = HANDLERS.consensusSubmitMessage!;
+    HANDLERS.consensusSubmitMessage = { ...original, handle: () => { throw new Error('handler bug'); } };
+    node.faults.setConsensusDelay(20);
+    try {
+      const err = await submit('boom').then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ReceiptStatusError);
+      expect((err as ReceiptStatusError).status.toString()).toBe('FAIL_INVALID');
+    } finally {
+      HANDLERS.consensusSubmitMessage = original;
+    }
+    expect(await submit('after the bug')).toBeGreaterThan(0);
   });
 });

@@ -1,9 +1,9 @@
 /** `stateDir`: a restart keeps accounts, topics, messages, balances and the running-hash chain. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AccountBalanceQuery, AccountCreateTransaction, Hbar, PrivateKey, TopicCreateTransaction, TopicInfoQuery, TopicMessageSubmitTransaction, type TopicId } from '@hashgraph/sdk';
+import { AccountBalanceQuery, AccountCreateTransaction, Hbar, PrecheckStatusError, PrivateKey, TopicCreateTransaction, TopicInfoQuery, TopicMessageSubmitTransaction, TransactionId, TransactionReceiptQuery, type TopicId } from '@hashgraph/sdk';
 import { getJson, startEphemeral } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hcs25-localnode-'));
@@ -55,6 +55,79 @@ describe('persistence', () => {
     } finally {
       client.close();
       await node.stop();
+    }
+  });
+
+  it('cuts a torn last line off, so appending after a crash leaves a journal the next restart can read', async () => {
+    const torn = mkdtempSync(join(tmpdir(), 'hcs25-localnode-torn-'));
+    try {
+      let topicId: TopicId;
+      {
+        const node = await startEphemeral({ stateDir: torn });
+        const client = node.client();
+        topicId = (await (await new TopicCreateTransaction().execute(client)).getReceipt(client)).topicId as TopicId;
+        await (await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('before crash').execute(client)).getReceipt(client);
+        client.close();
+        await node.stop();
+      }
+      // A crash in the middle of an append.
+      appendFileSync(join(torn, 'ledger.jsonl'), '{"k":"rec","p":2,"vs":"17');
+      for (const text of ['after crash', 'after second restart']) {
+        const node = await startEphemeral({ stateDir: torn });
+        const client = node.client();
+        try {
+          await (await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(text).execute(client)).getReceipt(client);
+        } finally {
+          client.close();
+          await node.stop();
+        }
+      }
+      const node = await startEphemeral({ stateDir: torn });
+      try {
+        const page = await getJson(`${node.mirrorRestUrl}/api/v1/topics/${topicId}/messages?encoding=utf-8`);
+        expect(page.body.messages.map((m: { message: string }) => m.message)).toEqual(['before crash', 'after crash', 'after second restart']);
+        expect(readFileSync(join(torn, 'ledger.jsonl'), 'utf8')).not.toContain('"vs":"17{');
+      } finally {
+        await node.stop();
+      }
+    } finally {
+      rmSync(torn, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a transaction id seen before the restart as DUPLICATE_TRANSACTION while it is still valid', async () => {
+    const dup = mkdtempSync(join(tmpdir(), 'hcs25-localnode-dup-'));
+    try {
+      let topicId: TopicId;
+      let txId: TransactionId;
+      {
+        const node = await startEphemeral({ stateDir: dup });
+        const client = node.client();
+        topicId = (await (await new TopicCreateTransaction().execute(client)).getReceipt(client)).topicId as TopicId;
+        txId = TransactionId.generate(node.operator.accountId);
+        await (await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('once').setTransactionId(txId).execute(client)).getReceipt(client);
+        client.close();
+        await node.stop();
+      }
+      const node = await startEphemeral({ stateDir: dup });
+      const client = node.client();
+      try {
+        const again = new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('once').setTransactionId(txId).execute(client);
+        const err = await again.then(() => undefined, (e: unknown) => e);
+        expect(err).toBeInstanceOf(PrecheckStatusError);
+        expect((err as PrecheckStatusError).status.toString()).toBe('DUPLICATE_TRANSACTION');
+        const page = await getJson(`${node.mirrorRestUrl}/api/v1/topics/${topicId}/messages`);
+        expect(page.body.messages).toHaveLength(1);
+        // The receipt still names the sequence number and running hash after the restart.
+        const receipt = await new TransactionReceiptQuery().setTransactionId(txId).execute(client);
+        expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
+        expect(Buffer.from(receipt.topicRunningHash ?? []).toString('base64')).toBe(page.body.messages[0].running_hash);
+      } finally {
+        client.close();
+        await node.stop();
+      }
+    } finally {
+      rmSync(dup, { recursive: true, force: true });
     }
   });
 });

@@ -131,3 +131,34 @@ describe('faults', () => {
     expect(() => parseFaultSpec('busy')).toThrow(/not a fault spec/);
   });
 });
+
+describe('mirror subscriptions', () => {
+  it('sleeps at most 2^31−1 ms towards a far end time instead of Node’s 1 ms overflow fallback', async () => {
+    const { com } = await import('@hashgraph/proto');
+    const { vi } = await import('vitest');
+    const { EventEmitter } = await import('node:events');
+    const { LedgerState } = await import('../../src/localnode/state.js');
+    const { TopicStreams } = await import('../../src/localnode/mirror-grpc.js');
+    const state = new LedgerState();
+    state.addTopic({
+      num: 1001, memo: '', feeExemptKeys: [], customFees: [], autoRenewPeriod: 7_776_000, expirySeconds: 0, createdNs: 1n, createdWallMs: 0,
+      deleted: false, sequenceNumber: 0, runningHash: Buffer.alloc(48), messages: [],
+    });
+    const request = Buffer.from(
+      com.hedera.mirror.api.proto.ConsensusTopicQuery.encode({ topicID: { topicNum: toLong(1001) }, consensusStartTime: { seconds: toLong(0) }, consensusEndTime: { seconds: toLong(4_000_000_000) } }).finish(),
+    );
+    const call = Object.assign(new EventEmitter(), { request, write: () => true, end: () => undefined });
+    call.on('error', () => undefined);
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const streams = new TopicStreams(state, { lagMs: () => 0 });
+    try {
+      streams.open(call as never);
+      const delays = spy.mock.calls.map((c) => Number(c[1]));
+      expect(delays.length).toBe(1);
+      expect(delays[0]).toBe(2 ** 31 - 1);
+    } finally {
+      spy.mockRestore();
+      streams.closeAll();
+    }
+  });
+});
