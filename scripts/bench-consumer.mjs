@@ -3,7 +3,7 @@
  * Consumer benchmark (run after the build; `npm run bench` does both).
  * Three processes: the emulator; this one, which fills a signal topic with N valid HCS-25 signals through the SDK;
  * and a fresh reader process, so its time and peak RSS cover only the consumer:
- *  - read: mirror REST paging + chunk assembly + validation + allow-list + dedupe (collectSignals);
+ *  - read: mirror REST paging + chunk assembly + validation + allow-list + dedupe (collectTopicSignals);
  *  - score: computeScores on the signals read (pure; best of 3), reported as signals/s;
  *  - report: JSON, table and HTML rendering of the result.
  * Env: BENCH_CONSUMER_SIGNALS (default 100000), BENCH_CONSUMER_SUBJECTS (default 1000).
@@ -41,7 +41,7 @@ async function main() {
 }
 
 async function runReader({ topic, mirrorRestUrl, publisher }) {
-  const { collectSignals, countReasons } = await import(DIST('consumer/reader.js'));
+  const { collectTopicSignals, countReasons } = await import(DIST('consumer/reader.js'));
   const { computeScores } = await import(DIST('consumer/scores.js'));
   const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
   const { renderHtmlReport } = await import(DIST('consumer/html-report.js'));
@@ -51,7 +51,7 @@ async function runReader({ topic, mirrorRestUrl, publisher }) {
   const rssBefore = process.memoryUsage().rss;
   const mirror = new MirrorRestClient({ baseUrl: mirrorRestUrl });
   const readStart = performance.now();
-  const read = await collectSignals({ topic, mirror, publishers: [publisher] });
+  const read = await collectTopicSignals({ topic, mirror, publishers: [publisher] });
   const readMs = performance.now() - readStart;
   await mirror.close();
   const rssAfterRead = process.memoryUsage().rss;

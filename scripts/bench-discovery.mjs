@@ -4,7 +4,7 @@
  * The emulator runs in a child process; this process fills an indexed HCS-2 registry with N agent-record entries
  * (plus updates and deletes), then measures through the emulator's mirror REST API:
  *  - raw paging: every registry message through MirrorRestClient.topicMessages (100 per page);
- *  - discoverAgents: fold + resolution + UAIDs, cold (first call, includes the standards-sdk import) and warm.
+ *  - discoverRegistry: fold + resolution + UAIDs, cold (first call, includes the standards-sdk import) and warm.
  * Env: BENCH_DISCOVERY_ENTRIES (default 5000).
  */
 import { performance } from 'node:perf_hooks';
@@ -39,7 +39,7 @@ async function main() {
     const deletes = Math.ceil((entries - 1) / 100);
 
     const { MirrorRestClient } = await import(DIST('hedera/mirror-rest.js'));
-    const { discoverAgents } = await import(DIST('registry/discover.js'));
+    const { discoverRegistry } = await import(DIST('registry/discover.js'));
     const mirror = new MirrorRestClient({ baseUrl: node.mirrorRestUrl });
 
     const pageStart = performance.now();
@@ -51,7 +51,7 @@ async function main() {
     for (const label of ['cold', 'warm', 'warm']) {
       const heap = process.memoryUsage().heapUsed;
       const t0 = performance.now();
-      const result = await discoverAgents({ registry, mirror, network: 'local', allowPrivateEndpoints: true });
+      const result = await discoverRegistry({ registry, mirror, network: 'local', allowPrivateEndpoints: true });
       const ms = performance.now() - t0;
       runs.push({ label, ms, agents: result.agents.length, skipped: result.skipped.length, heapMb: (process.memoryUsage().heapUsed - heap) / 2 ** 20 });
     }
@@ -61,7 +61,7 @@ async function main() {
     console.log(`mirror REST paging: ${seen} messages in ${pageMs.toFixed(0)} ms = ${Math.round(seen / (pageMs / 1000))} messages/s (${Math.ceil(seen / 100)} pages, ${(pageMs / Math.ceil(seen / 100)).toFixed(2)} ms/page)`);
     for (const r of runs) {
       console.log(
-        `discoverAgents (${r.label}): ${r.agents} agents, ${r.skipped} skipped in ${r.ms.toFixed(0)} ms = ${Math.round(entries / (r.ms / 1000))} entries/s (heap +${r.heapMb.toFixed(1)} MB)`,
+        `discoverRegistry (${r.label}): ${r.agents} agents, ${r.skipped} skipped in ${r.ms.toFixed(0)} ms = ${Math.round(entries / (r.ms / 1000))} entries/s (heap +${r.heapMb.toFixed(1)} MB)`,
       );
     }
     if (runs.some((r) => r.agents !== entries - deletes)) {

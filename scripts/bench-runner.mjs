@@ -5,7 +5,7 @@
 // the runner's own CPU per eval (target < 2 ms), the latter also from a zero-latency run where nothing but the
 // runner (question generation, grading, scheduling, result objects) is working.
 import { performance } from 'node:perf_hooks';
-import { evaluateAgents } from '../dist/evals/runner.js';
+import { runEvals } from '../dist/evals/runner.js';
 import { loadScienceBank } from '../dist/evals/science.js';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
@@ -64,7 +64,7 @@ async function run(latencyOf) {
   let count = 0;
   let correct = 0;
   let firstAt = 0;
-  for await (const r of evaluateAgents(agents, {
+  for await (const r of runEvals(agents, {
     evals: EVALS,
     budgetMs: 30_000,
     concurrency: CONCURRENCY,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { action, intOption, note, printLine } from './shared.js';
 
 interface AgentsFlags {

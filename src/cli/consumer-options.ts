@@ -1,9 +1,9 @@
 /** Flags and setup shared by `hcs25 signals` and `hcs25 scores` (the mirror-node consumer commands). */
 import type { Command } from 'commander';
-import { Hcs25Error, UsageError } from '../errors.js';
-import type { ResolvedConfig } from '../config/load.js';
-import type { MirrorRestClient } from '../hedera/mirror-rest.js';
-import { collect, globals, intOption, note } from './shared.js';
+import type { Hcs25Client } from '../client.js';
+import { UsageError } from '../core/errors.js';
+import { withClient } from './context.js';
+import { collect, intOption, note } from './shared.js';
 
 export interface SourceFlags {
   topic?: string;
@@ -25,47 +25,39 @@ export function addSourceOptions(cmd: Command): Command {
 }
 
 export interface Source {
-  config: ResolvedConfig;
   topic: string;
   publishers: string[];
-  mirror: MirrorRestClient;
 }
 
-/** Resolves config, the topic and the allow-list, and checks that the mirror node knows the topic. */
-export async function openSource(cmd: Command, flags: SourceFlags): Promise<Source> {
-  const { loadConfig } = await import('../config/load.js');
-  const { MirrorRestClient } = await import('../hedera/mirror-rest.js');
-  const g = globals(cmd);
-  const config = loadConfig({
-    flags: { network: g.network, config: g.config, envFile: g.envFile, topic: flags.topic, publishers: flags.publisher },
-  });
-  if (!config.topic) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
+/**
+ * Runs `fn` with an hcs25 client and the resolved topic and allow-list, after checking the flags and that the mirror
+ * node knows the topic.
+ */
+export async function withSource<T>(cmd: Command, flags: SourceFlags, fn: (client: Hcs25Client, source: Source) => Promise<T>): Promise<T> {
   for (const [name, value] of [['--since', flags.since], ['--until', flags.until]] as const) {
     if (value !== undefined && Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 time, got "${value}"`);
   }
-  const mirror = new MirrorRestClient({ baseUrl: config.network.mirrorRestUrl });
-  const info = await mirror.getTopic(config.topic);
-  if (info === null) {
-    await mirror.close();
-    throw new Hcs25Error('TOPIC_NOT_FOUND', `the mirror node at ${config.network.mirrorRestUrl} does not know topic ${config.topic}`, {
-      hint: 'check --topic and --network (a new topic can take a few seconds to reach the mirror node)',
-    });
-  }
-  if (!info.memo.startsWith('hcs-25:')) {
-    // The memo is whoever created the topic's text: keep its escape sequences off the operator's terminal.
-    const { printable } = await import('../consumer/display.js');
-    note(`note: topic ${config.topic} has memo "${printable(info.memo.slice(0, 40))}", not an hcs-25 signal-topic memo; reading anyway`);
-  }
-  if (config.publishers.length === 0) {
-    note('warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)');
-  }
-  return { config, topic: config.topic, publishers: config.publishers, mirror };
+  return withClient(cmd, { topic: flags.topic, publishers: flags.publisher }, async (client) => {
+    const { config } = client;
+    if (!config.topic) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
+    const { getSignalTopic } = await import('../actions/read-signals.js');
+    const info = await getSignalTopic(client, config.topic);
+    if (!info.memo.startsWith('hcs-25:')) {
+      // The memo is whoever created the topic's text: keep its escape sequences off the operator's terminal.
+      const { printable } = await import('../consumer/display.js');
+      note(`note: topic ${config.topic} has memo "${printable(info.memo.slice(0, 40))}", not an hcs-25 signal-topic memo; reading anyway`);
+    }
+    if (config.publishers.length === 0) {
+      note('warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)');
+    }
+    return fn(client, { topic: config.topic, publishers: config.publishers });
+  });
 }
 
-export function readOptions(source: Source, flags: SourceFlags) {
+/** The reader's filters from the flags. */
+export function readFilters(source: Source, flags: SourceFlags) {
   return {
     topic: source.topic,
-    mirror: source.mirror,
     publishers: source.publishers,
     ...(flags.subject !== undefined ? { subject: flags.subject } : {}),
     ...(flags.since !== undefined ? { since: flags.since } : {}),

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Hcs25Error, UsageError } from '../errors.js';
+import { Hcs25Error, UsageError } from '../core/errors.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface DemoFlags {

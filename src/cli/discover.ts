@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
-import type { Agent } from '../registry/types.js';
+import { UsageError } from '../core/errors.js';
+import type { Agent } from '../core/agent.js';
+import type { RegistryInfo } from '../registry/discover.js';
 import type { SkippedEntry } from '../registry/skips.js';
+import { withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
 
 interface DiscoverFlags {
@@ -29,65 +31,34 @@ export function register(program: Command): void {
     .action(
       action(async (flags: DiscoverFlags, cmd: Command) => {
         const g = globals(cmd);
-        const { loadConfig } = await import('../config/index.js');
-        // Only the global flags go to the config layer: --registry also accepts the hcs://2/ form, which the config schema does not.
-        const config = loadConfig({
-          flags: { network: g.network, config: g.config, envFile: g.envFile, ...(flags.allowPrivateEndpoints && { allowPrivateEndpoints: true }) },
+        const { discoverAgents } = await import('../actions/discover-agents.js');
+        // --registry also accepts the hcs://2/ form, which the config schema does not: it is not passed to the config layer.
+        const found = await withClient(cmd, { ...(flags.allowPrivateEndpoints && { allowPrivateEndpoints: true }) }, async (client) => {
+          const registry = flags.registry ?? client.config.registry;
+          if (!registry && !flags.agents) {
+            throw new UsageError('nothing to discover: pass --registry <topic id> or --agents <file>', { hint: 'e.g. hcs25 discover --registry 0.0.1234' });
+          }
+          if (registry && !g.json) note(`reading registry ${registry} from ${client.network.mirrorRestUrl}…`);
+          return discoverAgents(client, {
+            ...(registry && { registry }),
+            ...(flags.agents && { agentsFile: flags.agents }),
+            ...(flags.kind && { kind: flags.kind }),
+            ...(flags.maxMessages !== undefined && { maxMessages: flags.maxMessages }),
+            preferEndpointHints: flags.endpointHints,
+          });
         });
-        const registry = flags.registry ?? config.registry;
-        if (!registry && !flags.agents) {
-          throw new UsageError('nothing to discover: pass --registry <topic id> or --agents <file>', { hint: 'e.g. hcs25 discover --registry 0.0.1234' });
+        const { registry: info, agents, skipped } = found;
+        if (g.json) {
+          printJson({ ...(info !== undefined && { registry: info }), agents, skipped });
+          return;
         }
-        const { MirrorRestClient } = await import('../hedera/mirror-rest.js');
-        const mirror = new MirrorRestClient({ baseUrl: config.network.mirrorRestUrl });
-        const common = {
-          mirror,
-          network: config.network.ledger,
-          allowPrivateEndpoints: config.allowPrivateEndpoints,
-          ...(config.ipfsGateway !== undefined && { ipfsGateway: config.ipfsGateway }),
-        };
-        try {
-          const agents: Agent[] = [];
-          const skipped: SkippedEntry[] = [];
-          let info: unknown;
-          if (registry) {
-            const { discoverAgents } = await import('../registry/discover.js');
-            if (!g.json) note(`reading registry ${registry} from ${config.network.mirrorRestUrl}…`);
-            const result = await discoverAgents({
-              ...common,
-              registry,
-              ...(flags.kind && { kind: flags.kind }),
-              ...(flags.maxMessages !== undefined && { maxMessages: flags.maxMessages }),
-              preferEndpointHints: flags.endpointHints,
-            });
-            info = result.registry;
-            agents.push(...result.agents);
-            skipped.push(...result.skipped);
-          }
-          if (flags.agents) {
-            const { loadAgentsFile } = await import('../registry/agents-file.js');
-            const fromFile = await loadAgentsFile(flags.agents, common);
-            const known = new Set(agents.map((a) => a.subject));
-            for (const a of fromFile.agents) {
-              if (known.has(a.subject)) skipped.push({ ref: flags.agents, reason: `${a.name} is already listed in the registry` });
-              else agents.push(a);
-            }
-            skipped.push(...fromFile.skipped);
-          }
-          if (g.json) {
-            printJson({ ...(info !== undefined && { registry: info }), agents, skipped });
-            return;
-          }
-          printHuman(info as { topicId: string; kind: string; indexed: boolean; ttl: number; messages: number; migratedTo?: string } | undefined, agents, skipped);
-        } finally {
-          await mirror.close();
-        }
+        printHuman(info, agents, skipped);
       }),
     );
 }
 
 function printHuman(
-  info: { topicId: string; kind: string; indexed: boolean; ttl: number; messages: number; migratedTo?: string } | undefined,
+  info: RegistryInfo | undefined,
   agents: Agent[],
   skipped: SkippedEntry[],
 ): void {

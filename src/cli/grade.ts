@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { GradeResult, GraderId, Letter } from '../evals/types.js';
 import { action, globals, printJson, printLine } from './shared.js';
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
+import { withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface CreateFlags {
@@ -25,15 +26,13 @@ export function register(program: Command): void {
     .option('--replace-memo', 'overwrite an account memo hcs25 did not write (e.g. another HCS-11 profile)')
     .action(
       action(async (flags: CreateFlags, cmd: Command) => {
-        const { g, config, operator } = await operatorConfig(cmd);
-        const [{ createClient }, { ensureRunnerIdentity, identityFile }] = await Promise.all([
-          import('../hedera/client.js'),
-          import('../hcs10/identity.js'),
-        ]);
-        const client = createClient(config);
-        try {
+        const g = globals(cmd);
+        const { ensureRunnerIdentity, identityFile } = await import('../hcs10/identity.js');
+        await withClient(cmd, {}, async (client) => {
+          const { config } = client;
+          const operator = client.requireOperator();
           const { identity: id, created } = await ensureRunnerIdentity({
-            client,
+            client: client.sdk,
             stateDir: config.stateDir,
             network: config.network.ledger,
             ...(flags.name !== undefined && { displayName: flags.name }),
@@ -48,9 +47,7 @@ export function register(program: Command): void {
           printLine(`${created ? 'created' : 'reusing'} the HCS-10 identity of ${operator.accountId} on ${config.network.ledger}`);
           printIdentity(id);
           printLine(`stored in ${identityFile(config.stateDir)}`);
-        } finally {
-          client.close();
-        }
+        });
       }),
     );
 
@@ -60,24 +57,19 @@ export function register(program: Command): void {
     .option('--no-check', 'print only; do not query the network')
     .action(
       action(async (flags: ShowFlags, cmd: Command) => {
-        const { g, config, operator } = await operatorConfig(cmd);
+        const g = globals(cmd);
         const { loadIdentity, checkIdentity, identityFile } = await import('../hcs10/identity.js');
-        const id = loadIdentity(config.stateDir, config.network.ledger, operator.accountId);
-        if (!id) {
-          throw new Hcs25Error('NO_IDENTITY', `no HCS-10 identity is stored for ${operator.accountId} on ${config.network.ledger} (${identityFile(config.stateDir)})`, {
-            hint: 'run `hcs25 identity create`',
-          });
-        }
-        let check: { ok: boolean; problems: string[] } | undefined;
-        if (flags.check) {
-          const { createClient } = await import('../hedera/client.js');
-          const client = createClient(config);
-          try {
-            check = await checkIdentity(client, id);
-          } finally {
-            client.close();
+        const { id, check } = await withClient(cmd, {}, async (client) => {
+          const { config } = client;
+          const operator = client.requireOperator();
+          const id = loadIdentity(config.stateDir, config.network.ledger, operator.accountId);
+          if (!id) {
+            throw new Hcs25Error('NO_IDENTITY', `no HCS-10 identity is stored for ${operator.accountId} on ${config.network.ledger} (${identityFile(config.stateDir)})`, {
+              hint: 'run `hcs25 identity create`',
+            });
           }
-        }
+          return { id, check: flags.check ? await checkIdentity(client.sdk, id) : undefined };
+        });
         if (g.json) {
           printJson({ identity: id, ...(check && { check }) });
           return check?.ok === false ? 1 : 0;
@@ -91,14 +83,6 @@ export function register(program: Command): void {
         return check?.ok === false ? 1 : 0;
       }),
     );
-}
-
-/** The identity is the operator account's, so both subcommands need one. */
-async function operatorConfig(cmd: Command) {
-  const g = globals(cmd);
-  const { loadConfig, requireOperator } = await import('../config/index.js');
-  const config = loadConfig({ flags: { ...g } });
-  return { g, config, operator: requireOperator(config) };
 }
 
 function printIdentity(id: { accountId: string; inboundTopicId: string; outboundTopicId: string; profileTopicId: string; displayName: string }): void {

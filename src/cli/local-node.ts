@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { action, collect, globals, intOption, note, printJson, printLine } from './shared.js';
 import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
 

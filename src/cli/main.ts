@@ -1,61 +1,8 @@
 #!/usr/bin/env node
 /**
- * The hcs25 command line. Kept thin and cheap to start: every command module imports its heavy
- * dependencies (the Hedera SDK, the standards-sdk, servers) inside its action, never at the top.
+ * The hcs25 command line (bin). The program itself lives in program.ts, so that importing it runs nothing.
  */
-import { Command, CommanderError } from 'commander';
-import { readFileSync } from 'node:fs';
-import { EXIT_USAGE, reportError } from './shared.js';
-import { register as demo } from './demo.js';
-import { register as localNode } from './local-node.js';
-import { register as topic } from './topic.js';
-import { register as registry } from './registry.js';
-import { register as discover } from './discover.js';
-import { register as evalCmd } from './eval.js';
-import { register as run } from './run.js';
-import { register as signals } from './signals.js';
-import { register as scores } from './scores.js';
-import { register as reveal } from './reveal.js';
-import { register as grade } from './grade.js';
-import { register as identity } from './identity.js';
-import { register as agents } from './agents.js';
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
-export function buildProgram(): Command {
-  const program = new Command();
-  program
-    .name('hcs25')
-    .description('HCS-25 trust signals for AI agents on the Hedera Consensus Service')
-    .version(packageVersion(), '-V, --version')
-    .option('-n, --network <name>', 'local | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
-    .option('--json', 'machine-readable output on stdout')
-    .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
-    .option('--env-file <file>', 'read environment variables from this file (default: ./.env when present)')
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
-  for (const register of [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, grade, identity, agents]) {
-    register(program);
-  }
-  return program;
-}
-
-export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version exit 0; every other commander error is a usage error.
-      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
-      return;
-    }
-    reportError(err, argv.includes('--json'));
-  }
-}
+import { main } from './program.js';
 
 /**
  * Every command has finished when its action resolves (the long-running ones wait for SIGINT inside it). The Hedera

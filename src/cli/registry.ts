@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, UsageError, errorMessage } from '../errors.js';
+import { ConfigError, UsageError, errorMessage } from '../core/errors.js';
+import type { Hcs25Client } from '../client.js';
+import { entityIdFlag, withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
 
 type Kind = 'hcs-2' | 'hcs-10';
@@ -44,22 +46,19 @@ export function register(program: Command): void {
     .action(
       action(async (flags: CreateFlags, cmd: Command) => {
         const g = globals(cmd);
-        const { client, close } = await operatorClient(g);
-        try {
+        await withOperator(cmd, async (client) => {
           const { createRegistry } = await import('../registry/write.js');
-          const { topicId, memo } = await createRegistry(client, {
+          const { topicId, memo } = await createRegistry(client.sdk, {
             kind: flags.kind,
             ...(flags.indexed !== undefined && { indexed: flags.indexed }),
             ...(flags.ttl !== undefined && { ttl: flags.ttl }),
             submitKey: flags.submitKey === true,
             adminKey: flags.adminKey === true,
-            ...(flags.metadataTopic && { metadataTopicId: entity(flags.metadataTopic, '--metadata-topic') }),
+            ...(flags.metadataTopic && { metadataTopicId: entityIdFlag('--metadata-topic', flags.metadataTopic) }),
           });
           if (g.json) printJson({ topicId, kind: flags.kind, memo });
           else printLine(`${topicId}  (${flags.kind} registry, memo ${memo})`);
-        } finally {
-          close();
-        }
+        });
       }),
     );
 
@@ -81,16 +80,15 @@ export function register(program: Command): void {
         const sources = [flags.record, flags.metadata, flags.account].filter((v) => v !== undefined).length;
         if (sources !== 1) throw new UsageError('pass exactly one of --record, --metadata and --account');
         if (flags.memo !== undefined && flags.memo.length > 500) throw new UsageError('--memo is limited to 500 characters');
-        const registryId = entity(flags.registry, '--registry');
-        const { client, config, close } = await operatorClient(g);
-        try {
+        const registryId = entityIdFlag('--registry', flags.registry);
+        await withOperator(cmd, async (client) => {
           const { registerAgent, registryShape } = await import('../registry/write.js');
-          const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, config.network.mirrorRestUrl);
-          const { sequenceNumber, transactionId } = await registerAgent(client, {
+          const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, client.mirror);
+          const { sequenceNumber, transactionId } = await registerAgent(client.sdk, {
             registryId,
             shape,
             entry: await entryFrom(flags),
-            ...(flags.target && { targetTopicId: entity(flags.target, '--target') }),
+            ...(flags.target && { targetTopicId: entityIdFlag('--target', flags.target) }),
             ...(flags.memo !== undefined && { memo: flags.memo }),
             onInscribe: () => {
               if (!g.json) note('the record is larger than one message; inscribing it as an HCS-1 file…');
@@ -99,9 +97,7 @@ export function register(program: Command): void {
           const out = { registry: registryId, kind: shape.kind, sequenceNumber, transactionId };
           if (g.json) printJson(out);
           else printLine(`registered in ${registryId} at #${sequenceNumber} (uid ${sequenceNumber}), transaction ${transactionId}`);
-        } finally {
-          close();
-        }
+        });
       }),
     );
 }
@@ -111,16 +107,11 @@ function kindOption(value: string): Kind {
   return value;
 }
 
-function entity(value: string, flag: string): string {
-  const v = value.trim();
-  if (!/^\d+\.\d+\.\d+$/.test(v)) throw new UsageError(`${flag} must be an id like 0.0.1234, got "${v.slice(0, 40)}"`);
-  return v;
-}
 
 async function entryFrom(flags: RegisterFlags): Promise<import('../registry/write.js').RegistryEntrySource> {
   if (flags.metadata !== undefined) return { metadata: flags.metadata };
   if (flags.account !== undefined) {
-    return { account: entity(flags.account, '--account'), ...(flags.inbound && { inboundTopicId: entity(flags.inbound, '--inbound') }), ...(flags.name && { name: flags.name }) };
+    return { account: entityIdFlag('--account', flags.account), ...(flags.inbound && { inboundTopicId: entityIdFlag('--inbound', flags.inbound) }), ...(flags.name && { name: flags.name }) };
   }
   try {
     return { record: JSON.parse(await readFile(flags.record!, 'utf8')) as unknown };
@@ -129,12 +120,12 @@ async function entryFrom(flags: RegisterFlags): Promise<import('../registry/writ
   }
 }
 
-async function operatorClient(g: ReturnType<typeof globals>) {
-  const [{ loadConfig }, { createClient }] = await Promise.all([import('../config/index.js'), import('../hedera/client.js')]);
-  const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile } });
-  if (!config.operator) {
-    throw new ConfigError('writing to a registry needs an operator account', { hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE)' });
-  }
-  const client = createClient(config);
-  return { client, config, close: () => client.close() };
+/** Writing to a registry needs an operator: say so before anything is read. */
+function withOperator(cmd: Command, fn: (client: Hcs25Client) => Promise<void>): Promise<void> {
+  return withClient(cmd, {}, (client) => {
+    if (!client.operator) {
+      throw new ConfigError('writing to a registry needs an operator account', { hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE)' });
+    }
+    return fn(client);
+  });
 }

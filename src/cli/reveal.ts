@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface RevealFlags {
@@ -19,9 +20,10 @@ export function register(program: Command): void {
     .action(
       action(async (flags: RevealFlags, cmd: Command) => {
         const g = globals(cmd);
-        const [{ loadConfig }, { revealRun }] = await Promise.all([import('../config/load.js'), import('../publisher/reveal.js')]);
-        const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile, stateDir: flags.stateDir } });
-        const result = await revealRun({ config, run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) });
+        const { revealRun } = await import('../actions/reveal-run.js');
+        const result = await withClient(cmd, { stateDir: flags.stateDir }, (client) =>
+          revealRun(client, { run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) }),
+        );
         if (g.json) {
           printJson(result);
           return;

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import { parseGraderId } from '../evals/graders.js';
-import type { EvalKind } from '../evals/types.js';
-import type { RunProgress, RunReport } from '../publisher/run.js';
+import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
+import type { RunProgress, RunReport } from '../publisher/report.js';
+import { withClient } from './context.js';
 import { action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
-
-const KINDS: readonly EvalKind[] = ['availability', 'math', 'science'];
 
 interface RunFlags {
   registry?: string;
@@ -28,15 +27,6 @@ interface RunFlags {
   maxTopicFeeHbar?: number;
 }
 
-export function parseEvals(value: string): EvalKind[] {
-  const kinds = value.split(',').map((s) => s.trim()).filter(Boolean);
-  const bad = kinds.filter((k) => !(KINDS as readonly string[]).includes(k));
-  if (kinds.length === 0 || bad.length > 0) {
-    throw new UsageError(`--evals takes a comma-separated list of ${KINDS.join(', ')}${bad.length ? `; unknown: ${bad.join(', ')}` : ''}`);
-  }
-  return [...new Set(kinds)] as EvalKind[];
-}
-
 export function register(program: Command): void {
   program
     .command('run')
@@ -44,7 +34,7 @@ export function register(program: Command): void {
     .option('--registry <id>', 'registry topic to discover agents from (HCS-2 or HCS-10; env HCS25_REGISTRY)')
     .option('--agents <file>', 'a JSON list of agent records instead of a registry')
     .option('--topic <id>', 'signal topic to publish to (env HCS25_TOPIC)')
-    .option('--evals <list>', `comma-separated: ${KINDS.join(', ')}`, KINDS.join(','))
+    .option('--evals <list>', `comma-separated: ${DEFAULT_EVALS.join(', ')}`, DEFAULT_EVALS.join(','))
     .option('--concurrency <n>', 'evals in flight at once (env HCS25_CONCURRENCY; default 16)', intOption('--concurrency', 1, 1000))
     .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
     .option('--seed <seed>', 'question seed (default: random, recorded in the journal)')
@@ -68,32 +58,22 @@ export function register(program: Command): void {
         if (flags.resume && (flags.grader || flags.scienceBank)) {
           throw new UsageError('--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank');
         }
-        const evals = parseEvals(flags.evals);
-        const g = globals(cmd);
-        const [{ loadConfig }, { runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
-          import('../config/load.js'),
-          import('../publisher/run.js'),
+        const evals = parseEvalList(flags.evals);
+        const json = globals(cmd).json === true;
+        const [{ runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
+          import('../actions/run-signals.js'),
           import('../evals/progress.js'),
           import('../publisher/fees.js'),
         ]);
-        const config = loadConfig({
-          flags: {
-            network: g.network,
-            config: g.config,
-            envFile: g.envFile,
-            registry: flags.registry,
-            topic: flags.topic,
-            concurrency: flags.concurrency,
-            budgetMs: flags.budgetMs,
-            maxFeeHbar: flags.maxFeeHbar,
-            stateDir: flags.stateDir,
-            ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
-          },
-        });
-        const json = g.json === true;
-        const registry = flags.registry ?? config.registry;
-        const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
-        if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
+        const configFlags = {
+          registry: flags.registry,
+          topic: flags.topic,
+          concurrency: flags.concurrency,
+          budgetMs: flags.budgetMs,
+          maxFeeHbar: flags.maxFeeHbar,
+          stateDir: flags.stateDir,
+          ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
+        };
 
         const bar = !json && process.stderr.isTTY ? progressLine(process.stderr, renderProgress) : undefined;
         const controller = new AbortController();
@@ -108,10 +88,14 @@ export function register(program: Command): void {
         process.on('SIGTERM', onSignal);
         let report: RunReport;
         try {
-          report = await runSignals({
-            config,
+          report = await withClient(cmd, configFlags, (client) => {
+            const registry = flags.registry ?? client.config.registry;
+            const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
+            if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
+            const topic = flags.topic ?? client.config.topic;
+            return runSignals(client, {
             ...(source ? { source } : {}),
-            ...(flags.topic ?? config.topic ? { topic: flags.topic ?? config.topic } : {}),
+            ...(topic ? { topic } : {}),
             evals,
             ...(flags.seed ? { seed: flags.seed } : {}),
             ...(flags.dryRun ? { dryRun: true } : {}),
@@ -131,6 +115,7 @@ export function register(program: Command): void {
             onDryRunMessage: (m) => {
               if (!json) printLine(`${String(m.bytes).padStart(5)} B  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.json}`);
             },
+          });
           });
         } finally {
           process.off('SIGINT', onSignal);

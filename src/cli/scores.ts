@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { UsageError } from '../errors.js';
-import { addSourceOptions, openSource, readOptions, type SourceFlags } from './consumer-options.js';
+import { UsageError } from '../core/errors.js';
+import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
+import { entityIdFlag } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface ScoresFlags extends SourceFlags {
@@ -38,7 +39,7 @@ export function register(program: Command): void {
         const json = globals(cmd).json === true;
         if (json && flags.csv) throw new UsageError('--json and --csv cannot be combined');
         if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
-        if (flags.scoreTopic && !/^\d+\.\d+\.\d+$/.test(flags.scoreTopic)) throw new UsageError(`--score-topic must look like 0.0.1234, got "${flags.scoreTopic}"`);
+        if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
         if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got "${flags.now}"`);
 
@@ -49,42 +50,19 @@ export function register(program: Command): void {
           return;
         }
 
-        const { collectSignals, countReasons } = await import('../consumer/reader.js');
-        const { computeScores } = await import('../consumer/scores.js');
-        const source = await openSource(cmd, flags);
-        let read;
-        try {
-          read = await collectSignals(readOptions(source, flags));
-        } finally {
-          await source.mirror.close();
-        }
-        const report = computeScores(read.signals, scoring, {
-          now,
-          publishers: source.publishers,
-          topic: source.topic,
-          rejected: countReasons(read.rejected),
-        });
-
-        if (flags.html) {
-          const { renderHtmlReport } = await import('../consumer/html-report.js');
-          writeFileSync(flags.html, renderHtmlReport(report, read.signals, { network: source.config.network.ledger }));
-          note(`wrote ${flags.html}`);
-        }
-
-        let published;
-        if (flags.publish && flags.scoreTopic) {
-          const { requireOperator } = await import('../config/load.js');
-          const { createClient } = await import('../hedera/client.js');
-          const { publishScores } = await import('../consumer/publish-scores.js');
-          requireOperator(source.config);
-          const client = createClient(source.config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
-          try {
-            published = await publishScores(client, flags.scoreTopic, report.subjects);
-          } finally {
-            client.close();
+        const { scoreSignals, publishScoreRecords } = await import('../actions/score-signals.js');
+        const { report, published } = await withSource(cmd, flags, async (client, source) => {
+          const { report, signals } = await scoreSignals(client, { ...readFilters(source, flags), scoring, now });
+          if (flags.html) {
+            const { renderHtmlReport } = await import('../consumer/html-report.js');
+            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger }));
+            note(`wrote ${flags.html}`);
           }
+          if (!flags.publish || !flags.scoreTopic) return { report };
+          const published = await publishScoreRecords(client, { scoreTopic: flags.scoreTopic, subjects: report.subjects });
           note(`published ${published.length} score message(s) to ${flags.scoreTopic}`);
-        }
+          return { report, published };
+        });
 
         if (json) printJson(published ? { ...report, published } : report);
         else if (flags.csv) {

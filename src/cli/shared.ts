@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { Hcs25Error, UsageError, errorMessage } from '../errors.js';
+import { Hcs25Error, UsageError, errorMessage, exitCodeOf } from '../core/errors.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -13,12 +13,9 @@ export function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals() as GlobalOptions;
 }
 
-/** Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted. */
+/** Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted (error codes map to them in core/errors.ts). */
 export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
-/** Stopped by Ctrl-C (128 + SIGINT), as shells expect. */
-export const EXIT_INTERRUPTED = 130;
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -49,16 +46,9 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | n
   };
 }
 
-/** Error codes the user fixes by changing flags, config or input files: exit 2. */
-const USAGE_CODES: ReadonlySet<string> = new Set(['CONFIG', 'SCIENCE_BANK', 'SCORING_CONFIG']);
-
 export function reportError(err: unknown, json: boolean): void {
-  const code =
-    err instanceof Hcs25Error && err.code === 'INTERRUPTED'
-      ? EXIT_INTERRUPTED
-      : err instanceof UsageError || (err instanceof Hcs25Error && USAGE_CODES.has(err.code))
-        ? EXIT_USAGE
-        : EXIT_FAILURE;
+  // One table maps error codes to exit codes: core/errors.ts ERROR_CODES.
+  const code = exitCodeOf(err);
   const hint = err instanceof Hcs25Error ? err.hint : undefined;
   if (json) {
     process.stdout.write(

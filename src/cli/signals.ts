@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { ReadSignal, RejectedMessage } from '../consumer/types.js';
-import { addSourceOptions, openSource, readOptions, type SourceFlags } from './consumer-options.js';
+import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface SignalsFlags extends SourceFlags {
@@ -29,9 +29,9 @@ export function register(program: Command): void {
         const json = globals(cmd).json === true;
         if (json && flags.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
         if (json && flags.follow) throw new UsageError('--follow streams: use --jsonl instead of --json');
-        const { readSignals } = await import('../consumer/reader.js');
+        const { readSignals } = await import('../actions/read-signals.js');
         const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../consumer/table.js');
-        const source = await openSource(cmd, flags);
+        await withSource(cmd, flags, async (client, source) => {
 
         const abort = new AbortController();
         const onSigint = (): void => abort.abort();
@@ -44,7 +44,7 @@ export function register(program: Command): void {
         let lastSequence: number | undefined;
         try {
           if (!json && !flags.jsonl) printLine(renderSignalHeader());
-          for await (const event of readSignals({ ...readOptions(source, flags), follow: flags.follow === true, signal: abort.signal })) {
+          for await (const event of readSignals(client, { ...readFilters(source, flags), follow: flags.follow === true, signal: abort.signal })) {
             if (event.type === 'signal') {
               signalCount++;
               lastSequence = Math.max(lastSequence ?? 0, event.signal.sequenceNumber);
@@ -64,14 +64,13 @@ export function register(program: Command): void {
           if (!abort.signal.aborted) throw err;
         } finally {
           process.off('SIGINT', onSigint);
-          await source.mirror.close();
         }
 
         const sortedReasons = Object.fromEntries(Object.entries(reasons).sort(([a], [b]) => (a < b ? -1 : 1)));
         if (json) {
           printJson({
             topic: source.topic,
-            mirrorRestUrl: source.config.network.mirrorRestUrl,
+            mirrorRestUrl: client.network.mirrorRestUrl,
             publishers: { filter: source.publishers.length > 0 ? 'allow-list' : 'none', accounts: source.publishers },
             lastSequence: lastSequence ?? null,
             counts: { signals: signalCount, rejected: sortedReasons },
@@ -86,6 +85,7 @@ export function register(program: Command): void {
           note(`${signalCount} signal(s); ${rejectedCount} message(s) rejected: ${list}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`);
         } else note(`${signalCount} signal(s)`);
         if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
+        });
       }),
     );
 }

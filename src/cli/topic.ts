@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
+import { withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface TopicCreateFlags {
@@ -20,30 +21,30 @@ export function register(program: Command): void {
       action(async (flags: TopicCreateFlags, cmd: Command) => {
         if (flags.submitKey && flags.submitKeyOperator) throw new UsageError('give --submit-key or --submit-key-operator, not both');
         const g = globals(cmd);
-        const [{ loadConfig, requireOperator, explorerUrl }, { createClient, parsePrivateKey }, { createSignalTopic, parsePublicKey, isSignalTopicMemo }] = await Promise.all([
-          import('../config/index.js'),
-          import('../hedera/client.js'),
+        const [{ explorerUrl }, { createTopic }, { isSignalTopicMemo }] = await Promise.all([
+          import('../config/networks.js'),
+          import('../actions/create-topic.js'),
           import('../publisher/topic.js'),
         ]);
-        const config = loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile } });
-        const operator = requireOperator(config);
-        const submitKey = flags.submitKeyOperator ? parsePrivateKey(operator).publicKey : flags.submitKey ? parsePublicKey(flags.submitKey) : undefined;
-        if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
-          note(`warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`);
-        }
-        const client = createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
-        try {
-          const created = await createSignalTopic(client, { ...(flags.memo !== undefined ? { memo: flags.memo } : {}), ...(submitKey ? { submitKey } : {}) });
-          const link = explorerUrl(config.network.ledger, 'topic', created.topicId);
+        await withClient(cmd, {}, async (client) => {
+          client.requireOperator();
+          if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
+            note(`warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`);
+          }
+          const created = await createTopic(client, {
+            ...(flags.memo !== undefined && { memo: flags.memo }),
+            ...(flags.submitKey && { submitKey: flags.submitKey }),
+            ...(flags.submitKeyOperator && { submitKeyOperator: true }),
+          });
+          const ledger = client.network.ledger;
+          const link = explorerUrl(ledger, 'topic', created.topicId);
           if (g.json) {
-            printJson({ ...created, network: config.network.ledger, ...(link ? { explorer: link } : {}) });
+            printJson({ ...created, network: ledger, ...(link ? { explorer: link } : {}) });
           } else {
             printLine(created.topicId);
-            note(`created signal topic ${created.topicId} on ${config.network.ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`);
+            note(`created signal topic ${created.topicId} on ${ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`);
           }
-        } finally {
-          client.close();
-        }
+        });
       }),
     );
 }

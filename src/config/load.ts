@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import { LOCAL_GENESIS_OPERATOR, NETWORK_PRESETS, type LedgerName, type NetworkConfig } from './networks.js';
 import { ENV_VARS, SECRET_KEYS, configInputSchema, type ConfigInput } from './schema.js';
 import { Secret } from './secret.js';

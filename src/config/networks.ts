@@ -1,3 +1,5 @@
+import { LOCAL_PORTS, type LocalPorts } from '../core/ports.js';
+
 /** Where a Hedera network's consensus nodes and mirror node are. */
 export type LedgerName = 'local' | 'testnet' | 'previewnet' | 'mainnet' | 'custom';
 export const LEDGER_NAMES: readonly LedgerName[] = ['local', 'testnet', 'previewnet', 'mainnet', 'custom'];
@@ -22,9 +24,8 @@ export const LOCAL_GENESIS_OPERATOR = {
     '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
 } as const;
 
-export const LOCAL_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
 
-export function localNetwork(host = '127.0.0.1', ports: { consensus: number; mirrorGrpc: number; mirrorRest: number } = LOCAL_PORTS): NetworkConfig {
+export function localNetwork(host = '127.0.0.1', ports: LocalPorts = LOCAL_PORTS): NetworkConfig {
   return {
     ledger: 'local',
     nodes: { [`${host}:${ports.consensus}`]: '0.0.3' },

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LEDGER_NAMES } from './networks.js';
+import { entityIdSchema } from '../core/ids.js';
 
-const entityId = z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a Hedera entity id like 0.0.1234');
+const entityId = entityIdSchema;
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/, 'must be host:port');
 
 /**

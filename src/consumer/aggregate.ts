@@ -1,4 +1,4 @@
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import { ADAPTER_ID_PATTERN, type SignalStatus } from '../signals/schemas.js';
 
 export type ContributionMode = 'universal' | 'scoped' | 'conditional';

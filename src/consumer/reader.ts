@@ -52,7 +52,7 @@ export function dedupeKey(payer: string, message: SignalMessage): string {
  * (too-large, not-utf8, bad-json, not-hcs25, unknown-version, unknown-op, schema), `other-op` (a valid score or
  * reveal message), `publisher-not-allowed`, `duplicate`, `incomplete-chunks`.
  */
-export async function* readSignals(options: ReadSignalsOptions): AsyncGenerator<ReaderEvent> {
+export async function* streamTopicSignals(options: ReadSignalsOptions): AsyncGenerator<ReaderEvent> {
   const owned = typeof options.mirror === 'string';
   const mirror = typeof options.mirror === 'string' ? new MirrorRestClient({ baseUrl: options.mirror }) : options.mirror;
   const allowed = new Set(options.publishers ?? []);
@@ -172,11 +172,11 @@ export interface CollectedSignals {
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */
-export async function collectSignals(options: Omit<ReadSignalsOptions, 'follow'>): Promise<CollectedSignals> {
+export async function collectTopicSignals(options: Omit<ReadSignalsOptions, 'follow'>): Promise<CollectedSignals> {
   const signals: ReadSignal[] = [];
   const rejected: RejectedMessage[] = [];
   let lastSequence: number | undefined;
-  for await (const event of readSignals(options)) {
+  for await (const event of streamTopicSignals(options)) {
     const seq = event.type === 'signal' ? event.signal.sequenceNumber : event.rejected.sequenceNumber;
     lastSequence = Math.max(lastSequence ?? 0, seq);
     if (event.type === 'signal') signals.push(event.signal);

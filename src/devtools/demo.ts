@@ -7,11 +7,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import { loadConfig, localNetwork, type ResolvedConfig } from '../config/index.js';
 import type { AgentRecord } from '../registry/agent-record.js';
 import type { LocalNode } from '../localnode/index.js';
-import type { RunProgress, RunReport } from '../publisher/run.js';
+import type { Hcs25Client } from '../client.js';
+import type { RunProgress, RunReport } from '../publisher/report.js';
 import type { ScoreReport } from '../consumer/scores.js';
 
 export interface DemoOptions {
@@ -64,10 +65,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const budgetMs = fast ? EVAL_BUDGET_MS.fast : EVAL_BUDGET_MS.normal;
   const cleanups: Array<() => Promise<void> | void> = [];
 
-  const [{ startLocalNode }, { startAgentFleet }, { createClient }] = await Promise.all([
+  const [{ startLocalNode }, { startAgentFleet }, { createHcs25Client }, actions] = await Promise.all([
     import('../localnode/index.js'),
     import('./agents/index.js'),
-    import('../hedera/client.js'),
+    import('../client.js'),
+    import('../actions/index.js'),
   ]);
   try {
     step('Starting the embedded Hedera local node…');
@@ -85,7 +87,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       concurrency: 16,
       maxFeeHbar: 50,
     };
-    const client = createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
+    const client = createHcs25Client(config);
     cleanups.push(() => client.close());
 
     step('Starting the sample agents (OpenAI-compatible, A2A, MCP, plain HTTP) on 127.0.0.1…');
@@ -96,18 +98,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const registry = await fillRegistry(client, fleet.agents, node, options, cleanups, step);
 
     step('Creating the HCS-25 signal topic (memo hcs-25:0:86400, submit key = operator)…');
-    const { createSignalTopic } = await import('../publisher/topic.js');
-    const topic = await createSignalTopic(client, { submitKey: client.operatorPublicKey ?? undefined });
+    const topic = await actions.createTopic(client, { submitKeyOperator: true });
     step(`  signal topic ${topic.topicId}`);
 
     step(`Discover → evaluate → publish (budget ${budgetMs} ms per eval)…`);
-    const { runSignals } = await import('../publisher/run.js');
-    const run = await runSignals({
-      config,
+    const run = await actions.runSignals(client, {
       source: { registry: registry.topicId },
       topic: topic.topicId,
       seed: 'hcs25-demo',
-      client,
       // The emulator answers in milliseconds; on testnet an HCS-10 ask takes tens of seconds.
       hcs10: { budgetMs: fast ? 3_000 : 5_000 },
       ...(options.signal && { signal: options.signal }),
@@ -121,23 +119,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     step(`  ${run.signals.published} signals published (${run.evals.correct} correct, ${run.evals.wrong} wrong, ${run.evals.failed} failed, ${run.evals.skipped} skipped)`);
 
     step('Reading the signals back from the mirror REST API, as a consumer would…');
-    const [{ collectSignals, countReasons }, { computeScores }, { DEFAULT_SCORING_CONFIG }, { renderScoreTable }, { renderHtmlReport }] = await Promise.all([
-      import('../consumer/reader.js'),
-      import('../consumer/scores.js'),
-      import('../consumer/scoring-config.js'),
-      import('../consumer/table.js'),
-      import('../consumer/html-report.js'),
-    ]);
-    const publisher = client.operatorAccountId!.toString();
-    const read = await waitForSignals(collectSignals, node.mirrorRestUrl, topic.topicId, publisher, run.signals.published, options.signal);
+    const [{ renderScoreTable }, { renderHtmlReport }] = await Promise.all([import('../consumer/table.js'), import('../consumer/html-report.js')]);
+    const publisher = client.requireOperator().accountId;
+    await waitForSignals(client, topic.topicId, publisher, run.signals.published, options.signal);
     const labels = Object.fromEntries(run.list.map((l) => [l.subject, l.name]));
-    const scores = computeScores(read.signals, DEFAULT_SCORING_CONFIG, { now: new Date(), publishers: [publisher], topic: topic.topicId, rejected: countReasons(read.rejected), labels });
+    const { report: scores, signals, rejected } = await actions.scoreSignals(client, { topic: topic.topicId, publishers: [publisher], labels });
     const table = renderScoreTable(scores);
 
     let htmlReport: string | undefined;
     if (options.htmlReport !== false) {
       htmlReport = resolve(options.htmlReport ?? 'hcs25-report.html');
-      writeFileSync(htmlReport, renderHtmlReport(scores, read.signals, { network: 'local (embedded emulator)' }));
+      writeFileSync(htmlReport, renderHtmlReport(scores, signals, { network: 'local (embedded emulator)' }));
     }
     return {
       ports: node.ports,
@@ -147,7 +139,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       run,
       scores,
       table,
-      rejected: read.rejected.length,
+      rejected,
       ...(htmlReport && { htmlReport }),
       durationMs: Date.now() - started,
     };
@@ -186,7 +178,7 @@ interface FilledRegistry {
  * the MCP server by an HCS-11 profile inscribed as an HCS-1 file, and the HCS-10 agents by account.
  */
 async function fillRegistry(
-  client: import('@hashgraph/sdk').Client,
+  client: Hcs25Client,
   records: AgentRecord[],
   node: LocalNode,
   options: DemoOptions,
@@ -194,7 +186,7 @@ async function fillRegistry(
   step: (line: string) => void,
 ): Promise<FilledRegistry> {
   const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([import('../registry/write.js'), import('../hedera/hcs1-write.js')]);
-  const { topicId } = await createRegistry(client, { kind: 'hcs-2', indexed: true, submitKey: true });
+  const { topicId } = await createRegistry(client.sdk, { kind: 'hcs-2', indexed: true, submitKey: true });
   const shape = { kind: 'hcs-2' as const, indexed: true };
   const listed: FilledRegistry['listed'] = [];
   const entries: Array<{ record: AgentRecord; entry: import('../registry/write.js').RegistryEntrySource; listedAs: string }> = [];
@@ -204,7 +196,7 @@ async function fillRegistry(
       entries.push({ record, entry: { metadata: new URL('/.well-known/agent-card.json', record.endpoint).toString() }, listedAs: 'A2A agent card URL' });
     } else if (record.protocol === 'mcp' && 'endpoint' in record) {
       const profile = { version: '1.0', type: 2, display_name: record.name, mcpServer: { version: '2025-06-18', connectionInfo: { url: record.endpoint, transport: 'streamable-http' } } };
-      const file = await inscribeHcs1(client, Buffer.from(JSON.stringify(profile)), { mimeType: 'application/json' });
+      const file = await inscribeHcs1(client.sdk, Buffer.from(JSON.stringify(profile)), { mimeType: 'application/json' });
       entries.push({ record, entry: { metadata: file.hrl }, listedAs: `HCS-11 profile (${file.hrl})` });
     } else {
       entries.push({ record, entry: { record }, listedAs: 'agent record' });
@@ -220,21 +212,20 @@ async function fillRegistry(
   }
 
   for (const { record, entry, listedAs } of entries) {
-    await registerAgent(client, { registryId: topicId, shape, entry });
+    await registerAgent(client.sdk, { registryId: topicId, shape, entry });
     listed.push({ name: record.name, protocol: record.protocol, listedAs });
   }
   step(`  registry ${topicId}: ${listed.length} agents listed`);
   return { topicId, listed };
 }
 
-type CollectSignals = typeof import('../consumer/reader.js').collectSignals;
-
 /** The mirror node trails consensus (on real networks by seconds): poll until every published signal is readable. */
-async function waitForSignals(collect: CollectSignals, mirror: string, topic: string, publisher: string, expected: number, signal?: AbortSignal) {
+async function waitForSignals(client: Hcs25Client, topic: string, publisher: string, expected: number, signal?: AbortSignal): Promise<void> {
+  const { collectSignals } = await import('../actions/read-signals.js');
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const read = await collect({ topic, mirror, publishers: [publisher] });
-    if (read.signals.length >= expected || Date.now() > deadline) return read;
+    const read = await collectSignals(client, { topic, publishers: [publisher] });
+    if (read.signals.length >= expected || Date.now() > deadline) return;
     signal?.throwIfAborted();
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -8,7 +8,7 @@
  * `startHcs10Fleet` starts them and lists them in an HCS-10 registry topic.
  */
 import { AccountCreateTransaction, Hbar, KeyList, PrivateKey, PublicKey, type Client, type Key } from '@hashgraph/sdk';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../core/errors.js';
 import { readHcs1File } from '../hedera/hcs1.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorRestClient } from '../hedera/mirror-rest.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 import type { GradeResult, GraderId, Question } from './types.js';
 import { DEFAULT_GRADER, GRADER_IDS } from './grade-result.js';
 import { gradeMath } from './grade-math.js';

@@ -23,3 +23,4 @@ export { gradeMath, canonicalNumber, type GradeMathOptions } from './grade-math.
 export { gradeChoice, LETTERS, type ChoiceQuestion, type GradeChoiceOptions } from './grade-choice.js';
 export { gradeQuestion, isGraderId, parseGraderId, DEFAULT_GRADER, GRADER_IDS } from './graders.js';
 export { questionById } from './questions.js';
+export { DEFAULT_EVALS, parseEvalList } from './eval-list.js';

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { UsageError } from '../errors.js';
-import type { Agent, Protocol } from '../registry/types.js';
+import { UsageError } from '../core/errors.js';
+import type { Agent, Protocol } from '../core/agent.js';
 import type { AskFailure, AskResult, Transport } from '../transports/types.js';
 import { createTransport } from '../transports/index.js';
 import { HttpClient, type HttpClientOptions } from '../transports/fetch.js';
@@ -95,7 +95,7 @@ interface Task {
  * Stopping: abort `signal`, or stop iterating. Iteration ends at once without error; in-flight asks are aborted
  * and their results dropped (an aborted ask is not the agent's timeout), as are results not yet handed out.
  */
-export function evaluateAgents(agents: Agent[], options: RunnerOptions): AsyncIterable<AnyEvalResult> {
+export function runEvals(agents: Agent[], options: RunnerOptions): AsyncIterable<AnyEvalResult> {
   return { [Symbol.asyncIterator]: () => runEvaluation(agents, options) };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import type { Letter, ScienceQuestion } from './types.js';
 import type { Rng } from './rng.js';
 

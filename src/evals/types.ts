@@ -1,4 +1,4 @@
-import type { Agent, Protocol } from '../registry/types.js';
+import type { Agent, Protocol } from '../core/agent.js';
 
 export type EvalKind = 'math' | 'science' | 'availability';
 export const EVAL_KINDS: readonly EvalKind[] = ['math', 'science', 'availability'];

@@ -1,4 +1,4 @@
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import type { FailureKind } from '../transports/types.js';
 
 /** Why an HCS-10 ask failed, as a transport failure kind (kept apart from the requester so the transport can load it cheaply). */

@@ -11,11 +11,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AccountInfoQuery, TopicInfoQuery, type Client } from '@hashgraph/sdk';
 import { z } from 'zod';
-import { ConfigError, errorMessage } from '../errors.js';
+import { ConfigError, errorMessage } from '../core/errors.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { createTopic, setAccountMemo, type CreateTopicOptions } from '../hedera/tx.js';
 import { HCS10_TTL_SECONDS, formatOperatorId, inboundTopicMemo, outboundTopicMemo, parseHcs10TopicMemo } from './messages.js';
 import { buildAgentProfile, hcs11AccountMemo, type AgentProfileInput } from './profile.js';
+import { entityIdSchema } from '../core/ids.js';
 
 export interface Hcs10Identity {
   accountId: string;
@@ -59,7 +60,7 @@ export async function provisionHcs10Agent(
 
 // ---------- the runner's stored identity ----------
 
-const entityId = z.string().regex(/^\d+\.\d+\.\d+$/);
+const entityId = entityIdSchema;
 const storedIdentitySchema = z.object({
   network: z.string(),
   accountId: entityId,

@@ -7,7 +7,7 @@
  * builders. test/hcs10/messages.test.ts checks every builder here against the SDK's (payload and memo).
  */
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 
 export const HCS10_TTL_SECONDS = 60;
 /** One HCS message; larger `message` data goes to an HCS-1 file and is sent as its HRL. */

@@ -7,7 +7,7 @@
  * the caller's AbortSignal (the ask's deadline). Problems are Hcs10AskError with the transport failure kind.
  */
 import type { Client } from '@hashgraph/sdk';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../core/errors.js';
 import { Hcs1Error, readHcs1File } from '../hedera/hcs1.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorError, type MirrorRestClient, type TopicMessage } from '../hedera/mirror-rest.js';

@@ -1,5 +1,5 @@
 import { Client, PrivateKey } from '@hashgraph/sdk';
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../core/errors.js';
 import type { OperatorConfig, ResolvedConfig } from '../config/load.js';
 
 export interface ClientTuning {

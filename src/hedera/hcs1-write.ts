@@ -4,7 +4,7 @@
  * Used for HCS-11 profiles, large HCS-10 payloads and agent records too large for one registry message.
  */
 import type { Client } from '@hashgraph/sdk';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import { encodeHcs1File } from './hcs1.js';
 import { createTopic, submitMessage } from './tx.js';
 

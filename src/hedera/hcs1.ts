@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
 import { Decompress } from 'fzstd';
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import type { MirrorRestClient, TopicInfo } from './mirror-rest.js';
 
 export class Hcs1Error extends Hcs25Error {

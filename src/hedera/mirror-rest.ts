@@ -5,7 +5,8 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
+import { isEntityId } from '../core/ids.js';
 
 export class MirrorError extends Hcs25Error {
   readonly status: number | undefined;
@@ -522,14 +523,8 @@ function decodeRaw(m: RawMessage): RawTopicMessage {
 
 // ---------- small helpers ----------
 
-const ENTITY_ID = /^\d+\.\d+\.\d+$/;
-
-export function isEntityId(value: string): boolean {
-  return ENTITY_ID.test(value);
-}
-
 function entityPath(id: string, what: string): string {
-  if (!ENTITY_ID.test(id)) {
+  if (!isEntityId(id)) {
     throw new MirrorError('MIRROR_REQUEST', `${what} id must look like 0.0.1234, got "${id.slice(0, 64)}"`, {
       hint: `pass a ${what} id in shard.realm.num form`,
     });

@@ -15,7 +15,7 @@ import {
   type Client,
   type Key,
 } from '@hashgraph/sdk';
-import { Hcs25Error, errorMessage } from '../errors.js';
+import { Hcs25Error, errorMessage } from '../core/errors.js';
 
 export class LedgerTxError extends Hcs25Error {
   constructor(what: string, cause: unknown) {

@@ -9,11 +9,10 @@
  * that must exit at once should call `process.exit()` after closing (or use a test runner that forces exit).
  */
 import type { Client } from '@hashgraph/sdk';
+import { LOCAL_PORTS } from '../core/ports.js';
 
 export type SdkModule = typeof import('@hashgraph/sdk');
 
-export const LOCAL_CONSENSUS_PORT = 50211;
-export const LOCAL_MIRROR_GRPC_PORT = 5600;
 const GRPC_DEADLINE_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -22,11 +21,11 @@ export function createClient(
   endpoint: { host: string; consensus: number; mirrorGrpc: number },
   operator: { accountId: string; privateKey: string },
 ): Client {
-  const standard = endpoint.host === '127.0.0.1' && endpoint.consensus === LOCAL_CONSENSUS_PORT;
+  const standard = endpoint.host === '127.0.0.1' && endpoint.consensus === LOCAL_PORTS.consensus;
   const client = standard
     ? sdk.Client.forLocalNode()
     : sdk.Client.forNetwork({ [`${endpoint.host}:${endpoint.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
-  if (!standard || endpoint.mirrorGrpc !== LOCAL_MIRROR_GRPC_PORT) client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
+  if (!standard || endpoint.mirrorGrpc !== LOCAL_PORTS.mirrorGrpc) client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
   client.setRequestTimeout(REQUEST_TIMEOUT_MS);
   client.setGrpcDeadline(GRPC_DEADLINE_MS);
   // One gRPC error would otherwise quarantine the only node for 8–16 s (readmission is checked at most every 8 s).

@@ -1,8 +1,8 @@
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error, type ErrorCode } from '../core/errors.js';
 
 /** Failures of the emulator itself: a port in use, a bad fault spec, an unreadable state directory. */
 export class LocalNodeError extends Hcs25Error {
-  constructor(code: string, message: string, options: { hint?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { hint?: string; cause?: unknown } = {}) {
     super(code, message, options);
     this.name = 'LocalNodeError';
   }

@@ -25,6 +25,7 @@ import { createMirrorRestServer } from './mirror-rest.js';
 import { Journal } from './persistence.js';
 import { QueryEngine } from './queries.js';
 import { LedgerState } from './state.js';
+import { LOCAL_PORTS } from '../core/ports.js';
 
 export { LocalNodeError } from './errors.js';
 export { nextRunningHash, runningHashPreimage, RUNNING_HASH_VERSION } from './running-hash.js';
@@ -33,7 +34,7 @@ export { OPERATOR_KEY_DER } from './genesis.js';
 export type { GenesisAccount } from './genesis.js';
 export { startLocalNodeProcess, type LocalNodeProcess } from './process.js';
 
-export const DEFAULT_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
+export const DEFAULT_PORTS = LOCAL_PORTS;
 
 export interface LocalNodeOptions {
   ports?: { consensus?: number; mirrorGrpc?: number; mirrorRest?: number }; // defaults 50211 / 5600 / 5551; 0 = ephemeral

@@ -4,6 +4,7 @@
  */
 import { startLocalNode, type LocalNode } from './index.js';
 import type { ChildReply, ChildRequest } from './process.js';
+import { Hcs25Error, errorMessage } from '../core/errors.js';
 
 function send(msg: ChildReply): void {
   process.send?.(msg);
@@ -13,8 +14,8 @@ let node: LocalNode;
 try {
   node = await startLocalNode({ quiet: true, ...(JSON.parse(process.argv[2] ?? '{}') as object) });
 } catch (err) {
-  const e = err as { code?: string; message?: string; hint?: string };
-  send({ type: 'error', code: e.code ?? 'START_FAILED', message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) });
+  const e = err instanceof Hcs25Error ? err : undefined;
+  send({ type: 'error', code: e?.code ?? 'START_FAILED', message: errorMessage(err), ...(e?.hint ? { hint: e.hint } : {}) });
   process.exit(1);
 }
 

@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@hashgraph/sdk';
 import { createClient } from './client.js';
+import type { ErrorCode } from '../core/errors.js';
 import { LocalNodeError } from './errors.js';
 import type { GenesisAccount } from './genesis.js';
 import type { NodeStats } from './hapi-server.js';
@@ -15,7 +16,7 @@ import type { LocalNode, LocalNodeFaults, LocalNodeOptions } from './index.js';
 export type ChildRequest = { type: 'usage'; id: number } | { type: 'fault'; id: number; op: keyof LocalNodeFaults; args: unknown[] } | { type: 'stop' };
 export type ChildReply =
   | { type: 'ready'; ports: LocalNode['ports']; mirrorRestUrl: string; operator: LocalNode['operator']; accounts: GenesisAccount[] }
-  | { type: 'error'; code: string; message: string; hint?: string }
+  | { type: 'error'; code: ErrorCode; message: string; hint?: string }
   | { type: 'usage'; id: number; cpu: NodeJS.CpuUsage; stats: NodeStats }
   | { type: 'done'; id: number }
   | { type: 'failed'; id: number; message: string };

@@ -7,7 +7,7 @@
  * It over-counts when something else spends from the same account during the run, which errs on the safe side.
  */
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
+import { Hcs25Error } from '../core/errors.js';
 import type { LedgerName } from '../config/networks.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 

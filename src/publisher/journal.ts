@@ -11,10 +11,11 @@ import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeFileSync
 import { chmod, mkdir, open, readdir, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Hcs25Error } from '../errors.js';
-import { PROTOCOLS } from '../registry/types.js';
-import type { Agent } from '../registry/types.js';
+import { Hcs25Error } from '../core/errors.js';
+import { PROTOCOLS } from '../core/agent.js';
+import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evals/types.js';
+import { transactionIdSchema } from '../core/ids.js';
 
 export const JOURNAL_VERSION = 1;
 export const RUN_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -29,7 +30,7 @@ export class JournalError extends Hcs25Error {
 // ---------- records ----------
 
 const isoTime = z.string().min(1);
-const txIdString = z.string().regex(/^\d+\.\d+\.\d+@\d+\.\d+$/, 'must be a transaction id like 0.0.2@1700000000.000000001');
+const txIdString = transactionIdSchema;
 
 const agentSchema = z.looseObject({
   subject: z.string().min(1),

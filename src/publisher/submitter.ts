@@ -30,7 +30,7 @@ import {
   type TransactionReceipt,
 } from '@hashgraph/sdk';
 import { z } from 'zod';
-import { Hcs25Error, MessageTooLargeError, errorMessage } from '../errors.js';
+import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';

@@ -1,5 +1,6 @@
 import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, TransactionId, TransactionReceiptQuery, type Client, type Key } from '@hashgraph/sdk';
-import { UsageError } from '../errors.js';
+import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
+import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { signalTopicMemo } from '../signals/schemas.js';
 import { withTransientRetry } from './retry.js';
 import { nodesOf } from './submitter.js';
@@ -68,4 +69,28 @@ export function parsePublicKey(text: string, flag = '--submit-key'): PublicKey {
 /** True when a memo follows the HCS-25 signal-topic form `hcs-25:0:{ttl}`. */
 export function isSignalTopicMemo(memo: string): boolean {
   return /^hcs-25:0:\d+$/.test(memo);
+}
+
+export class RunError extends Hcs25Error {
+  constructor(code: 'TOPIC_DELETED' | 'NO_AGENTS', message: string, hint: string) {
+    super(code, message, { hint });
+    this.name = 'RunError';
+  }
+}
+
+/** The topic should exist and look like a signal topic. A topic created seconds ago may not be on the mirror node yet, so absence is a warning. */
+export async function checkSignalTopic(mirror: MirrorRestClient, topic: string, options: { onNote?: (line: string) => void; signal?: AbortSignal } = {}): Promise<void> {
+  let info;
+  try {
+    info = await mirror.getTopic(topic, options.signal);
+  } catch (err) {
+    options.onNote?.(`warning: could not read topic ${topic} from the mirror node (${errorMessage(err)})`);
+    return;
+  }
+  if (info === null) {
+    options.onNote?.(`warning: the mirror node does not know topic ${topic} (yet); if it does not exist, submission will stop with INVALID_TOPIC_ID`);
+    return;
+  }
+  if (info.deleted) throw new RunError('TOPIC_DELETED', `topic ${topic} is deleted`, 'create a new one with `hcs25 topic create`');
+  if (!isSignalTopicMemo(info.memo)) options.onNote?.(`warning: topic ${topic} has memo "${info.memo.slice(0, 60)}", not an HCS-25 signal topic memo (hcs-25:0:{ttl})`);
 }

@@ -3,12 +3,11 @@
  * `schemas/agent-record.schema.json` is generated from `agentRecordSchema`.
  */
 import { z } from 'zod';
+import { entityIdSchema as entityId } from '../core/ids.js';
 
-export const ENTITY_ID_PATTERN = /^\d+\.\d+\.\d+$/;
 /** HCS-14 UAID: `uaid:{aid|did}:{id}[;key=value…]`, the id without `;`. */
 export const UAID_PATTERN = /^uaid:(aid|did):[^;\s]+(;[A-Za-z][A-Za-z0-9_-]*=[^;\s]*)*$/;
 
-const entityId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
 const common = {
   name: z.string().trim().min(1).max(128).describe('Display name of the agent'),
   uaid: z.string().max(512).regex(UAID_PATTERN, 'must be an HCS-14 UAID (uaid:aid:… or uaid:did:…)').optional()

@@ -5,8 +5,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { LedgerName } from '../config/networks.js';
-import { UsageError, errorMessage } from '../errors.js';
-import type { Agent } from './types.js';
+import { UsageError, errorMessage } from '../core/errors.js';
+import type { Agent } from '../core/agent.js';
 import { agentRecordSchema } from './agent-record.js';
 import { AgentBuilder, dedupeAgents, mapLimit } from './agents.js';
 import { describeDocument } from './describe.js';

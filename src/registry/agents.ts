@@ -4,9 +4,9 @@
  * it, give every agent its subject UAID, and drop agents listed twice. Shared by registry discovery and `--agents`.
  */
 import type { LedgerName } from '../config/networks.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../core/errors.js';
 import { isMirrorOutage } from '../hedera/mirror-rest.js';
-import type { Agent } from './types.js';
+import type { Agent } from '../core/agent.js';
 import { UNPRINTABLE } from './agent-record.js';
 import { describeDocument, fromProfile, type AgentDescription, type Described } from './describe.js';
 import { inboundTopicOwner, resolveAccountProfile } from './hcs11.js';

@@ -4,9 +4,10 @@
  * read here are `mcpServer.connectionInfo.url` and a few documented `properties` keys.
  */
 import { z } from 'zod';
-import type { Protocol } from './types.js';
-import { ENTITY_ID_PATTERN, UAID_PATTERN, UNPRINTABLE, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
+import type { Protocol } from '../core/agent.js';
+import { UAID_PATTERN, UNPRINTABLE, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
 import { zodReason } from './skips.js';
+import { entityIdSchema } from '../core/ids.js';
 
 /** `hcs-10-register`: an HCS-10 registration whose account has no profile, described by the register message alone. */
 export type DescriptionKind = 'agent-record' | 'a2a-card' | 'hcs-11-profile' | 'hcs-10-register';
@@ -29,7 +30,7 @@ export interface AgentDescription {
 
 export type Described = { ok: true; description: AgentDescription } | { ok: false; reason: string };
 
-const entityId = z.string().regex(ENTITY_ID_PATTERN);
+const entityId = entityIdSchema;
 
 export const a2aCardSchema = z.looseObject({
   name: z.string().trim().min(1).max(128),

@@ -5,15 +5,16 @@
  * cycle-checked, and resolution runs with bounded concurrency.
  */
 import type { LedgerName } from '../config/networks.js';
-import { Hcs25Error, UsageError } from '../errors.js';
+import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { TopicInfo } from '../hedera/mirror-rest.js';
-import { isEntityId } from '../hedera/mirror-rest.js';
-import type { Agent } from './types.js';
+import { isEntityId } from '../core/ids.js';
+import type { Agent } from '../core/agent.js';
 import { AgentBuilder, dedupeAgents, mapLimit, type Origin } from './agents.js';
 import { DEFAULT_FOLD_LIMITS, Hcs2Folder, parseHcs2Memo, type FoldLimits, type Hcs2Entry } from './hcs2.js';
 import { Hcs10Folder, parseHcs10RegistryMemo, type Hcs10Entry } from './hcs10.js';
 import { openResolveContext, type ResolveSettings } from './resolve.js';
 import { SkipList, messageRef, preview, type SkippedEntry } from './skips.js';
+import { parseHrl } from '../core/hrl.js';
 
 export type RegistryKind = 'hcs-2' | 'hcs-10';
 
@@ -63,7 +64,7 @@ type Folded =
   | { kind: 'hcs-2'; entries: Hcs2Entry[]; migrateTo?: string; messages: number }
   | { kind: 'hcs-10'; entries: Hcs10Entry[]; migrateTo?: string; messages: number };
 
-export async function discoverAgents(options: DiscoverOptions): Promise<DiscoverResult> {
+export async function discoverRegistry(options: DiscoverOptions): Promise<DiscoverResult> {
   const topicId = parseRegistryId(options.registry);
   const foldSkips = new SkipList(options.maxSkipped ?? 10_000);
   const skips = new SkipList(options.maxSkipped ?? 10_000);
@@ -165,8 +166,7 @@ async function foldTopic(topicId: string, shape: Shape, options: DiscoverOptions
 /** `0.0.1234`, `hcs://2/0.0.1234` (or `hcs://10/…`) → `0.0.1234`. */
 export function parseRegistryId(value: string): string {
   const v = value.trim();
-  const hrl = /^hcs:\/\/\d+\/(\d+\.\d+\.\d+)$/.exec(v);
-  const id = hrl ? hrl[1]! : v;
+  const id = parseHrl(v)?.topicId ?? v;
   if (!isEntityId(id)) {
     throw new UsageError(`registry must be a topic id like 0.0.1234 or hcs://2/0.0.1234, got ${preview(v, 60)}`, {
       hint: 'pass --registry with the registry topic id',

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
-import { ENTITY_ID_PATTERN } from './agent-record.js';
+import { entityIdSchema } from '../core/ids.js';
 import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
 import { SkipList, messageRef } from './skips.js';
 
@@ -23,7 +23,7 @@ export function parseHcs10RegistryMemo(memo: string): Hcs10RegistryMemo | null {
   return { ttl: Number(m[1]), ...(m[2] !== undefined && { metadataTopicId: m[2] }) };
 }
 
-const entityId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
+const entityId = entityIdSchema;
 const memoField = z.string().max(500, 'memo (m) is limited to 500 characters').optional();
 
 const registerSchema = z.object({

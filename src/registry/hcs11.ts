@@ -3,7 +3,7 @@
  * inbound-topic ownership check (the inbound topic's memo names the account it belongs to).
  */
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
-import { isEntityId } from '../hedera/mirror-rest.js';
+import { isEntityId } from '../core/ids.js';
 import { ResolveError, resolveDocument, type ResolveContext, type ResolvedDocument } from './resolve.js';
 import { preview } from './skips.js';
 

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
-import { ENTITY_ID_PATTERN } from './agent-record.js';
+import { entityIdSchema } from '../core/ids.js';
 import { SkipList, messageRef, parseJsonObject, zodReason } from './skips.js';
 
 export interface Hcs2Memo {
@@ -26,7 +26,7 @@ export function parseHcs2Memo(memo: string): Hcs2Memo | null {
   return { indexed: m[1] === '0', ttl: Number(m[2]) };
 }
 
-const topicId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
+const topicId = entityIdSchema;
 /** A uid is a register's sequence number; the spec writes it as a string. */
 export const uidSchema = z.union([z.string().regex(/^\d{1,15}$/, 'must be a sequence number'), z.number().int().positive()]).transform(Number);
 export const metadataSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);

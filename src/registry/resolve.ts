@@ -3,12 +3,13 @@
  * files (`hcs://1/…`), HCS-2 topics (`hcs://2/…`: their latest entry), http(s) URLs through the guarded fetch, and
  * `ipfs://` / `ar://` only through a configured gateway. Reference chains are cycle-checked and depth-limited.
  */
-import { Hcs25Error, errorMessage } from '../errors.js';
+import { Hcs25Error, errorMessage } from '../core/errors.js';
 import { readHcs1File } from '../hedera/hcs1.js';
 import { isMirrorOutage, type MirrorRestClient } from '../hedera/mirror-rest.js';
 import { Hcs2Folder, parseHcs2Memo, type Metadata } from './hcs2.js';
 import { guardedMetadataFetch, type MetadataFetch } from './fetch-metadata.js';
 import { SkipList, parseJsonObject, preview } from './skips.js';
+import { formatHrl, parseHrl } from '../core/hrl.js';
 
 export class ResolveError extends Hcs25Error {
   constructor(message: string) {
@@ -119,11 +120,11 @@ function cachedLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
 }
 
 async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
-  const hrl = /^hcs:\/\/(\d+)\/(\d+\.\d+\.\d+)$/.exec(uri);
+  const hrl = parseHrl(uri);
   if (hrl) {
-    if (hrl[1] === '1') return hcs1Doc(hrl[2]!, ctx);
-    if (hrl[1] === '2') return hcs2Head(hrl[2]!, ctx);
-    throw new ResolveError(`hcs://${hrl[1]}/ references are not supported (only hcs://1 and hcs://2)`);
+    if (hrl.standard === 1) return hcs1Doc(hrl.topicId, ctx);
+    if (hrl.standard === 2) return hcs2Head(hrl.topicId, ctx);
+    throw new ResolveError(`hcs://${hrl.standard}/ references are not supported (only hcs://1 and hcs://2)`);
   }
   if (uri.startsWith('data:')) {
     const bytes = dataUri(uri);
@@ -205,9 +206,8 @@ function dataUri(uri: string): Buffer {
 
 /** One spelling per reference, so the cache and the cycle check see `HCS://1/0.0.5 ` and `hcs://1/0.0.5` as one. */
 function canonicalRef(ref: string): string {
-  const hrl = /^hcs:\/\/(\d+)\/(\d+\.\d+\.\d+)\/?$/i.exec(ref);
-  if (hrl) return `hcs://${hrl[1]}/${hrl[2]}`;
-  return ref;
+  const hrl = parseHrl(ref);
+  return hrl ? formatHrl(hrl.standard, hrl.topicId) : ref;
 }
 
 function clip(s: string): string {

@@ -11,7 +11,7 @@
  * - version `1.0.0` unless the description has one; skills from the profile's `aiAgent.capabilities`, else none.
  */
 import type { LedgerName } from '../config/networks.js';
-import type { Protocol } from './types.js';
+import type { Protocol } from '../core/agent.js';
 
 /**
  * The part of the standards-sdk's HCS-14 API used here. Declared locally because the SDK's bundled .d.ts files use

@@ -3,13 +3,14 @@
  * transaction builders. Used by `hcs25 registry` and by the demo.
  */
 import type { Client, PublicKey, TopicCreateTransaction, TopicMessageSubmitTransaction } from '@hashgraph/sdk';
-import { Hcs25Error, UsageError } from '../errors.js';
+import { Hcs25Error, UsageError } from '../core/errors.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
-import { MirrorRestClient } from '../hedera/mirror-rest.js';
+import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { agentRecordSchema, type AgentRecord } from './agent-record.js';
 import { parseHcs10RegistryMemo } from './hcs10.js';
 import { parseHcs2Memo } from './hcs2.js';
 import { zodReason } from './skips.js';
+import { parseHrl } from '../core/hrl.js';
 
 export type RegistryWriteKind = 'hcs-2' | 'hcs-10';
 
@@ -107,8 +108,8 @@ async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscri
   if ('metadata' in entry) {
     const m = entry.metadata.trim();
     if (!METADATA_REFERENCE.test(m)) throw new UsageError('metadata must be an hcs://, https://, data:, ipfs:// or ar:// reference');
-    const file = /^hcs:\/\/1\/(\d+\.\d+\.\d+)$/.exec(m);
-    return { metadata: m, ...(file && { fileTopic: file[1]! }) };
+    const hrl = parseHrl(m);
+    return { metadata: m, ...(hrl?.standard === 1 && { fileTopic: hrl.topicId }) };
   }
   const record =
     'account' in entry
@@ -125,22 +126,17 @@ async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscri
 }
 
 /** Reads a registry topic's kind and indexing from its memo on the mirror node. */
-export async function registryShape(topicId: string, mirrorRestUrl: string): Promise<{ kind: RegistryWriteKind; indexed: boolean }> {
-  const mirror = new MirrorRestClient({ baseUrl: mirrorRestUrl, retries: 2 });
-  try {
-    const topic = await mirror.getTopic(topicId);
-    if (topic === null) {
-      throw new UsageError(`registry topic ${topicId} is not on the mirror node`, {
-        hint: 'check the id and --network; a new topic can take a few seconds to reach the mirror node (or pass --kind)',
-      });
-    }
-    const hcs2 = parseHcs2Memo(topic.memo);
-    if (hcs2) return { kind: 'hcs-2', indexed: hcs2.indexed };
-    if (parseHcs10RegistryMemo(topic.memo)) return { kind: 'hcs-10', indexed: true };
-    throw new UsageError(`topic ${topicId} is not a registry (memo "${topic.memo.slice(0, 60)}")`, { hint: 'pass --kind hcs-2|hcs-10 to write to it anyway' });
-  } finally {
-    await mirror.close();
+export async function registryShape(topicId: string, mirror: MirrorRestClient): Promise<{ kind: RegistryWriteKind; indexed: boolean }> {
+  const topic = await mirror.getTopic(topicId);
+  if (topic === null) {
+    throw new UsageError(`registry topic ${topicId} is not on the mirror node`, {
+      hint: 'check the id and --network; a new topic can take a few seconds to reach the mirror node (or pass --kind)',
+    });
   }
+  const hcs2 = parseHcs2Memo(topic.memo);
+  if (hcs2) return { kind: 'hcs-2', indexed: hcs2.indexed };
+  if (parseHcs10RegistryMemo(topic.memo)) return { kind: 'hcs-10', indexed: true };
+  throw new UsageError(`topic ${topicId} is not a registry (memo "${topic.memo.slice(0, 60)}")`, { hint: 'pass --kind hcs-2|hcs-10 to write to it anyway' });
 }
 
 /**

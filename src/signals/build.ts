@@ -1,4 +1,4 @@
-import { MessageTooLargeError } from '../errors.js';
+import { MessageTooLargeError } from '../core/errors.js';
 import type { AnyEvalResult, EvalOutcome, EvalResult, ProbeEvalResult } from '../evals/types.js';
 import { questionHash, responseHash } from './hashing.js';
 import {

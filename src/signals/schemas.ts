@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROTOCOLS } from '../registry/types.js';
+import { PROTOCOLS } from '../core/agent.js';
 
 /** One HCS message: anything larger would be chunked, and consumers must not have to reassemble signals. */
 export const MAX_MESSAGE_BYTES = 1024;

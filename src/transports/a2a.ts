@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '../registry/types.js';
+import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { reachableByStatus, runAsk, runProbe, type TransportContext } from './base.js';
 import { stripThinking } from './body.js';

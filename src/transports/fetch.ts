@@ -1,4 +1,5 @@
 import { Agent as UndiciAgent, buildConnector, request } from 'undici';
+import { Hcs25Error } from '../core/errors.js';
 import type { FailureKind } from './types.js';
 import { Deadline, abortableSleep } from './deadline.js';
 import { PrivateAddressError, guardedConnector, type Resolver } from './guard.js';
@@ -12,7 +13,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
 /** A classified failure inside a transport; `toAskFailure` turns it into the public `AskFailure`. */
-export class TransportError extends Error {
+export class TransportError extends Hcs25Error {
   readonly kind: FailureKind;
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
@@ -23,7 +24,7 @@ export class TransportError extends Error {
     message: string,
     extra: { httpStatus?: number; retryAfterMs?: number; transient?: boolean } = {},
   ) {
-    super(message);
+    super('TRANSPORT', message);
     this.name = 'TransportError';
     this.kind = kind;
     this.httpStatus = extra.httpStatus;

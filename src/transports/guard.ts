@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { buildConnector } from 'undici';
+import { Hcs25Error } from '../core/errors.js';
 
 /**
  * Endpoints come from untrusted registries, so a hostile entry could point the runner at the operator's own
@@ -82,13 +83,14 @@ export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Thrown (inside the connector) when an address is refused; the HTTP layer maps it to a `refused` failure. */
-export class PrivateAddressError extends Error {
-  readonly code = 'HCS25_PRIVATE_ADDRESS';
+export class PrivateAddressError extends Hcs25Error {
   constructor(hostname: string, address: string) {
     super(
+      'PRIVATE_ADDRESS',
       hostname === address
         ? `refused to connect to non-public address ${address}`
         : `refused to connect to ${hostname}: it resolves to non-public address ${address}`,
+      { hint: 'pass --allow-private-endpoints (default on --network local) if the agent is meant to be on a private network' },
     );
     this.name = 'PrivateAddressError';
   }

@@ -8,7 +8,7 @@
  * up to tens of seconds), not the runner's per-ask budget, which is sized for HTTP. Pass `budgetMs` to change it.
  * The caller's AbortSignal still cuts an ask short.
  */
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../core/errors.js';
 import { classifyInbound, describeAccess } from '../hcs10/inbound.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { chainResolveContext } from '../hcs10/resolve.js';
@@ -17,7 +17,7 @@ import type { Hcs10Connection, Hcs10Requester, Hcs10Target, RequesterOptions } f
 import { resolveAccountProfile } from '../registry/hcs11.js';
 import type { MetadataFetch } from '../registry/fetch-metadata.js';
 import type { ResolveContext } from '../registry/resolve.js';
-import type { Agent } from '../registry/types.js';
+import type { Agent } from '../core/agent.js';
 import { Deadline } from './deadline.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 

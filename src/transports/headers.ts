@@ -1,5 +1,5 @@
-import { ConfigError } from '../errors.js';
-import type { Agent } from '../registry/types.js';
+import { ConfigError } from '../core/errors.js';
+import type { Agent } from '../core/agent.js';
 
 /**
  * Per-agent request headers (API keys for agents that need one), as in the config's `agentHeaders`:

@@ -1,4 +1,4 @@
-import type { Agent } from '../registry/types.js';
+import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { reachableByStatus, runAsk, runProbe, type TransportContext } from './base.js';
 import { looksLikeHtml, stripThinking } from './body.js';

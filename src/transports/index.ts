@@ -1,4 +1,4 @@
-import type { Agent } from '../registry/types.js';
+import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import type { TransportContext } from './base.js';
 import { HttpClient, TransportError, type HttpClientOptions } from './fetch.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Agent } from '../registry/types.js';
+import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { reachableByStatus, runAsk, runProbe, type TransportContext } from './base.js';
 import { decodeJsonMessages, looksLikeHtml, stripThinking } from './body.js';

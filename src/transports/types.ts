@@ -1,4 +1,4 @@
-import type { Protocol } from '../registry/types.js';
+import type { Protocol } from '../core/agent.js';
 
 export interface AskOptions {
   /** Aborts the request (the runner's budget or the user's Ctrl-C). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { LOCAL_GENESIS_OPERATOR, loadConfig, requireOperator } from '../../src/config/index.js';
 import { createClient, parsePrivateKey } from '../../src/hedera/client.js';
 

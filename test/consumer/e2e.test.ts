@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TopicMessageSubmitTransaction, type Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectSignals } from '../../src/consumer/reader.js';
+import { collectTopicSignals } from '../../src/consumer/reader.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig } from '../../src/consumer/scoring-config.js';
@@ -53,7 +53,7 @@ const soon = () => new Date(Date.now() + 60_000);
 
 describe('consumer on the emulator', () => {
   it('the spec test vectors through the full path: SDK submit → mirror REST → reader → scores', async () => {
-    const { signals, rejected } = await collectSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const { signals, rejected } = await collectTopicSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
     expect(rejected).toEqual([]);
     expect(signals).toHaveLength(26);
     const tv1 = computeScores(signals, parseScoringConfig(vectorConfig(1)), { now: soon() });
@@ -63,7 +63,7 @@ describe('consumer on the emulator', () => {
   });
 
   it('default config: a non-applicable adapter leaves the denominator; old signals go stale', async () => {
-    const { signals } = await collectSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const { signals } = await collectTopicSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
     const fresh = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: soon() }).subjects.find((s) => s.subject === MCP)!;
     expect(fresh.trustScores).toEqual({ total: 90, availability: 90 });
     expect(fresh.adapters.filter((a) => !a.applicable).map((a) => a.adapterId)).toEqual(['simple-math', 'simple-science']);
@@ -80,7 +80,7 @@ describe('consumer on the emulator', () => {
     await (await new TopicMessageSubmitTransaction().setTopicId(hostile).setMessage(JSON.stringify(good)).execute(other)).getReceipt(other);
     await writer.submit(hostile, { ...good, data: { ...good.data, reason: 'x'.repeat(2000) } }); // the SDK chunks it
     await writer.submit(hostile, { ...good, v: 2 });
-    const { signals, rejected } = await collectSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const { signals, rejected } = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
     expect(signals).toEqual([]);
     expect(rejected.map((r) => r.reason)).toEqual(['bad-json', 'publisher-not-allowed', 'too-large', 'unknown-version']);
     expect(rejected[1]!.payerAccountId).toBe(otherId);
@@ -88,7 +88,7 @@ describe('consumer on the emulator', () => {
     // Without the allow-list the forged one is a signal; a repeat from the same payer is a duplicate.
     await writer.submit(hostile, good);
     await writer.submit(hostile, good);
-    const open = await collectSignals({ topic: hostile, mirror: writer.mirrorRestUrl });
+    const open = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl });
     expect(open.signals.map((s) => s.payerAccountId)).toEqual([otherId, operator]);
     expect(open.rejected.map((r) => r.reason)).toEqual(['bad-json', 'too-large', 'unknown-version', 'duplicate']);
   });

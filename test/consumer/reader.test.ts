@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { collectSignals, readSignals } from '../../src/consumer/reader.js';
+import { collectTopicSignals, streamTopicSignals } from '../../src/consumer/reader.js';
 import type { ReaderEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
@@ -48,10 +48,10 @@ function hostileTopic(): string {
   return topic;
 }
 
-describe('readSignals', () => {
+describe('streamTopicSignals', () => {
   it('a hostile topic produces reasons, never a crash, and only genuine signals', async () => {
     const topic = hostileTopic();
-    const { signals, rejected, lastSequence } = await collectSignals({ topic, mirror, publishers: [PUBLISHER] });
+    const { signals, rejected, lastSequence } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
     expect(signals.map((s) => [s.sequenceNumber, s.message.signal, s.payerAccountId])).toEqual([
       [1, 'availability.probe', PUBLISHER],
       [12, 'simple-evals.math', PUBLISHER],
@@ -77,19 +77,19 @@ describe('readSignals', () => {
 
   it('without an allow-list every payer is accepted; the dedupe key includes the payer', async () => {
     const topic = hostileTopic();
-    const { signals, rejected } = await collectSignals({ topic, mirror: fake.url });
+    const { signals, rejected } = await collectTopicSignals({ topic, mirror: fake.url });
     expect(signals.map((s) => s.sequenceNumber)).toEqual([1, 3, 12, 14]);
     expect(rejected.map((r) => r.reason)).not.toContain('publisher-not-allowed');
   });
 
   it('filters by subject and consensus time, and resumes after a sequence number keeping first-wins', async () => {
     const topic = hostileTopic();
-    const bySubject = await collectSignals({ topic, mirror, publishers: [PUBLISHER], subject: B });
+    const bySubject = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], subject: B });
     expect(bySubject.signals.map((s) => s.sequenceNumber)).toEqual([14]);
 
     const all = fake.topic(topic).messages;
     const since = all[11]!.consensus_timestamp; // seq 12
-    const windowed = await collectSignals({ topic, mirror, publishers: [PUBLISHER], since, until: all[12]!.consensus_timestamp });
+    const windowed = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], since, until: all[12]!.consensus_timestamp });
     expect(windowed.signals.map((s) => s.sequenceNumber)).toEqual([12]);
     // The time window is asked of the mirror node, not just applied to the whole history.
     const windowRequest = fake.requests.findLast((r) => r.includes(`/topics/${topic}/messages`)) ?? '';
@@ -98,9 +98,9 @@ describe('readSignals', () => {
     expect(windowed.rejected).toEqual([]);
 
     const seen = new Map<string, number>();
-    const first = await collectSignals({ topic, mirror, publishers: [PUBLISHER], seen, until: all[9]!.consensus_timestamp });
+    const first = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], seen, until: all[9]!.consensus_timestamp });
     expect(first.signals.map((s) => s.sequenceNumber)).toEqual([1]);
-    const resumed = await collectSignals({ topic, mirror, publishers: [PUBLISHER], seen, afterSequence: first.lastSequence });
+    const resumed = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], seen, afterSequence: first.lastSequence });
     expect(resumed.signals.map((s) => s.sequenceNumber)).toEqual([12, 14]);
     expect(resumed.rejected.find((r) => r.sequenceNumber === 11)?.reason).toBe('duplicate');
   });
@@ -111,7 +111,7 @@ describe('readSignals', () => {
     const abort = new AbortController();
     const events: ReaderEvent[] = [];
     const reading = (async () => {
-      for await (const e of readSignals({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
+      for await (const e of streamTopicSignals({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
         events.push(e);
         if (events.length === 1) fake.submit(topic, msg(probe(A, { seq: 2, at: Date.now(), run: 2 })), { payer: PUBLISHER });
         if (events.length === 2) abort.abort();
@@ -122,6 +122,6 @@ describe('readSignals', () => {
   });
 
   it('rejects an invalid since/until', async () => {
-    await expect(collectSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(/since is not a time/);
+    await expect(collectTopicSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(/since is not a time/);
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHcs10Fleet, type Hcs10Fleet } from '../../src/devtools/hcs10-agents.js';
-import { evaluateAgents } from '../../src/evals/runner.js';
+import { runEvals } from '../../src/evals/runner.js';
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../../src/evals/types.js';
 import { readHcs1File } from '../../src/hedera/hcs1.js';
 import { inscribeHcs1 } from '../../src/hedera/hcs1-write.js';
@@ -21,9 +21,9 @@ import { ensureRunnerIdentity, loadIdentity, type StoredIdentity } from '../../s
 import { connectionCreatedOp, connectionTopicMemo, inboundTopicMemo, messageOp, parseIncoming, type SubmittedOp } from '../../src/hcs10/messages.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import { discoverAgents } from '../../src/registry/discover.js';
+import { discoverRegistry } from '../../src/registry/discover.js';
 import { resolveAccountProfile } from '../../src/registry/hcs11.js';
-import type { Agent } from '../../src/registry/types.js';
+import type { Agent } from '../../src/core/agent.js';
 import { chainResolveContext } from '../../src/hcs10/resolve.js';
 import { buildSignalMessage, newRunKey, parseSignalMessage, TRANSACTION_MEMOS } from '../../src/signals/index.js';
 import { createHcs10Transport, type Hcs10TransportOptions } from '../../src/transports/hcs10.js';
@@ -117,7 +117,7 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
 
   it('discovers every registered agent with its account and inbound topic', async () => {
     const found = await eventually(async () => {
-      const r = await discoverAgents({ registry: fleet.registryTopicId, network: 'local', mirror, allowPrivateEndpoints: true });
+      const r = await discoverRegistry({ registry: fleet.registryTopicId, network: 'local', mirror, allowPrivateEndpoints: true });
       return r.agents.length === fleet.agents.length ? r : undefined;
     }, 'all registrations on the mirror');
     expect(found.registry.kind).toBe('hcs-10');
@@ -131,7 +131,7 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
 
   it('evaluates them over HCS: correct answers, an hcs://1 answer, a timeout, a fee-gated skip', async () => {
     results = [];
-    for await (const r of evaluateAgents(agents, {
+    for await (const r of runEvals(agents, {
       evals: ['availability', 'math', 'science'],
       budgetMs: 30_000,
       concurrency: 12,

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSolver, scienceFacts, startAgentFleet, startOpenAiAgent, type AgentFleet, type RunningServer } from '../../src/devtools/agents/index.js';
 import { loadScienceBank } from '../../src/evals/science.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import type { RunReport } from '../../src/publisher/run.js';
+import type { RunReport } from '../../src/publisher/report.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { countBy, readTopic, spawnCli, startHarness, tempDir, type Harness } from './helpers.js';
 

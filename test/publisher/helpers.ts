@@ -12,7 +12,10 @@ import { MirrorRestClient, type TopicMessage } from '../../src/hedera/mirror-res
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import { Journal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
-import type { Agent } from '../../src/registry/types.js';
+import type { Agent } from '../../src/core/agent.js';
+import { runSignals, type RunSignalsParameters } from '../../src/actions/run-signals.js';
+import { createHcs25Client } from '../../src/client.js';
+import type { RunReport } from '../../src/publisher/report.js';
 
 export interface Harness {
   node: LocalNode;
@@ -144,4 +147,15 @@ export function spawnCli(h: Harness, cwd: string, args: string[], env: Record<st
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CliResult>((resolve) => child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr }))));
   return { child, done };
+}
+
+/** `runSignals` with an hcs25 client made for `config` (over a prepared SDK client when given) and closed afterwards. */
+export async function runWith(config: ResolvedConfig, parameters: RunSignalsParameters & { client?: Client }): Promise<RunReport> {
+  const { client: sdk, ...rest } = parameters;
+  const client = createHcs25Client(config, sdk ? { sdk } : {});
+  try {
+    return await runSignals(client, rest);
+  } finally {
+    await client.close();
+  }
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeHcs1File } from '../../src/hedera/hcs1.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { loadAgentsFile, parseAgentsFile } from '../../src/registry/agents-file.js';
-import { discoverAgents } from '../../src/registry/discover.js';
+import { discoverRegistry } from '../../src/registry/discover.js';
 import type { MetadataFetch } from '../../src/registry/fetch-metadata.js';
 import { parseUaid } from '../../src/consumer/uaid.js';
 import { FakeMirror } from './fake-mirror.js';
@@ -46,7 +46,7 @@ function fetchFrom(docs: Record<string, unknown>): MetadataFetch {
 
 const card = (name: string, url: string) => ({ name, url, version: '1.0.0', protocolVersion: '0.3.0', capabilities: {}, skills: [], defaultInputModes: ['text'], defaultOutputModes: ['text'] });
 
-describe('discoverAgents on an HCS-2 registry', () => {
+describe('discoverRegistry on an HCS-2 registry', () => {
   it('yields exactly the live agents from records, cards and profiles, with UAIDs', async () => {
     const reg = mirror.createTopic('hcs-2:0:86400');
     const put = (metadata: unknown, t_id = reg) => mirror.submit(reg, { p: 'hcs-2', op: 'register', t_id, metadata })[0]!;
@@ -69,7 +69,7 @@ describe('discoverAgents on an HCS-2 registry', () => {
     const declared = 'uaid:aid:abc123;uid=0;registry=self;proto=a2a;nativeId=x.example.com';
     const s10 = put({ name: 'declared', protocol: 'a2a', endpoint: 'https://x.example.com', uaid: declared });
 
-    const result = await discoverAgents({
+    const result = await discoverRegistry({
       registry: `hcs://2/${reg}`,
       mirror: client,
       network: 'local',
@@ -101,7 +101,7 @@ describe('discoverAgents on an HCS-2 registry', () => {
     const profiled = parseUaid(result.agents[6]!.subject);
     expect(profiled.params).toEqual({ uid: `${inbound}@0.0.3333`, registry: 'hol', proto: 'hcs-10', nativeId: 'hedera:devnet:0.0.3333' });
     // Deterministic: the same registry discovers to the same subjects.
-    const again = await discoverAgents({ registry: reg, mirror: client, network: 'local', fetch: fetchFrom({}) });
+    const again = await discoverRegistry({ registry: reg, mirror: client, network: 'local', fetch: fetchFrom({}) });
     expect(again.agents[0]!.subject).toBe(result.agents[0]!.subject);
   });
 
@@ -109,7 +109,7 @@ describe('discoverAgents on an HCS-2 registry', () => {
     const solo = mirror.createTopic('hcs-2:1:60');
     mirror.submit(solo, { p: 'hcs-2', op: 'register', t_id: solo, metadata: { name: 'v1', protocol: 'a2a', endpoint: 'https://v1.example.com' } });
     mirror.submit(solo, { p: 'hcs-2', op: 'register', t_id: solo, metadata: { name: 'v2', protocol: 'a2a', endpoint: 'https://v2.example.com' } });
-    const r1 = await discoverAgents({ registry: solo, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
+    const r1 = await discoverRegistry({ registry: solo, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
     expect(r1.agents.map((a) => a.name)).toEqual(['v2']);
 
     const old = mirror.createTopic('hcs-2:0:60');
@@ -120,24 +120,24 @@ describe('discoverAgents on an HCS-2 registry', () => {
     mirror.submit(next, { p: 'hcs-2', op: 'register', t_id: next, metadata: { name: 'new', protocol: 'a2a', endpoint: 'https://new.example.com' } });
     mirror.submit(next, { p: 'hcs-2', op: 'migrate', t_id: last });
     mirror.submit(last, { p: 'hcs-2', op: 'register', t_id: last, metadata: { name: 'last', protocol: 'a2a', endpoint: 'https://last.example.com' } });
-    const r2 = await discoverAgents({ registry: old, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
+    const r2 = await discoverRegistry({ registry: old, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
     expect(r2.registry.migratedTo).toBe(next);
     expect(r2.agents.map((a) => [a.name, a.source])).toEqual([['new', `hcs://2/${next}`]]);
     expect(r2.skipped).toEqual([{ ref: `hcs://2/${next}`, reason: `second migrate (to ${last}) not followed` }]);
   });
 
   it('refuses a topic that is missing or not a registry, unless told its kind', async () => {
-    await expect(discoverAgents({ registry: '0.0.987654', mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'REGISTRY_NOT_FOUND' });
+    await expect(discoverRegistry({ registry: '0.0.987654', mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'REGISTRY_NOT_FOUND' });
     const plain = mirror.createTopic('just a topic');
-    await expect(discoverAgents({ registry: plain, mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'NOT_A_REGISTRY' });
+    await expect(discoverRegistry({ registry: plain, mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'NOT_A_REGISTRY' });
     mirror.submit(plain, { p: 'hcs-2', op: 'register', t_id: plain, metadata: { name: 'k', protocol: 'a2a', endpoint: 'https://k.example.com' } });
-    const r = await discoverAgents({ registry: plain, mirror: client, network: 'local', kind: 'hcs-2', fetch: fetchFrom({}) });
+    const r = await discoverRegistry({ registry: plain, mirror: client, network: 'local', kind: 'hcs-2', fetch: fetchFrom({}) });
     expect(r.agents.map((a) => a.name)).toEqual(['k']);
-    await expect(discoverAgents({ registry: 'registry', mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'USAGE' });
+    await expect(discoverRegistry({ registry: 'registry', mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'USAGE' });
   });
 });
 
-describe('discoverAgents on an HCS-10 registry', () => {
+describe('discoverRegistry on an HCS-10 registry', () => {
   it('resolves accounts to profiles and inbound topics, with reasons for the rest', async () => {
     const reg = mirror.createTopic('hcs-10:0:60:3');
     const reg10 = (account_id: string, extra: Record<string, unknown> = {}) => mirror.submit(reg, { p: 'hcs-10', op: 'register', account_id, ...extra })[0]!;
@@ -164,7 +164,7 @@ describe('discoverAgents on an HCS-10 registry', () => {
     mirror.accounts.set('0.0.7007', { memo: 'hello' });
     const sh = reg10('0.0.7007');
 
-    const result = await discoverAgents({ registry: reg, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
+    const result = await discoverRegistry({ registry: reg, mirror: client, network: 'testnet', fetch: fetchFrom({}) });
     expect(result.registry.kind).toBe('hcs-10');
     expect(result.agents.map((x) => [x.name, x.protocol, x.accountId, x.inboundTopicId, x.endpoint, x.registrySeq])).toEqual([
       ['Alpha', 'hcs-10', '0.0.7001', a.inbound, undefined, sa],
@@ -182,7 +182,7 @@ describe('discoverAgents on an HCS-10 registry', () => {
       [`hcs://2/${reg}#${sh}`]: 'account 0.0.7007 has no HCS-11 profile and its registration names no inbound topic',
     });
     // With endpoint hints off, Beta is reached over HCS-10 too.
-    const strict = await discoverAgents({ registry: reg, mirror: client, network: 'testnet', fetch: fetchFrom({}), preferEndpointHints: false });
+    const strict = await discoverRegistry({ registry: reg, mirror: client, network: 'testnet', fetch: fetchFrom({}), preferEndpointHints: false });
     expect(strict.agents[1]).toMatchObject({ name: 'Beta', protocol: 'hcs-10' });
     expect(strict.agents[1]).not.toHaveProperty('endpoint');
   });
@@ -215,7 +215,7 @@ describe('a hostile registry', () => {
     for (let i = 0; i < 10_000; i++) raw(i % 3 === 0 ? `junk ${i}` : i % 3 === 1 ? '{"p":"hcs-2","op":"delete","uid":"424242"}' : '\u0000\u00ff');
 
     const before = process.memoryUsage().heapUsed;
-    const result = await discoverAgents({ registry: reg, mirror: client, network: 'local', maxSkipped: 2000 });
+    const result = await discoverRegistry({ registry: reg, mirror: client, network: 'local', maxSkipped: 2000 });
     const grown = process.memoryUsage().heapUsed - before;
     expect(result.agents.map((a) => [a.name, a.registrySeq])).toEqual([['survivor', good]]);
     const reasons = new Map(result.skipped.map((s) => [s.ref, s.reason]));
@@ -238,7 +238,7 @@ describe('a hostile registry', () => {
     // The self-referencing profile, reached through an HCS-10 account, is a reason too.
     const reg10 = mirror.createTopic('hcs-10:0:60:3');
     mirror.submit(reg10, { p: 'hcs-10', op: 'register', account_id: '0.0.8001' });
-    const r10 = await discoverAgents({ registry: reg10, mirror: client, network: 'local', fetch: fetchFrom({}) });
+    const r10 = await discoverRegistry({ registry: reg10, mirror: client, network: 'local', fetch: fetchFrom({}) });
     expect(r10.agents).toEqual([]);
     expect(r10.skipped[0]!.reason).toContain('reference cycle');
   });
@@ -258,7 +258,7 @@ describe('a failing mirror node', () => {
     mirror.failing = new RegExp(`^/api/v1/topics/(?!${reg.replace(/\./g, '\\.')}(/|$))`);
     const before = mirror.requests.length;
     try {
-      await expect(discoverAgents({ registry: reg, mirror: impatient, network: 'local', fetch: fetchFrom({}), concurrency: 4 })).rejects.toMatchObject({ code: 'MIRROR_UNAVAILABLE' });
+      await expect(discoverRegistry({ registry: reg, mirror: impatient, network: 'local', fetch: fetchFrom({}), concurrency: 4 })).rejects.toMatchObject({ code: 'MIRROR_UNAVAILABLE' });
       // Discovery stops at the outage: only the entries already in flight were tried, not all 40.
       const tried = new Set(mirror.requests.slice(before).flatMap((r) => files.filter((f) => r.endsWith(`/topics/${f}`))));
       expect(tried.size).toBeGreaterThan(0);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeHcs1File } from '../../src/hedera/hcs1.js';
 import { inscribeHcs1 } from '../../src/hedera/hcs1-write.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { discoverAgents } from '../../src/registry/discover.js';
+import { discoverRegistry } from '../../src/registry/discover.js';
 import { parseUaid } from '../../src/consumer/uaid.js';
 import { startWriter, type Writer } from './emulator.js';
 
@@ -79,7 +79,7 @@ describe('discovery against the emulator', () => {
     const sProfile = await put(profile.hrl, profile.topicId);
     const sCard = await put(`${cardBase}/.well-known/agent-card.json`);
 
-    const result = await discoverAgents({ registry: reg, mirror, network: 'local', allowPrivateEndpoints: true });
+    const result = await discoverRegistry({ registry: reg, mirror, network: 'local', allowPrivateEndpoints: true });
     expect(result.skipped).toEqual([]);
     expect(result.agents.map((a) => [a.name, a.protocol, a.endpoint ?? a.inboundTopicId, a.registrySeq])).toEqual([
       ['record-agent', 'a2a', 'http://127.0.0.1:4001/a2a', sRecord],
@@ -95,7 +95,7 @@ describe('discovery against the emulator', () => {
     expect(new Set(result.agents.map((a) => a.subject)).size).toBe(7);
 
     // Without permission to reach loopback, the card is a reason, not an agent.
-    const guarded = await discoverAgents({ registry: reg, mirror, network: 'local', allowPrivateEndpoints: false });
+    const guarded = await discoverRegistry({ registry: reg, mirror, network: 'local', allowPrivateEndpoints: false });
     expect(guarded.agents.map((a) => a.name)).not.toContain('card-agent');
     expect(guarded.skipped).toEqual([{ ref: `hcs://2/${reg}#${sCard}`, reason: expect.stringContaining('127.0.0.1') }]);
   });
@@ -124,7 +124,7 @@ describe('discovery against the emulator', () => {
     const bareInbound = await w.createTopic(`hcs-10:0:60:0:${bare}`);
     const sBare = await w.submit(reg, { p: 'hcs-10', op: 'register', account_id: bare, inbound_topic_id: bareInbound, metadata: { name: 'bare' } });
 
-    const result = await discoverAgents({ registry: reg, mirror, network: 'local' });
+    const result = await discoverRegistry({ registry: reg, mirror, network: 'local' });
     expect(result.registry.kind).toBe('hcs-10');
     expect(result.agents.map((a) => [a.name, a.protocol, a.accountId, a.inboundTopicId, a.registrySeq])).toEqual([
       ['alpha', 'hcs-10', alpha.account, alpha.inbound, sAlpha],
@@ -156,7 +156,7 @@ describe('discovery against the emulator', () => {
     const sLast = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: reg, metadata: JSON.stringify({ name: 'late', protocol: 'http', endpoint: 'https://late.example.com' }) });
 
     const before = process.memoryUsage().heapUsed;
-    const result = await discoverAgents({ registry: reg, mirror, network: 'local', maxSkipped: 500 });
+    const result = await discoverRegistry({ registry: reg, mirror, network: 'local', maxSkipped: 500 });
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(200 * 1024 * 1024);
     expect(result.registry.messages).toBe(10_008);
     expect(result.agents.map((a) => [a.name, a.registrySeq])).toEqual([['survivor', sGood], ['late', sLast]]);

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MessageTooLargeError } from '../../src/errors.js';
+import { MessageTooLargeError } from '../../src/core/errors.js';
 import {
   MAX_MESSAGE_BYTES,
   buildRevealMessage,

@@ -1,4 +1,4 @@
-import type { Agent } from '../../src/registry/types.js';
+import type { Agent } from '../../src/core/agent.js';
 import type { EvalResult, ProbeEvalResult } from '../../src/evals/types.js';
 
 export const RUN = '01JDX3V9W5Q8K6T2N4M7P1R0ZA';

@@ -1,10 +1,10 @@
 /**
  * Running hcs25 commands in-process against an emulator, configured through the environment as a user would:
  * a `custom` network pointing at the emulator's ephemeral ports, and output captured from stdout/stderr.
- * (src/cli/main.ts runs itself on import, so tests register the commands they need on a bare root program.)
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { vi } from 'vitest';
+import { buildProgram } from '../../src/cli/program.js';
 import type { LocalNode } from '../../src/localnode/index.js';
 
 /** Points the process environment at `node` (operator 0.0.2, state in `stateDir`); returns a function that restores it. */
@@ -26,8 +26,7 @@ export function useEmulatorEnv(node: LocalNode, stateDir: string): () => void {
 
 /** Runs `hcs25 <args>` with the given command modules registered; returns what it printed and its exit code. */
 export async function runCli(commands: ((program: Command) => void)[], args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  const root = new Command('hcs25').option('-n, --network <name>').option('--json').option('--config <file>').option('--env-file <file>').exitOverride();
-  for (const register of commands) register(root);
+  const root = buildProgram(commands);
   let stdout = '';
   let stderr = '';
   const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));

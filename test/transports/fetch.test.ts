@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/core/errors.js';
 import { Deadline, HostLimiter, HttpClient, parseRetryAfter, type HttpResponse } from '../../src/transports/fetch.js';
 import { resolveAgentHeaders } from '../../src/transports/headers.js';
 import { decodeJsonMessages } from '../../src/transports/body.js';

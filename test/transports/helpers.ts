@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildConnector } from 'undici';
-import type { Agent, Protocol } from '../../src/registry/types.js';
+import type { Agent, Protocol } from '../../src/core/agent.js';
 import { HttpClient, type HttpClientOptions } from '../../src/transports/fetch.js';
 import { createTransport, type CreateTransportOptions } from '../../src/transports/index.js';
 import type { Transport } from '../../src/transports/types.js';

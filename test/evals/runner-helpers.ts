@@ -1,4 +1,4 @@
-import type { Agent } from '../../src/registry/types.js';
+import type { Agent } from '../../src/core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from '../../src/transports/types.js';
 
 export function fakeAgents(n: number, protocol: Agent['protocol'] = 'openai'): Agent[] {

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
 import { register } from '../../src/cli/local-node.js';
-import { getJson } from './helpers.js';
+import { getJson } from '../localnode/helpers.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

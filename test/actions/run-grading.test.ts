@@ -9,10 +9,10 @@ import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { loadScienceBank } from '../../src/evals/science.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import { runSignals } from '../../src/publisher/run.js';
+import { runWith } from '../publisher/helpers.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import type { Agent } from '../../src/registry/types.js';
-import { emulatorConfig, startHarness, tempDir, type Harness } from './helpers.js';
+import type { Agent } from '../../src/core/agent.js';
+import { emulatorConfig, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -50,7 +50,7 @@ describe('run with a private science bank and a grader', () => {
   it('asks from the private bank, grades with the chosen grader and journals both', async () => {
     const record = fleet.agents[0]!;
     const agent: Agent = { subject: 'uaid:aid:perfect;uid=0;registry=self;proto=openai;nativeId=127.0.0.1', name: record.name, protocol: 'openai', endpoint: (record as { endpoint: string }).endpoint };
-    const report = await runSignals({ config: config(), source: { agents: [agent] }, topic, evals: ['math', 'science'], grader: 'last-answer@1', scienceBank: bankFile, client: h.client });
+    const report = await runWith(config(), { source: { agents: [agent] }, topic, evals: ['math', 'science'], grader: 'last-answer@1', scienceBank: bankFile, client: h.client });
     expect(report.status).toBe('complete');
     expect(report.evals.correct).toBe(2);
     run = report.run;
@@ -64,7 +64,7 @@ describe('run with a private science bank and a grader', () => {
 
   it('refuses to resume once the bank has changed', async () => {
     writeFileSync(bankFile, JSON.stringify({ ...bank, questions: bank.questions.slice(0, 1) }));
-    const report = await runSignals({ config: config(), resume: run, client: h.client });
+    const report = await runWith(config(), { resume: run, client: h.client });
     expect(report.status).toBe('stopped');
     expect(report.error?.message).toMatch(/changed since the run began/);
   });

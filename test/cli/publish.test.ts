@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import type { RunReport } from '../../src/publisher/run.js';
+import type { RunReport } from '../../src/publisher/report.js';
 import { questionHash } from '../../src/signals/hashing.js';
 import { parseSignalMessage } from '../../src/signals/parse.js';
-import { readTopic, spawnCli, startHarness, tempDir, type Harness } from './helpers.js';
+import { readTopic, spawnCli, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;

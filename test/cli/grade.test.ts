@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatGradeResult, gradeCommand, register } from '../../src/cli/grade.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { loadScienceBank } from '../../src/evals/science.js';
 
 describe('gradeCommand', () => {

@@ -13,10 +13,11 @@ import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import { runSignals, type RunReport } from '../../src/publisher/run.js';
+import { runWith } from '../publisher/helpers.js';
+import type { RunReport } from '../../src/publisher/report.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { parseSignalMessage } from '../../src/signals/parse.js';
-import { countBy, emulatorConfig, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
+import { countBy, emulatorConfig, readTopic, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -54,7 +55,7 @@ describe('hcs25 run on the emulator', () => {
 
   it('discovers the registry, evaluates every agent and publishes every signal exactly once', async () => {
     topic = (await createSignalTopic(h.client)).topicId;
-    report = await runSignals({ config: configFor(`${tmp.dir}/e2e`), source: { registry }, topic, seed: 'e2e' });
+    report = await runWith(configFor(`${tmp.dir}/e2e`), { source: { registry }, topic, seed: 'e2e' });
     expect(report.error).toBeUndefined();
     expect(report.status).toBe('complete');
     expect(report.agents).toBe(fleet.agents.length);
@@ -117,9 +118,9 @@ describe('hcs25 run on the emulator', () => {
 
   it('--no-keep-responses keeps no raw response in the journal', async () => {
     const t = (await createSignalTopic(h.client)).topicId;
-    const r = await runSignals({ config: configFor(`${tmp.dir}/nokeep`), source: { agents: [] as never[] }, topic: t, keepResponses: false }).catch((e: Error) => e);
+    const r = await runWith(configFor(`${tmp.dir}/nokeep`), { source: { agents: [] as never[] }, topic: t, keepResponses: false }).catch((e: Error) => e);
     expect(r).toBeInstanceOf(Error); // no agents: refused before a journal is written
-    const report2 = await runSignals({ config: configFor(`${tmp.dir}/nokeep`), source: { registry }, topic: t, keepResponses: false, evals: ['math'] });
+    const report2 = await runWith(configFor(`${tmp.dir}/nokeep`), { source: { registry }, topic: t, keepResponses: false, evals: ['math'] });
     expect(report2.status).toBe('complete');
     const { state } = await readJournal(report2.journal!);
     for (const s of state.signals.values()) expect((s.result as { response?: unknown }).response ?? null).toBeNull();
@@ -132,7 +133,7 @@ describe('hcs25 run on the emulator', () => {
     h.node.faults.injectGrpcError('getTransactionReceipts', 14, 1);
     // The SDK's own BUSY backoff (500 ms doubling to 8 s) is right for a throttled network; the test shortens it.
     h.client.setMaxBackoff(1_000);
-    const r = await runSignals({ config: configFor(`${tmp.dir}/faults`), source: { registry }, topic: t, evals: ['availability', 'math'], client: h.client, submitter: { minBackoffMs: 100, maxBackoffMs: 1_000 } });
+    const r = await runWith(configFor(`${tmp.dir}/faults`), { source: { registry }, topic: t, evals: ['availability', 'math'], client: h.client, submitter: { minBackoffMs: 100, maxBackoffMs: 1_000 } });
     h.node.faults.clear();
     expect(r.error).toBeUndefined();
     expect(r.status).toBe('complete');
@@ -144,7 +145,7 @@ describe('hcs25 run on the emulator', () => {
 
   it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
     const t = (await createSignalTopic(h.client, { submitKey: PrivateKey.generateED25519().publicKey })).topicId;
-    const r = await runSignals({ config: configFor(`${tmp.dir}/badkey`), source: { registry }, topic: t, evals: ['availability', 'math'] });
+    const r = await runWith(configFor(`${tmp.dir}/badkey`), { source: { registry }, topic: t, evals: ['availability', 'math'] });
     expect(r.status).toBe('stopped');
     expect(r.error?.code).toBe('SUBMIT_INVALID_SIGNATURE');
     expect(r.error?.message).toMatch(/INVALID_SIGNATURE/);

@@ -3,29 +3,25 @@
  * It goes through the same journal and submitter as the signals, under the key `reveal|<topic>`, so running it
  * twice (or after a crash) never puts the key on the topic twice.
  */
-import type { Client } from '@hashgraph/sdk';
-import { requireOperator, type ResolvedConfig } from '../config/load.js';
-import { UsageError } from '../errors.js';
-import { createClient, parsePrivateKey } from '../hedera/client.js';
-import { MirrorRestClient } from '../hedera/mirror-rest.js';
+import type { Hcs25Client } from '../client.js';
+import { UsageError } from '../core/errors.js';
+import { parsePrivateKey } from '../hedera/client.js';
+import { Journal, revealKey } from '../publisher/journal.js';
+import { operatorSigner } from '../publisher/signer.js';
+import { Submitter } from '../publisher/submitter.js';
 import { buildRevealMessage } from '../signals/build.js';
 import { decodeRunKey } from '../signals/hashing.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
-import { Journal, revealKey } from './journal.js';
-import { operatorSigner } from './signer.js';
-import { Submitter } from './submitter.js';
 
-export interface RevealOptions {
-  config: ResolvedConfig;
+export interface RevealRunParameters {
   run: string;
   /** Default: the run's signal topic. */
   topic?: string;
   /** Reveal although the run has not finished (its later signals could then be answered with the key known). */
   force?: boolean;
-  client?: Client;
 }
 
-export interface RevealResult {
+export interface RevealRunReturnType {
   run: string;
   topic: string;
   txId: string;
@@ -34,13 +30,10 @@ export interface RevealResult {
   already: boolean;
 }
 
-export async function revealRun(options: RevealOptions): Promise<RevealResult> {
-  const { config } = options;
-  const operator = requireOperator(config);
+export async function revealRun(client: Hcs25Client, options: RevealRunParameters): Promise<RevealRunReturnType> {
+  const { config } = client;
+  const operator = client.requireOperator();
   const { journal, state } = await Journal.open(config.stateDir, options.run);
-  const mirror = new MirrorRestClient({ baseUrl: config.network.mirrorRestUrl });
-  const ownsClient = !options.client;
-  let client: Client | undefined = options.client;
   try {
     // Topic ids are per network: the same id elsewhere is another topic, or none.
     if (state.start.config.network !== config.network.ledger) {
@@ -59,15 +52,14 @@ export async function revealRun(options: RevealOptions): Promise<RevealResult> {
       throw new UsageError(`an earlier reveal of run ${options.run} was paid by ${state.start.config.operator}`, { hint: 'reveal with the same operator account' });
     }
     const message = buildRevealMessage(options.run, decodeRunKey(state.start.runKey));
-    client ??= createClient(config, { grpcDeadlineMs: 5_000, requestTimeoutMs: 30_000 });
     const submitter = new Submitter({
-      client,
+      client: client.sdk,
       signer: operatorSigner(parsePrivateKey(operator)),
       operatorId: operator.accountId,
       topicId: topic,
       journal,
       memo: TRANSACTION_MEMOS.reveal,
-      mirror,
+      mirror: client.mirror,
       window: 1,
     });
     const key = revealKey(topic);
@@ -76,7 +68,5 @@ export async function revealRun(options: RevealOptions): Promise<RevealResult> {
     return { run: options.run, topic, txId: outcome.txId, seq: outcome.seq, already: false };
   } finally {
     await journal.close().catch(() => undefined);
-    await mirror.close();
-    if (ownsClient) client?.close();
   }
 }

@@ -2,8 +2,9 @@ import { PrivateKey } from '@hashgraph/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import { revealRun } from '../../src/publisher/reveal.js';
-import { journalWith, tempDir } from './helpers.js';
+import { revealRun } from '../../src/actions/reveal-run.js';
+import { createHcs25Client } from '../../src/client.js';
+import { journalWith, tempDir } from '../publisher/helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -25,7 +26,7 @@ describe('revealRun', () => {
         HCS25_STATE_DIR: tmp.dir,
       },
     });
-    await expect(revealRun({ config, run: journal.runId, force: true })).rejects.toThrow(/ran on local, not custom/);
+    await expect(revealRun(createHcs25Client(config), { run: journal.runId, force: true })).rejects.toThrow(/ran on local, not custom/);
     const { state } = await readJournal(journal.path);
     expect(state.reveals.size).toBe(0);
   });

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
-import { evaluateAgents, failureOutcome, questionFor, type RunnerOptions } from '../../src/evals/runner.js';
+import { UsageError } from '../../src/core/errors.js';
+import { runEvals, failureOutcome, questionFor, type RunnerOptions } from '../../src/evals/runner.js';
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../../src/evals/types.js';
 import type { Progress } from '../../src/evals/progress.js';
 import { loadScienceBank } from '../../src/evals/science.js';
-import type { Agent } from '../../src/registry/types.js';
+import type { Agent } from '../../src/core/agent.js';
 import type { AskFailure } from '../../src/transports/types.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/fleet.js';
-import { fakeAgents, fakeTransport, newLog, ok, rightAnswer } from './helpers.js';
+import { fakeAgents, fakeTransport, newLog, ok, rightAnswer } from './runner-helpers.js';
 
 async function collect(it: AsyncIterable<AnyEvalResult>): Promise<AnyEvalResult[]> {
   const out: AnyEvalResult[] = [];
@@ -32,7 +32,7 @@ describe('runner against the sample agent fleet', () => {
       ...(r.model ? { model: r.model } : {}),
     }));
     results = await collect(
-      evaluateAgents(agents, { ...base, budgetMs: 3_000, concurrency: 8, allowPrivateEndpoints: true, onProgress: (p) => progress.push(p) }),
+      runEvals(agents, { ...base, budgetMs: 3_000, concurrency: 8, allowPrivateEndpoints: true, onProgress: (p) => progress.push(p) }),
     );
   }, 60_000);
   afterAll(async () => {
@@ -108,7 +108,7 @@ describe('runner scheduling (injected transports)', () => {
     const log = newLog();
     const agents = fakeAgents(20);
     const results = await collect(
-      evaluateAgents(agents, {
+      runEvals(agents, {
         ...base,
         concurrency: 5,
         transportFactory: () => fakeTransport(log, async (p) => (await new Promise((r) => setTimeout(r, 5)), ok(rightAnswer(p)))),
@@ -125,7 +125,7 @@ describe('runner scheduling (injected transports)', () => {
     const gate = new Promise<void>((r) => (release = r));
     const log = newLog();
     const agents = fakeAgents(4);
-    const iterator = evaluateAgents(agents, {
+    const iterator = runEvals(agents, {
       ...base,
       evals: ['math'],
       transportFactory: (agent) => fakeTransport(log, async (p) => (agent.name === 'fake-0' ? ok(rightAnswer(p)) : (await gate, ok(rightAnswer(p))))),
@@ -145,7 +145,7 @@ describe('runner scheduling (injected transports)', () => {
     const ids = async (seed: string) => {
       const log = newLog();
       const results = await collect(
-        evaluateAgents(agents, { ...base, evals: ['math', 'science'], seed, concurrency: 7, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) }),
+        runEvals(agents, { ...base, evals: ['math', 'science'], seed, concurrency: 7, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) }),
       );
       return new Map(results.map((r) => [`${r.agent.subject} ${r.kind}`, (r as EvalResult).questionId]));
     };
@@ -161,7 +161,7 @@ describe('runner scheduling (injected transports)', () => {
     const ctl = new AbortController();
     const log = newLog();
     const seen: AnyEvalResult[] = [];
-    const run = evaluateAgents(fakeAgents(30), {
+    const run = runEvals(fakeAgents(30), {
       ...base,
       signal: ctl.signal,
       transportFactory: () =>
@@ -183,7 +183,7 @@ describe('runner scheduling (injected transports)', () => {
 
   it('cleans up when the consumer stops early', async () => {
     const log = newLog();
-    for await (const r of evaluateAgents(fakeAgents(10), { ...base, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) })) {
+    for await (const r of runEvals(fakeAgents(10), { ...base, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) })) {
       expect(r).toBeDefined();
       break;
     }
@@ -193,9 +193,9 @@ describe('runner scheduling (injected transports)', () => {
 
   it('refuses duplicate subjects, bad concurrency and unknown evals', async () => {
     const twice = [...fakeAgents(1), ...fakeAgents(1)];
-    await expect(collect(evaluateAgents(twice, base))).rejects.toThrow(UsageError);
-    await expect(collect(evaluateAgents(fakeAgents(1), { ...base, concurrency: 0 }))).rejects.toThrow(UsageError);
-    await expect(collect(evaluateAgents(fakeAgents(1), { ...base, evals: ['speed' as never] }))).rejects.toThrow(UsageError);
+    await expect(collect(runEvals(twice, base))).rejects.toThrow(UsageError);
+    await expect(collect(runEvals(fakeAgents(1), { ...base, concurrency: 0 }))).rejects.toThrow(UsageError);
+    await expect(collect(runEvals(fakeAgents(1), { ...base, evals: ['speed' as never] }))).rejects.toThrow(UsageError);
   });
 });
 
@@ -212,7 +212,7 @@ describe('retries and outcome mapping', () => {
   async function mathWith(answers: Array<ReturnType<typeof ok> | AskFailure>, budgetMs = 5_000) {
     const log = newLog();
     const [result] = await collect(
-      evaluateAgents(fakeAgents(1), {
+      runEvals(fakeAgents(1), {
         ...base,
         evals: ['math'],
         budgetMs,
@@ -274,7 +274,7 @@ describe('retries and outcome mapping', () => {
   it('skips evals on a transport that cannot ask, without asking', async () => {
     const log = newLog();
     const results = await collect(
-      evaluateAgents(fakeAgents(1, 'mcp'), { ...base, transportFactory: () => fakeTransport(log, () => ok('1'), { canAsk: false }) }),
+      runEvals(fakeAgents(1, 'mcp'), { ...base, transportFactory: () => fakeTransport(log, () => ok('1'), { canAsk: false }) }),
     );
     expect(log.asks).toBe(0);
     expect(results.filter((r) => r.kind !== 'availability')).toEqual([
@@ -287,7 +287,7 @@ describe('retries and outcome mapping', () => {
     const log = newLog();
     const texts = ['', 'no idea'];
     const results = await collect(
-      evaluateAgents(fakeAgents(2), {
+      runEvals(fakeAgents(2), {
         ...base,
         evals: ['math'],
         transportFactory: (agent) => fakeTransport(log, () => ok(texts[Number(agent.name.split('-')[1])]!)),

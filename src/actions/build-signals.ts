@@ -1,0 +1,38 @@
+/**
+ * Build: eval results → HCS-25 signal messages (hashed question ids, redacted responses, ≤ 1024 bytes). A result that
+ * cannot be built (too large, refused by the schema) is kept with the reason, never published.
+ */
+import { Hcs25Error, errorMessage } from '../core/errors.js';
+import type { AnyEvalResult } from '../evals/types.js';
+import { resultKey } from '../publisher/journal.js';
+import { buildSignalMessage, type BuiltMessage } from '../signals/build.js';
+import type { SignalMessage } from '../signals/schemas.js';
+
+export interface BuildSignalsParameters {
+  /** ULID of the run. */
+  run: string;
+  /** The run's secret key: it keys the question hashes until `reveal` publishes it. */
+  runKey: Buffer;
+}
+
+export interface BuiltSignal {
+  /** The dedupe key of the signal within its run: `{kind}|{subject}`. */
+  key: string;
+  result: AnyEvalResult;
+  message?: BuiltMessage<SignalMessage>;
+  buildError?: { code: string; message: string };
+}
+
+export function buildSignal(result: AnyEvalResult, parameters: BuildSignalsParameters): BuiltSignal {
+  const key = resultKey(result);
+  try {
+    return { key, result, message: buildSignalMessage(result, parameters) };
+  } catch (err) {
+    return { key, result, buildError: { code: err instanceof Hcs25Error ? err.code : 'BUILD', message: errorMessage(err) } };
+  }
+}
+
+/** Builds each result as it arrives, so publishing can begin while other agents are still being asked. */
+export async function* buildSignals(results: AsyncIterable<AnyEvalResult>, parameters: BuildSignalsParameters): AsyncGenerator<BuiltSignal> {
+  for await (const result of results) yield buildSignal(result, parameters);
+}

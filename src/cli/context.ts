@@ -1,0 +1,39 @@
+/**
+ * What every command needs before it calls the library: the resolved configuration and the hcs25 client that owns
+ * the connections. Loaded lazily, so `hcs25 --help` never imports the Hedera SDK.
+ */
+import type { Command } from 'commander';
+import type { Hcs25Client } from '../client.js';
+import type { ResolvedConfig } from '../config/load.js';
+import { UsageError } from '../core/errors.js';
+import { isEntityId } from '../core/ids.js';
+import { globals, note } from './shared.js';
+
+/** The configuration from the global flags (`--network`, `--config`, `--env-file`) plus the command's own. */
+export async function commandConfig(cmd: Command, flags: Record<string, unknown> = {}): Promise<ResolvedConfig> {
+  const { loadConfig } = await import('../config/load.js');
+  const g = globals(cmd);
+  return loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile, ...flags } });
+}
+
+/**
+ * Runs `fn` with an hcs25 client for the command's configuration and closes the client afterwards, whatever
+ * happens. Notes (an HCS-10 identity being made) go to stderr unless `--json`.
+ */
+export async function withClient<T>(cmd: Command, flags: Record<string, unknown>, fn: (client: Hcs25Client) => Promise<T>): Promise<T> {
+  const config = await commandConfig(cmd, flags);
+  const { createHcs25Client } = await import('../client.js');
+  const client = createHcs25Client(config, globals(cmd).json ? {} : { onNote: note });
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** An entity id flag (topic, account), checked before any network call. */
+export function entityIdFlag(flag: string, value: string): string {
+  const v = value.trim();
+  if (!isEntityId(v)) throw new UsageError(`${flag} must be an id like 0.0.1234, got "${v.slice(0, 40)}"`);
+  return v;
+}

@@ -1,0 +1,59 @@
+/**
+ * The hcs25 command line. Kept thin and cheap to start: every command module imports its heavy
+ * dependencies (the Hedera SDK, the standards-sdk, servers) inside its action, never at the top.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { EXIT_USAGE, reportError } from './shared.js';
+import { register as demo } from './demo.js';
+import { register as localNode } from './local-node.js';
+import { register as topic } from './topic.js';
+import { register as registry } from './registry.js';
+import { register as discover } from './discover.js';
+import { register as evalCmd } from './eval.js';
+import { register as run } from './run.js';
+import { register as signals } from './signals.js';
+import { register as scores } from './scores.js';
+import { register as reveal } from './reveal.js';
+import { register as grade } from './grade.js';
+import { register as identity } from './identity.js';
+import { register as agents } from './agents.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Every command, in the order `hcs25 --help` lists them. */
+export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, grade, identity, agents];
+
+/** The root program with its global options and the given commands (all by default). */
+export function buildProgram(commands: readonly ((program: Command) => void)[] = COMMANDS): Command {
+  const program = new Command();
+  program
+    .name('hcs25')
+    .description('HCS-25 trust signals for AI agents on the Hedera Consensus Service')
+    .version(packageVersion(), '-V, --version')
+    .option('-n, --network <name>', 'local | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
+    .option('--json', 'machine-readable output on stdout')
+    .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
+    .option('--env-file <file>', 'read environment variables from this file (default: ./.env when present)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit 0; every other commander error is a usage error.
+      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
+      return;
+    }
+    reportError(err, argv.includes('--json'));
+  }
+}
