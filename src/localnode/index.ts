@@ -7,6 +7,9 @@
  *   ...
  *   client.close(); await node.stop();
  *
+ * `nodes: n` runs n consensus nodes (accounts 0.0.3 … 0.0.(2+n)) on one shared ledger, each on its own port with
+ * its own faults, each stoppable and restartable while the mirror keeps serving.
+ *
  * See client.ts for the SDK's ~grpcDeadline exit delay after the last request.
  */
 import type { Client } from '@hashgraph/sdk';
@@ -16,7 +19,7 @@ import { nowNs } from './codec.js';
 import { createClient, type SdkModule } from './client.js';
 import { LocalNodeError } from './errors.js';
 import { FaultPlan } from './faults.js';
-import { DEFAULT_ACCOUNTS, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
+import { DEFAULT_ACCOUNTS, FIRST_NODE_ACCOUNT, MAX_NODES, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
 import { bindServer, dropConnections as drainPort, shutdown, type grpc } from './grpc.js';
 import { createHapiServer, newStats, type NodeStats } from './hapi-server.js';
 import { Ledger } from './ledger.js';
@@ -34,9 +37,20 @@ export type { GenesisAccount } from './genesis.js';
 export { startLocalNodeProcess, type LocalNodeProcess } from './process.js';
 
 export const DEFAULT_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
+/**
+ * Port step between consensus nodes, as in hiero-local-node's multi-node mode (50211, 51211, 52211, …). Not +1:
+ * the SDK talks TLS to any node on 50212.
+ */
+export const NODE_PORT_STEP = 1000;
 
 export interface LocalNodeOptions {
-  ports?: { consensus?: number; mirrorGrpc?: number; mirrorRest?: number }; // defaults 50211 / 5600 / 5551; 0 = ephemeral
+  /**
+   * Defaults 50211 / 5600 / 5551; 0 = ephemeral. `consensus` is the first node's port (the others follow at
+   * +1000, +2000, …, or are ephemeral too when it is 0), or one port per node.
+   */
+  ports?: { consensus?: number | number[]; mirrorGrpc?: number; mirrorRest?: number };
+  /** Consensus nodes on the shared ledger, 1 … 32 (default 1, or the length of a `ports.consensus` list). */
+  nodes?: number;
   host?: string; // default 127.0.0.1
   mirrorLagMs?: number; // mirror REST + gRPC see a message only this long after consensus
   consensusDelayMs?: number; // receipt is UNKNOWN until this long after submit
@@ -45,22 +59,45 @@ export interface LocalNodeOptions {
   quiet?: boolean;
 }
 
-export interface LocalNodeFaults {
+/** Faults of one consensus node: they apply before the network-wide ones. */
+export interface ConsensusNodeFaults {
   injectPrecheck(method: string, status: string, count?: number): void;
   injectGrpcError(method: string, code: number, count?: number): void;
   dropConnections(): void;
-  setConsensusDelay(ms: number): void;
-  setMirrorLag(ms: number): void;
   clear(): void;
 }
 
+/** Network-wide faults: precheck and gRPC faults are taken by whichever node serves the call; `clear` clears every node's too. */
+export interface LocalNodeFaults extends ConsensusNodeFaults {
+  setConsensusDelay(ms: number): void;
+  setMirrorLag(ms: number): void;
+}
+
+export interface ConsensusNodeInfo {
+  accountId: string;
+  host: string;
+  port: number;
+  running: boolean;
+}
+
 export interface LocalNode {
+  /** `consensus` is the first node's (0.0.3) port. */
   ports: { consensus: number; mirrorGrpc: number; mirrorRest: number };
+  /** Every consensus node, "host:port" → node account id: what `Client.forNetwork()` takes. */
+  network: Record<string, string>;
+  /** The consensus nodes in account order, with whether each is running now. */
+  consensusNodes(): ConsensusNodeInfo[];
+  /** Faults of one node (e.g. "0.0.4"). */
+  nodeFaults(accountId: string): ConsensusNodeFaults;
+  /** Stops one node's gRPC server (calls in flight are cancelled); the ledger, the other nodes and the mirror keep running. */
+  stopConsensusNode(accountId: string): Promise<void>;
+  /** Starts a stopped node again on the same port. */
+  startConsensusNode(accountId: string): Promise<void>;
   mirrorRestUrl: string;
   operator: { accountId: string; privateKey: string };
   accounts: GenesisAccount[];
   faults: LocalNodeFaults;
-  /** An SDK Client configured for this node with the operator (default 0.0.2) set. */
+  /** An SDK Client configured for every node of this network with the operator (default 0.0.2) set. */
   client(operator?: { accountId: string; privateKey: string }): Client;
   /** Calls per gRPC method and the emulator's own handler time. */
   stats(): NodeStats;
@@ -77,6 +114,37 @@ function checkPort(name: string, v: number | undefined, fallback: number): numbe
   const p = v ?? fallback;
   if (!Number.isInteger(p) || p < 0 || p > 65535) throw new LocalNodeError('BAD_OPTION', `${name} port must be 0..65535, got ${p}`, { hint: 'use 0 for any free port' });
   return p;
+}
+
+/** One port per consensus node. */
+function consensusPorts(ports: number | number[] | undefined, nodes: number | undefined): number[] {
+  if (Array.isArray(ports)) {
+    if (nodes !== undefined && nodes !== ports.length) {
+      throw new LocalNodeError('BAD_OPTION', `nodes is ${nodes} but ${ports.length} consensus ports were given`, { hint: 'give one port per node, or a single first port' });
+    }
+    if (ports.length === 0) throw new LocalNodeError('BAD_OPTION', 'the consensus port list is empty', { hint: 'give one port per node' });
+  }
+  const n = Array.isArray(ports) ? ports.length : (nodes ?? 1);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new LocalNodeError('BAD_OPTION', `nodes must be 1..${MAX_NODES}, got ${n}`, { hint: 'testnet has about 7 consensus nodes' });
+  const list = Array.isArray(ports) ? ports : Array.from({ length: n }, (_, i) => {
+    const first = checkPort('consensus', ports, DEFAULT_PORTS.consensus);
+    return first === 0 ? 0 : first + i * NODE_PORT_STEP;
+  });
+  const out = list.map((p, i) => checkPort(`consensus node ${i + 1}`, p, DEFAULT_PORTS.consensus));
+  const fixed = out.filter((p) => p !== 0);
+  if (new Set(fixed).size !== fixed.length) throw new LocalNodeError('BAD_OPTION', `consensus ports repeat: ${out.join(', ')}`, { hint: 'give each node its own port (0 = any free port)' });
+  return out;
+}
+
+interface ConsensusNodeSlot {
+  num: number;
+  accountId: string;
+  port: number;
+  faults: FaultPlan;
+  queries: QueryEngine;
+  server?: grpc.Server;
+  /** A start or stop under way: they run one at a time per node. */
+  busy: Promise<void>;
 }
 
 function listenHttp(server: HttpServer, host: string, port: number): Promise<number> {
@@ -99,8 +167,8 @@ function listenHttp(server: HttpServer, host: string, port: number): Promise<num
 
 export async function startLocalNode(options: LocalNodeOptions = {}): Promise<LocalNode> {
   const host = options.host ?? '127.0.0.1';
+  const wantedConsensus = consensusPorts(options.ports?.consensus, options.nodes);
   const wanted = {
-    consensus: checkPort('consensus', options.ports?.consensus, DEFAULT_PORTS.consensus),
     mirrorGrpc: checkPort('mirrorGrpc', options.ports?.mirrorGrpc, DEFAULT_PORTS.mirrorGrpc),
     mirrorRest: checkPort('mirrorRest', options.ports?.mirrorRest, DEFAULT_PORTS.mirrorRest),
   };
@@ -115,16 +183,17 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
 
   const state = new LedgerState();
   const journal = options.stateDir ? new Journal(options.stateDir, state) : undefined;
+  const nodeCount = wantedConsensus.length;
   let funded: GenesisAccount[];
   if (journal?.exists()) {
-    // Genesis as recorded in the journal wins over the `accounts` option.
-    const n = journal.load((count, ns) => applyGenesis(state, genesisAccounts(count), ns));
+    // Genesis as recorded in the journal wins over the `accounts` option; node accounts are the union of both.
+    const n = journal.load((count, ns, nodes) => applyGenesis(state, genesisAccounts(count), ns, Math.max(nodes, nodeCount)));
     funded = genesisAccounts(n).map((a) => a.info);
   } else {
     const accounts = genesisAccounts(requestedAccounts);
     const ns = nowNs();
-    applyGenesis(state, accounts, ns);
-    journal?.writeGenesis(requestedAccounts, ns);
+    applyGenesis(state, accounts, ns, nodeCount);
+    journal?.writeGenesis(requestedAccounts, ns, nodeCount);
     funded = accounts.map((a) => a.info);
   }
 
@@ -139,38 +208,87 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
   });
   const faults = new FaultPlan();
   const stats = newStats();
-  const hapi = createHapiServer({ ledger, queries: new QueryEngine(ledger), faults, stats });
+  const slots: ConsensusNodeSlot[] = wantedConsensus.map((port, i) => {
+    const num = FIRST_NODE_ACCOUNT + i;
+    return { num, accountId: `0.0.${num}`, port, faults: new FaultPlan(), queries: new QueryEngine(ledger, num), busy: Promise.resolve() };
+  });
   const ports = { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 };
-  const mirrorGrpc = createMirrorGrpcServer({ streams, faults, consensusEndpoint: () => ({ host, port: ports.consensus }) });
+  const mirrorGrpc = createMirrorGrpcServer({ streams, faults, consensusEndpoints: () => slots.map((n) => ({ accountNum: n.num, host, port: n.port })) });
   const rest = createMirrorRestServer({ state, lagMs: () => mirrorLagMs });
 
-  const servers: grpc.Server[] = [];
+  const startSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
+    if (slot.server) return;
+    const server = createHapiServer({ ledger, queries: slot.queries, faults: [slot.faults, faults], stats, nodeAccount: slot.num });
+    try {
+      slot.port = await bindServer(server, host, slot.port, `consensus gRPC (node ${slot.accountId})`);
+    } catch (err) {
+      await shutdown(server);
+      throw err;
+    }
+    slot.server = server;
+  };
+  const stopSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
+    const server = slot.server;
+    slot.server = undefined;
+    if (server) await shutdown(server);
+  };
+
   try {
-    ports.consensus = await bindServer(hapi, host, wanted.consensus, 'consensus gRPC');
-    servers.push(hapi);
+    for (const slot of slots) await startSlot(slot);
+    ports.consensus = slots[0]!.port;
     ports.mirrorGrpc = await bindServer(mirrorGrpc, host, wanted.mirrorGrpc, 'mirror gRPC');
-    servers.push(mirrorGrpc);
     ports.mirrorRest = await listenHttp(rest, host, wanted.mirrorRest);
   } catch (err) {
-    await Promise.all([hapi, mirrorGrpc].map((s) => shutdown(s)));
+    await Promise.all([...slots.map(stopSlot), shutdown(mirrorGrpc)]);
     rest.close();
     ledger.stop();
     throw err;
   }
   const sdk = await sdkPromise;
+  const network: Record<string, string> = Object.fromEntries(slots.map((n) => [`${host}:${n.port}`, n.accountId]));
+
+  const slotOf = (accountId: string): ConsensusNodeSlot => {
+    const slot = slots.find((n) => n.accountId === accountId);
+    if (!slot) {
+      throw new LocalNodeError('UNKNOWN_NODE', `there is no consensus node ${accountId}`, { hint: `the nodes are ${slots.map((n) => n.accountId).join(', ')}` });
+    }
+    return slot;
+  };
+  const nodeFaults = (slot: ConsensusNodeSlot): ConsensusNodeFaults => ({
+    injectPrecheck: (method, status, count) => slot.faults.injectPrecheck(method, status, count),
+    injectGrpcError: (method, code, count) => slot.faults.injectGrpcError(method, code, count),
+    dropConnections: () => {
+      if (slot.server) drainPort(slot.server, host, slot.port);
+    },
+    clear: () => slot.faults.clear(),
+  });
+  const serialized = (slot: ConsensusNodeSlot, op: (slot: ConsensusNodeSlot) => Promise<void>): Promise<void> => {
+    const next = slot.busy.then(() => op(slot));
+    slot.busy = next.catch(() => undefined);
+    return next;
+  };
 
   const operator = { accountId: `0.0.${OPERATOR_ACCOUNT}`, privateKey: OPERATOR_KEY_DER };
   let stopped: Promise<void> | undefined;
   const node: LocalNode = {
     ports,
+    network,
     mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
     operator,
     accounts: funded,
+    consensusNodes: () => slots.map((n) => ({ accountId: n.accountId, host, port: n.port, running: n.server !== undefined })),
+    nodeFaults: (accountId) => nodeFaults(slotOf(accountId)),
+    stopConsensusNode: (accountId) => serialized(slotOf(accountId), stopSlot),
+    startConsensusNode: (accountId) => {
+      const slot = slotOf(accountId);
+      if (stopped) return Promise.reject(new LocalNodeError('STOPPED', 'the local node has been stopped', { hint: 'start a new local node' }));
+      return serialized(slot, startSlot);
+    },
     faults: {
       injectPrecheck: (method, status, count) => faults.injectPrecheck(method, status, count),
       injectGrpcError: (method, code, count) => faults.injectGrpcError(method, code, count),
       dropConnections: () => {
-        drainPort(hapi, host, ports.consensus);
+        for (const slot of slots) nodeFaults(slot).dropConnections();
         drainPort(mirrorGrpc, host, ports.mirrorGrpc);
         streams.closeAll();
         rest.closeAllConnections();
@@ -183,11 +301,12 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
       },
       clear: () => {
         faults.clear();
+        for (const slot of slots) slot.faults.clear();
         ledger.setConsensusDelay(consensusDelayMs);
         mirrorLagMs = checkMs('mirrorLagMs', options.mirrorLagMs);
       },
     },
-    client: (op) => createClient(sdk, { host, consensus: ports.consensus, mirrorGrpc: ports.mirrorGrpc }, op ?? operator),
+    client: (op) => createClient(sdk, { host, network, mirrorGrpc: ports.mirrorGrpc }, op ?? operator),
     stats: () => ({ ...stats, calls: { ...stats.calls } }),
     stop: () => {
       stopped ??= (async () => {
@@ -196,13 +315,14 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
         streams.closeAll();
         journal?.flush();
         rest.closeAllConnections();
-        await Promise.all([shutdown(hapi), shutdown(mirrorGrpc), new Promise<void>((resolve) => rest.close(() => resolve()))]);
+        await Promise.all([...slots.map((slot) => serialized(slot, stopSlot)), shutdown(mirrorGrpc), new Promise<void>((resolve) => rest.close(() => resolve()))]);
       })();
       return stopped;
     },
   };
   if (!options.quiet) {
-    process.stderr.write(`local node: consensus ${host}:${ports.consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`);
+    const consensus = slots.map((n) => `${host}:${n.port}${slots.length > 1 ? ` (${n.accountId})` : ''}`).join(', ');
+    process.stderr.write(`local node: consensus ${consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`);
   }
   return node;
 }
