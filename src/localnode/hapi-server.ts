@@ -37,6 +37,11 @@ export interface HapiDeps {
   stats: NodeStats;
   /** This node's account number (0.0.3, 0.0.4, …). */
   nodeAccount: number;
+  /**
+   * How long an answer takes to go back, ms. The call is handled first: a node stopped meanwhile has accepted the
+   * transaction but its caller sees the call cancelled, as when a real node goes down mid-call.
+   */
+  latencyMs(): number;
 }
 
 function handle(m: HapiMethod, raw: Buffer, deps: HapiDeps): Buffer {
@@ -84,7 +89,9 @@ export function createHapiServer(deps: HapiDeps): grpc.Server {
         } finally {
           deps.stats.handlerMs += performance.now() - t0;
         }
-        callback(null, response);
+        const latency = deps.latencyMs();
+        if (latency > 0) setTimeout(() => callback(null, response), latency);
+        else callback(null, response);
       };
       implementation[m.method] = unary;
     }

@@ -64,6 +64,11 @@ export interface ConsensusNodeFaults {
   injectPrecheck(method: string, status: string, count?: number): void;
   injectGrpcError(method: string, code: number, count?: number): void;
   dropConnections(): void;
+  /**
+   * Answers leave the node this long after it handled the call (a node's own setting wins over the network-wide
+   * one). Stopping a node then cancels calls whose transaction it has already accepted.
+   */
+  setLatency(ms: number): void;
   clear(): void;
 }
 
@@ -141,6 +146,7 @@ interface ConsensusNodeSlot {
   accountId: string;
   port: number;
   faults: FaultPlan;
+  latencyMs?: number;
   queries: QueryEngine;
   server?: grpc.Server;
   /** A start or stop under way: they run one at a time per node. */
@@ -207,6 +213,7 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
     },
   });
   const faults = new FaultPlan();
+  let latencyMs = 0;
   const stats = newStats();
   const slots: ConsensusNodeSlot[] = wantedConsensus.map((port, i) => {
     const num = FIRST_NODE_ACCOUNT + i;
@@ -218,7 +225,7 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
 
   const startSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
     if (slot.server) return;
-    const server = createHapiServer({ ledger, queries: slot.queries, faults: [slot.faults, faults], stats, nodeAccount: slot.num });
+    const server = createHapiServer({ ledger, queries: slot.queries, faults: [slot.faults, faults], stats, nodeAccount: slot.num, latencyMs: () => slot.latencyMs ?? latencyMs });
     try {
       slot.port = await bindServer(server, host, slot.port, `consensus gRPC (node ${slot.accountId})`);
     } catch (err) {
@@ -260,7 +267,13 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
     dropConnections: () => {
       if (slot.server) drainPort(slot.server, host, slot.port);
     },
-    clear: () => slot.faults.clear(),
+    setLatency: (ms) => {
+      slot.latencyMs = checkMs('latency', ms);
+    },
+    clear: () => {
+      slot.faults.clear();
+      slot.latencyMs = undefined;
+    },
   });
   const serialized = (slot: ConsensusNodeSlot, op: (slot: ConsensusNodeSlot) => Promise<void>): Promise<void> => {
     const next = slot.busy.then(() => op(slot));
@@ -299,9 +312,13 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
       setMirrorLag: (ms) => {
         mirrorLagMs = checkMs('mirrorLagMs', ms);
       },
+      setLatency: (ms) => {
+        latencyMs = checkMs('latency', ms);
+      },
       clear: () => {
         faults.clear();
-        for (const slot of slots) slot.faults.clear();
+        latencyMs = 0;
+        for (const slot of slots) nodeFaults(slot).clear();
         ledger.setConsensusDelay(consensusDelayMs);
         mirrorLagMs = checkMs('mirrorLagMs', options.mirrorLagMs);
       },

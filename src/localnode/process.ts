@@ -98,6 +98,7 @@ export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Pro
       injectPrecheck: fault('injectPrecheck', node),
       injectGrpcError: fault('injectGrpcError', node),
       dropConnections: fault('dropConnections', node),
+      setLatency: fault('setLatency', node),
       clear: fault('clear', node),
     }),
     stopConsensusNode: async (node) => {
@@ -120,6 +121,7 @@ export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Pro
       dropConnections: fault('dropConnections'),
       setConsensusDelay: fault('setConsensusDelay'),
       setMirrorLag: fault('setMirrorLag'),
+      setLatency: fault('setLatency'),
       clear: fault('clear'),
     },
     client: (op) => createClient(sdk, { host: options.host ?? '127.0.0.1', network: ready.network, mirrorGrpc: ready.ports.mirrorGrpc }, op ?? ready.operator),

@@ -23,11 +23,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** An emulator on ephemeral ports and a client made by the project's own client factory. */
-export async function startHarness(options: { mirrorLagMs?: number; consensusDelayMs?: number } = {}): Promise<Harness> {
+/** An emulator on ephemeral ports (`nodes` consensus nodes, default 1) and a client made by the project's own client factory. */
+export async function startHarness(options: { mirrorLagMs?: number; consensusDelayMs?: number; nodes?: number } = {}): Promise<Harness> {
   const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 2, ...options });
   const config = {
-    network: localNetwork('127.0.0.1', node.ports),
+    network: { ...localNetwork('127.0.0.1', node.ports), nodes: node.network },
     operator: { accountId: node.operator.accountId, privateKey: new Secret(node.operator.privateKey), keyType: 'der' as const },
   };
   const client = createClient(config, { grpcDeadlineMs: 3_000, requestTimeoutMs: 20_000 });
