@@ -23,11 +23,19 @@ export const LOCAL_GENESIS_OPERATOR = {
 } as const;
 
 export const LOCAL_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
+/**
+ * A multi-node local network puts node 0.0.(3+i) on the first port + 1000·i (50211, 51211, …), as hiero-local-node's
+ * multi-node mode does. Not + 1: the SDK speaks TLS to any node on port 50212.
+ */
+export const LOCAL_NODE_PORT_STEP = 1000;
 
-export function localNetwork(host = '127.0.0.1', ports: { consensus: number; mirrorGrpc: number; mirrorRest: number } = LOCAL_PORTS): NetworkConfig {
+/** A local network; `nodeCount` consensus nodes 0.0.3, 0.0.4, … on the local multi-node port scheme. */
+export function localNetwork(host = '127.0.0.1', ports: { consensus: number; mirrorGrpc: number; mirrorRest: number } = LOCAL_PORTS, nodeCount = 1): NetworkConfig {
+  const nodes: Record<string, string> = {};
+  for (let i = 0; i < nodeCount; i++) nodes[`${host}:${ports.consensus + i * LOCAL_NODE_PORT_STEP}`] = `0.0.${3 + i}`;
   return {
     ledger: 'local',
-    nodes: { [`${host}:${ports.consensus}`]: '0.0.3' },
+    nodes,
     mirrorGrpc: [`${host}:${ports.mirrorGrpc}`],
     mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
   };

@@ -17,6 +17,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nowNs } from './codec.js';
 import { createClient, type SdkModule } from './client.js';
+import { LOCAL_NODE_PORT_STEP } from '../config/networks.js';
 import { LocalNodeError } from './errors.js';
 import { FaultPlan } from './faults.js';
 import { DEFAULT_ACCOUNTS, FIRST_NODE_ACCOUNT, MAX_NODES, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
@@ -37,11 +38,6 @@ export type { GenesisAccount } from './genesis.js';
 export { startLocalNodeProcess, type LocalNodeProcess } from './process.js';
 
 export const DEFAULT_PORTS = { consensus: 50211, mirrorGrpc: 5600, mirrorRest: 5551 } as const;
-/**
- * Port step between consensus nodes, as in hiero-local-node's multi-node mode (50211, 51211, 52211, …). Not +1:
- * the SDK talks TLS to any node on 50212.
- */
-export const NODE_PORT_STEP = 1000;
 
 export interface LocalNodeOptions {
   /**
@@ -133,7 +129,7 @@ function consensusPorts(ports: number | number[] | undefined, nodes: number | un
   if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new LocalNodeError('BAD_OPTION', `nodes must be 1..${MAX_NODES}, got ${n}`, { hint: 'testnet has about 7 consensus nodes' });
   const list = Array.isArray(ports) ? ports : Array.from({ length: n }, (_, i) => {
     const first = checkPort('consensus', ports, DEFAULT_PORTS.consensus);
-    return first === 0 ? 0 : first + i * NODE_PORT_STEP;
+    return first === 0 ? 0 : first + i * LOCAL_NODE_PORT_STEP;
   });
   const out = list.map((p, i) => checkPort(`consensus node ${i + 1}`, p, DEFAULT_PORTS.consensus));
   const fixed = out.filter((p) => p !== 0);

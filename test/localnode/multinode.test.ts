@@ -3,7 +3,7 @@
  * accepted by the node it names, receipts from any node, duplicates across nodes, per-node faults, and a node that
  * stops and comes back while the others and the mirror keep serving.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -20,7 +20,9 @@ import {
   TransactionReceiptQuery,
 } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localNetwork } from '../../src/config/networks.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
+import type { LocalNodeProcess } from '../../src/localnode/process.js';
 import { eventually, getJson, startEphemeral } from './helpers.js';
 
 const N3 = AccountId.fromString('0.0.3');
@@ -125,7 +127,8 @@ describe('a network of several consensus nodes', () => {
     await node.stopConsensusNode('0.0.4');
     expect(node.consensusNodes()[1]).toMatchObject({ accountId: '0.0.4', running: false, port });
     // The SDK fails over from the stopped node to the next one in the transaction's list.
-    const response = await submit('while 0.0.4 is down', [N4, N5]).execute(client);
+    // A short deadline: the SDK waits that long for a connection to the stopped node before moving on.
+    const response = await submit('while 0.0.4 is down', [N4, N5]).setGrpcDeadline(1_000).execute(client);
     expect(response.nodeId.toString()).toBe('0.0.5');
     expect((await response.getReceipt(client)).status.toString()).toBe('SUCCESS');
     expect((await mirrorTx(response.transactionId))[0]).toMatchObject({ node: '0.0.5', result: 'SUCCESS' });
@@ -139,6 +142,17 @@ describe('a network of several consensus nodes', () => {
 });
 
 describe('node options', () => {
+  it('puts nodes 1000 ports apart by default, as the config\'s local network map expects (never 50212: TLS to the SDK)', async () => {
+    const expected = localNetwork('127.0.0.1', { consensus: 41211, mirrorGrpc: 0, mirrorRest: 0 }, 3).nodes;
+    expect(expected).toEqual({ '127.0.0.1:41211': '0.0.3', '127.0.0.1:42211': '0.0.4', '127.0.0.1:43211': '0.0.5' });
+    const n = await startLocalNode({ quiet: true, accounts: 0, nodes: 3, ports: { consensus: 41211, mirrorGrpc: 0, mirrorRest: 0 } });
+    try {
+      expect(n.network).toEqual(expected);
+    } finally {
+      await n.stop();
+    }
+  });
+
   it('refuses bad node counts and port lists', async () => {
     await expect(startEphemeral({ nodes: 0 })).rejects.toThrow(/nodes must be 1\.\.32/);
     await expect(startLocalNode({ quiet: true, nodes: 2, ports: { consensus: [0, 0, 0], mirrorGrpc: 0, mirrorRest: 0 } })).rejects.toThrow(/nodes is 2 but 3/);
@@ -167,3 +181,30 @@ describe('node options', () => {
   });
 });
 
+
+describe('startLocalNodeProcess with several nodes', () => {
+  it('runs them in a child process, with node faults and stop/start over IPC', async () => {
+    // The child runs the built emulator (dist/), like the benchmarks do.
+    const dist = new URL('../../dist/localnode/index.js', import.meta.url);
+    if (!existsSync(dist)) throw new Error(`${dist.pathname} is missing: run \`npm run build\` first`);
+    const { startLocalNodeProcess } = (await import(dist.href)) as { startLocalNodeProcess: typeof import('../../src/localnode/process.js').startLocalNodeProcess };
+    const child: LocalNodeProcess = await startLocalNodeProcess({ nodes: 2, accounts: 0, ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 } });
+    const c = child.client();
+    try {
+      expect(Object.values(child.network)).toEqual(['0.0.3', '0.0.4']);
+      await child.stopConsensusNode('0.0.3');
+      expect((await child.consensusNodes()).map((n) => n.running)).toEqual([false, true]);
+      await child.nodeFaults('0.0.4').injectPrecheck('createTopic', 'INVALID_TOPIC_ID', 1);
+      const refused = await new TopicCreateTransaction().setNodeAccountIds([N4]).execute(c).catch((e: unknown) => e);
+      expect((refused as PrecheckStatusError).status?.toString()).toBe('INVALID_TOPIC_ID');
+      const r = await new TopicCreateTransaction().setNodeAccountIds([N4]).execute(c);
+      expect((await r.getReceipt(c)).status.toString()).toBe('SUCCESS');
+      await child.startConsensusNode('0.0.3');
+      expect((await child.consensusNodes()).every((n) => n.running)).toBe(true);
+      await expect(child.stopConsensusNode('0.0.7')).rejects.toThrow(/no consensus node 0\.0\.7/);
+    } finally {
+      c.close();
+      await child.stop();
+    }
+  });
+});
