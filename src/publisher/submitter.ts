@@ -136,6 +136,8 @@ const RETRY_NEW_ID_RECEIPT = new Set<string>([Status.ThrottledAtConsensus.toStri
 const TRANSIENT_GRPC = new Set([1, 2, 4, 8, 10, 13, 14, 17]); // CANCELLED UNKNOWN DEADLINE_EXCEEDED RESOURCE_EXHAUSTED ABORTED INTERNAL UNAVAILABLE, SDK TIMEOUT
 /** Nodes a transaction is signed for and a receipt is asked of. */
 const NODES_PER_REQUEST = 3;
+/** How long a node that was passed over goes to the back of node lists. */
+const SUSPECT_MS = 30_000;
 
 type Failure =
   | { kind: 'duplicate' }
@@ -159,6 +161,8 @@ export class Submitter {
   private readonly now: () => number;
   private readonly nodes: AccountId[];
   private nodeCursor = 0;
+  /** Nodes the SDK passed over lately (down, or failing), with when to put them first again. */
+  private readonly suspect = new Map<string, number>();
   private readonly operator: AccountId;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -326,6 +330,7 @@ export class Submitter {
           frozen ??= await this.build(job, id, maxFee);
           const response = await frozen.execute(this.o.client, this.o.submitTimeoutMs);
           nodeId = response.nodeId;
+          this.noteAnswer(frozen, nodeId);
           accepted = true;
           failingSince = undefined;
           this.stats.sent++;
@@ -336,6 +341,7 @@ export class Submitter {
             accepted = true;
             duplicate = true;
             nodeId = err instanceof PrecheckStatusError && err.nodeId ? err.nodeId : undefined;
+            if (frozen && nodeId) this.noteAnswer(frozen, nodeId);
           } else if (failure.kind === 'expired') {
             id.expired = true;
             continue;
@@ -405,7 +411,7 @@ export class Submitter {
     // 8 s (node min readmit period) after any node was marked unhealthy, even when the node's backoff is over.
     // The submitting node first (it knows the transaction soonest), then others in case it went down.
     const others = this.pickNodes().filter((n) => !nodeId || n.toString() !== nodeId.toString());
-    query.setNodeAccountIds(nodeId ? [nodeId, ...others].slice(0, NODES_PER_REQUEST) : others);
+    query.setNodeAccountIds(nodeId ? this.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others);
     return query.execute(this.o.client, this.o.receiptTimeoutMs);
   }
 
@@ -502,11 +508,28 @@ export class Submitter {
 
   private pickNodes(): AccountId[] {
     // A few nodes per transaction lets the SDK fail over; signing for every node of a public network would not pay.
-    const n = Math.min(NODES_PER_REQUEST, this.nodes.length);
-    const picked: AccountId[] = [];
-    for (let i = 0; i < n; i++) picked.push(this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
+    const rotated = this.nodes.map((_, i) => this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
     this.nodeCursor = (this.nodeCursor + 1) % this.nodes.length;
-    return picked;
+    return this.healthyFirst(rotated).slice(0, NODES_PER_REQUEST);
+  }
+
+  /**
+   * Suspect nodes last. The SDK tries a node list in order, and near a local node (127.0.0.1:50211) it waits for a
+   * failed node to be readmitted and then spends a whole gRPC deadline finding it still down.
+   */
+  private healthyFirst(nodes: AccountId[]): AccountId[] {
+    const now = Date.now();
+    const bad = (n: AccountId): boolean => (this.suspect.get(n.toString()) ?? 0) > now;
+    return [...nodes.filter((n) => !bad(n)), ...nodes.filter(bad)];
+  }
+
+  /** The SDK walks a transaction's node list in order: nodes before the one that answered were down or failing. */
+  private noteAnswer(tx: TopicMessageSubmitTransaction, answered: AccountId): void {
+    this.suspect.delete(answered.toString());
+    for (const node of tx.nodeAccountIds ?? []) {
+      if (node.toString() === answered.toString()) break;
+      this.suspect.set(node.toString(), Date.now() + SUSPECT_MS);
+    }
   }
 }
 

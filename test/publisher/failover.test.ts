@@ -52,10 +52,8 @@ async function expectExactlyOnce(harness: Harness, topicId: string, keys: string
 }
 
 describe('publisher failover', () => {
-  it('three nodes, the submitting node stops mid-run: receipts come from the others, every signal lands once', async () => {
-    // Consensus delay keeps receipts pending at the moment the node goes away.
-    h = await startHarness({ nodes: 3, consensusDelayMs: 300 });
-    const harness = h;
+  /** 40 signals through three nodes; the node that accepted the 10th goes down for good, with receipts of it pending. */
+  async function submittingNodeStops(harness: Harness): Promise<void> {
     // Answers take a while, so calls are in flight (transactions accepted, answers not yet back) when the node stops.
     harness.node.faults.setLatency(100);
     let stopping: Promise<void> | undefined;
@@ -63,12 +61,10 @@ describe('publisher failover', () => {
     const { topicId, keys, journal, submitter, outcomes } = await run(harness, 40, 'fo', (e) => {
       if (e.type !== 'sent') return;
       sentVia.set(e.nodeId, (sentVia.get(e.nodeId) ?? 0) + 1);
-      // The node that just accepted the 10th message goes down with receipts of it still pending.
       if (!stopping && [...sentVia.values()].reduce((a, b) => a + b, 0) === 10) stopping = harness.node.stopConsensusNode(e.nodeId);
     });
     await stopping;
-    const down = harness.node.consensusNodes().filter((n) => !n.running);
-    expect(down).toHaveLength(1);
+    expect(harness.node.consensusNodes().filter((n) => !n.running)).toHaveLength(1);
     expect(submitter.fatal).toBeUndefined();
     expect(outcomes.filter((o) => o.status !== 'confirmed')).toEqual([]);
     await expectExactlyOnce(harness, topicId, keys);
@@ -78,9 +74,21 @@ describe('publisher failover', () => {
       const s = state.signals.get(key)!;
       expect(s.txIds.map((t) => t.txId)).toEqual([s.receipt!.txId]);
     }
-    // Sent after the stop: to the two nodes still up.
     expect(sentVia.size).toBeGreaterThan(1);
     expect(submitter.stats.retries).toBeGreaterThan(0);
+  }
+
+  it('three nodes, the submitting node stops mid-run: receipts come from the others, every signal lands once', async () => {
+    // Consensus delay keeps receipts pending at the moment the node goes away.
+    h = await startHarness({ nodes: 3, consensusDelayMs: 300 });
+    await submittingNodeStops(h);
+  });
+
+  it('the same on the standard local-node ports (50211, 51211, 52211), where the SDK is in its local-node retry mode', async () => {
+    // Like test/localnode/standard-ports.test.ts: fails with PORT_IN_USE while another local node holds these ports.
+    h = await startHarness({ nodes: 3, consensusDelayMs: 300, ports: {} });
+    expect(Object.keys(h.config.network.nodes)).toEqual(['127.0.0.1:50211', '127.0.0.1:51211', '127.0.0.1:52211']);
+    await submittingNodeStops(h);
   });
 
   it('a single node restarts mid-submission: the run waits for it and goes on', async () => {

@@ -9,7 +9,7 @@ import { Secret } from '../../src/config/secret.js';
 import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
 import { createClient, parsePrivateKey } from '../../src/hedera/client.js';
 import { MirrorRestClient, type TopicMessage } from '../../src/hedera/mirror-rest.js';
-import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
+import { startLocalNode, type LocalNode, type LocalNodeOptions } from '../../src/localnode/index.js';
 import { Journal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
 import type { Agent } from '../../src/registry/types.js';
@@ -24,7 +24,7 @@ export interface Harness {
 }
 
 /** An emulator on ephemeral ports (`nodes` consensus nodes, default 1) and a client made by the project's own client factory. */
-export async function startHarness(options: { mirrorLagMs?: number; consensusDelayMs?: number; nodes?: number } = {}): Promise<Harness> {
+export async function startHarness(options: Pick<LocalNodeOptions, 'mirrorLagMs' | 'consensusDelayMs' | 'nodes' | 'ports'> = {}): Promise<Harness> {
   const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 2, ...options });
   const config = {
     network: { ...localNetwork('127.0.0.1', node.ports), nodes: node.network },
