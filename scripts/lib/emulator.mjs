@@ -18,7 +18,8 @@ export async function emulatorCpuMs(node) {
 }
 
 export function fastSigningClient(sdk, node) {
-  const client = sdk.Client.forNetwork({ [`127.0.0.1:${node.ports.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
+  // Every consensus node of the emulator (`nodes: n` runs several on one ledger).
+  const client = sdk.Client.forNetwork(node.network, { scheduleNetworkUpdate: false });
   client.setMirrorNetwork([`127.0.0.1:${node.ports.mirrorGrpc}`]);
   const key = createPrivateKey({ key: Buffer.from(node.operator.privateKey, 'hex'), format: 'der', type: 'pkcs8' });
   const publicKey = sdk.PrivateKey.fromStringDer(node.operator.privateKey).publicKey;

@@ -42,6 +42,7 @@ interface Flags {
   consensusDelayMs?: number;
   stateDir?: string;
   accounts: number;
+  nodes: number;
   fault?: string[];
 }
 
@@ -49,7 +50,7 @@ const raw = (derHex: string): string => `0x${derHex.slice(-64)}`;
 
 function printBanner(node: LocalNode, host: string, stateDir: string | undefined): void {
   printLine('hcs25 local node (embedded emulator, hiero-local-node compatible ports and keys)');
-  printLine(`  consensus gRPC   ${host}:${node.ports.consensus}   node account 0.0.3`);
+  for (const [address, account] of Object.entries(node.network)) printLine(`  consensus gRPC   ${address}   node account ${account}`);
   printLine(`  mirror gRPC      ${host}:${node.ports.mirrorGrpc}`);
   printLine(`  mirror REST      ${node.mirrorRestUrl}/api/v1`);
   printLine(`  ledger           ${stateDir ? `persisted in ${stateDir}` : 'in memory (use --state-dir to keep it)'}`);
@@ -82,6 +83,7 @@ export function register(program: Command): void {
     .option('--mirror-lag-ms <n>', 'the mirror sees a transaction this long after consensus (real mirrors: 2000-6000)', intOption('--mirror-lag-ms', 0, 600_000))
     .option('--consensus-delay-ms <n>', 'receipts stay UNKNOWN this long after submit', intOption('--consensus-delay-ms', 0, 600_000))
     .option('--state-dir <dir>', 'keep the ledger (accounts, topics, messages) in this directory across restarts')
+    .option('--nodes <n>', 'consensus nodes 0.0.3, 0.0.4, … on one ledger, on ports --port + 1000·i (like hiero-local-node)', intOption('--nodes', 1, 32), 1)
     .option('--accounts <n>', 'pre-funded accounts of each kind (ECDSA, alias ECDSA, ED25519)', intOption('--accounts', 0, 1000), 10)
     .option('--fault <spec>', 'inject faults: busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N, drop:MS; kind@method:N for one method (repeatable)', collect)
     .action(
@@ -92,6 +94,7 @@ export function register(program: Command): void {
           ports: { consensus: flags.port, mirrorGrpc: flags.mirrorGrpcPort, mirrorRest: flags.mirrorRestPort },
           host: flags.host,
           accounts: flags.accounts,
+          nodes: flags.nodes,
           quiet: true,
           ...(flags.mirrorLagMs !== undefined ? { mirrorLagMs: flags.mirrorLagMs } : {}),
           ...(flags.consensusDelayMs !== undefined ? { consensusDelayMs: flags.consensusDelayMs } : {}),
@@ -115,7 +118,7 @@ export function register(program: Command): void {
           else timers.push(setInterval(() => node.faults.dropConnections(), f.everyMs));
         }
         if (globals(cmd).json) {
-          printJson({ ports: node.ports, host: flags.host, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts, stateDir: flags.stateDir ?? null });
+          printJson({ ports: node.ports, network: node.network, host: flags.host, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts, stateDir: flags.stateDir ?? null });
         } else {
           printBanner(node, flags.host, flags.stateDir);
         }

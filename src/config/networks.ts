@@ -1,4 +1,4 @@
-import { LOCAL_PORTS, type LocalPorts } from '../core/ports.js';
+import { LOCAL_NODE_PORT_STEP, LOCAL_PORTS, type LocalPorts } from '../core/ports.js';
 
 /** Where a Hedera network's consensus nodes and mirror node are. */
 export type LedgerName = 'local' | 'testnet' | 'previewnet' | 'mainnet' | 'custom';
@@ -24,11 +24,13 @@ export const LOCAL_GENESIS_OPERATOR = {
     '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
 } as const;
 
-
-export function localNetwork(host = '127.0.0.1', ports: LocalPorts = LOCAL_PORTS): NetworkConfig {
+/** A local network; `nodeCount` consensus nodes 0.0.3, 0.0.4, … on the local multi-node port scheme. */
+export function localNetwork(host = '127.0.0.1', ports: LocalPorts = LOCAL_PORTS, nodeCount = 1): NetworkConfig {
+  const nodes: Record<string, string> = {};
+  for (let i = 0; i < nodeCount; i++) nodes[`${host}:${ports.consensus + i * LOCAL_NODE_PORT_STEP}`] = `0.0.${3 + i}`;
   return {
     ledger: 'local',
-    nodes: { [`${host}:${ports.consensus}`]: '0.0.3' },
+    nodes,
     mirrorGrpc: [`${host}:${ports.mirrorGrpc}`],
     mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
   };

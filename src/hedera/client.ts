@@ -15,6 +15,8 @@ export interface ClientTuning {
  * Tuning, and why: after one gRPC UNAVAILABLE the SDK quarantines a node for its node backoff (8 s doubling to 16 s+).
  * With a single-node network (a local node, a custom endpoint) that means "All nodes are unhealthy" for that long,
  * so the node backoff is kept short; public networks have many nodes and keep the SDK defaults there.
+ * `network.nodes` may name several nodes (HCS25_NODES, or `localNetwork(host, ports, n)` for a multi-node emulator):
+ * the SDK and the publisher then fail over between them.
  */
 export function createClient(config: Pick<ResolvedConfig, 'network' | 'operator'>, tuning: ClientTuning = {}): Client {
   const { network } = config;

@@ -16,19 +16,22 @@ export type SdkModule = typeof import('@hashgraph/sdk');
 const GRPC_DEADLINE_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/**
+ * `network` is the emulator's node map ("host:port" → "0.0.3", …). With several nodes the SDK fails over between
+ * them; it stays in local-node retry mode whenever 127.0.0.1:50211 is one of them.
+ */
 export function createClient(
   sdk: SdkModule,
-  endpoint: { host: string; consensus: number; mirrorGrpc: number },
+  endpoint: { host: string; network: Record<string, string>; mirrorGrpc: number },
   operator: { accountId: string; privateKey: string },
 ): Client {
-  const standard = endpoint.host === '127.0.0.1' && endpoint.consensus === LOCAL_PORTS.consensus;
-  const client = standard
-    ? sdk.Client.forLocalNode()
-    : sdk.Client.forNetwork({ [`${endpoint.host}:${endpoint.consensus}`]: '0.0.3' }, { scheduleNetworkUpdate: false });
+  const addresses = Object.keys(endpoint.network);
+  const standard = addresses.length === 1 && addresses[0] === `127.0.0.1:${LOCAL_PORTS.consensus}`;
+  const client = standard ? sdk.Client.forLocalNode() : sdk.Client.forNetwork(endpoint.network, { scheduleNetworkUpdate: false });
   if (!standard || endpoint.mirrorGrpc !== LOCAL_PORTS.mirrorGrpc) client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
   client.setRequestTimeout(REQUEST_TIMEOUT_MS);
   client.setGrpcDeadline(GRPC_DEADLINE_MS);
-  // One gRPC error would otherwise quarantine the only node for 8–16 s (readmission is checked at most every 8 s).
+  // One gRPC error would otherwise quarantine a node for 8–16 s (readmission is checked at most every 8 s).
   client.setNodeMinBackoff(250);
   client.setNodeMaxBackoff(1_000);
   client.setNodeMinReadmitPeriod(250);

@@ -59,3 +59,12 @@ export class FaultPlan {
     this.rules = [];
   }
 }
+
+/** The first fault of the first plan that has one: a node's own plan before the network-wide one. */
+export function takeFault(plans: readonly FaultPlan[], path: string, kinds?: ReadonlyArray<Fault['kind']>): Fault | undefined {
+  for (const plan of plans) {
+    const fault = plan.take(path, kinds);
+    if (fault) return fault;
+  }
+  return undefined;
+}

@@ -17,7 +17,10 @@ export const FIRST_FUNDED_ACCOUNT = 1002;
 export const DEFAULT_ACCOUNTS = 10;
 export const DEFAULT_BALANCE_HBAR = 10_000;
 const GENESIS_SUPPLY_HBAR = 50_000_000_000n;
-const SYSTEM_ACCOUNTS = [3, 98, 800, 801] as const;
+const SYSTEM_ACCOUNTS = [98, 800, 801] as const;
+export const FIRST_NODE_ACCOUNT = 3;
+/** Mainnet has about thirty consensus nodes; node accounts must stay below the fee collection account 0.0.98. */
+export const MAX_NODES = 32;
 const RENEW_S = 7_776_000;
 
 // hiero-local-node src/configuration/accountConfiguration.json (raw 32-byte private keys).
@@ -103,8 +106,8 @@ export function genesisAccounts(n = DEFAULT_ACCOUNTS, balanceHbar = DEFAULT_BALA
   return out;
 }
 
-/** Writes genesis into an empty ledger; consensus time of genesis is `ns`. */
-export function applyGenesis(state: LedgerState, accounts: ReturnType<typeof genesisAccounts>, ns: bigint): void {
+/** Writes genesis into an empty ledger, with node accounts 0.0.3 … 0.0.(2+nodes); consensus time of genesis is `ns`. */
+export function applyGenesis(state: LedgerState, accounts: ReturnType<typeof genesisAccounts>, ns: bigint, nodes = 1): void {
   const base = (num: number, key: Account['key'], balance: bigint): Account => ({
     num,
     key,
@@ -127,6 +130,7 @@ export function applyGenesis(state: LedgerState, accounts: ReturnType<typeof gen
     const key = a.info.type === 'ED25519' ? { ed25519: a.publicRaw } : { ECDSASecp256k1: a.publicRaw };
     state.addAccount({ ...base(Number(a.info.accountId.slice(4)), key, balance), ...(a.evm ? { evmAlias: a.evm } : {}) });
   }
+  for (let i = 0; i < nodes; i++) state.addAccount(base(FIRST_NODE_ACCOUNT + i, genesisKey, 0n));
   for (const num of SYSTEM_ACCOUNTS) state.addAccount(base(num, genesisKey, 0n));
   state.addAccount(base(OPERATOR_ACCOUNT, genesisKey, GENESIS_SUPPLY_HBAR * TINYBARS_PER_HBAR - funded));
   state.nextEntity = Math.max(state.nextEntity, FIRST_FUNDED_ACCOUNT + accounts.length);

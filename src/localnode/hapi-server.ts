@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { proto } from '@hashgraph/proto';
 import { Status, toLong } from './codec.js';
-import type { FaultPlan } from './faults.js';
+import { takeFault, type FaultPlan } from './faults.js';
 import { transactionFee } from './fees.js';
 import { grpc, newServer, rawMethod } from './grpc.js';
 import type { Ledger } from './ledger.js';
@@ -32,8 +32,16 @@ function transactionResponse(status: number, cost?: bigint): Buffer {
 export interface HapiDeps {
   ledger: Ledger;
   queries: QueryEngine;
-  faults: FaultPlan;
+  /** The node's own fault plan first, then the network-wide one. */
+  faults: FaultPlan[];
   stats: NodeStats;
+  /** This node's account number (0.0.3, 0.0.4, …). */
+  nodeAccount: number;
+  /**
+   * How long an answer takes to go back, ms. The call is handled first: a node stopped meanwhile has accepted the
+   * transaction but its caller sees the call cancelled, as when a real node goes down mid-call.
+   */
+  latencyMs(): number;
 }
 
 function handle(m: HapiMethod, raw: Buffer, deps: HapiDeps): Buffer {
@@ -46,7 +54,7 @@ function handle(m: HapiMethod, raw: Buffer, deps: HapiDeps): Buffer {
   if (!implemented) return transactionResponse(Status.NOT_SUPPORTED);
   const decoded = decodeTransaction(raw);
   if (!decoded.ok) return transactionResponse(decoded.status);
-  const status = deps.ledger.submit(decoded.tx);
+  const status = deps.ledger.submit(decoded.tx, deps.nodeAccount);
   // Like the node, an INSUFFICIENT_TX_FEE answer says what the fee would have been.
   return transactionResponse(status, status === Status.INSUFFICIENT_TX_FEE ? transactionFee(decoded.tx.kind) : undefined);
 }
@@ -62,7 +70,7 @@ export function createHapiServer(deps: HapiDeps): grpc.Server {
       definition[m.method] = rawMethod(m.path, m.method, false);
       const unary: grpc.handleUnaryCall<Buffer, Buffer> = (call, callback) => {
         deps.stats.calls[m.method] = (deps.stats.calls[m.method] ?? 0) + 1;
-        const fault = deps.faults.take(m.path);
+        const fault = takeFault(deps.faults, m.path);
         if (fault?.kind === 'grpc') {
           callback({ code: fault.code, details: 'fault injected by the local node emulator' });
           return;
@@ -81,7 +89,9 @@ export function createHapiServer(deps: HapiDeps): grpc.Server {
         } finally {
           deps.stats.handlerMs += performance.now() - t0;
         }
-        callback(null, response);
+        const latency = deps.latencyMs();
+        if (latency > 0) setTimeout(() => callback(null, response), latency);
+        else callback(null, response);
       };
       implementation[m.method] = unary;
     }

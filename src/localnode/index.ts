@@ -7,6 +7,9 @@
  *   ...
  *   client.close(); await node.stop();
  *
+ * `nodes: n` runs n consensus nodes (accounts 0.0.3 … 0.0.(2+n)) on one shared ledger, each on its own port with
+ * its own faults, each stoppable and restartable while the mirror keeps serving.
+ *
  * See client.ts for the SDK's ~grpcDeadline exit delay after the last request.
  */
 import type { Client } from '@hashgraph/sdk';
@@ -14,9 +17,11 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nowNs } from './codec.js';
 import { createClient, type SdkModule } from './client.js';
+import { LOCAL_NODE_PORT_STEP, LOCAL_PORTS } from '../core/ports.js';
+import type { ConsensusNodeFaults, ConsensusNodeInfo, LocalNode, LocalNodeFaults, LocalNodeOptions } from './types.js';
 import { LocalNodeError } from './errors.js';
 import { FaultPlan } from './faults.js';
-import { DEFAULT_ACCOUNTS, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
+import { DEFAULT_ACCOUNTS, FIRST_NODE_ACCOUNT, MAX_NODES, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
 import { bindServer, dropConnections as drainPort, shutdown, type grpc } from './grpc.js';
 import { createHapiServer, newStats, type NodeStats } from './hapi-server.js';
 import { Ledger } from './ledger.js';
@@ -25,7 +30,6 @@ import { createMirrorRestServer } from './mirror-rest.js';
 import { Journal } from './persistence.js';
 import { QueryEngine } from './queries.js';
 import { LedgerState } from './state.js';
-import { LOCAL_PORTS } from '../core/ports.js';
 
 export { LocalNodeError } from './errors.js';
 export { nextRunningHash, runningHashPreimage, RUNNING_HASH_VERSION } from './running-hash.js';
@@ -33,40 +37,10 @@ export type { NodeStats } from './hapi-server.js';
 export { OPERATOR_KEY_DER } from './genesis.js';
 export type { GenesisAccount } from './genesis.js';
 export { startLocalNodeProcess, type LocalNodeProcess } from './process.js';
+export type { ConsensusNodeFaults, ConsensusNodeInfo, LocalNode, LocalNodeFaults, LocalNodeOptions } from './types.js';
 
 export const DEFAULT_PORTS = LOCAL_PORTS;
 
-export interface LocalNodeOptions {
-  ports?: { consensus?: number; mirrorGrpc?: number; mirrorRest?: number }; // defaults 50211 / 5600 / 5551; 0 = ephemeral
-  host?: string; // default 127.0.0.1
-  mirrorLagMs?: number; // mirror REST + gRPC see a message only this long after consensus
-  consensusDelayMs?: number; // receipt is UNKNOWN until this long after submit
-  stateDir?: string; // persist ledger (topics, messages, accounts) across restarts
-  accounts?: number; // pre-funded ED25519, ECDSA and alias-ECDSA accounts of each kind (default 10, like hiero-local-node)
-  quiet?: boolean;
-}
-
-export interface LocalNodeFaults {
-  injectPrecheck(method: string, status: string, count?: number): void;
-  injectGrpcError(method: string, code: number, count?: number): void;
-  dropConnections(): void;
-  setConsensusDelay(ms: number): void;
-  setMirrorLag(ms: number): void;
-  clear(): void;
-}
-
-export interface LocalNode {
-  ports: { consensus: number; mirrorGrpc: number; mirrorRest: number };
-  mirrorRestUrl: string;
-  operator: { accountId: string; privateKey: string };
-  accounts: GenesisAccount[];
-  faults: LocalNodeFaults;
-  /** An SDK Client configured for this node with the operator (default 0.0.2) set. */
-  client(operator?: { accountId: string; privateKey: string }): Client;
-  /** Calls per gRPC method and the emulator's own handler time. */
-  stats(): NodeStats;
-  stop(): Promise<void>;
-}
 
 function checkMs(name: string, v: number | undefined): number {
   if (v === undefined) return 0;
@@ -78,6 +52,38 @@ function checkPort(name: string, v: number | undefined, fallback: number): numbe
   const p = v ?? fallback;
   if (!Number.isInteger(p) || p < 0 || p > 65535) throw new LocalNodeError('BAD_OPTION', `${name} port must be 0..65535, got ${p}`, { hint: 'use 0 for any free port' });
   return p;
+}
+
+/** One port per consensus node. */
+function consensusPorts(ports: number | number[] | undefined, nodes: number | undefined): number[] {
+  if (Array.isArray(ports)) {
+    if (nodes !== undefined && nodes !== ports.length) {
+      throw new LocalNodeError('BAD_OPTION', `nodes is ${nodes} but ${ports.length} consensus ports were given`, { hint: 'give one port per node, or a single first port' });
+    }
+    if (ports.length === 0) throw new LocalNodeError('BAD_OPTION', 'the consensus port list is empty', { hint: 'give one port per node' });
+  }
+  const n = Array.isArray(ports) ? ports.length : (nodes ?? 1);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new LocalNodeError('BAD_OPTION', `nodes must be 1..${MAX_NODES}, got ${n}`, { hint: 'testnet has about 7 consensus nodes' });
+  const list = Array.isArray(ports) ? ports : Array.from({ length: n }, (_, i) => {
+    const first = checkPort('consensus', ports, DEFAULT_PORTS.consensus);
+    return first === 0 ? 0 : first + i * LOCAL_NODE_PORT_STEP;
+  });
+  const out = list.map((p, i) => checkPort(`consensus node ${i + 1}`, p, DEFAULT_PORTS.consensus));
+  const fixed = out.filter((p) => p !== 0);
+  if (new Set(fixed).size !== fixed.length) throw new LocalNodeError('BAD_OPTION', `consensus ports repeat: ${out.join(', ')}`, { hint: 'give each node its own port (0 = any free port)' });
+  return out;
+}
+
+interface ConsensusNodeSlot {
+  num: number;
+  accountId: string;
+  port: number;
+  faults: FaultPlan;
+  latencyMs?: number;
+  queries: QueryEngine;
+  server?: grpc.Server;
+  /** A start or stop under way: they run one at a time per node. */
+  busy: Promise<void>;
 }
 
 function listenHttp(server: HttpServer, host: string, port: number): Promise<number> {
@@ -100,8 +106,8 @@ function listenHttp(server: HttpServer, host: string, port: number): Promise<num
 
 export async function startLocalNode(options: LocalNodeOptions = {}): Promise<LocalNode> {
   const host = options.host ?? '127.0.0.1';
+  const wantedConsensus = consensusPorts(options.ports?.consensus, options.nodes);
   const wanted = {
-    consensus: checkPort('consensus', options.ports?.consensus, DEFAULT_PORTS.consensus),
     mirrorGrpc: checkPort('mirrorGrpc', options.ports?.mirrorGrpc, DEFAULT_PORTS.mirrorGrpc),
     mirrorRest: checkPort('mirrorRest', options.ports?.mirrorRest, DEFAULT_PORTS.mirrorRest),
   };
@@ -116,16 +122,17 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
 
   const state = new LedgerState();
   const journal = options.stateDir ? new Journal(options.stateDir, state) : undefined;
+  const nodeCount = wantedConsensus.length;
   let funded: GenesisAccount[];
   if (journal?.exists()) {
-    // Genesis as recorded in the journal wins over the `accounts` option.
-    const n = journal.load((count, ns) => applyGenesis(state, genesisAccounts(count), ns));
+    // Genesis as recorded in the journal wins over the `accounts` option; node accounts are the union of both.
+    const n = journal.load((count, ns, nodes) => applyGenesis(state, genesisAccounts(count), ns, Math.max(nodes, nodeCount)));
     funded = genesisAccounts(n).map((a) => a.info);
   } else {
     const accounts = genesisAccounts(requestedAccounts);
     const ns = nowNs();
-    applyGenesis(state, accounts, ns);
-    journal?.writeGenesis(requestedAccounts, ns);
+    applyGenesis(state, accounts, ns, nodeCount);
+    journal?.writeGenesis(requestedAccounts, ns, nodeCount);
     funded = accounts.map((a) => a.info);
   }
 
@@ -139,39 +146,95 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
     },
   });
   const faults = new FaultPlan();
+  let latencyMs = 0;
   const stats = newStats();
-  const hapi = createHapiServer({ ledger, queries: new QueryEngine(ledger), faults, stats });
+  const slots: ConsensusNodeSlot[] = wantedConsensus.map((port, i) => {
+    const num = FIRST_NODE_ACCOUNT + i;
+    return { num, accountId: `0.0.${num}`, port, faults: new FaultPlan(), queries: new QueryEngine(ledger, num), busy: Promise.resolve() };
+  });
   const ports = { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 };
-  const mirrorGrpc = createMirrorGrpcServer({ streams, faults, consensusEndpoint: () => ({ host, port: ports.consensus }) });
+  const mirrorGrpc = createMirrorGrpcServer({ streams, faults, consensusEndpoints: () => slots.map((n) => ({ accountNum: n.num, host, port: n.port })) });
   const rest = createMirrorRestServer({ state, lagMs: () => mirrorLagMs });
 
-  const servers: grpc.Server[] = [];
+  const startSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
+    if (slot.server) return;
+    const server = createHapiServer({ ledger, queries: slot.queries, faults: [slot.faults, faults], stats, nodeAccount: slot.num, latencyMs: () => slot.latencyMs ?? latencyMs });
+    try {
+      slot.port = await bindServer(server, host, slot.port, `consensus gRPC (node ${slot.accountId})`);
+    } catch (err) {
+      await shutdown(server);
+      throw err;
+    }
+    slot.server = server;
+  };
+  const stopSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
+    const server = slot.server;
+    slot.server = undefined;
+    if (server) await shutdown(server);
+  };
+
   try {
-    ports.consensus = await bindServer(hapi, host, wanted.consensus, 'consensus gRPC');
-    servers.push(hapi);
+    for (const slot of slots) await startSlot(slot);
+    ports.consensus = slots[0]!.port;
     ports.mirrorGrpc = await bindServer(mirrorGrpc, host, wanted.mirrorGrpc, 'mirror gRPC');
-    servers.push(mirrorGrpc);
     ports.mirrorRest = await listenHttp(rest, host, wanted.mirrorRest);
   } catch (err) {
-    await Promise.all([hapi, mirrorGrpc].map((s) => shutdown(s)));
+    await Promise.all([...slots.map(stopSlot), shutdown(mirrorGrpc)]);
     rest.close();
     ledger.stop();
     throw err;
   }
   const sdk = await sdkPromise;
+  const network: Record<string, string> = Object.fromEntries(slots.map((n) => [`${host}:${n.port}`, n.accountId]));
+
+  const slotOf = (accountId: string): ConsensusNodeSlot => {
+    const slot = slots.find((n) => n.accountId === accountId);
+    if (!slot) {
+      throw new LocalNodeError('UNKNOWN_NODE', `there is no consensus node ${accountId}`, { hint: `the nodes are ${slots.map((n) => n.accountId).join(', ')}` });
+    }
+    return slot;
+  };
+  const nodeFaults = (slot: ConsensusNodeSlot): ConsensusNodeFaults => ({
+    injectPrecheck: (method, status, count) => slot.faults.injectPrecheck(method, status, count),
+    injectGrpcError: (method, code, count) => slot.faults.injectGrpcError(method, code, count),
+    dropConnections: () => {
+      if (slot.server) drainPort(slot.server, host, slot.port);
+    },
+    setLatency: (ms) => {
+      slot.latencyMs = checkMs('latency', ms);
+    },
+    clear: () => {
+      slot.faults.clear();
+      slot.latencyMs = undefined;
+    },
+  });
+  const serialized = (slot: ConsensusNodeSlot, op: (slot: ConsensusNodeSlot) => Promise<void>): Promise<void> => {
+    const next = slot.busy.then(() => op(slot));
+    slot.busy = next.catch(() => undefined);
+    return next;
+  };
 
   const operator = { accountId: `0.0.${OPERATOR_ACCOUNT}`, privateKey: OPERATOR_KEY_DER };
   let stopped: Promise<void> | undefined;
   const node: LocalNode = {
     ports,
+    network,
     mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
     operator,
     accounts: funded,
+    consensusNodes: () => slots.map((n) => ({ accountId: n.accountId, host, port: n.port, running: n.server !== undefined })),
+    nodeFaults: (accountId) => nodeFaults(slotOf(accountId)),
+    stopConsensusNode: (accountId) => serialized(slotOf(accountId), stopSlot),
+    startConsensusNode: (accountId) => {
+      const slot = slotOf(accountId);
+      if (stopped) return Promise.reject(new LocalNodeError('STOPPED', 'the local node has been stopped', { hint: 'start a new local node' }));
+      return serialized(slot, startSlot);
+    },
     faults: {
       injectPrecheck: (method, status, count) => faults.injectPrecheck(method, status, count),
       injectGrpcError: (method, code, count) => faults.injectGrpcError(method, code, count),
       dropConnections: () => {
-        drainPort(hapi, host, ports.consensus);
+        for (const slot of slots) nodeFaults(slot).dropConnections();
         drainPort(mirrorGrpc, host, ports.mirrorGrpc);
         streams.closeAll();
         rest.closeAllConnections();
@@ -182,13 +245,18 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
       setMirrorLag: (ms) => {
         mirrorLagMs = checkMs('mirrorLagMs', ms);
       },
+      setLatency: (ms) => {
+        latencyMs = checkMs('latency', ms);
+      },
       clear: () => {
         faults.clear();
+        latencyMs = 0;
+        for (const slot of slots) nodeFaults(slot).clear();
         ledger.setConsensusDelay(consensusDelayMs);
         mirrorLagMs = checkMs('mirrorLagMs', options.mirrorLagMs);
       },
     },
-    client: (op) => createClient(sdk, { host, consensus: ports.consensus, mirrorGrpc: ports.mirrorGrpc }, op ?? operator),
+    client: (op) => createClient(sdk, { host, network, mirrorGrpc: ports.mirrorGrpc }, op ?? operator),
     stats: () => ({ ...stats, calls: { ...stats.calls } }),
     stop: () => {
       stopped ??= (async () => {
@@ -197,13 +265,14 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
         streams.closeAll();
         journal?.flush();
         rest.closeAllConnections();
-        await Promise.all([shutdown(hapi), shutdown(mirrorGrpc), new Promise<void>((resolve) => rest.close(() => resolve()))]);
+        await Promise.all([...slots.map((slot) => serialized(slot, stopSlot)), shutdown(mirrorGrpc), new Promise<void>((resolve) => rest.close(() => resolve()))]);
       })();
       return stopped;
     },
   };
   if (!options.quiet) {
-    process.stderr.write(`local node: consensus ${host}:${ports.consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`);
+    const consensus = slots.map((n) => `${host}:${n.port}${slots.length > 1 ? ` (${n.accountId})` : ''}`).join(', ');
+    process.stderr.write(`local node: consensus ${consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`);
   }
   return node;
 }

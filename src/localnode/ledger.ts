@@ -12,6 +12,7 @@ import type { ParsedTx } from './transaction.js';
 import { createTopic, deleteTopic, submitMessage, updateTopic, memoStatus } from './topics.js';
 import { createAccount, cryptoTransfer, updateAccount } from './accounts.js';
 
+/** The first consensus node's account; a network of n nodes has 0.0.3 … 0.0.(2+n). */
 export const NODE_ACCOUNT = 3;
 export const FUNDING_ACCOUNT = 98;
 const MIN_VALID_DURATION_S = 15;
@@ -43,6 +44,8 @@ function bodyEntity(tx: ParsedTx): TxRecord['entity'] {
 
 interface Pending {
   tx: ParsedTx;
+  /** The node that accepted it: it earns the node fee and is named in the record. */
+  node: number;
   submittedAt: number;
   dueAt: number;
 }
@@ -92,25 +95,29 @@ export class Ledger {
     return this.pendingKeys.has(key);
   }
 
-  /** Precheck; on OK the transaction is queued for consensus. Returns the precheck status. */
-  submit(tx: ParsedTx): number {
-    const status = this.precheck(tx);
+  /**
+   * Precheck at consensus node `node`; on OK the transaction is queued for consensus. Returns the precheck status.
+   * Duplicates are detected across nodes, as on a network: every node learns each transaction id at consensus.
+   */
+  submit(tx: ParsedTx, node: number = NODE_ACCOUNT): number {
+    const status = this.precheck(tx, node);
     if (status !== Status.OK) return status;
     this.seen.set(tx.key, tx.txId.validStartNs + BigInt(tx.validDurationS) * NS_PER_S);
     this.pendingKeys.add(tx.key);
     if (this.consensusDelayMs <= 0 && this.pendingHead === this.pending.length) {
-      this.apply(tx);
+      this.apply(tx, node);
     } else {
       const now = Date.now();
-      this.pending.push({ tx, submittedAt: now, dueAt: now + this.consensusDelayMs });
+      this.pending.push({ tx, node, submittedAt: now, dueAt: now + this.consensusDelayMs });
       this.schedule();
     }
     return Status.OK;
   }
 
-  precheck(tx: ParsedTx): number {
+  precheck(tx: ParsedTx, node: number = NODE_ACCOUNT): number {
     const now = nowNs();
-    if (tx.node !== NODE_ACCOUNT) return Status.INVALID_NODE_ACCOUNT;
+    // A transaction names the node it is for: sent to another node it is refused (node account ids are signed).
+    if (tx.node !== node) return Status.INVALID_NODE_ACCOUNT;
     if (tx.txId.scheduled || tx.txId.nonce !== 0) return Status.TRANSACTION_ID_FIELD_NOT_ALLOWED;
     if (tx.validDurationS < MIN_VALID_DURATION_S || tx.validDurationS > MAX_VALID_DURATION_S) return Status.INVALID_TRANSACTION_DURATION;
     if (tx.txId.validStartNs + BigInt(tx.validDurationS) * NS_PER_S <= now) return Status.TRANSACTION_EXPIRED;
@@ -156,7 +163,7 @@ export class Ledger {
       const p = this.pending[this.pendingHead];
       if (!p || p.dueAt > now) break;
       this.pendingHead++;
-      this.apply(p.tx);
+      this.apply(p.tx, p.node);
     }
     if (this.pendingHead === this.pending.length) {
       this.pending.length = 0;
@@ -181,7 +188,7 @@ export class Ledger {
     return now > last ? now : last + 1n;
   }
 
-  private apply(tx: ParsedTx): void {
+  private apply(tx: ParsedTx, nodeAccount: number): void {
     this.pendingKeys.delete(tx.key);
     const state = this.state;
     const ns = this.nextConsensusNs();
@@ -207,7 +214,7 @@ export class Ledger {
       status = Status.INSUFFICIENT_PAYER_BALANCE;
     } else {
       const { node, funding } = splitFee(fee);
-      move(payer.num, NODE_ACCOUNT, node);
+      move(payer.num, nodeAccount, node);
       move(payer.num, FUNDING_ACCOUNT, funding);
       charged = fee;
       const handler = HANDLERS[tx.kind];
@@ -236,7 +243,7 @@ export class Ledger {
       fee: charged,
       maxFee: tx.maxFee,
       validDurationS: tx.validDurationS,
-      node: NODE_ACCOUNT,
+      node: nodeAccount,
       transfers,
       ...(entity ? { entity } : {}),
       ...(ctx.result.topicSeq !== undefined ? { topicSeq: ctx.result.topicSeq, topicRunningHash: ctx.result.topicRunningHash } : {}),

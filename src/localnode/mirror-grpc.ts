@@ -149,7 +149,8 @@ export class TopicStreams {
 export interface MirrorGrpcDeps {
   streams: TopicStreams;
   faults: FaultPlan;
-  consensusEndpoint(): { host: string; port: number };
+  /** The address book: every consensus node, running or not (as a real mirror lists them). */
+  consensusEndpoints(): Array<{ accountNum: number; host: string; port: number }>;
 }
 
 export function createMirrorGrpcServer(deps: MirrorGrpcDeps): grpc.Server {
@@ -172,15 +173,16 @@ export function createMirrorGrpcServer(deps: MirrorGrpcDeps): grpc.Server {
     {
       getNodes: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
         if (faultFor(GET_NODES_PATH, call)) return;
-        const { host, port } = deps.consensusEndpoint();
-        const ip = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? Buffer.from(host.split('.').map(Number)) : Buffer.from([127, 0, 0, 1]);
-        const node: proto.INodeAddress = {
-          nodeId: toLong(0),
-          nodeAccountId: accountIdProto(3),
-          description: 'hcs25 local node emulator',
-          serviceEndpoint: [{ ipAddressV4: ip, port }],
-        };
-        call.write(Buffer.from(proto.NodeAddress.encode(node).finish()));
+        for (const [i, { accountNum, host, port }] of deps.consensusEndpoints().entries()) {
+          const ip = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? Buffer.from(host.split('.').map(Number)) : Buffer.from([127, 0, 0, 1]);
+          const node: proto.INodeAddress = {
+            nodeId: toLong(i),
+            nodeAccountId: accountIdProto(accountNum),
+            description: 'hcs25 local node emulator',
+            serviceEndpoint: [{ ipAddressV4: ip, port }],
+          };
+          call.write(Buffer.from(proto.NodeAddress.encode(node).finish()));
+        }
         call.end();
       },
     },

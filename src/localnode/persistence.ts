@@ -11,15 +11,16 @@ import type { LedgerListener } from './ledger.js';
 import { keyBytes, keyFromBytes } from './keys.js';
 import type { Account, LedgerState, Topic, TopicMessage, TxRecord } from './state.js';
 import { LocalNodeError } from './errors.js';
+import { FIRST_NODE_ACCOUNT } from './genesis.js';
 
 const FILE = 'ledger.jsonl';
 
 type Line =
-  | { k: 'genesis'; accounts: number; ns: string }
+  | { k: 'genesis'; accounts: number; ns: string; nodes?: number }
   | { k: 'acct'; num: number; key: string; memo: string; rsr: boolean; renew: number; exp: number; ns: string; del: boolean; dr: boolean; maa: number; alias?: string }
   | { k: 'topic'; num: number; memo: string; admin?: string; submit?: string; fsk?: string; fek: string[]; fees: Array<[string, number]>; renew: number; ara?: number; exp: number; ns: string; del: boolean }
   | { k: 'msg'; t: number; s: number; ns: string; m: string; rh: string; p: number; ci?: [number, string, number, number] }
-  | { k: 'rec'; p: number; vs: string; type: string; st: number; ns: string; h: string; memo: string; fee: string; max: string; vd: number; tr: Array<[number, string]>; e?: [string, number]; seq?: number };
+  | { k: 'rec'; p: number; vs: string; type: string; st: number; ns: string; h: string; memo: string; fee: string; max: string; vd: number; tr: Array<[number, string]>; e?: [string, number]; seq?: number; n?: number };
 
 const hex = (k: proto.IKey | undefined): string | undefined => (k ? keyBytes(k).toString('hex') : undefined);
 const unhex = (s: string | undefined): proto.IKey | undefined => (s ? keyFromBytes(Buffer.from(s, 'hex')) : undefined);
@@ -53,6 +54,7 @@ function recordLine(r: TxRecord): Line {
     memo: r.memo, fee: r.fee.toString(), max: r.maxFee.toString(), vd: r.validDurationS, tr: r.transfers.map((t) => [t.account, t.amount.toString()]),
     ...(r.entity ? { e: [r.entity.kind, r.entity.num] as [string, number] } : {}),
     ...(r.topicSeq !== undefined ? { seq: r.topicSeq } : {}),
+    ...(r.node !== FIRST_NODE_ACCOUNT ? { n: r.node } : {}),
   };
 }
 
@@ -77,8 +79,8 @@ export class Journal implements LedgerListener {
     return existsSync(this.file);
   }
 
-  writeGenesis(accounts: number, ns: bigint): void {
-    this.push({ k: 'genesis', accounts, ns: ns.toString() });
+  writeGenesis(accounts: number, ns: bigint, nodes = 1): void {
+    this.push({ k: 'genesis', accounts, ns: ns.toString(), ...(nodes > 1 ? { nodes } : {}) });
     this.flush();
   }
 
@@ -112,10 +114,10 @@ export class Journal implements LedgerListener {
   }
 
   /**
-   * Replays the journal into `state` after running genesis through `genesis(accounts, ns)`.
+   * Replays the journal into `state` after running genesis through `genesis(accounts, ns, nodes)`.
    * Returns the number of pre-funded accounts of each kind recorded at genesis.
    */
-  load(genesis: (accounts: number, ns: bigint) => void): number {
+  load(genesis: (accounts: number, ns: bigint, nodes: number) => void): number {
     const state = this.state;
     const lines = readFileSync(this.file, 'utf8').split('\n');
     let accounts = -1;
@@ -138,7 +140,7 @@ export class Journal implements LedgerListener {
       }
       if (line.k === 'genesis') {
         accounts = line.accounts;
-        genesis(accounts, BigInt(line.ns));
+        genesis(accounts, BigInt(line.ns), line.nodes ?? 1);
       } else if (accounts < 0) {
         throw new LocalNodeError('STATE_CORRUPT', `${this.file} does not start with a genesis line`, { hint: 'remove the state directory to start a fresh ledger' });
       } else replay(state, line);
@@ -196,7 +198,7 @@ function replay(state: LedgerState, line: Line): void {
       state.addRecord({
         txId, key: txIdKey(txId),
         type: line.type, status: line.st, ns: BigInt(line.ns), wallMs: 0, hash: Buffer.from(line.h, 'base64'), memo: line.memo, fee: BigInt(line.fee),
-        maxFee: BigInt(line.max), validDurationS: line.vd, node: 3, transfers,
+        maxFee: BigInt(line.max), validDurationS: line.vd, node: line.n ?? FIRST_NODE_ACCOUNT, transfers,
         ...(line.e ? { entity: { kind: line.e[0] as 'account' | 'topic', num: line.e[1] } } : {}),
         ...(line.seq !== undefined ? { topicSeq: line.seq, topicRunningHash: topicHashAt(state, line.e, line.seq) } : {}),
       });

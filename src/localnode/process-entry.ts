@@ -24,27 +24,42 @@ const stop = async (): Promise<never> => {
   process.exit(0);
 };
 
+const failed = (msg: ChildRequest, err: unknown): void => {
+  send({ type: 'failed', id: 'id' in msg ? msg.id : 0, message: err instanceof Error ? err.message : String(err) });
+};
+
 process.on('message', (msg: ChildRequest) => {
   try {
     switch (msg.type) {
       case 'usage':
         send({ type: 'usage', id: msg.id, cpu: process.cpuUsage(), stats: node.stats() });
         return;
+      case 'nodes':
+        send({ type: 'nodes', id: msg.id, nodes: node.consensusNodes() });
+        return;
       case 'fault': {
-        const f = node.faults as unknown as Record<string, (...args: unknown[]) => void>;
-        f[msg.op]?.(...msg.args);
+        const f = (msg.node ? node.nodeFaults(msg.node) : node.faults) as unknown as Record<string, ((...args: unknown[]) => void) | undefined>;
+        const op = f[msg.op];
+        if (!op) throw new Error(`fault operation ${msg.op} does not apply to one node`);
+        op(...msg.args);
         send({ type: 'done', id: msg.id });
         return;
       }
+      case 'consensusNode':
+        (msg.op === 'stop' ? node.stopConsensusNode(msg.node) : node.startConsensusNode(msg.node)).then(
+          () => send({ type: 'done', id: msg.id }),
+          (err: unknown) => failed(msg, err),
+        );
+        return;
       case 'stop':
         void stop();
         return;
     }
   } catch (err) {
-    send({ type: 'failed', id: 'id' in msg ? msg.id : 0, message: err instanceof Error ? err.message : String(err) });
+    failed(msg, err);
   }
 });
 // The parent died or closed the channel: do not linger holding the ports.
 process.on('disconnect', () => void stop());
 
-send({ type: 'ready', ports: node.ports, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts });
+send({ type: 'ready', ports: node.ports, network: node.network, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts });

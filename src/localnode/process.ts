@@ -11,27 +11,40 @@ import type { ErrorCode } from '../core/errors.js';
 import { LocalNodeError } from './errors.js';
 import type { GenesisAccount } from './genesis.js';
 import type { NodeStats } from './hapi-server.js';
-import type { LocalNode, LocalNodeFaults, LocalNodeOptions } from './index.js';
+import type { ConsensusNodeFaults, ConsensusNodeInfo, LocalNode, LocalNodeFaults, LocalNodeOptions } from './types.js';
 
-export type ChildRequest = { type: 'usage'; id: number } | { type: 'fault'; id: number; op: keyof LocalNodeFaults; args: unknown[] } | { type: 'stop' };
+export type ChildRequest =
+  | { type: 'usage'; id: number }
+  /** `node` set: that consensus node's faults. */
+  | { type: 'fault'; id: number; op: keyof LocalNodeFaults; args: unknown[]; node?: string }
+  | { type: 'consensusNode'; id: number; op: 'stop' | 'start'; node: string }
+  | { type: 'nodes'; id: number }
+  | { type: 'stop' };
 export type ChildReply =
-  | { type: 'ready'; ports: LocalNode['ports']; mirrorRestUrl: string; operator: LocalNode['operator']; accounts: GenesisAccount[] }
+  | { type: 'ready'; ports: LocalNode['ports']; network: LocalNode['network']; mirrorRestUrl: string; operator: LocalNode['operator']; accounts: GenesisAccount[] }
+  | { type: 'nodes'; id: number; nodes: ConsensusNodeInfo[] }
   | { type: 'error'; code: ErrorCode; message: string; hint?: string }
   | { type: 'usage'; id: number; cpu: NodeJS.CpuUsage; stats: NodeStats }
   | { type: 'done'; id: number }
   | { type: 'failed'; id: number; message: string };
 
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
+type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => unknown ? (...args: A) => Promise<void> : never };
 
 export interface LocalNodeProcess {
   pid: number;
   ports: LocalNode['ports'];
+  network: LocalNode['network'];
+  consensusNodes(): Promise<ConsensusNodeInfo[]>;
+  nodeFaults(accountId: string): Async<ConsensusNodeFaults>;
+  stopConsensusNode(accountId: string): Promise<void>;
+  startConsensusNode(accountId: string): Promise<void>;
   mirrorRestUrl: string;
   operator: LocalNode['operator'];
   accounts: GenesisAccount[];
   /** The child's own CPU time (process.cpuUsage) and gRPC counters. */
   usage(): Promise<{ cpu: NodeJS.CpuUsage; stats: NodeStats }>;
-  faults: { [K in keyof LocalNodeFaults]: (...args: Parameters<LocalNodeFaults[K]>) => Promise<void> };
+  faults: Async<LocalNodeFaults>;
   client(operator?: { accountId: string; privateKey: string }): Client;
   stop(): Promise<void>;
 }
@@ -68,14 +81,33 @@ export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Pro
       child.send({ ...msg, id });
     });
   const fault =
-    <K extends keyof LocalNodeFaults>(op: K) =>
+    <K extends keyof LocalNodeFaults>(op: K, node?: string) =>
     async (...args: unknown[]): Promise<void> => {
-      await request({ type: 'fault', op, args });
+      await request({ type: 'fault', op, args, ...(node ? { node } : {}) });
     };
   let stopped: Promise<void> | undefined;
   return {
     pid: child.pid ?? -1,
     ports: ready.ports,
+    network: ready.network,
+    consensusNodes: async () => {
+      const m = await request({ type: 'nodes' });
+      if (m.type !== 'nodes') throw new LocalNodeError('CHILD_FAILED', 'unexpected reply to nodes');
+      return m.nodes;
+    },
+    nodeFaults: (node) => ({
+      injectPrecheck: fault('injectPrecheck', node),
+      injectGrpcError: fault('injectGrpcError', node),
+      dropConnections: fault('dropConnections', node),
+      setLatency: fault('setLatency', node),
+      clear: fault('clear', node),
+    }),
+    stopConsensusNode: async (node) => {
+      await request({ type: 'consensusNode', op: 'stop', node });
+    },
+    startConsensusNode: async (node) => {
+      await request({ type: 'consensusNode', op: 'start', node });
+    },
     mirrorRestUrl: ready.mirrorRestUrl,
     operator: ready.operator,
     accounts: ready.accounts,
@@ -90,9 +122,10 @@ export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Pro
       dropConnections: fault('dropConnections'),
       setConsensusDelay: fault('setConsensusDelay'),
       setMirrorLag: fault('setMirrorLag'),
+      setLatency: fault('setLatency'),
       clear: fault('clear'),
     },
-    client: (op) => createClient(sdk, { host: options.host ?? '127.0.0.1', consensus: ready.ports.consensus, mirrorGrpc: ready.ports.mirrorGrpc }, op ?? ready.operator),
+    client: (op) => createClient(sdk, { host: options.host ?? '127.0.0.1', network: ready.network, mirrorGrpc: ready.ports.mirrorGrpc }, op ?? ready.operator),
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -41,7 +41,11 @@ export function queryStatusResponse(raw: Uint8Array, status: number): Uint8Array
 }
 
 export class QueryEngine {
-  constructor(private readonly ledger: Ledger) {}
+  /** `node`: the consensus node answering, which query payments must pay. Receipts and records come from the shared ledger. */
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly node: number = NODE_ACCOUNT,
+  ) {}
 
   answer(raw: Uint8Array, implemented: boolean): Uint8Array {
     let q: proto.Query;
@@ -80,10 +84,10 @@ export class QueryEngine {
     const tx = decoded.tx;
     if (tx.kind !== 'cryptoTransfer') return Status.INSUFFICIENT_TX_FEE;
     const toNode = (tx.body.cryptoTransfer?.transfers?.accountAmounts ?? [])
-      .filter((a) => accountNum(a.accountID) === NODE_ACCOUNT)
+      .filter((a) => accountNum(a.accountID) === this.node)
       .reduce((s, a) => s + longToBigInt(a.amount), 0n);
     if (toNode < cost) return Status.INSUFFICIENT_TX_FEE;
-    return this.ledger.submit(tx);
+    return this.ledger.submit(tx, this.node);
   }
 
   private readonly builders: Record<string, (b: QueryBody) => Answer> = {

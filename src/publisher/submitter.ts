@@ -10,10 +10,17 @@
  * reached consensus (after a grace period for mirror lag, since an expired id can no longer land); only if it did
  * not is a new id issued, journaled like the first.
  *
+ * Node failover. Each transaction is signed for a few nodes (the SDK moves on from a node that fails); when the
+ * send still fails transiently it is signed again for the next few nodes under the same id. The payer's
+ * transaction id, not the node, is what the network dedupes on, so a resend through another node after an
+ * earlier send landed is DUPLICATE_TRANSACTION. Receipts are asked of the submitting node first, then of others:
+ * every node answers for every transaction, so a node that goes down takes no receipt with it.
+ *
  * SDK pitfalls handled here: TopicMessageSubmitTransaction unlocks the transaction id list when it freezes, so on
  * TRANSACTION_EXPIRED the SDK would silently retry under a new, unjournaled id — regeneration is switched off. The
  * SDK's own retries (BUSY, PLATFORM_TRANSACTION_NOT_CREATED, gRPC UNAVAILABLE) end in MaxAttemptsOrTimeoutError or,
- * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff.
+ * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff. gRPC codes the
+ * SDK does not retry itself (CANCELLED while a node restarts, …) come out as grpc-js's raw errors, not GrpcServiceError.
  */
 import {
   MaxAttemptsOrTimeoutError,
@@ -76,7 +83,8 @@ export type SubmitOutcome =
   | { key: string; status: 'unsent'; reason: string };
 
 export type SubmitEvent =
-  | { type: 'sent'; key: string; txId: string }
+  /** `nodeId`: the consensus node that accepted it. */
+  | { type: 'sent'; key: string; txId: string; nodeId: string }
   | { type: 'confirmed'; key: string; txId: string; seq: number; duplicate: boolean }
   | { type: 'retry'; key: string; txId: string; attempt: number; reason: string; delayMs: number }
   | { type: 'reissued'; key: string; oldTxId: string; txId: string; reason: string }
@@ -125,7 +133,11 @@ const TRANSIENT_PRECHECK = new Set<string>([
 /** Receipt statuses where the transaction reached consensus but did nothing and may be tried under a new id. */
 const RETRY_NEW_ID_RECEIPT = new Set<string>([Status.ThrottledAtConsensus.toString()]);
 /** gRPC codes that are the network's or connection's fault, not the request's. */
-const TRANSIENT_GRPC = new Set([1, 2, 4, 8, 10, 13, 14]); // CANCELLED UNKNOWN DEADLINE_EXCEEDED RESOURCE_EXHAUSTED ABORTED INTERNAL UNAVAILABLE
+const TRANSIENT_GRPC = new Set([1, 2, 4, 8, 10, 13, 14, 17]); // CANCELLED UNKNOWN DEADLINE_EXCEEDED RESOURCE_EXHAUSTED ABORTED INTERNAL UNAVAILABLE, SDK TIMEOUT
+/** Nodes a transaction is signed for and a receipt is asked of. */
+const NODES_PER_REQUEST = 3;
+/** How long a node that was passed over goes to the back of node lists. */
+const SUSPECT_MS = 30_000;
 
 type Failure =
   | { kind: 'duplicate' }
@@ -149,6 +161,8 @@ export class Submitter {
   private readonly now: () => number;
   private readonly nodes: AccountId[];
   private nodeCursor = 0;
+  /** Nodes the SDK passed over lately (down, or failing), with when to put them first again. */
+  private readonly suspect = new Map<string, number>();
   private readonly operator: AccountId;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -316,19 +330,24 @@ export class Submitter {
           frozen ??= await this.build(job, id, maxFee);
           const response = await frozen.execute(this.o.client, this.o.submitTimeoutMs);
           nodeId = response.nodeId;
+          this.noteAnswer(frozen, nodeId);
           accepted = true;
           failingSince = undefined;
           this.stats.sent++;
-          this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId });
+          this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId, nodeId: response.nodeId.toString() });
         } catch (err) {
           const failure = classifySend(err);
           if (failure.kind === 'duplicate') {
             accepted = true;
             duplicate = true;
+            nodeId = err instanceof PrecheckStatusError && err.nodeId ? err.nodeId : undefined;
+            if (frozen && nodeId) this.noteAnswer(frozen, nodeId);
           } else if (failure.kind === 'expired') {
             id.expired = true;
             continue;
           } else if (failure.kind === 'transient') {
+            // Same id, signed for the next nodes: the ones it named may be down for longer than the SDK waits.
+            if (this.nodes.length > NODES_PER_REQUEST) frozen = undefined;
             const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), failure.reason);
             if (stop) return stop;
             continue;
@@ -390,7 +409,9 @@ export class Submitter {
       .setMaxAttempts(20);
     // Always an explicit node list: for requests without one, the SDK (2.81) refuses to pick a node for its first
     // 8 s (node min readmit period) after any node was marked unhealthy, even when the node's backoff is over.
-    query.setNodeAccountIds(nodeId ? [nodeId] : this.pickNodes());
+    // The submitting node first (it knows the transaction soonest), then others in case it went down.
+    const others = this.pickNodes().filter((n) => !nodeId || n.toString() !== nodeId.toString());
+    query.setNodeAccountIds(nodeId ? this.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others);
     return query.execute(this.o.client, this.o.receiptTimeoutMs);
   }
 
@@ -487,11 +508,28 @@ export class Submitter {
 
   private pickNodes(): AccountId[] {
     // A few nodes per transaction lets the SDK fail over; signing for every node of a public network would not pay.
-    const n = Math.min(3, this.nodes.length);
-    const picked: AccountId[] = [];
-    for (let i = 0; i < n; i++) picked.push(this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
+    const rotated = this.nodes.map((_, i) => this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
     this.nodeCursor = (this.nodeCursor + 1) % this.nodes.length;
-    return picked;
+    return this.healthyFirst(rotated).slice(0, NODES_PER_REQUEST);
+  }
+
+  /**
+   * Suspect nodes last. The SDK tries a node list in order, and near a local node (127.0.0.1:50211) it waits for a
+   * failed node to be readmitted and then spends a whole gRPC deadline finding it still down.
+   */
+  private healthyFirst(nodes: AccountId[]): AccountId[] {
+    const now = Date.now();
+    const bad = (n: AccountId): boolean => (this.suspect.get(n.toString()) ?? 0) > now;
+    return [...nodes.filter((n) => !bad(n)), ...nodes.filter(bad)];
+  }
+
+  /** The SDK walks a transaction's node list in order: nodes before the one that answered were down or failing. */
+  private noteAnswer(tx: TopicMessageSubmitTransaction, answered: AccountId): void {
+    this.suspect.delete(answered.toString());
+    for (const node of tx.nodeAccountIds ?? []) {
+      if (node.toString() === answered.toString()) break;
+      this.suspect.set(node.toString(), Date.now() + SUSPECT_MS);
+    }
   }
 }
 
@@ -529,9 +567,9 @@ export function classifySend(err: unknown): Failure {
   if (err instanceof MaxAttemptsOrTimeoutError) return { kind: 'transient', reason: err.message };
   if (err instanceof ReceiptStatusError) return { kind: 'fatal', error: statusError(err.status.toString(), undefined, 'receipt', err) };
   if (err instanceof Error) {
-    if (err.name === 'GrpcServiceError') {
-      const code = (err as Error & { status?: { _code?: number } }).status?._code;
-      if (code !== undefined && TRANSIENT_GRPC.has(code)) return { kind: 'transient', reason: `gRPC ${err.message}` };
+    const code = grpcCode(err);
+    if (code !== undefined) {
+      if (TRANSIENT_GRPC.has(code)) return { kind: 'transient', reason: `gRPC ${err.message}` };
       return { kind: 'fatal', error: new SubmitError('GRPC', `the consensus node refused the request: ${err.message}`, { cause: err, hint: 'check --network and the node addresses' }) };
     }
     // Thrown by the SDK when every node is in backoff after connection failures.
@@ -543,6 +581,16 @@ export function classifySend(err: unknown): Failure {
     kind: 'fatal',
     error: new SubmitError('UNEXPECTED', `submission failed unexpectedly: ${errorMessage(err)}`, { cause: err, hint: 'run with HCS25_DEBUG=1 for details, then resume the run' }),
   };
+}
+
+/**
+ * The gRPC status code of a failed SDK call. The SDK wraps the codes it retries in GrpcServiceError but rethrows
+ * the others (CANCELLED when a node shuts down mid-call, …) as grpc-js's own error: code, details, metadata.
+ */
+function grpcCode(err: Error): number | undefined {
+  if (err.name === 'GrpcServiceError') return (err as Error & { status?: { _code?: number } }).status?._code;
+  const raw = err as Error & { code?: unknown; details?: unknown; metadata?: unknown };
+  return typeof raw.code === 'number' && typeof raw.details === 'string' && typeof raw.metadata === 'object' && raw.metadata !== null ? raw.code : undefined;
 }
 
 const STATUS_HINTS: Record<string, string> = {

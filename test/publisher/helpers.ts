@@ -9,7 +9,7 @@ import { Secret } from '../../src/config/secret.js';
 import { loadConfig, type ResolvedConfig } from '../../src/config/load.js';
 import { createClient, parsePrivateKey } from '../../src/hedera/client.js';
 import { MirrorRestClient, type TopicMessage } from '../../src/hedera/mirror-rest.js';
-import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
+import { startLocalNode, type LocalNode, type LocalNodeOptions } from '../../src/localnode/index.js';
 import { Journal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
 import type { Agent } from '../../src/core/agent.js';
@@ -26,11 +26,11 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** An emulator on ephemeral ports and a client made by the project's own client factory. */
-export async function startHarness(options: { mirrorLagMs?: number; consensusDelayMs?: number } = {}): Promise<Harness> {
+/** An emulator on ephemeral ports (`nodes` consensus nodes, default 1) and a client made by the project's own client factory. */
+export async function startHarness(options: Pick<LocalNodeOptions, 'mirrorLagMs' | 'consensusDelayMs' | 'nodes' | 'ports'> = {}): Promise<Harness> {
   const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 2, ...options });
   const config = {
-    network: localNetwork('127.0.0.1', node.ports),
+    network: { ...localNetwork('127.0.0.1', node.ports), nodes: node.network },
     operator: { accountId: node.operator.accountId, privateKey: new Secret(node.operator.privateKey), keyType: 'der' as const },
   };
   const client = createClient(config, { grpcDeadlineMs: 3_000, requestTimeoutMs: 20_000 });
