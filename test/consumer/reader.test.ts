@@ -146,7 +146,7 @@ describe('readSignals', () => {
     submit(JSON.stringify({ p: 'hcs-25', op: 'reveal', v: 2, run, key: 'k', salt: 's' })); // 7 v2 reveal: schema pending
     for (const m of dense) submit(m.bytes); // 8 dense pack (zlib)
     for (const m of bySubject) submit(m.bytes); // 9 subject pack
-    submit(JSON.stringify({ ...v2, status: "great" })); // 10 malformed v2: the only rejection
+    submit(JSON.stringify({ ...v2, status: 'great' })); // 10 malformed v2: the only rejection
     expect(dense).toHaveLength(1);
     expect(bySubject).toHaveLength(1);
 
