@@ -12,6 +12,10 @@ import {
   SIGNAL_ID_PATTERN,
   SIGNAL_IDS,
   SIGNAL_STATUSES,
+  isoTimestampSchema,
+  runIdSchema,
+  signalEnvelopeShape,
+  subjectSchema,
   type SignalStatus,
 } from './schemas.js';
 
@@ -36,20 +40,8 @@ export function canonicalSignalId(id: string): string {
   return Object.hasOwn(SIGNAL_ID_ALIASES, id) ? SIGNAL_ID_ALIASES[id]! : id;
 }
 
-const isoTimestamp = z.iso.datetime({ offset: false, precision: 3 }).describe('ISO 8601 UTC time with milliseconds');
-export const subjectSchema = z
-  .string()
-  .min(8)
-  .max(512)
-  .regex(/^uaid:(aid|did):\S+$/, 'must be an HCS-14 UAID')
-  .describe('HCS-14 UAID of the agent the signal is about');
-export const runIdSchema = z
-  .string()
-  .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID')
-  .describe('ULID of the evaluation run');
 const signalId = z.string().max(64).regex(SIGNAL_ID_PATTERN, 'must be an HCS-25 signal id');
 const sourceRef = z.string().min(1).max(160);
-const sourcesSchema = z.array(sourceRef).max(4).describe('provenance: HRLs of the registry entries the subject came from');
 const transport = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,31}$/)
@@ -91,16 +83,7 @@ export const probeDataV2Schema = z
   })
   .loose();
 
-const envelopeV2 = {
-  p: z.literal(PROTOCOL_ID),
-  op: z.literal('signal'),
-  v: z.literal(MESSAGE_VERSION_V2),
-  subject: subjectSchema,
-  status: z.enum(SIGNAL_STATUSES),
-  fetchedAt: isoTimestamp,
-  run: runIdSchema,
-  sources: sourcesSchema.optional(),
-};
+const envelopeV2 = { ...signalEnvelopeShape, v: z.literal(MESSAGE_VERSION_V2) };
 
 export const evalSignalV2Schema = z
   .object({ ...envelopeV2, signal: z.enum([SIGNAL_IDS_V2.math, SIGNAL_IDS_V2.science]), data: evalDataV2Schema })
@@ -189,7 +172,7 @@ export const packBodySchema = z
     op: z.literal('pack'),
     v: z.literal(MESSAGE_VERSION_V2),
     run: runIdSchema,
-    at: isoTimestamp.describe('base time: each signal\'s fetchedAt is `at` + its `dt`'),
+    at: isoTimestampSchema.describe('base time: each signal\'s fetchedAt is `at` + its `dt`'),
     ids: z.array(signalId).min(1).max(32).describe('signal-id table'),
     g: z
       .string()
