@@ -3,6 +3,7 @@ import { configInputSchema } from './config/schema.js';
 import { agentRecordSchema } from './registry/agent-record.js';
 import { scienceBankSchema } from './evals/science.js';
 import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
+import { packBodySchema, signalMessageV2Schema } from './signals/schemas-v2.js';
 import { scoringConfigSchema } from './consumer/scoring-config.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
@@ -13,6 +14,11 @@ const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = 
   'config.schema.json': { title: 'hcs25 configuration file', schema: configInputSchema },
   'science-bank.schema.json': { title: 'SimpleScience question bank', schema: scienceBankSchema },
   'signal.schema.json': { title: 'HCS-25 signal message (v1)', schema: signalMessageSchema },
+  'signal-v2.schema.json': { title: 'HCS-25 signal message (v2): one signal; the `none` packing mode', schema: signalMessageV2Schema },
+  'pack-v2.schema.json': {
+    title: 'HCS-25 signal pack (v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
+    schema: packBodySchema,
+  },
   'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
   'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
   'scoring-config.schema.json': { title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)', schema: scoringConfigSchema },

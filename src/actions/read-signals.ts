@@ -5,15 +5,16 @@
  */
 import type { Hcs25Client } from '../client.js';
 import { Hcs25Error } from '../core/errors.js';
-import { collectTopicSignals, streamTopicSignals, type CollectedSignals, type ReadSignalsOptions } from '../consumer/reader.js';
-import type { ReaderEvent } from '../consumer/types.js';
+import { collectTopicSignals, readTopic, type CollectedSignals, type ReadSignalsOptions } from '../consumer/reader.js';
+import type { TopicEvent } from '../consumer/types.js';
 import type { TopicInfo } from '../hedera/mirror-rest.js';
 
 export type ReadSignalsParameters = Omit<ReadSignalsOptions, 'mirror'>;
-export type ReadSignalsReturnType = AsyncGenerator<ReaderEvent>;
+/** Signals, score and reveal records, unknown kinds (counted, not errors) and rejected messages, in consensus order. */
+export type ReadSignalsReturnType = AsyncGenerator<TopicEvent>;
 
 export function readSignals(client: Hcs25Client, parameters: ReadSignalsParameters): ReadSignalsReturnType {
-  return streamTopicSignals({ ...parameters, mirror: client.mirror });
+  return readTopic({ ...parameters, mirror: client.mirror });
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */

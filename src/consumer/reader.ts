@@ -1,13 +1,14 @@
 /**
- * Reads an HCS-25 signal topic from any mirror node: validates every message, filters by the publisher allow-list,
- * drops duplicates, and yields signals and rejections (with reasons) in consensus order. A hostile topic produces
- * reasons, never a crash. Incremental (resume after a sequence number) and able to follow the topic live.
+ * Reads an HCS-25 signal topic from any mirror node: validates every message (v1, v2, packs, zlib packs), filters by
+ * the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted unknowns
+ * (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order. A hostile
+ * topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow the topic.
  */
 import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
-import { parseSignalMessage } from '../signals/parse.js';
-import type { SignalMessage } from '../signals/schemas.js';
+import { signalKey } from '../signals/pack.js';
+import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../signals/read.js';
 import { consensusIso, consensusMs, parseInstant } from './time.js';
-import type { ReadSignal, ReaderEvent, RejectedMessage, RejectedReason } from './types.js';
+import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
 
 export interface ReadSignalsOptions {
   topic: string;
@@ -42,17 +43,21 @@ export interface FollowOptions {
 
 const DETAIL_MAX = 160;
 
-/** Dedupe key (DESIGN §3.1): one signal per publisher, run, signal id and subject; the first one wins. */
-export function dedupeKey(payer: string, message: SignalMessage): string {
-  return `${payer}\u0000${message.run}\u0000${message.signal}\u0000${message.subject}`;
+/**
+ * Dedupe key (DESIGN §3.1): one signal per publisher, run, signal id and subject; the first one wins, whether it came
+ * alone or in a pack. v1 ids count as their catalog ids.
+ */
+export function dedupeKey(payer: string, message: { run: string; signal: string; subject: string }): string {
+  return `${payer}\u0000${signalKey(message)}`;
 }
 
 /**
- * Yields `{type:'signal'}` and `{type:'rejected'}` events in sequence order. Rejection reasons: the parser's
- * (too-large, not-utf8, bad-json, not-hcs25, unknown-version, unknown-op, schema), `other-op` (a valid score or
- * reveal message), `publisher-not-allowed`, `duplicate`, `incomplete-chunks`.
+ * Yields events in sequence order (and index order within a message): `signal`, `record` (score or reveal),
+ * `unknown` (a version, op or signal id this reader does not know: count it, it is not an error) and `rejected`.
+ * Rejection reasons: the parser's (too-large, not-utf8, bad-json, bad-zlib, not-hcs25, schema),
+ * `publisher-not-allowed`, `duplicate` (per signal), `incomplete-chunks`.
  */
-export async function* streamTopicSignals(options: ReadSignalsOptions): AsyncGenerator<ReaderEvent> {
+export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<TopicEvent> {
   const owned = typeof options.mirror === 'string';
   const mirror = typeof options.mirror === 'string' ? new MirrorRestClient({ baseUrl: options.mirror }) : options.mirror;
   const allowed = new Set(options.publishers ?? []);
@@ -82,9 +87,10 @@ export async function* streamTopicSignals(options: ReadSignalsOptions): AsyncGen
         const ms = consensusMs(m.consensusTimestamp);
         if (ms > untilMs) return;
         if (ms < sinceMs) continue;
-        const event = classify(m, allowed, seen);
-        if (event.type === 'signal' && options.subject !== undefined && event.signal.message.subject !== options.subject) continue;
-        yield event;
+        for (const event of classify(m, allowed, seen)) {
+          if (event.type === 'signal' && options.subject !== undefined && event.signal.message.subject !== options.subject) continue;
+          yield event;
+        }
       }
       yield* drain(dropped);
       if (!follow) return;
@@ -101,37 +107,39 @@ function classify(
   m: { sequenceNumber: number; consensusTimestamp: string; payerAccountId: string; message: Buffer },
   allowed: ReadonlySet<string>,
   seen: Map<string, number>,
-): ReaderEvent {
-  const reject = (reason: RejectedReason, detail: string): ReaderEvent => ({
+): TopicEvent[] {
+  const origin = { sequenceNumber: m.sequenceNumber, consensusTimestamp: m.consensusTimestamp, payerAccountId: m.payerAccountId };
+  const reject = (reason: RejectedReason, detail: string, index?: number): TopicEvent => ({
     type: 'rejected',
     rejected: {
-      sequenceNumber: m.sequenceNumber,
-      consensusTimestamp: m.consensusTimestamp,
-      payerAccountId: m.payerAccountId,
+      ...origin,
+      ...(index !== undefined ? { index } : {}),
       reason,
       detail: detail.length > DETAIL_MAX ? `${detail.slice(0, DETAIL_MAX - 1)}…` : detail,
     },
   });
   // The allow-list comes first: a message from an untrusted payer is not worth parsing, whatever it says.
   if (allowed.size > 0 && !allowed.has(m.payerAccountId)) {
-    return reject('publisher-not-allowed', `payer ${m.payerAccountId || '(none)'} is not in the publisher allow-list`);
+    return [reject('publisher-not-allowed', `payer ${m.payerAccountId || '(none)'} is not in the publisher allow-list`)];
   }
-  const parsed = parseSignalMessage(m.message);
-  if (!parsed.ok) return reject(parsed.reason, parsed.detail);
-  const message = parsed.message;
-  if (message.op !== 'signal') return reject('other-op', `op "${message.op}" is a valid HCS-25 message but not a signal`);
-  const key = dedupeKey(m.payerAccountId, message);
-  const first = seen.get(key);
-  if (first !== undefined) return reject('duplicate', `same publisher, run, signal and subject as sequence ${first}`);
-  seen.set(key, m.sequenceNumber);
-  const signal: ReadSignal = {
-    sequenceNumber: m.sequenceNumber,
-    consensusTimestamp: m.consensusTimestamp,
-    consensusAt: consensusIso(m.consensusTimestamp),
-    payerAccountId: m.payerAccountId,
-    message,
-  };
-  return { type: 'signal', signal };
+  const parsed = readMessage(m.message);
+  if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
+  const consensusAt = consensusIso(m.consensusTimestamp);
+  const packed = parsed.items.length > 1;
+  return parsed.items.map((item): TopicEvent => {
+    if (item.kind === 'unknown') return { type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } };
+    if (item.kind !== 'signal') {
+      const record: ReadRecord = { ...origin, consensusAt, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
+      return { type: 'record', record };
+    }
+    const key = dedupeKey(m.payerAccountId, item.message);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      return reject('duplicate', `same publisher, run, signal and subject as sequence ${first}`, packed ? item.index : undefined);
+    }
+    seen.set(key, m.sequenceNumber);
+    return { type: 'signal', signal: { ...origin, consensusAt, index: item.index, message: item.message } };
+  });
 }
 
 function* drain(dropped: DroppedChunk[]): Generator<ReaderEvent> {
@@ -167,22 +175,39 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
 export interface CollectedSignals {
   signals: ReadSignal[];
   rejected: RejectedMessage[];
+  /** Score and reveal records, in sequence order. */
+  records: ReadRecord[];
+  /** What this reader does not know, counted by kind and name (not errors). */
+  unknown: UnknownCounts;
   /** Highest sequence number seen (resume point), or undefined for an empty read. */
   lastSequence: number | undefined;
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */
 export async function collectTopicSignals(options: Omit<ReadSignalsOptions, 'follow'>): Promise<CollectedSignals> {
-  const signals: ReadSignal[] = [];
-  const rejected: RejectedMessage[] = [];
-  let lastSequence: number | undefined;
-  for await (const event of streamTopicSignals(options)) {
-    const seq = event.type === 'signal' ? event.signal.sequenceNumber : event.rejected.sequenceNumber;
-    lastSequence = Math.max(lastSequence ?? 0, seq);
-    if (event.type === 'signal') signals.push(event.signal);
-    else rejected.push(event.rejected);
+  const out: CollectedSignals = { signals: [], rejected: [], records: [], unknown: emptyUnknownCounts(), lastSequence: undefined };
+  for await (const event of readTopic(options)) {
+    const seq = eventSequence(event);
+    out.lastSequence = Math.max(out.lastSequence ?? 0, seq);
+    if (event.type === 'signal') out.signals.push(event.signal);
+    else if (event.type === 'rejected') out.rejected.push(event.rejected);
+    else if (event.type === 'record') out.records.push(event.record);
+    else countUnknown(out.unknown, event.unknown.kind, event.unknown.name);
   }
-  return { signals, rejected, lastSequence };
+  return out;
+}
+
+export function eventSequence(event: TopicEvent): number {
+  switch (event.type) {
+    case 'signal':
+      return event.signal.sequenceNumber;
+    case 'rejected':
+      return event.rejected.sequenceNumber;
+    case 'record':
+      return event.record.sequenceNumber;
+    case 'unknown':
+      return event.unknown.sequenceNumber;
+  }
 }
 
 /** Rejections counted by reason, keys sorted. */

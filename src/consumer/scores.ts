@@ -11,6 +11,7 @@ import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { parseUaid } from './uaid.js';
 import type { SignalStatus } from '../signals/schemas.js';
+import { canonicalSignalId } from '../signals/schemas-v2.js';
 
 export interface ScoreOptions {
   /** The instant scores are computed for: freshness is measured against it, later signals are ignored. */
@@ -146,7 +147,9 @@ function group(signals: Iterable<ReadSignal>, nowMs: number): { bySubject: Map<s
       continue;
     }
     scored++;
-    const { subject, signal } = s.message;
+    const { subject } = s.message;
+    // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
+    const signal = canonicalSignalId(s.message.signal);
     let bySignal = bySubject.get(subject);
     if (!bySignal) bySubject.set(subject, (bySignal = new Map()));
     const list = bySignal.get(signal);
@@ -190,7 +193,7 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
   const computedBy = new Map<string, ComputedComponent[]>();
   const adapterInputs: AdapterInput[] = [];
   for (const adapter of config.adapters) {
-    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(c.signal) ?? [], config, nowMs));
+    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(canonicalSignalId(c.signal)) ?? [], config, nowMs));
     // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
     // is `missing` and scores 0 inside it (TV1).
     const emitted = computed.some((c) => c.samples > 0) ? computed : [];
@@ -254,7 +257,7 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
     trustScoreUpdatedAt: result.trustScoreUpdatedAt,
     adapters,
     components: sortedRecord(components),
-    latency: latency(bySignal.get(config.latency.signal) ?? [], config.latency.window),
+    latency: latency(bySignal.get(canonicalSignalId(config.latency.signal)) ?? [], config.latency.window),
     counts: subjectCounts(bySignal),
   };
 }

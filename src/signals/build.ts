@@ -25,7 +25,7 @@ export interface SignalContext {
   sources?: string[];
 }
 
-export interface BuiltMessage<M extends Hcs25Message = Hcs25Message> {
+export interface BuiltMessage<M extends object = Hcs25Message> {
   message: M;
   /** The exact UTF-8 JSON that goes on-chain. */
   json: string;
@@ -78,7 +78,7 @@ export function buildSignalMessage(result: AnyEvalResult, context: SignalContext
           status: statusForOutcome(result.outcome),
           data: evalData(result, context.runKey),
         };
-  return finish(signalMessageSchema.parse(message), 'signal message');
+  return finishMessage(signalMessageSchema.parse(message), 'signal message');
 }
 
 function evalData(result: EvalResult, runKey: Buffer) {
@@ -126,17 +126,18 @@ function reasonCode(reason: string | undefined): string | undefined {
 }
 
 export function buildScoreMessage(input: Omit<ScoreMessage, 'p' | 'op' | 'v'>): BuiltMessage<ScoreMessage> {
-  return finish(scoreMessageSchema.parse({ p: PROTOCOL_ID, op: 'score', v: MESSAGE_VERSION, ...input }), 'score message');
+  return finishMessage(scoreMessageSchema.parse({ p: PROTOCOL_ID, op: 'score', v: MESSAGE_VERSION, ...input }), 'score message');
 }
 
 export function buildRevealMessage(run: string, runKey: Buffer): BuiltMessage<RevealMessage> {
-  return finish(
+  return finishMessage(
     revealMessageSchema.parse({ p: PROTOCOL_ID, op: 'reveal', v: MESSAGE_VERSION, run, key: runKey.toString('base64url') }),
     'reveal message',
   );
 }
 
-function finish<M extends Hcs25Message>(message: M, what: string): BuiltMessage<M> {
+/** Serialises a message and checks that it fits one HCS chunk. */
+export function finishMessage<M extends object>(message: M, what: string): BuiltMessage<M> {
   const json = JSON.stringify(message);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES, what);

@@ -28,8 +28,11 @@ const SCHEMA_BY_OP: Record<string, z.ZodType<Hcs25Message>> = {
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Validates one topic message body as an HCS-25 v1 message. Never throws: anything a public topic can hold
- * (junk, other protocols, future versions, forged shapes) comes back as a reason.
+ * Validates one topic message body as exactly what the v1 builder writes (strict: extra fields, other versions and
+ * ops are reasons). Never throws: anything a public topic can hold comes back as a reason.
+ *
+ * Migration: to read a topic use `readMessage` (read.ts): v1 and v2, packs, records, unknown kinds counted rather
+ * than rejected, extra fields kept. This one stays for checking hcs25's own v1 output (tests, tools).
  */
 export function parseSignalMessage(body: string | Uint8Array, options: ParseOptions = {}): ParseResult {
   const bytes = typeof body === 'string' ? Buffer.from(body, options.encoding === 'utf8' ? 'utf8' : 'base64') : body;

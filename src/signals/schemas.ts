@@ -44,6 +44,9 @@ const sources = z
   .max(4)
   .describe('provenance: HRLs of the registry entries the subject came from');
 
+/** Field schemas shared with v2 (schemas-v2.ts). */
+export { isoTimestamp as isoTimestampSchema, subject as subjectSchema, runId as runIdSchema };
+
 export const QUESTION_HASH_PATTERN = /^hs256:[A-Za-z0-9_-]{22}$/;
 export const RESPONSE_HASH_PATTERN = /^sha256:[A-Za-z0-9_-]{43}$/;
 
@@ -76,7 +79,8 @@ export const probeDataSchema = z
   })
   .strict();
 
-const envelope = {
+/** Fields every signal message has (v2 replaces `v`). */
+export const signalEnvelopeShape = {
   p: z.literal(PROTOCOL_ID),
   op: z.literal('signal'),
   v: z.literal(MESSAGE_VERSION),
@@ -88,10 +92,10 @@ const envelope = {
 };
 
 export const evalSignalMessageSchema = z
-  .object({ ...envelope, signal: z.enum([SIGNAL_IDS.math, SIGNAL_IDS.science]), data: evalDataSchema })
+  .object({ ...signalEnvelopeShape, signal: z.enum([SIGNAL_IDS.math, SIGNAL_IDS.science]), data: evalDataSchema })
   .strict();
 export const probeSignalMessageSchema = z
-  .object({ ...envelope, signal: z.literal(SIGNAL_IDS.availability), data: probeDataSchema })
+  .object({ ...signalEnvelopeShape, signal: z.literal(SIGNAL_IDS.availability), data: probeDataSchema })
   .strict();
 
 export const signalMessageSchema = z

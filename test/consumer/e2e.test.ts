@@ -73,16 +73,17 @@ describe('consumer on the emulator', () => {
     expect(stale.trustScores.total).toBe(45);
   });
 
-  it('a hostile topic (junk, forged publisher, oversized, wrong version, duplicate) produces reasons only', async () => {
+  it('a hostile topic (junk, forged publisher, oversized, later version, duplicate) produces reasons and counts only', async () => {
     const hostile = await writer.createTopic('hcs-25:0:86400');
     const good = probe(A2A, { seq: 1, at: Date.now(), run: 7 }).message;
     await writer.submit(hostile, 'definitely { not json');
     await (await new TopicMessageSubmitTransaction().setTopicId(hostile).setMessage(JSON.stringify(good)).execute(other)).getReceipt(other);
     await writer.submit(hostile, { ...good, data: { ...good.data, reason: 'x'.repeat(2000) } }); // the SDK chunks it
-    await writer.submit(hostile, { ...good, v: 2 });
-    const { signals, rejected } = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    await writer.submit(hostile, { ...good, v: 3 });
+    const { signals, rejected, unknown } = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
     expect(signals).toEqual([]);
-    expect(rejected.map((r) => r.reason)).toEqual(['bad-json', 'publisher-not-allowed', 'too-large', 'unknown-version']);
+    expect(rejected.map((r) => r.reason)).toEqual(['bad-json', 'publisher-not-allowed', 'too-large']);
+    expect(unknown.version).toEqual({ '3': 1 }); // a later version is counted, not an error
     expect(rejected[1]!.payerAccountId).toBe(otherId);
 
     // Without the allow-list the forged one is a signal; a repeat from the same payer is a duplicate.
@@ -90,7 +91,7 @@ describe('consumer on the emulator', () => {
     await writer.submit(hostile, good);
     const open = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl });
     expect(open.signals.map((s) => s.payerAccountId)).toEqual([otherId, operator]);
-    expect(open.rejected.map((r) => r.reason)).toEqual(['bad-json', 'too-large', 'unknown-version', 'duplicate']);
+    expect(open.rejected.map((r) => r.reason)).toEqual(['bad-json', 'too-large', 'duplicate']);
   });
 
   describe('CLI (dist/)', () => {

@@ -40,6 +40,7 @@ function wrap(message: SignalMessage, c: Common): ReadSignal {
     consensusTimestamp: ts,
     consensusAt: consensusIso(ts),
     payerAccountId: c.payer ?? '0.0.1001',
+    index: 0,
     message: signalMessageSchema.parse(message),
   };
 }

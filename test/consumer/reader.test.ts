@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { collectTopicSignals, streamTopicSignals } from '../../src/consumer/reader.js';
-import type { ReaderEvent } from '../../src/consumer/types.js';
+import { collectTopicSignals, readTopic } from '../../src/consumer/reader.js';
+import type { TopicEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
+import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { SignalPacker } from '../../src/signals/pack.js';
+import { RUN as RUN_V2, RUN_KEY, probeResult } from '../signals/fixtures.js';
+import { fleetSignals } from '../signals/fleet.js';
 
 const PUBLISHER = '0.0.1001';
 const FORGER = '0.0.666';
@@ -32,11 +36,11 @@ function hostileTopic(): string {
   fake.submit(topic, 'not json at all', { payer: PUBLISHER }); // 2 bad-json
   fake.submit(topic, msg(good), { payer: FORGER }); // 3 publisher-not-allowed (same content, other payer)
   fake.submit(topic, JSON.stringify({ ...good.message, data: { ...good.message.data, pad: 'x'.repeat(1200) } }), { payer: PUBLISHER }); // 4-5 too-large (2 chunks)
-  fake.submit(topic, JSON.stringify({ ...good.message, v: 2 }), { payer: PUBLISHER }); // 6 unknown-version
+  fake.submit(topic, JSON.stringify({ ...good.message, v: 3 }), { payer: PUBLISHER }); // 6 unknown version: counted
   fake.submit(topic, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { payer: PUBLISHER }); // 7 not-utf8
   fake.submit(topic, JSON.stringify({ ...good.message, status: 'great' }), { payer: PUBLISHER }); // 8 schema
   fake.submit(topic, JSON.stringify({ p: 'hcs-2', op: 'register' }), { payer: PUBLISHER }); // 9 not-hcs25
-  fake.submit(topic, JSON.stringify({ p: 'hcs-25', op: 'score', v: 1, subject: A, trustScores: { total: 99 }, trustScoreConfigVersion: 1, trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z' }), { payer: PUBLISHER }); // 10 other-op
+  fake.submit(topic, JSON.stringify({ p: 'hcs-25', op: 'score', v: 1, subject: A, trustScores: { total: 99 }, trustScoreConfigVersion: 1, trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z' }), { payer: PUBLISHER }); // 10 a score record
   fake.submit(topic, msg(good), { payer: PUBLISHER }); // 11 duplicate
   fake.submit(topic, msg(evalSignal(A, 'math', 'correct', { seq: 2, at: Date.now(), run: 1 })), { payer: PUBLISHER }); // 12 ok
   fake.push(fake.topic(topic), topic, Buffer.from('{"p":"hcs-25",'), PUBLISHER, {
@@ -48,10 +52,10 @@ function hostileTopic(): string {
   return topic;
 }
 
-describe('streamTopicSignals', () => {
+describe('readSignals', () => {
   it('a hostile topic produces reasons, never a crash, and only genuine signals', async () => {
     const topic = hostileTopic();
-    const { signals, rejected, lastSequence } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    const { signals, rejected, records, unknown, lastSequence } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
     expect(signals.map((s) => [s.sequenceNumber, s.message.signal, s.payerAccountId])).toEqual([
       [1, 'availability.probe', PUBLISHER],
       [12, 'simple-evals.math', PUBLISHER],
@@ -61,14 +65,15 @@ describe('streamTopicSignals', () => {
       [2, 'bad-json'],
       [3, 'publisher-not-allowed'],
       [5, 'too-large'],
-      [6, 'unknown-version'],
       [7, 'not-utf8'],
       [8, 'schema'],
       [9, 'not-hcs25'],
-      [10, 'other-op'],
       [11, 'duplicate'],
       [13, 'incomplete-chunks'],
     ]);
+    // Another version and a score record are not errors: counted and returned.
+    expect(unknown).toEqual({ version: { '3': 1 }, op: {}, signal: {} });
+    expect(records.map((r) => [r.sequenceNumber, r.kind, r.v, r.validated])).toEqual([[10, 'score', 1, true]]);
     expect(rejected.find((r) => r.reason === 'duplicate')!.detail).toContain('sequence 1');
     for (const r of rejected) expect(r.detail.length).toBeLessThanOrEqual(160);
     expect(lastSequence).toBe(14);
@@ -109,9 +114,9 @@ describe('streamTopicSignals', () => {
     const topic = fake.createTopic('hcs-25:0:86400');
     fake.submit(topic, msg(probe(A, { seq: 1, at: Date.now(), run: 1 })), { payer: PUBLISHER });
     const abort = new AbortController();
-    const events: ReaderEvent[] = [];
+    const events: TopicEvent[] = [];
     const reading = (async () => {
-      for await (const e of streamTopicSignals({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
+      for await (const e of readTopic({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
         events.push(e);
         if (events.length === 1) fake.submit(topic, msg(probe(A, { seq: 2, at: Date.now(), run: 2 })), { payer: PUBLISHER });
         if (events.length === 2) abort.abort();
@@ -119,6 +124,58 @@ describe('streamTopicSignals', () => {
     })();
     await reading;
     expect(events.map((e) => (e.type === 'signal' ? e.signal.sequenceNumber : -1))).toEqual([1, 2]);
+  });
+
+  it('a topic mixing v1, v2 with extra fields, packs, unknown ids and ops: all counted, none rejected, known ones read', async () => {
+    const topic = fake.createTopic('hcs-25:0:86400');
+    const run = RUN_V2;
+    const v1 = probe(A, { seq: 1, at: Date.now(), run: 1 }).message;
+    const v2 = buildSignalV2(probeResult(), { run, runKey: RUN_KEY }).message;
+    const [m0, m1, m2, m3, m4, m5] = fleetSignals(2);
+    const packer = new SignalPacker({ mode: 'dense' });
+    const dense = [...[m0!, m1!, m2!, m3!].flatMap((x) => packer.add(x)), ...packer.flush()];
+    const subjectPack = new SignalPacker({ mode: 'subject' });
+    const bySubject = [m4!, m5!].flatMap((x) => subjectPack.add(x)).concat(subjectPack.flush());
+    const submit = (body: string | Buffer) => fake.submit(topic, body, { payer: PUBLISHER });
+    submit(JSON.stringify({ ...v1, note: 'extra', data: { ...v1.data, extra: [1] } })); // 1 v1 with extra fields: read
+    submit(JSON.stringify({ ...v2, future: { x: 1 }, data: { ...v2.data, jitterMs: 3 } })); // 2 v2 with extra fields: read
+    submit(JSON.stringify({ ...v2, signal: 'reputation.stars' })); // 3 unknown signal id
+    submit(JSON.stringify({ ...v1, signal: 'simple-evals.poetry' })); // 4 unknown v1 signal id
+    submit(JSON.stringify({ p: 'hcs-25', op: 'vote', v: 2, subject: A })); // 5 unknown op
+    submit(JSON.stringify({ p: 'hcs-25', op: 'signal', v: 7, anything: true })); // 6 unknown version
+    submit(JSON.stringify({ p: 'hcs-25', op: 'reveal', v: 2, run, key: 'k', salt: 's' })); // 7 v2 reveal: schema pending
+    for (const m of dense) submit(m.bytes); // 8 dense pack (zlib)
+    for (const m of bySubject) submit(m.bytes); // 9 subject pack
+    submit(JSON.stringify({ ...v2, status: 'great' })); // 10 malformed v2: the only rejection
+    expect(dense).toHaveLength(1);
+    expect(bySubject).toHaveLength(1);
+
+    const { signals, rejected, records, unknown } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    expect(signals.map((s) => [s.sequenceNumber, s.index, s.message.v, s.message.signal])).toEqual([
+      [1, 0, 1, 'availability.probe'],
+      [2, 0, 2, 'availability.probe'],
+      [8, 0, 2, 'availability.probe'],
+      [8, 1, 2, 'simple-evals.a2a_math'],
+      [8, 2, 2, 'simple-evals.a2a_science'],
+      [8, 3, 2, 'availability.probe'],
+      [9, 0, 2, 'simple-evals.a2a_math'],
+      [9, 1, 2, 'simple-evals.a2a_science'],
+    ]);
+    expect(signals[1]!.message).toMatchObject({ future: { x: 1 }, data: { jitterMs: 3 } });
+    expect(signals.slice(2).map((s) => s.message)).toEqual([m0, m1, m2, m3, m4, m5]);
+    expect(unknown).toEqual({ version: { '7': 1 }, op: { vote: 1 }, signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 } });
+    expect(records.map((r) => [r.sequenceNumber, r.kind, r.validated])).toEqual([[7, 'reveal', false]]);
+    expect(rejected.map((r) => [r.sequenceNumber, r.reason])).toEqual([[10, 'schema']]);
+
+    // A pack repeating a signal already read: that one signal is the duplicate, named by its index.
+    submit(dense[0]!.bytes);
+    const again = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    expect(again.rejected.filter((r) => r.reason === 'duplicate').map((r) => [r.sequenceNumber, r.index])).toEqual([
+      [11, 0],
+      [11, 1],
+      [11, 2],
+      [11, 3],
+    ]);
   });
 
   it('rejects an invalid since/until', async () => {

@@ -3,6 +3,8 @@ import { computeScores, percentile } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
+import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { RUN_KEY, agent, evalResult as evalFixture } from '../signals/fixtures.js';
 
 const A2A = uaid('calc.example.com', 'a2a');
 const MCP = uaid('files.mcp.dev', 'mcp');
@@ -162,5 +164,18 @@ describe('computeScores — default adapters', () => {
     const a = JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, { now, rejected: { duplicate: 1, 'bad-json': 2 } }));
     const b = JSON.stringify(computeScores(shuffled, DEFAULT_SCORING_CONFIG, { now, rejected: { 'bad-json': 2, duplicate: 1 } }));
     expect(b).toBe(a);
+  });
+});
+
+describe('computeScores — v1 and v2 signals of one subject', () => {
+  it('reads v1 ids as aliases of the catalog ids: a v2 signal continues the v1 series', () => {
+    const old = evalSignal(A2A, 'math', 'wrong', { seq: 1, at: T0, run: 1 });
+    const v2 = buildSignalV2(
+      { ...evalFixture(), agent: { ...agent, subject: A2A }, fetchedAt: new Date(T0 + 1000).toISOString() },
+      { run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB', runKey: RUN_KEY },
+    ).message;
+    const read: ReadSignal = { ...old, sequenceNumber: 2, consensusTimestamp: `${(T0 + 2000) / 1000}.000000000`, index: 1, message: v2 };
+    const s = score([old, read]).subjects[0]!;
+    expect(s.components['simple-math.score']).toMatchObject({ value: 50, samples: 2 });
   });
 });
