@@ -1,6 +1,6 @@
-/** Publishes computed scores as HCS-25 `op: "score"` messages (transaction memo `hcs-25:op:1`). */
+/** Publishes computed scores as HCS-25 `op: "score"` v2 messages (transaction memo `hcs-25:op:1`). */
 import { TopicMessageSubmitTransaction, type Client } from '@hashgraph/sdk';
-import { buildScoreMessage } from '../signals/build.js';
+import { buildScoreMessageV2, type ScoreExplanation } from '../signals/score.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
 import type { SubjectScore } from './scores.js';
 
@@ -11,15 +11,41 @@ export interface PublishedScore {
   bytes: number;
 }
 
-/** The on-chain form of one subject's score (DESIGN §3.2); throws if it would not fit in one message. */
+/**
+ * The on-chain form of one subject's score: a v2 record (signals/score.ts) whose explanation lists every applicable
+ * adapter with its mode, weight, denominator membership, total and components. Throws if it would not fit in one
+ * message.
+ */
 export function scoreMessageFor(s: SubjectScore) {
-  return buildScoreMessage({
+  return buildScoreMessageV2({
     subject: s.subject,
-    trustScores: s.trustScores,
+    total: s.trustScores.total,
     trustScoreConfigVersion: s.trustScoreConfigVersion,
     trustScoreUpdatedAt: s.trustScoreUpdatedAt,
     trustConfidence: s.trustConfidence,
+    explanation: explanationFor(s),
   });
+}
+
+/** The Score Explanation of a computed score (component values before m_stale, as HCS-25 applies it). */
+export function explanationFor(s: SubjectScore): ScoreExplanation {
+  const components = Object.entries(s.components);
+  return {
+    configDigest: s.trustScoreConfigDigest,
+    staleMultiplier: s.staleMultiplier,
+    adapters: s.adapters
+      .filter((a) => a.applicable)
+      .map((a) => ({
+        id: a.adapterId,
+        mode: a.contributionMode,
+        w: a.weight,
+        in: a.inDenominator,
+        t: a.total ?? 0,
+        c: components
+          .filter(([, c]) => c.adapterId === a.adapterId)
+          .map(([k, c]) => ({ k, v: c.omitted ? null : (c.beforeStale ?? c.value), s: c.status })),
+      })),
+  };
 }
 
 /**

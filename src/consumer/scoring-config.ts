@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ScoringConfigError } from './aggregate.js';
 import { ADAPTER_ID_PATTERN, SIGNAL_ID_PATTERN, SIGNAL_IDS } from '../signals/schemas.js';
+import { contentDigest } from '../signals/digest.js';
 
 const COMPONENT_KEY = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 const label = z.string().min(1).max(64).regex(/^\S+$/, 'must not contain whitespace');
@@ -194,4 +195,13 @@ export function loadScoringConfig(file: string): ScoringConfig {
     throw new ScoringConfigError(`scoring config ${file} is not valid JSON: ${(err as Error).message}`);
   }
   return parseScoringConfig(value, `scoring config ${file}`);
+}
+
+/**
+ * Digest of a scoring configuration (`sha256:` + base64url of its canonical JSON, `$schema` left out): published in
+ * score explanations, so a consumer can tell whether two scores of the same config version used the same config.
+ */
+export function scoringConfigDigest(config: ScoringConfig): string {
+  const { $schema: _, ...rest } = config;
+  return contentDigest(rest);
 }
