@@ -6,7 +6,7 @@
  * every number that leaves here is rounded.
  */
 import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
-import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
+import { scoringConfigDigest, scoringSignalId, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { parseUaid } from './uaid.js';
@@ -153,7 +153,8 @@ function group(signals: Iterable<ReadSignal>, nowMs: number): { bySubject: Map<s
       continue;
     }
     scored++;
-    const { subject, signal } = s.message;
+    const { subject } = s.message;
+    const signal = scoringSignalId(s.message.signal);
     let bySignal = bySubject.get(subject);
     if (!bySignal) bySubject.set(subject, (bySignal = new Map()));
     const list = bySignal.get(signal);
@@ -200,7 +201,7 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
   const computedBy = new Map<string, ComputedComponent[]>();
   const adapterInputs: AdapterInput[] = [];
   for (const adapter of config.adapters) {
-    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(c.signal) ?? [], config, nowMs));
+    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(scoringSignalId(c.signal)) ?? [], config, nowMs));
     // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
     // is `missing` and scores 0 inside it (TV1).
     const emitted = computed.some((c) => c.samples > 0) ? computed : [];
@@ -268,7 +269,7 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
     trustScoreUpdatedAt: result.trustScoreUpdatedAt,
     adapters,
     components: sortedRecord(components),
-    latency: latency(bySignal.get(config.latency.signal) ?? [], config.latency.window),
+    latency: latency(bySignal.get(scoringSignalId(config.latency.signal)) ?? [], config.latency.window),
     counts: subjectCounts(bySignal),
   };
 }

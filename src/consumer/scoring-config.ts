@@ -132,12 +132,25 @@ export type AdapterConfig = ScoringConfig['adapters'][number];
 export type ComponentConfig = AdapterConfig['components'][number];
 export type WindowConfig = z.output<typeof windowSchema>;
 
+/** Signal ids of the reference HCS-25 catalog (signals v2); v1 published `simple-evals.math` / `.science`. */
+const CATALOG_SIGNAL_IDS = { math: 'simple-evals.a2a_math', science: 'simple-evals.a2a_science' } as const;
+const SIGNAL_ALIASES: Readonly<Record<string, string>> = {
+  [SIGNAL_IDS.math]: CATALOG_SIGNAL_IDS.math,
+  [SIGNAL_IDS.science]: CATALOG_SIGNAL_IDS.science,
+};
+
+/** The catalog id a signal id is scored as: a v1 id and its v2 id feed the same component. */
+export function scoringSignalId(id: string): string {
+  return Object.hasOwn(SIGNAL_ALIASES, id) ? SIGNAL_ALIASES[id]! : id;
+}
+
 /**
  * The spec's example adapters (HCS-25 Appendix A) for this project's signal catalog. Evals are not applicable to
  * MCP subjects: MCP is probed for availability only, so scoring them 0 there would punish a protocol, not an agent.
  */
 export const DEFAULT_SCORING_CONFIG: ScoringConfig = Object.freeze({
-  trustScoreConfigVersion: 1,
+  // 2: catalog signal ids, and rounding at the reference implementation's points (each component, each adapter total).
+  trustScoreConfigVersion: 2,
   staleMultiplier: 0.5,
   freshnessSeconds: 3 * 86_400,
   window: { kind: 'latest', count: 10 },
@@ -157,14 +170,14 @@ export const DEFAULT_SCORING_CONFIG: ScoringConfig = Object.freeze({
       contributionMode: 'scoped',
       weight: 0.5,
       excludeProtocols: ['mcp'],
-      components: [{ key: 'simple-math.score', signal: SIGNAL_IDS.math, method: 'mean-score' }],
+      components: [{ key: 'simple-math.score', signal: CATALOG_SIGNAL_IDS.math, method: 'mean-score' }],
     },
     {
       adapterId: 'simple-science',
       contributionMode: 'scoped',
       weight: 0.5,
       excludeProtocols: ['mcp'],
-      components: [{ key: 'simple-science.score', signal: SIGNAL_IDS.science, method: 'mean-score' }],
+      components: [{ key: 'simple-science.score', signal: CATALOG_SIGNAL_IDS.science, method: 'mean-score' }],
     },
   ],
 } satisfies ScoringConfig) as ScoringConfig;

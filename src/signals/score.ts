@@ -104,8 +104,8 @@ export const scoreMessageV2Schema = z
     explanation: scoreExplanationSchema.optional(),
     breakdown: referenceBreakdownSchema.optional().describe('the reference implementation\'s breakdown (read only)'),
   })
+  // trustScore ≠ trustScores.total parses: checkPublishedScore names it as drift, which a parse error could not.
   .loose()
-  .refine((m) => m.trustScore === m.trustScores.total, { message: 'trustScore must equal trustScores.total', path: ['trustScore'] })
   .describe('HCS-25 computed trust score (op "score", v2) with a Score Explanation');
 
 export type ScoreMessageV2 = z.infer<typeof scoreMessageV2Schema>;

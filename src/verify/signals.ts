@@ -11,7 +11,9 @@ import { questionFor } from '../evals/runner.js';
 import { BUILTIN_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../evals/generator.js';
 import { gradeQuestion, isGraderId } from '../evals/graders.js';
 import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
-import type { GraderId, Question } from '../evals/types.js';
+import type { EvalOutcome, GraderId, Question } from '../evals/types.js';
+import { statusForOutcome } from '../signals/build.js';
+import { EVAL_OUTCOMES } from '../signals/schemas.js';
 import { decodeRunKey, questionHash, responseHash } from '../signals/hashing.js';
 import { checkPublishedScore, type PublishedScore, type ScoreCheck } from './score.js';
 
@@ -75,7 +77,7 @@ export interface VerifyInput {
 }
 
 export type Verdict = 'verified' | 'mismatch' | 'unverifiable';
-export type MismatchField = 'questionHash' | 'answer' | 'outcome' | 'score' | 'responseHash' | 'grader';
+export type MismatchField = 'questionHash' | 'answer' | 'outcome' | 'status' | 'score' | 'responseHash' | 'grader';
 export type UnverifiableReason =
   | 'no-reveal'
   | 'reveal-without-seed'
@@ -222,6 +224,10 @@ function verifyOne(s: VerifiableSignal, kind: 'math' | 'science', run: RunContex
 
 const GRADED = new Set(['correct', 'wrong']);
 
+function isOutcome(value: string): value is EvalOutcome {
+  return (EVAL_OUTCOMES as readonly string[]).includes(value);
+}
+
 function check(
   s: VerifiableSignal,
   question: Question,
@@ -263,6 +269,9 @@ function check(
   } else if (answer !== null) {
     // Nothing was extracted (unparseable, empty) or nothing came back (failures): there is no token to publish.
     return fail('answer', `outcome ${outcome} with an answer token`);
+  }
+  if (s.status !== undefined && isOutcome(outcome) && s.status !== statusForOutcome(outcome)) {
+    return fail('status', `outcome ${outcome} has status ${statusForOutcome(outcome)}, published ${s.status}`);
   }
   const expectedScore = outcome === 'correct' ? 100 : 0;
   if (data.score !== expectedScore) return fail('score', `outcome ${outcome} scores ${expectedScore}, published ${data.score ?? 'none'}`);

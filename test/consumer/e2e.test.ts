@@ -137,10 +137,10 @@ describe('consumer on the emulator', () => {
       const page = (await (await fetch(`${writer.mirrorRestUrl}/api/v1/topics/${scoreTopic}/messages`)).json()) as { messages: Array<{ message: string }> };
       const scores = page.messages.map((m) => scoreMessageV2Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))));
       expect(scores.find((m) => m.subject === MCP)).toMatchObject({ trustScore: 90, trustScores: { total: 90, 'availability.uptime': 90 } });
-      expect(scores.find((m) => m.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 1, trustScoreUpdatedAt: now });
+      expect(scores.find((m) => m.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 2, trustScoreUpdatedAt: now });
       // What was published recomputes from its own explanation, with the config the command used.
       for (const score of scores) {
-        expect(checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 1 })).toMatchObject({ ok: true });
+        expect(checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 2 })).toMatchObject({ ok: true });
       }
       const mirror = new MirrorRestClient({ baseUrl: writer.mirrorRestUrl });
       const [tx] = (await mirror.getTransaction(out.published[0]!.transactionId)) ?? [];

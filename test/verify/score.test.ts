@@ -136,7 +136,8 @@ describe('checkPublishedScore — drift', () => {
   it('names the field: total, trustScore, a component value, an adapter total, denominator membership', () => {
     const total = { ...good(), trustScore: 80, trustScores: { ...good().trustScores, total: 80 } };
     expect(checkPublishedScore(total)).toMatchObject({ field: 'trustScores.total', expected: 57.5, actual: 80 });
-    expect(checkPublishedScore({ ...good(), trustScore: 80 })).toMatchObject({ field: 'trustScore', expected: 57.5, actual: 80 });
+    const mirrored = scoreMessageV2Schema.parse({ ...good(), trustScore: 80 });
+    expect(checkPublishedScore(mirrored)).toMatchObject({ field: 'trustScore', expected: 57.5, actual: 80 });
     const component = { ...good(), trustScores: { ...good().trustScores, 'reputation.stars': 90 } };
     expect(checkPublishedScore(component)).toMatchObject({ field: 'trustScores.reputation.stars', expected: 40, actual: 90 });
     const e = vectorExplanation(1);
@@ -226,6 +227,6 @@ describe('score records v2 — from the scorer', () => {
     expect(Object.keys(reversed)[1]).toBe('adapters');
     const reordered = parseScoringConfig(JSON.parse(JSON.stringify(reversed)));
     expect(scoringConfigDigest(reordered)).toBe(DIGEST);
-    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 2 }))).not.toBe(DIGEST);
+    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }))).not.toBe(DIGEST);
   });
 });

@@ -239,3 +239,12 @@ describe('journalResponses', () => {
     expect(journalResponses(state)({ ...run[0]!.message, run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB' })).toBeNull();
   });
 });
+
+describe('verifySignals — status', () => {
+  it('a status that does not follow the outcome (as the reference maps it) is a mismatch on status', () => {
+    const run = signals(honestRun());
+    run[1] = { ...run[1]!, status: 'timeout' };
+    const report = verifySignals({ signals: run, reveals: [reveal()] });
+    expect(report.signals[1]).toMatchObject({ verdict: 'mismatch', field: 'status' });
+  });
+});
