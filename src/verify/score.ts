@@ -133,3 +133,15 @@ export function checkPublishedScore(record: PublishedScore, options: CheckScoreO
   if (first) return { status: 'mismatch', ok: false, ...first, drifts };
   return { status: 'verified', ok: true, field: 'trustScores.total', expected: recomputed.total, actual: actualTotal, drifts };
 }
+
+export interface ScoreChecks {
+  counts: { verified: number; mismatch: number; unverifiable: number };
+  results: Array<ScoreCheck & { subject?: string }>;
+}
+
+/** `checkPublishedScore` over many records (e.g. a score topic), with counts by status, in the records' order. */
+export function checkPublishedScores(records: Iterable<PublishedScore>, options: CheckScoreOptions = {}): ScoreChecks {
+  const results = [...records].map((r) => ({ ...checkPublishedScore(r, options), ...(r.subject ? { subject: r.subject } : {}) }));
+  const count = (status: ScoreCheck['status']) => results.filter((r) => r.status === status).length;
+  return { counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable') }, results };
+}

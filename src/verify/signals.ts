@@ -15,7 +15,7 @@ import type { EvalOutcome, GraderId, Question } from '../evals/types.js';
 import { statusForOutcome } from '../signals/build.js';
 import { EVAL_OUTCOMES } from '../signals/schemas.js';
 import { decodeRunKey, questionHash, responseHash } from '../signals/hashing.js';
-import { checkPublishedScore, type PublishedScore, type ScoreCheck } from './score.js';
+import { checkPublishedScores, type PublishedScore, type ScoreCheck } from './score.js';
 
 /** Signal ids of the evals, v2 (reference catalog) and their v1 aliases. */
 const EVAL_KIND: Readonly<Record<string, 'math' | 'science'>> = {
@@ -145,7 +145,7 @@ export function verifySignals(input: VerifyInput): VerifyReport {
     if (!run) runs.set(s.run, (run = { run: s.run, revealed: contexts.has(s.run), verified: 0, mismatch: 0, unverifiable: 0 }));
     run[v.verdict]++;
   }
-  const scores = [...(input.scores ?? [])].map((r) => ({ ...checkPublishedScore(r), ...(r.subject ? { subject: r.subject } : {}) }));
+  const scores = checkPublishedScores(input.scores ?? []).results;
   const count = (verdict: Verdict) => signals.filter((s) => s.verdict === verdict).length;
   return {
     counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable'), ignored },

@@ -248,3 +248,19 @@ describe('verifySignals — status', () => {
     expect(report.signals[1]).toMatchObject({ verdict: 'mismatch', field: 'status' });
   });
 });
+
+describe('verifySignals — score records', () => {
+  it('recomputes the score records it is given, naming the field that drifted', () => {
+    const explanation = {
+      configDigest: `sha256:${'A'.repeat(43)}`,
+      adapters: [{ id: 'availability', mode: 'universal' as const, w: 1, in: true, t: 80, c: [{ k: 'availability.uptime', v: 80, s: 'ok' as const }] }],
+    };
+    const honest = { subject: agents[0]!.subject, trustScore: 80, trustScores: { total: 80, 'availability.uptime': 80 }, trustScoreConfigVersion: 2, explanation };
+    const forged = { ...honest, subject: agents[1]!.subject, trustScores: { total: 80, 'availability.uptime': 95 } };
+    const report = verifySignals({ signals: [], reveals: [], scores: [honest, forged] });
+    expect(report.scores.map((s) => [s.subject, s.status, s.field])).toEqual([
+      [agents[0]!.subject, 'verified', 'trustScores.total'],
+      [agents[1]!.subject, 'mismatch', 'trustScores.availability.uptime'],
+    ]);
+  });
+});
