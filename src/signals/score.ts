@@ -140,10 +140,10 @@ export interface ScoreRecordInput {
 
 /**
  * Builds a v2 score record from its explanation: `trustScores` holds the total and every component that has a value,
- * `trustScore` mirrors the total.
+ * `trustScore` mirrors the total; `explain: false` leaves the explanation itself out (HCS-25 makes it optional).
  * Throws MessageTooLargeError when it would not fit one HCS message.
  */
-export function buildScoreMessageV2(input: ScoreRecordInput): SizedMessage<ScoreMessageV2> {
+export function buildScoreMessageV2(input: ScoreRecordInput, options: { explain?: boolean } = {}): SizedMessage<ScoreMessageV2> {
   const { total } = input;
   const trustScores: Record<string, number> = { total };
   for (const adapter of input.explanation.adapters) {
@@ -159,7 +159,7 @@ export function buildScoreMessageV2(input: ScoreRecordInput): SizedMessage<Score
     trustScoreConfigVersion: input.trustScoreConfigVersion,
     trustScoreUpdatedAt: input.trustScoreUpdatedAt,
     ...(input.trustConfidence !== undefined ? { trustConfidence: input.trustConfidence } : {}),
-    explanation: input.explanation,
+    ...(options.explain === false ? {} : { explanation: input.explanation }),
   });
   return sizedMessage(message, 'score message');
 }

@@ -13,10 +13,10 @@ export interface NormalizedExplanation {
 }
 
 /** A score record as far as checking it goes: a parsed v2 record, or anything shaped like one. */
-export type PublishedScore = Pick<ScoreMessageV2, 'trustScores' | 'trustScoreConfigVersion'> &
+export type ScoreRecordLike = Pick<ScoreMessageV2, 'trustScores' | 'trustScoreConfigVersion'> &
   Partial<Pick<ScoreMessageV2, 'trustScore' | 'explanation' | 'breakdown' | 'subject'>>;
 
-export function explanationOf(record: PublishedScore): NormalizedExplanation | undefined {
+export function explanationOf(record: ScoreRecordLike): NormalizedExplanation | undefined {
   if (record.explanation) return fromOurs(record.explanation);
   if (!record.breakdown) return undefined;
   return {
@@ -100,7 +100,7 @@ export interface CheckScoreOptions {
  * `trustScore`), each adapter's total and denominator membership, and each component value mirrored in
  * `trustScores`; optionally the config digest and version. For `hcs25 scores --check-published` and `hcs25 verify`.
  */
-export function checkPublishedScore(record: PublishedScore, options: CheckScoreOptions = {}): ScoreCheck {
+export function checkPublishedScore(record: ScoreRecordLike, options: CheckScoreOptions = {}): ScoreCheck {
   const actualTotal = record.trustScores.total;
   const explanation = explanationOf(record);
   if (!explanation) {
@@ -140,7 +140,7 @@ export interface ScoreChecks {
 }
 
 /** `checkPublishedScore` over many records (e.g. a score topic), with counts by status, in the records' order. */
-export function checkPublishedScores(records: Iterable<PublishedScore>, options: CheckScoreOptions = {}): ScoreChecks {
+export function checkPublishedScores(records: Iterable<ScoreRecordLike>, options: CheckScoreOptions = {}): ScoreChecks {
   const results = [...records].map((r) => ({ ...checkPublishedScore(r, options), ...(r.subject ? { subject: r.subject } : {}) }));
   const count = (status: ScoreCheck['status']) => results.filter((r) => r.status === status).length;
   return { counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable') }, results };

@@ -15,7 +15,7 @@ import type { EvalOutcome, GraderId, Question } from '../evals/types.js';
 import { statusForOutcome } from '../signals/build.js';
 import { EVAL_OUTCOMES } from '../signals/schemas.js';
 import { decodeRunKey, questionHash, responseHash } from '../signals/hashing.js';
-import { checkPublishedScores, type PublishedScore, type ScoreCheck } from './score.js';
+import { checkPublishedScores, type ScoreRecordLike, type ScoreCheck } from './score.js';
 
 /** Signal ids of the evals, v2 (reference catalog) and their v1 aliases. */
 const EVAL_KIND: Readonly<Record<string, 'math' | 'science'>> = {
@@ -73,7 +73,7 @@ export interface VerifyInput {
    */
   keyedResponseHash?: (key: Buffer, signal: VerifiableSignal, response: string) => string;
   /** Score records to recompute from their explanations. */
-  scores?: Iterable<PublishedScore>;
+  scores?: Iterable<ScoreRecordLike>;
 }
 
 export type Verdict = 'verified' | 'mismatch' | 'unverifiable';

@@ -186,6 +186,17 @@ describe('score records v2 — from the scorer', () => {
     expect(checkPublishedScore(scoreMessageV2Schema.parse(JSON.parse(built.json)))).toMatchObject({ ok: true, expected: 50 });
   });
 
+  it('a subject id too long for the explanation is published without it, and checks as unverifiable', () => {
+    const huge = uaid(`agent.${'x'.repeat(330)}.example`);
+    const built = scoreMessageFor(scored(huge));
+    expect(built).toMatchObject({ explained: false });
+    expect(built.bytes).toBeLessThanOrEqual(1024);
+    expect(built.message.explanation).toBeUndefined();
+    expect(built.message.trustScores).toMatchObject({ total: 50, 'availability.uptime': 66.67 });
+    expect(checkPublishedScore(built.message)).toMatchObject({ status: 'unverifiable' });
+    expect(scoreMessageFor(scored(LONG)).explained).toBe(true);
+  });
+
   it('stale components publish their value before m_stale; the record recomputes', () => {
     const s = scored(SUBJECT, T0 - 5 * 24 * HOUR);
     expect(s.components['availability.uptime']).toMatchObject({ status: 'stale', value: 33.34, beforeStale: 66.67 });
