@@ -46,6 +46,8 @@ export interface VerifiableSignal {
   };
   /** Where it was read, for reports. */
   sequenceNumber?: number;
+  /** The account that paid for it (mirror node): a reveal counts only for signals of the same payer. */
+  payer?: string;
 }
 
 /** A reveal, v1 (run and key only) or v2 (signals/reveal.ts). */
@@ -57,11 +59,13 @@ export interface VerifiableReveal {
   grader?: string;
   bank?: { id: string; digest: string };
   sequenceNumber?: number;
+  /** The account that paid for it; with one, it applies only to that payer's signals (anyone can submit a reveal). */
+  payer?: string;
 }
 
 export interface VerifyInput {
   signals: Iterable<VerifiableSignal>;
-  /** Reveals in consensus order; the first one of a run counts. Filter them by publisher before passing them. */
+  /** Reveals in consensus order; the first one of a run (and payer, where given) counts. */
   reveals: Iterable<VerifiableReveal>;
   /** A science bank (e.g. the private bank a run used); the bundled bank is used when a reveal names `builtin`. */
   scienceBank?: readonly ScienceBankEntry[];
@@ -127,8 +131,10 @@ export function verifySignals(input: VerifyInput): VerifyReport {
   const contexts = new Map<string, RunContext>();
   const banks = new BankChooser(input.scienceBank);
   for (const reveal of input.reveals) {
-    if (!contexts.has(reveal.run)) contexts.set(reveal.run, runContext(reveal, banks));
+    const key = revealKey(reveal.run, reveal.payer);
+    if (!contexts.has(key)) contexts.set(key, runContext(reveal, banks));
   }
+  const contextOf = (s: VerifiableSignal) => contexts.get(revealKey(s.run, s.payer)) ?? contexts.get(revealKey(s.run, undefined));
 
   const signals: SignalVerification[] = [];
   const runs = new Map<string, VerifyReport['runs'][number]>();
@@ -139,10 +145,11 @@ export function verifySignals(input: VerifyInput): VerifyReport {
       ignored++;
       continue;
     }
-    const v = verifyOne(s, kind, contexts.get(s.run), input);
+    const context = contextOf(s);
+    const v = verifyOne(s, kind, context, input);
     signals.push(v);
     let run = runs.get(s.run);
-    if (!run) runs.set(s.run, (run = { run: s.run, revealed: contexts.has(s.run), verified: 0, mismatch: 0, unverifiable: 0 }));
+    if (!run) runs.set(s.run, (run = { run: s.run, revealed: context !== undefined, verified: 0, mismatch: 0, unverifiable: 0 }));
     run[v.verdict]++;
   }
   const scores = checkPublishedScores(input.scores ?? []).results;
@@ -153,6 +160,10 @@ export function verifySignals(input: VerifyInput): VerifyReport {
     signals,
     scores,
   };
+}
+
+function revealKey(run: string, payer: string | undefined): string {
+  return `${run}\u0000${payer ?? ''}`;
 }
 
 function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {

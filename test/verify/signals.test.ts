@@ -264,3 +264,13 @@ describe('verifySignals — score records', () => {
     ]);
   });
 });
+
+describe('verifySignals — payers', () => {
+  it('a reveal paid by someone else does not apply to the publisher\'s signals', () => {
+    const run = signals(honestRun()).map((m) => ({ ...m, payer: '0.0.1001' }));
+    const forged = { ...reveal({ seed: 'forged' }), payer: '0.0.666' };
+    const honest = { ...reveal(), payer: '0.0.1001' };
+    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toMatchObject({ verified: 12, mismatch: 0 });
+    expect(verifySignals({ signals: run, reveals: [forged] }).counts).toMatchObject({ unverifiable: 12 });
+  });
+});
