@@ -5,6 +5,8 @@ import { scienceBankSchema } from './evals/science.js';
 import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
 import { packBodySchema, signalMessageV2Schema } from './signals/schemas-v2.js';
 import { scoringConfigSchema } from './consumer/scoring-config.js';
+import { revealMessageV2Schema } from './signals/reveal.js';
+import { scoreMessageV2Schema } from './signals/score.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 
@@ -21,6 +23,8 @@ const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = 
   },
   'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
   'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
+  'score-v2.schema.json': { title: 'HCS-25 score message (v2, with a Score Explanation)', schema: scoreMessageV2Schema },
+  'reveal-v2.schema.json': { title: 'HCS-25 reveal message (v2)', schema: revealMessageV2Schema },
   'scoring-config.schema.json': { title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)', schema: scoringConfigSchema },
 };
 

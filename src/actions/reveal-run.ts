@@ -1,16 +1,19 @@
 /**
- * `hcs25 reveal`: publishes a run's question key (`op: "reveal"`) so anyone can recompute its question hashes.
- * It goes through the same journal and submitter as the signals, under the key `reveal|<topic>`, so running it
- * twice (or after a crash) never puts the key on the topic twice.
+ * `hcs25 reveal`: publishes what re-derives a run's questions (`op: "reveal"`, v2: key, seed, generator, grader and
+ * science bank digest) so anyone can check its signals. It goes through the same journal and submitter as the
+ * signals, under the key `reveal|<topic>`, so running it twice (or after a crash) never puts it on the topic twice.
  */
 import type { Hcs25Client } from '../client.js';
 import { UsageError } from '../core/errors.js';
+import { QUESTION_GENERATOR, scienceBankDigest } from '../evals/generator.js';
 import { parsePrivateKey } from '../hedera/client.js';
-import { Journal, revealKey } from '../publisher/journal.js';
+import { runQuestionSource } from '../publisher/grading.js';
+import { Journal, revealKey, type RunState } from '../publisher/journal.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { Submitter } from '../publisher/submitter.js';
-import { buildRevealMessage } from '../signals/build.js';
-import { decodeRunKey } from '../signals/hashing.js';
+import { decodeRunKey, encodeRunKey } from '../signals/hashing.js';
+import { buildRevealMessageV2, type RevealMessageV2 } from '../signals/reveal.js';
+import type { BuiltMessage } from '../signals/build.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
 
 export interface RevealRunParameters {
@@ -51,7 +54,7 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
     if (state.start.config.operator && state.start.config.operator !== operator.accountId && (state.reveals.get(topic)?.txIds.length ?? 0) > 0) {
       throw new UsageError(`an earlier reveal of run ${options.run} was paid by ${state.start.config.operator}`, { hint: 'reveal with the same operator account' });
     }
-    const message = buildRevealMessage(options.run, decodeRunKey(state.start.runKey));
+    const message = revealMessageFor(state);
     const submitter = new Submitter({
       client: client.sdk,
       signer: operatorSigner(parsePrivateKey(operator)),
@@ -69,4 +72,17 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
   } finally {
     await journal.close().catch(() => undefined);
   }
+}
+
+/** The v2 reveal of a journaled run. A private bank is published by digest only, never by path or content. */
+export function revealMessageFor(state: RunState): BuiltMessage<RevealMessageV2> {
+  const source = runQuestionSource(state.start.config);
+  return buildRevealMessageV2({
+    run: state.start.run,
+    key: encodeRunKey(decodeRunKey(state.start.runKey)),
+    seed: state.start.seed,
+    generator: QUESTION_GENERATOR,
+    grader: source.grader,
+    ...(source.bank ? { bank: { id: source.bank.id, digest: scienceBankDigest(source.bank.entries) } } : {}),
+  });
 }

@@ -14,7 +14,7 @@ import type { Progress } from '../evals/progress.js';
 import { emptyProgress } from '../evals/progress.js';
 import { randomSeed } from '../evals/rng.js';
 import { FeeCapError, estimateSubmitFee, formatHbar, hbarToTinybar } from '../publisher/fees.js';
-import { gradingExtra, gradingOf } from '../publisher/grading.js';
+import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
 import { Journal, signalKey, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
 import { RunError, checkSignalTopic } from '../publisher/topic.js';
@@ -137,7 +137,7 @@ async function* evaluateMissing(
   onProgress: (p: Progress) => void,
 ): AsyncGenerator<import('../evals/types.js').AnyEvalResult> {
   const start = state.start;
-  const grading = gradingOf(start.config);
+  const grading = questionOptions(start.config);
   let done = emptyProgress(0);
   for (const group of missingWork(start.agents, start.config.evals as EvalKind[], state)) {
     if (signal.aborted) return;
@@ -172,7 +172,7 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
     agents: start.agents,
     evals: start.config.evals as EvalKind[],
     seed: start.seed,
-    ...gradingOf(start.config),
+    ...questionOptions(start.config),
     ...(parameters.signal && { signal: parameters.signal }),
     onProgress: (p) => {
       evals = p;
@@ -294,3 +294,9 @@ function missingWork(agents: Agent[], evals: EvalKind[], state: RunState): { age
   return [...groups.values()];
 }
 
+
+/** The runner's grader and science bank for a journaled run (as the run began). */
+function questionOptions(config: RunState['start']['config']): Pick<EvaluateAgentsParameters, 'grader' | 'scienceBank'> {
+  const { grader, bank } = runQuestionSource(config);
+  return { grader, ...(bank && { scienceBank: bank.entries }) };
+}

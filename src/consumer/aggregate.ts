@@ -65,6 +65,8 @@ const UNAVAILABLE: ReadonlySet<SignalStatus> = new Set(['missing', 'timeout', 'e
  * The HCS-25 aggregation (Normalization + Aggregation sections), as a pure function: the same input gives the same
  * output. Component values are clamped to [0,100]; stale values are multiplied by m_stale; missing/timeout/error score 0
  * unless non-scorable; adapter total = mean of its components; composite = weighted mean over the denominator.
+ * Rounding (2 decimals) happens at the reference implementation's points: each component value (and again after
+ * m_stale), each adapter total, and the composite computed from the rounded totals.
  */
 export function aggregateTrustScore(input: AggregateInput): AggregateResult {
   validate(input);
@@ -89,16 +91,18 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
         unavailable.push(component.key);
         continue;
       }
-      kept.push({ key: component.key, value: normalise(component, staleMultiplier), status: component.status });
+      kept.push({ key: component.key, value: componentValue(component.value, component.status, staleMultiplier), status: component.status });
     }
     if (kept.length === 0) {
       if (mode === 'conditional') continue;
       kept.push({ key: adapter.defaultComponentKey ?? `${adapter.adapterId}.score`, value: 0, status: 'missing' });
     }
 
-    const total = kept.reduce((sum, c) => sum + c.value, 0) / kept.length;
-    for (const c of kept) components[c.key] = { value: round2(c.value), status: c.status };
-    trustScores[adapter.adapterId] = round2(total);
+    // Rounded where the reference implementation rounds (each component, each adapter total, then the composite),
+    // so two implementations agree to the cent.
+    const total = round2(kept.reduce((sum, c) => sum + c.value, 0) / kept.length);
+    for (const c of kept) components[c.key] = { value: c.value, status: c.status };
+    trustScores[adapter.adapterId] = total;
     // Weight 0 is informational: its total is shown but it stays out of the denominator.
     if (weight > 0) denominator.push({ adapterId: adapter.adapterId, weight, total });
   }
@@ -110,16 +114,17 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
     components,
     unavailable,
     notApplicable,
-    denominator: denominator.map((d) => ({ ...d, total: round2(d.total) })),
+    denominator,
     trustScoreConfigVersion: input.trustScoreConfigVersion,
     trustScoreUpdatedAt: (input.now ?? new Date()).toISOString(),
   };
 }
 
-function normalise(component: ComponentInput, staleMultiplier: number): number {
-  if (UNAVAILABLE.has(component.status)) return 0;
-  const value = clamp(Number.isFinite(component.value) ? component.value : 0);
-  return component.status === 'stale' ? value * staleMultiplier : value;
+/** The value a component contributes: clamped and rounded, then (stale) multiplied by m_stale and rounded again. */
+export function componentValue(value: number, status: SignalStatus, staleMultiplier: number): number {
+  if (UNAVAILABLE.has(status)) return 0;
+  const rounded = round2(clamp(Number.isFinite(value) ? value : 0));
+  return status === 'stale' ? round2(rounded * staleMultiplier) : rounded;
 }
 
 export function isApplicable(

@@ -6,7 +6,7 @@
  * every number that leaves here is rounded.
  */
 import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
-import type { AdapterConfig, ComponentConfig, ScoringConfig, WindowConfig } from './scoring-config.js';
+import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { parseUaid } from './uaid.js';
@@ -41,6 +41,8 @@ export interface ComponentBreakdown {
   omitted?: true;
   /** Synthesized by HCS-25's default-component rule (an applicable adapter without output). */
   synthesized?: true;
+  /** A stale component's value before m_stale (what a score explanation publishes); `value` is after it. */
+  beforeStale?: number;
 }
 
 export interface AdapterBreakdown {
@@ -69,6 +71,10 @@ export interface SubjectScore {
   trustScores: { total: number; [adapterId: string]: number };
   trustConfidence: number;
   trustScoreConfigVersion: number;
+  /** Digest of the scoring config used (scoring-config.ts `scoringConfigDigest`), for the score explanation. */
+  trustScoreConfigDigest: string;
+  /** HCS-25 m_stale of that config. */
+  staleMultiplier: number;
   trustScoreUpdatedAt: string;
   adapters: AdapterBreakdown[];
   components: Record<string, ComponentBreakdown>;
@@ -112,8 +118,9 @@ export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConf
   const { bySubject, scored, ignoredAfterNow } = group(signals, nowMs);
 
   const subjects: SubjectScore[] = [];
+  const digest = scoringConfigDigest(config);
   for (const subject of [...bySubject.keys()].sort(byCodeUnit)) {
-    const scored = scoreSubject(subject, bySubject.get(subject)!, config, options.now);
+    const scored = scoreSubject(subject, bySubject.get(subject)!, config, options.now, digest);
     const label = options.labels?.[subject];
     subjects.push(label ? { ...scored, label } : scored);
   }
@@ -168,11 +175,14 @@ function observe(s: ReadSignal): Observation {
   const cMs = consensusMs(s.consensusTimestamp);
   const fetchedMs = Date.parse(s.message.fetchedAt);
   const data = s.message.data;
+  // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
+  // v1 published it as timeout/error, which here would mean nothing was measured.
+  const failedProbe = 'reachable' in data && !data.reachable && (s.message.status === 'timeout' || s.message.status === 'error');
   return {
     seq: s.sequenceNumber,
     observedMs: Math.min(cMs, fetchedMs),
     consensusMs: cMs,
-    status: s.message.status,
+    status: failedProbe ? 'ok' : s.message.status,
     score: data.score,
     latencyMs: data.latencyMs,
     measured: 'reachable' in data ? data.reachable : s.message.status === 'ok',
@@ -181,7 +191,7 @@ function observe(s: ReadSignal): Observation {
   };
 }
 
-function scoreSubject(subject: string, bySignal: SubjectSignals, config: ScoringConfig, now: Date): SubjectScore {
+function scoreSubject(subject: string, bySignal: SubjectSignals, config: ScoringConfig, now: Date, configDigest: string): SubjectScore {
   const nowMs = now.getTime();
   const uaid = parseUaid(subject);
   const subjectRef = {
@@ -221,7 +231,9 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
     const emitted = computedBy.get(adapter.adapterId) ?? [];
     if (total !== undefined) {
       for (const { key, nonScorable: _, ...c } of emitted) {
-        components[key] = omitted.has(key) ? { ...c, value: 0, omitted: true } : { ...c, value: result.components[key]!.value };
+        components[key] = omitted.has(key)
+          ? { ...c, value: 0, omitted: true }
+          : { ...c, value: result.components[key]!.value, ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}) };
       }
       if (emitted.every((c) => omitted.has(c.key))) {
         // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
@@ -254,6 +266,8 @@ function scoreSubject(subject: string, bySignal: SubjectSignals, config: Scoring
     trustScores: result.trustScores,
     trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
     trustScoreConfigVersion: result.trustScoreConfigVersion,
+    trustScoreConfigDigest: configDigest,
+    staleMultiplier: config.staleMultiplier,
     trustScoreUpdatedAt: result.trustScoreUpdatedAt,
     adapters,
     components: sortedRecord(components),
@@ -282,8 +296,9 @@ function computeComponent(adapterId: string, c: ComponentConfig, all: Observatio
     if (o.observedMs > newest.observedMs || (o.observedMs === newest.observedMs && o.seq > newest.seq)) newest = o;
   }
   const value = sum / informative.length;
-  // A failed probe is a successful measurement of unavailability; a failed eval is an unavailable eval.
-  let status: SignalStatus = c.method === 'reachable-share' || anyOk ? 'ok' : newest.status;
+  // ok when anything was measured (a failed probe or a wrong answer is a measured 0); timeout/error/missing only when
+  // nothing was, and then they still score 0 here (HCS-25 Missing Data), unless the component is non-scorable.
+  let status: SignalStatus = anyOk ? 'ok' : newest.status;
   if (status === 'ok' && nowMs - newest.observedMs > config.freshnessSeconds * 1000) status = 'stale';
   return { ...base, value, status, samples: informative.length, newestAt: new Date(newest.observedMs).toISOString() };
 }

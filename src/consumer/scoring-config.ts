@@ -16,6 +16,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ScoringConfigError } from './aggregate.js';
 import { ADAPTER_ID_PATTERN, SIGNAL_ID_PATTERN, SIGNAL_IDS } from '../signals/schemas.js';
+import { SIGNAL_IDS_V2 } from '../signals/schemas-v2.js';
+import { contentDigest } from '../signals/digest.js';
 
 const COMPONENT_KEY = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 const label = z.string().min(1).max(64).regex(/^\S+$/, 'must not contain whitespace');
@@ -131,12 +133,14 @@ export type AdapterConfig = ScoringConfig['adapters'][number];
 export type ComponentConfig = AdapterConfig['components'][number];
 export type WindowConfig = z.output<typeof windowSchema>;
 
+
 /**
  * The spec's example adapters (HCS-25 Appendix A) for this project's signal catalog. Evals are not applicable to
  * MCP subjects: MCP is probed for availability only, so scoring them 0 there would punish a protocol, not an agent.
  */
 export const DEFAULT_SCORING_CONFIG: ScoringConfig = Object.freeze({
-  trustScoreConfigVersion: 1,
+  // 2: catalog signal ids, and rounding at the reference implementation's points (each component, each adapter total).
+  trustScoreConfigVersion: 2,
   staleMultiplier: 0.5,
   freshnessSeconds: 3 * 86_400,
   window: { kind: 'latest', count: 10 },
@@ -156,14 +160,14 @@ export const DEFAULT_SCORING_CONFIG: ScoringConfig = Object.freeze({
       contributionMode: 'scoped',
       weight: 0.5,
       excludeProtocols: ['mcp'],
-      components: [{ key: 'simple-math.score', signal: SIGNAL_IDS.math, method: 'mean-score' }],
+      components: [{ key: 'simple-math.score', signal: SIGNAL_IDS_V2.math, method: 'mean-score' }],
     },
     {
       adapterId: 'simple-science',
       contributionMode: 'scoped',
       weight: 0.5,
       excludeProtocols: ['mcp'],
-      components: [{ key: 'simple-science.score', signal: SIGNAL_IDS.science, method: 'mean-score' }],
+      components: [{ key: 'simple-science.score', signal: SIGNAL_IDS_V2.science, method: 'mean-score' }],
     },
   ],
 } satisfies ScoringConfig) as ScoringConfig;
@@ -194,4 +198,13 @@ export function loadScoringConfig(file: string): ScoringConfig {
     throw new ScoringConfigError(`scoring config ${file} is not valid JSON: ${(err as Error).message}`);
   }
   return parseScoringConfig(value, `scoring config ${file}`);
+}
+
+/**
+ * Digest of a scoring configuration (`sha256:` + base64url of its canonical JSON, `$schema` left out): published in
+ * score explanations, so a consumer can tell whether two scores of the same config version used the same config.
+ */
+export function scoringConfigDigest(config: ScoringConfig): string {
+  const { $schema: _, ...rest } = config;
+  return contentDigest(rest);
 }

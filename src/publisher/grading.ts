@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../core/errors.js';
-import { GRADER_IDS } from '../evals/graders.js';
+import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID } from '../evals/generator.js';
+import { DEFAULT_GRADER, GRADER_IDS } from '../evals/graders.js';
 import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
 import type { GraderId } from '../evals/types.js';
 import type { RunConfigSummary } from './journal.js';
@@ -26,16 +27,28 @@ export function gradingExtra(options: { grader?: GraderId; scienceBank?: string 
   return { extra };
 }
 
-/** Runner options for the journaled grading choices; a science bank that changed since the run began is refused. */
-export function gradingOf(config: RunConfigSummary): { grader?: GraderId; scienceBank?: ScienceBankEntry[] } {
+export interface RunQuestionSource {
+  grader: GraderId;
+  /** The SimpleScience bank the run drew from, when it asked science questions. */
+  bank?: { id: string; entries: ScienceBankEntry[] };
+}
+
+/**
+ * What a journaled run derived its questions from: its grader and science bank (the bundled one, or the private file
+ * it named, refused if the file changed since the run began: its questions decide the published question hashes).
+ * A resume asks and grades with it; a reveal publishes its digest.
+ */
+export function runQuestionSource(config: RunConfigSummary): RunQuestionSource {
   const extra = gradingSchema.parse(config.extra ?? {});
-  if (!extra.scienceBank) return extra.grader ? { grader: extra.grader } : {};
+  const grader = extra.grader ?? DEFAULT_GRADER;
+  if (!config.evals.includes('science')) return { grader };
+  if (!extra.scienceBank) return { grader, bank: { id: BUILTIN_SCIENCE_BANK_ID, entries: loadScienceBank() } };
   if (fileSha256(extra.scienceBank) !== extra.scienceBankSha256) {
     throw new UsageError(`the science bank ${extra.scienceBank} changed since the run began`, {
       hint: 'restore the file the run started with: its questions decide which question hashes were published',
     });
   }
-  return { ...(extra.grader && { grader: extra.grader }), scienceBank: loadScienceBank(extra.scienceBank) };
+  return { grader, bank: { id: PRIVATE_SCIENCE_BANK_ID, entries: loadScienceBank(extra.scienceBank) } };
 }
 
 function fileSha256(path: string): string {

@@ -26,6 +26,8 @@ import {
 } from './schemas.js';
 import { KNOWN_SIGNAL_IDS_V2, MESSAGE_VERSION_V2, packBodySchema, signalMessageV2Schema, type SignalMessageV2 } from './schemas-v2.js';
 import { ZLIB_FIRST_BYTE, expandPack } from './pack.js';
+import { revealMessageV2Schema } from './reveal.js';
+import { scoreMessageV2Schema } from './score.js';
 
 export type ReadRejectReason = 'too-large' | 'not-utf8' | 'bad-json' | 'bad-zlib' | 'not-hcs25' | 'schema';
 export type UnknownKind = 'version' | 'op' | 'signal';
@@ -58,11 +60,8 @@ export type ReadResult =
   | { ok: true; encoding: 'json' | 'zlib'; items: MessageItem[] }
   | { ok: false; reason: ReadRejectReason; detail: string };
 
-/**
- * v2 score and reveal schemas by op. `null`: a known op whose v2 schema is not wired in yet; such records are read
- * as unvalidated. Plug the schemas from ./score.js and ./reveal.js in here.
- */
-export const RECORD_SCHEMAS_V2: Readonly<Record<'score' | 'reveal', z.ZodType | null>> = { score: null, reveal: null };
+/** v2 score and reveal schemas by op. `null` would read a known op's records as unvalidated. */
+export const RECORD_SCHEMAS_V2: Readonly<Record<'score' | 'reveal', z.ZodType | null>> = { score: scoreMessageV2Schema, reveal: revealMessageV2Schema };
 
 /** v1 schemas without the builder's strictness: a v1 message with extra fields is read, its extras ignored. */
 const V1_SIGNAL_SCHEMAS: Readonly<Record<string, z.ZodType<SignalMessage>>> = {

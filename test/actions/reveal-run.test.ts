@@ -1,9 +1,15 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PrivateKey } from '@hashgraph/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { readJournal } from '../../src/publisher/journal.js';
-import { revealRun } from '../../src/actions/reveal-run.js';
+import { QUESTION_GENERATOR, scienceBankDigest } from '../../src/evals/generator.js';
+import { loadScienceBank } from '../../src/evals/science.js';
+import { readJournal, type RunConfigSummary, type RunState } from '../../src/publisher/journal.js';
+import { revealMessageFor, revealRun } from '../../src/actions/reveal-run.js';
 import { createHcs25Client } from '../../src/client.js';
+import { revealMessageV2Schema } from '../../src/signals/reveal.js';
 import { journalWith, tempDir } from '../publisher/helpers.js';
 
 const tmp = tempDir();
@@ -29,5 +35,62 @@ describe('revealRun', () => {
     await expect(revealRun(createHcs25Client(config), { run: journal.runId, force: true })).rejects.toThrow(/ran on local, not custom/);
     const { state } = await readJournal(journal.path);
     expect(state.reveals.size).toBe(0);
+  });
+});
+
+describe('revealMessageFor (reveal v2)', () => {
+  const start = (config: Partial<RunConfigSummary>): RunState => ({
+    start: {
+      t: 'start',
+      v: 1,
+      at: '2026-11-21T10:00:00.000Z',
+      run: '01JDX3V9W5Q8K6T2N4M7P1R0ZA',
+      seed: 'a1b2c3d4e5f60718',
+      runKey: Buffer.alloc(32, 7).toString('base64url'),
+      topic: '0.0.1001',
+      config: { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: false, ...config },
+      agents: [],
+    },
+    signals: new Map(),
+    failures: [],
+    spentTinybar: 0n,
+    resumes: 0,
+    reveals: new Map(),
+  });
+
+  it('publishes key, seed, generator, grader and the bundled bank digest, and parses back', () => {
+    const built = revealMessageFor(start({}));
+    const parsed = revealMessageV2Schema.parse(JSON.parse(built.json));
+    expect(parsed).toEqual({
+      p: 'hcs-25',
+      op: 'reveal',
+      v: 2,
+      run: '01JDX3V9W5Q8K6T2N4M7P1R0ZA',
+      key: Buffer.alloc(32, 7).toString('base64url'),
+      seed: 'a1b2c3d4e5f60718',
+      generator: QUESTION_GENERATOR,
+      grader: 'first-token@1',
+      bank: { id: 'builtin', digest: scienceBankDigest(loadScienceBank()) },
+    });
+    expect(built.bytes).toBeLessThanOrEqual(1024);
+  });
+
+  it('a run without science names no bank; the journaled grader is used', () => {
+    const parsed = revealMessageFor(start({ evals: ['math'], extra: { grader: 'last-answer@1' } })).message;
+    expect(parsed.bank).toBeUndefined();
+    expect(parsed.grader).toBe('last-answer@1');
+  });
+
+  it('a private bank is named by digest only, and refused if the file changed since the run', () => {
+    const file = join(tmp.dir, 'bank.json');
+    const questions = loadScienceBank().slice(0, 3);
+    writeFileSync(file, JSON.stringify({ version: 1, questions }, null, 2));
+    const sha = createHash('sha256').update(readFileSync(file)).digest('hex');
+    const state = start({ extra: { scienceBank: file, scienceBankSha256: sha } });
+    const built = revealMessageFor(state);
+    expect(built.message.bank).toEqual({ id: 'private', digest: scienceBankDigest(questions) });
+    expect(built.json).not.toContain('bank.json');
+    writeFileSync(file, JSON.stringify({ version: 1, questions: questions.slice(1) }));
+    expect(() => revealMessageFor(state)).toThrow(/changed since the run began/);
   });
 });

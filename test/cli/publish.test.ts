@@ -7,6 +7,9 @@ import { readJournal } from '../../src/publisher/journal.js';
 import type { RunReport } from '../../src/publisher/report.js';
 import { questionHash } from '../../src/signals/hashing.js';
 import { parseSignalMessage } from '../../src/signals/parse.js';
+import { revealMessageV2Schema } from '../../src/signals/reveal.js';
+import { journalResponses } from '../../src/verify/journal.js';
+import { verifySignals } from '../../src/verify/signals.js';
 import { readTopic, spawnCli, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
@@ -115,6 +118,14 @@ describe('hcs25 run and reveal', () => {
       const published = JSON.parse(s.message!.json) as { data: { questionHash: string } };
       expect(published.data.questionHash).toBe(questionHash(key, r2.questionId));
     }
+
+    // Everything a consumer reads from the topic checks against the reveal, including the journal's raw responses.
+    const all = (await readTopic(h.mirror, topic, out.seq)).map((m) => parseSignalMessage(m.message));
+    const signals = all.flatMap((m) => (m.ok && m.message.op === 'signal' ? [m.message] : []));
+    const verified = verifySignals({ signals, reveals: [revealMessageV2Schema.parse(reveal)], responseOf: journalResponses(state) });
+    expect(verified.counts).toEqual({ verified: 6, mismatch: 0, unverifiable: 0, ignored: 6 });
+    expect(new Set(verified.signals.map((v) => v.kind))).toEqual(new Set(['math', 'science']));
+    expect(verified.signals.some((v) => v.responseChecked)).toBe(true);
 
     // A run that stopped is not revealed without --force.
     writeFileSync(join(stateDir, 'runs', `${run}.jsonl`), (await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8') + '{"t":"resume","at":"x"}\n');

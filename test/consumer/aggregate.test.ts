@@ -138,7 +138,23 @@ describe('aggregateTrustScore — contribution modes and weights', () => {
   it('rounds to two decimals', () => {
     const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 100, status: 'ok' }, { key: 'probe.b', value: 100, status: 'ok' }, { key: 'probe.c', value: 0, status: 'ok' }] });
     expect(r.trustScores.probe).toBe(66.67);
-    expect(r.trustScores.total).toBe(58.33);
+    // The composite is taken over rounded adapter totals, as the reference implementation does: (50 + 66.67) / 2.
+    // Rounding only at the end would give 58.33.
+    expect(r.trustScores.total).toBe(58.34);
+    expect(r.denominator.find((d) => d.adapterId === 'probe')!.total).toBe(66.67);
+  });
+
+  it('rounds each component before the adapter total', () => {
+    // 0.005 → 0.01 and 0.004 → 0, mean 0.005 → 0.01; the unrounded mean 0.0045 would round to 0.
+    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.005, status: 'ok' }, { key: 'probe.b', value: 0.004, status: 'ok' }] });
+    expect(r.components['probe.a']!.value).toBe(0.01);
+    expect(r.trustScores.probe).toBe(0.01);
+  });
+
+  it('rounds a stale value before and after m_stale', () => {
+    // 0.025 → 0.03, × 0.5 = 0.015 → 0.02; multiplying first (0.0125) would give 0.01.
+    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.025, status: 'stale' }] }, { staleMultiplier: 0.5 });
+    expect(r.components['probe.a']!.value).toBe(0.02);
   });
 });
 

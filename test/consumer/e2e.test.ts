@@ -14,8 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectTopicSignals } from '../../src/consumer/reader.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { computeScores } from '../../src/consumer/scores.js';
-import { DEFAULT_SCORING_CONFIG, parseScoringConfig } from '../../src/consumer/scoring-config.js';
-import { parseSignalMessage } from '../../src/signals/parse.js';
+import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
+import { scoreMessageV2Schema } from '../../src/signals/score.js';
+import { checkPublishedScore } from '../../src/verify/score.js';
 import { startWriter, type Writer } from '../registry/emulator.js';
 import { HOUR, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
 
@@ -135,10 +136,13 @@ describe('consumer on the emulator', () => {
       expect(out.published.map((p) => p.subject)).toEqual([MCP, A2A]);
       expect(out.published.map((p) => p.sequenceNumber).sort()).toEqual([1, 2]);
       const page = (await (await fetch(`${writer.mirrorRestUrl}/api/v1/topics/${scoreTopic}/messages`)).json()) as { messages: Array<{ message: string }> };
-      const messages = page.messages.map((m) => parseSignalMessage(m.message, { encoding: 'base64' }));
-      const scores = messages.map((m) => (m.ok && m.message.op === 'score' ? m.message : null));
-      expect(scores.find((m) => m?.subject === MCP)?.trustScores).toEqual({ total: 90, availability: 90 });
-      expect(scores.find((m) => m?.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 1, trustScoreUpdatedAt: now });
+      const scores = page.messages.map((m) => scoreMessageV2Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))));
+      expect(scores.find((m) => m.subject === MCP)).toMatchObject({ trustScore: 90, trustScores: { total: 90, 'availability.uptime': 90 } });
+      expect(scores.find((m) => m.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 2, trustScoreUpdatedAt: now });
+      // What was published recomputes from its own explanation, with the config the command used.
+      for (const score of scores) {
+        expect(checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 2 })).toMatchObject({ ok: true });
+      }
       const mirror = new MirrorRestClient({ baseUrl: writer.mirrorRestUrl });
       const [tx] = (await mirror.getTransaction(out.published[0]!.transactionId)) ?? [];
       expect(tx).toBeDefined();

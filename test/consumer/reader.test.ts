@@ -6,6 +6,7 @@ import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
 import { buildSignalV2 } from '../../src/signals/build-v2.js';
 import { SignalPacker } from '../../src/signals/pack.js';
+import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../signals/fixtures.js';
 import { fleetSignals } from '../signals/fleet.js';
 
@@ -143,7 +144,8 @@ describe('readSignals', () => {
     submit(JSON.stringify({ ...v1, signal: 'simple-evals.poetry' })); // 4 unknown v1 signal id
     submit(JSON.stringify({ p: 'hcs-25', op: 'vote', v: 2, subject: A })); // 5 unknown op
     submit(JSON.stringify({ p: 'hcs-25', op: 'signal', v: 7, anything: true })); // 6 unknown version
-    submit(JSON.stringify({ p: 'hcs-25', op: 'reveal', v: 2, run, key: 'k', salt: 's' })); // 7 v2 reveal: schema pending
+    const reveal = buildRevealMessageV2({ run, key: RUN_KEY.toString('base64url'), seed: 'seed', generator: 'hcs25-questions@1', grader: 'first-token@1' }).message;
+    submit(JSON.stringify({ ...reveal, salt: 's' })); // 7 v2 reveal with an extra field: validated, extra kept
     for (const m of dense) submit(m.bytes); // 8 dense pack (zlib)
     for (const m of bySubject) submit(m.bytes); // 9 subject pack
     submit(JSON.stringify({ ...v2, status: 'great' })); // 10 malformed v2: the only rejection
@@ -164,7 +166,8 @@ describe('readSignals', () => {
     expect(signals[1]!.message).toMatchObject({ future: { x: 1 }, data: { jitterMs: 3 } });
     expect(signals.slice(2).map((s) => s.message)).toEqual([m0, m1, m2, m3, m4, m5]);
     expect(unknown).toEqual({ version: { '7': 1 }, op: { vote: 1 }, signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 } });
-    expect(records.map((r) => [r.sequenceNumber, r.kind, r.validated])).toEqual([[7, 'reveal', false]]);
+    expect(records.map((r) => [r.sequenceNumber, r.kind, r.validated])).toEqual([[7, 'reveal', true]]);
+    expect(records[0]!.message).toMatchObject({ salt: 's', seed: 'seed' });
     expect(rejected.map((r) => [r.sequenceNumber, r.reason])).toEqual([[10, 'schema']]);
 
     // A pack repeating a signal already read: that one signal is the duplicate, named by its index.

@@ -179,3 +179,20 @@ describe('computeScores — v1 and v2 signals of one subject', () => {
     expect(s.components['simple-math.score']).toMatchObject({ value: 50, samples: 2 });
   });
 });
+
+describe('computeScores — signal ids', () => {
+  it('v1 ids are scored as their catalog (v2) ids: both feed the default components', () => {
+    const v1 = evalSignal(A2A, 'math', 'correct', { seq: 2, at: T0 + 1000 });
+    const v2 = { ...v1, sequenceNumber: 3, message: { ...v1.message, signal: 'simple-evals.a2a_math' } } as unknown as ReadSignal;
+    const wrong = evalSignal(A2A, 'math', 'wrong', { seq: 4, at: T0 + 2000 });
+    const s = score([probe(A2A, { seq: 1, at: T0 }), v1, v2, { ...wrong, message: { ...wrong.message, signal: 'simple-evals.a2a_math' } } as unknown as ReadSignal]).subjects[0]!;
+    expect(DEFAULT_SCORING_CONFIG.adapters[1]!.components[0]!.signal).toBe('simple-evals.a2a_math');
+    expect(s.components['simple-math.score']).toMatchObject({ value: 66.67, samples: 3 });
+    expect(s.counts.bySignal).toEqual({ 'availability.probe': 1, 'simple-evals.a2a_math': 3 });
+  });
+
+  it('a failed v1 probe (status timeout/error) is a measured 0, status ok', () => {
+    const s = score([probe(MCP, { seq: 1, at: T0, reachable: false, status: 'error' }), probe(MCP, { seq: 2, at: T0 + 1000, reachable: false })]).subjects[0]!;
+    expect(s.components['availability.uptime']).toMatchObject({ value: 0, status: 'ok', samples: 2 });
+  });
+});

@@ -35,12 +35,22 @@ describe('readMessage', () => {
     expect(items(readMessage(json({ ...v1, signal: 'simple-evals.a2a_math' })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'signal', name: 'simple-evals.a2a_math' }]);
   });
 
-  it('reads score and reveal records: v1 validated, v2 known but its schema pending', () => {
+  it('reads score and reveal records, v1 and v2 (a record shaped the way the reference builds it included)', () => {
     const reveal = buildRevealMessage(RUN, RUN_KEY).message;
     expect(items(readMessage(json(reveal)))).toEqual([{ kind: 'reveal', index: 0, v: 1, message: reveal, validated: true }]);
-    const future = { p: 'hcs-25', op: 'score', v: 2, subject: v2.subject, trustScore: 50, trustScores: { total: 50, 'simple-math.score': 50 } };
-    expect(items(readMessage(json(future)))).toEqual([{ kind: 'score', index: 0, v: 2, message: future, validated: false }]);
+    const reference = {
+      p: 'hcs-25',
+      op: 'score',
+      v: 2,
+      subject: v2.subject,
+      trustScore: 50,
+      trustScores: { total: 50, 'simple-math.score': 50 },
+      trustScoreConfigVersion: 1,
+      trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z',
+    };
+    expect(items(readMessage(json(reference)))).toEqual([{ kind: 'score', index: 0, v: 2, message: reference, validated: true }]);
     expect(readMessage(json({ ...reveal, key: 'short' }))).toMatchObject({ ok: false, reason: 'schema' });
+    expect(readMessage(json({ ...reference, trustScore: 'high' }))).toMatchObject({ ok: false, reason: 'schema' });
   });
 
   it('reads a pack, counting an unknown signal id inside it at its index', () => {

@@ -1,0 +1,276 @@
+import { createHmac } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../../src/evals/generator.js';
+import { gradeQuestion } from '../../src/evals/graders.js';
+import { questionFor } from '../../src/evals/runner.js';
+import { loadScienceBank, type ScienceBankEntry } from '../../src/evals/science.js';
+import type { EvalResult, GraderId, Question } from '../../src/evals/types.js';
+import { signalKey, type RunState } from '../../src/publisher/journal.js';
+import type { Agent } from '../../src/core/agent.js';
+import { buildSignalMessage } from '../../src/signals/build.js';
+import { buildRevealMessageV2, type RevealMessageV2 } from '../../src/signals/reveal.js';
+import type { EvalSignalMessage } from '../../src/signals/schemas.js';
+import { journalResponses } from '../../src/verify/journal.js';
+import { verifySignals, type VerifiableSignal } from '../../src/verify/signals.js';
+
+const RUN = '01JDX3V9W5Q8K6T2N4M7P1R0ZA';
+const KEY = Buffer.alloc(32, 9);
+const SEED = 'seed-1';
+const GRADER: GraderId = 'first-token@1';
+const BANK = loadScienceBank();
+
+const agents: Agent[] = Array.from({ length: 6 }, (_, i) => ({
+  subject: `uaid:aid:agent${i};uid=0;registry=hol;proto=a2a;nativeId=agent${i}.example`,
+  name: `agent${i}`,
+  protocol: 'a2a',
+  endpoint: `http://agent${i}.example/`,
+}));
+
+/** What agent i replies: mostly right, some wrong, some chatty, one unparseable. */
+function reply(q: Question, i: number): string {
+  const right = q.kind === 'math' ? String(q.expected) : q.answer;
+  const wrong = q.kind === 'math' ? String(q.expected + 1) : q.answer === 'A' ? 'B' : 'A';
+  return [right, wrong, `The answer is ${right}.`, 'I do not know', right, wrong][i]!;
+}
+
+interface Published {
+  message: EvalSignalMessage;
+  response: string | null;
+}
+
+/** An honest run, built the way the publisher builds it: questionFor → grade → buildSignalMessage. */
+function honestRun(bank: readonly ScienceBankEntry[] = BANK, seed = SEED): Published[] {
+  const out: Published[] = [];
+  for (const [i, agent] of agents.entries()) {
+    for (const kind of ['math', 'science'] as const) {
+      const q = questionFor(kind, agent.subject, seed, bank);
+      const skipped = i === 5 && kind === 'science';
+      const response = skipped ? null : reply(q, i);
+      const grade = response === null ? null : gradeQuestion(q, response, GRADER);
+      const result: EvalResult = {
+        kind,
+        agent,
+        questionId: q.id,
+        outcome: grade?.outcome ?? 'skipped',
+        score: grade?.outcome === 'correct' ? 100 : 0,
+        answer: grade?.answer ?? null,
+        compliant: grade?.compliant ?? false,
+        latencyMs: 10,
+        response,
+        transport: 'a2a',
+        grader: GRADER,
+        fetchedAt: '2026-11-21T10:00:00.000Z',
+      };
+      out.push({ message: buildSignalMessage(result, { run: RUN, runKey: KEY }).message as EvalSignalMessage, response });
+    }
+  }
+  return out;
+}
+
+function reveal(extra: Partial<RevealMessageV2> = {}, bank: readonly ScienceBankEntry[] = BANK, bankId = BUILTIN_SCIENCE_BANK_ID): RevealMessageV2 {
+  return buildRevealMessageV2({
+    run: RUN,
+    key: KEY.toString('base64url'),
+    seed: SEED,
+    generator: QUESTION_GENERATOR,
+    grader: GRADER,
+    bank: { id: bankId, digest: scienceBankDigest(bank) },
+    ...extra,
+  }).message;
+}
+
+const signals = (run: Published[]) => run.map((p) => p.message);
+
+describe('verifySignals — an honest run', () => {
+  it('verifies every eval signal of a revealed run (math and science, bundled bank)', () => {
+    const run = honestRun();
+    const outcomes = new Set(run.map((p) => p.message.data.outcome));
+    expect(outcomes).toEqual(new Set(['correct', 'wrong', 'unparseable', 'skipped']));
+    const report = verifySignals({ signals: signals(run), reveals: [reveal()] });
+    expect(report.counts).toEqual({ verified: 12, mismatch: 0, unverifiable: 0, ignored: 0 });
+    expect(report.runs).toEqual([{ run: RUN, revealed: true, verified: 12, mismatch: 0, unverifiable: 0 }]);
+  });
+
+  it('checks v1 response hashes where responses are supplied, and re-grades them', () => {
+    const run = honestRun();
+    const responses = new Map(run.map((p) => [`${p.message.signal}|${p.message.subject}`, p.response]));
+    const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: (s) => responses.get(`${s.signal}|${s.subject}`) });
+    expect(report.counts.verified).toBe(12);
+    expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
+  });
+
+  it('accepts v2-shaped signals: catalog ids, absent instead of null, keyed response hashes, no hash on a skipped eval', () => {
+    const keyed = (key: Buffer, s: VerifiableSignal, response: string) =>
+      `hs256:${createHmac('sha256', key).update(`${s.signal}\n${s.subject}\n${response}`).digest().subarray(0, 16).toString('base64url')}`;
+    const run = honestRun();
+    const v2: VerifiableSignal[] = run.map(({ message, response }) => {
+      const signal = message.signal === 'simple-evals.math' ? 'simple-evals.a2a_math' : 'simple-evals.a2a_science';
+      const { answer, responseHash: _, questionHash, ...data } = message.data;
+      const base = { subject: message.subject, signal, run: message.run, status: message.status };
+      return {
+        ...base,
+        data: {
+          ...data,
+          ...(answer !== null ? { answer } : {}),
+          ...(data.outcome !== 'skipped' ? { questionHash } : {}),
+          ...(response !== null ? { responseHash: keyed(KEY, base, response) } : {}),
+        },
+      };
+    });
+    const responses = new Map(run.map((p) => [p.message.subject + p.message.signal.slice(-4), p.response]));
+    const report = verifySignals({
+      signals: v2,
+      reveals: [reveal()],
+      keyedResponseHash: keyed,
+      responseOf: (s) => responses.get(s.subject + s.signal.slice(-4)),
+    });
+    expect(report.counts).toMatchObject({ verified: 12, mismatch: 0 });
+    expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
+  });
+
+  it('ignores signals that carry no question (availability) and counts them', () => {
+    const probe = { subject: agents[0]!.subject, signal: 'availability.probe', run: RUN, status: 'ok' };
+    expect(verifySignals({ signals: [probe], reveals: [reveal()] }).counts).toEqual({ verified: 0, mismatch: 0, unverifiable: 0, ignored: 1 });
+  });
+});
+
+describe('verifySignals — tampering', () => {
+  type Data = EvalSignalMessage['data'];
+  function tampered(index: number, change: Partial<Data>) {
+    const run = signals(honestRun());
+    run[index] = { ...run[index]!, data: { ...run[index]!.data, ...change } };
+    const report = verifySignals({ signals: run, reveals: [reveal()] });
+    expect(report.counts).toMatchObject({ verified: 11, mismatch: 1 });
+    return report.signals[index]!;
+  }
+
+  it('a changed answer is a mismatch on answer', () => {
+    // agent 0 answered math correctly; its answer is replaced by another number.
+    const original = signals(honestRun())[0]!;
+    expect(original.data.outcome).toBe('correct');
+    const v = tampered(0, { answer: String(Number(original.data.answer) + 3) });
+    expect(v).toMatchObject({ verdict: 'mismatch', field: 'answer' });
+  });
+
+  it('a wrong answer published as correct (with its score) is a mismatch on answer', () => {
+    const v = tampered(2, { outcome: 'correct', score: 100 });
+    expect(v).toMatchObject({ verdict: 'mismatch', field: 'answer' });
+  });
+
+  it('a changed question hash is a mismatch on questionHash', () => {
+    expect(tampered(1, { questionHash: 'hs256:AAAAAAAAAAAAAAAAAAAAAA' })).toMatchObject({ verdict: 'mismatch', field: 'questionHash' });
+  });
+
+  it('a score that does not follow the outcome is a mismatch on score', () => {
+    expect(tampered(2, { score: 100 })).toMatchObject({ verdict: 'mismatch', field: 'score' });
+  });
+
+  it('a token on an unparseable outcome is a mismatch on answer', () => {
+    const run = signals(honestRun());
+    const index = run.findIndex((m) => m.data.outcome === 'unparseable');
+    expect(tampered(index, { answer: '7' })).toMatchObject({ field: 'answer' });
+  });
+
+  it('a grader other than the run\'s is a mismatch on grader', () => {
+    expect(tampered(0, { grader: 'last-answer@1' })).toMatchObject({ field: 'grader' });
+  });
+
+  it('a response that does not hash to the published hash is a mismatch on responseHash', () => {
+    const run = honestRun();
+    const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: (s) => (s.subject === agents[0]!.subject ? 'something else' : null) });
+    expect(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field)).toEqual(['responseHash', 'responseHash']);
+  });
+
+  it('a reveal with another seed makes every asked question a questionHash mismatch', () => {
+    const report = verifySignals({ signals: signals(honestRun()), reveals: [reveal({ seed: 'other' })] });
+    expect(report.counts.mismatch).toBeGreaterThanOrEqual(11);
+    expect(new Set(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field))).toEqual(new Set(['questionHash']));
+  });
+});
+
+describe('verifySignals — unverifiable', () => {
+  it('a run without a reveal', () => {
+    const report = verifySignals({ signals: signals(honestRun()), reveals: [] });
+    expect(report.counts).toMatchObject({ verified: 0, unverifiable: 12 });
+    expect(report.signals[0]).toMatchObject({ verdict: 'unverifiable', reason: 'no-reveal' });
+    expect(report.runs[0]!.revealed).toBe(false);
+  });
+
+  it('a v1 reveal (key only) cannot re-derive questions', () => {
+    const report = verifySignals({ signals: signals(honestRun()), reveals: [{ run: RUN, key: KEY.toString('base64url') }] });
+    expect(report.signals.every((s) => s.reason === 'reveal-without-seed')).toBe(true);
+  });
+
+  it('a question generator this version does not know', () => {
+    const report = verifySignals({ signals: signals(honestRun()), reveals: [reveal({ generator: 'hcs25-questions@9' })] });
+    expect(report.signals.every((s) => s.reason === 'unknown-generator')).toBe(true);
+  });
+
+  it('a private bank: science is unverifiable without it, verified with it; math is verified either way', () => {
+    const privateBank = BANK.slice(0, 5);
+    const run = signals(honestRun(privateBank));
+    const r = reveal({}, privateBank, PRIVATE_SCIENCE_BANK_ID);
+    const without = verifySignals({ signals: run, reveals: [r] });
+    expect(without.counts).toMatchObject({ verified: 6, unverifiable: 6 });
+    expect(without.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(true);
+    // A copy of the bank in another key order and formatting has the same digest.
+    const copy = JSON.parse(JSON.stringify(privateBank.map((q) => ({ answer: q.answer, options: q.options, stem: q.stem, category: q.category, id: q.id })))) as ScienceBankEntry[];
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: copy }).counts).toMatchObject({ verified: 12, unverifiable: 0 });
+    // Another bank is not taken for it.
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: BANK.slice(1, 6) }).counts).toMatchObject({ unverifiable: 6 });
+  });
+});
+
+describe('journalResponses', () => {
+  it('hands verifySignals the responses a run journal kept', () => {
+    const run = honestRun();
+    const state = {
+      start: { run: RUN },
+      signals: new Map(
+        run.map(({ message, response }) => {
+          const kind = message.signal === 'simple-evals.math' ? 'math' : 'science';
+          return [signalKey(kind, message.subject), { key: '', txIds: [], result: { kind, agent: { subject: message.subject }, response } }];
+        }),
+      ),
+    } as unknown as RunState;
+    const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: journalResponses(state) });
+    expect(report.counts.verified).toBe(12);
+    expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
+    expect(journalResponses(state)({ ...run[0]!.message, run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB' })).toBeNull();
+  });
+});
+
+describe('verifySignals — status', () => {
+  it('a status that does not follow the outcome (as the reference maps it) is a mismatch on status', () => {
+    const run = signals(honestRun());
+    run[1] = { ...run[1]!, status: 'timeout' };
+    const report = verifySignals({ signals: run, reveals: [reveal()] });
+    expect(report.signals[1]).toMatchObject({ verdict: 'mismatch', field: 'status' });
+  });
+});
+
+describe('verifySignals — score records', () => {
+  it('recomputes the score records it is given, naming the field that drifted', () => {
+    const explanation = {
+      configDigest: `sha256:${'A'.repeat(43)}`,
+      adapters: [{ id: 'availability', mode: 'universal' as const, w: 1, in: true, t: 80, c: [{ k: 'availability.uptime', v: 80, s: 'ok' as const }] }],
+    };
+    const honest = { subject: agents[0]!.subject, trustScore: 80, trustScores: { total: 80, 'availability.uptime': 80 }, trustScoreConfigVersion: 2, explanation };
+    const forged = { ...honest, subject: agents[1]!.subject, trustScores: { total: 80, 'availability.uptime': 95 } };
+    const report = verifySignals({ signals: [], reveals: [], scores: [honest, forged] });
+    expect(report.scores.map((s) => [s.subject, s.status, s.field])).toEqual([
+      [agents[0]!.subject, 'verified', 'trustScores.total'],
+      [agents[1]!.subject, 'mismatch', 'trustScores.availability.uptime'],
+    ]);
+  });
+});
+
+describe('verifySignals — payers', () => {
+  it('a reveal paid by someone else does not apply to the publisher\'s signals', () => {
+    const run = signals(honestRun()).map((m) => ({ ...m, payer: '0.0.1001' }));
+    const forged = { ...reveal({ seed: 'forged' }), payer: '0.0.666' };
+    const honest = { ...reveal(), payer: '0.0.1001' };
+    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toMatchObject({ verified: 12, mismatch: 0 });
+    expect(verifySignals({ signals: run, reveals: [forged] }).counts).toMatchObject({ unverifiable: 12 });
+  });
+});
