@@ -15,6 +15,7 @@ import type { NetworkConfig } from './config/networks.js';
 import type { StoredIdentity } from './hcs10/identity.js';
 import { createClient, type ClientTuning } from './hedera/client.js';
 import { MirrorRestClient, type MirrorRestOptions } from './hedera/mirror-rest.js';
+import { ensureConsensusReachable } from './hedera/reachability.js';
 
 export interface Hcs25ClientOptions {
   /** SDK tuning; the default suits a pipeline (5 s per gRPC attempt, 30 s per request). */
@@ -39,6 +40,11 @@ export interface Hcs25Client {
   /** The operator, or a ConfigError that says which variables to set. */
   requireOperator(): OperatorConfig;
   /**
+   * The SDK client once a consensus node has answered a connection (checked once per client, within seconds):
+   * actions that submit transactions start with it, so an unreachable network fails fast with what was tried.
+   */
+  connect(): Promise<Client>;
+  /**
    * The runner's HCS-10 identity (inbound/outbound topics, HCS-11 profile), made once per operator and network and
    * stored in the state directory; later calls and later runs reuse it.
    */
@@ -55,6 +61,7 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
   let mirror: MirrorRestClient | undefined;
   let identity: Promise<{ identity: StoredIdentity; created: boolean }> | undefined;
   let closed: Promise<void> | undefined;
+  let reachable: Promise<void> | undefined;
   const ownsSdk = !options.sdk;
 
   const client: Hcs25Client = {
@@ -73,15 +80,23 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
       return sdk;
     },
     requireOperator: () => requireOperator(config),
+    async connect() {
+      const sdk = client.sdk;
+      reachable ??= ensureConsensusReachable(Object.keys(sdk.network), config.network.ledger);
+      reachable.catch(() => (reachable = undefined));
+      await reachable;
+      return sdk;
+    },
     hcs10Identity() {
-      identity ??= import('./hcs10/identity.js').then(({ ensureRunnerIdentity }) =>
-        ensureRunnerIdentity({
-          client: client.sdk,
+      identity ??= (async () => {
+        const [{ ensureRunnerIdentity }, sdk] = await Promise.all([import('./hcs10/identity.js'), client.connect()]);
+        return ensureRunnerIdentity({
+          client: sdk,
           stateDir: config.stateDir,
           network: config.network.ledger,
           ...(options.onNote && { onProgress: options.onNote }),
-        }),
-      );
+        });
+      })();
       // A failed attempt (a node that was down) may be retried by a later call.
       identity.catch(() => (identity = undefined));
       return identity;

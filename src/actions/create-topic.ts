@@ -21,5 +21,5 @@ export async function createTopic(client: Hcs25Client, parameters: CreateTopicPa
     : parameters.submitKey
       ? parsePublicKey(parameters.submitKey)
       : undefined;
-  return createSignalTopic(client.sdk, { ...(parameters.memo !== undefined && { memo: parameters.memo }), ...(submitKey && { submitKey }) });
+  return createSignalTopic(await client.connect(), { ...(parameters.memo !== undefined && { memo: parameters.memo }), ...(submitKey && { submitKey }) });
 }

@@ -56,7 +56,7 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
     }
     const message = revealMessageFor(state);
     const submitter = new Submitter({
-      client: client.sdk,
+      client: await client.connect(),
       signer: operatorSigner(parsePrivateKey(operator)),
       operatorId: operator.accountId,
       topicId: topic,

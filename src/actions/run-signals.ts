@@ -64,12 +64,15 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const started = Date.now();
   if (parameters.resume) {
     if (parameters.dryRun) throw new UsageError('--dry-run and --resume cannot be combined', { hint: 'a dry run has no journal to resume' });
+    await client.connect();
     const { journal, state } = await openRun(client, parameters.resume, parameters);
     return publishRun(client, parameters, journal, state, { skipped: [], resumed: true, started });
   }
   const evals = parameters.evals ?? [...DEFAULT_EVALS];
   if (!parameters.dryRun) client.requireOperator();
   if (!parameters.dryRun && !parameters.topic) throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
+  // Found out now, not after every agent was evaluated.
+  if (!parameters.dryRun) await client.connect();
   if (parameters.topic) await checkSignalTopic(client.mirror, parameters.topic, parameters);
   const { agents, skipped } = await loadAgents(client, parameters);
   const state = newRunState(client, parameters, agents, evals);

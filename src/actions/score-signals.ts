@@ -49,5 +49,5 @@ export interface PublishScoresParameters {
 export async function publishScoreRecords(client: Hcs25Client, parameters: PublishScoresParameters): Promise<PublishedScore[]> {
   client.requireOperator();
   const { publishScores } = await import('../consumer/publish-scores.js');
-  return publishScores(client.sdk, parameters.scoreTopic, parameters.subjects);
+  return publishScores(await client.connect(), parameters.scoreTopic, parameters.subjects);
 }

@@ -32,7 +32,7 @@ export function register(program: Command): void {
           const { config } = client;
           const operator = client.requireOperator();
           const { identity: id, created } = await ensureRunnerIdentity({
-            client: client.sdk,
+            client: await client.connect(),
             stateDir: config.stateDir,
             network: config.network.ledger,
             ...(flags.name !== undefined && { displayName: flags.name }),
@@ -68,7 +68,7 @@ export function register(program: Command): void {
               hint: 'run `hcs25 identity create`',
             });
           }
-          return { id, check: flags.check ? await checkIdentity(client.sdk, id) : undefined };
+          return { id, check: flags.check ? await checkIdentity(await client.connect(), id) : undefined };
         });
         if (g.json) {
           printJson({ identity: id, ...(check && { check }) });

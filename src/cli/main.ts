@@ -14,5 +14,7 @@ function exitWhenFlushed(): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
-await main(process.argv);
+// bin/hcs25 passes the arguments after `--` (see there).
+const argv = process.argv[2] === '--' ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
+await main(argv);
 exitWhenFlushed();

@@ -48,7 +48,7 @@ export function register(program: Command): void {
         const g = globals(cmd);
         await withOperator(cmd, async (client) => {
           const { createRegistry } = await import('../registry/write.js');
-          const { topicId, memo } = await createRegistry(client.sdk, {
+          const { topicId, memo } = await createRegistry(await client.connect(), {
             kind: flags.kind,
             ...(flags.indexed !== undefined && { indexed: flags.indexed }),
             ...(flags.ttl !== undefined && { ttl: flags.ttl }),
@@ -84,7 +84,7 @@ export function register(program: Command): void {
         await withOperator(cmd, async (client) => {
           const { registerAgent, registryShape } = await import('../registry/write.js');
           const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, client.mirror);
-          const { sequenceNumber, transactionId } = await registerAgent(client.sdk, {
+          const { sequenceNumber, transactionId } = await registerAgent(await client.connect(), {
             registryId,
             shape,
             entry: await entryFrom(flags),
