@@ -13,6 +13,8 @@ import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorError, type MirrorRestClient, type TopicMessage } from '../hedera/mirror-rest.js';
 import { LedgerTxError, hbarToTinybars, submitMessage, type Submitted } from '../hedera/tx.js';
 import { abortableSleep } from '../transports/deadline.js';
+import { oneLine } from '../transports/fetch.js';
+import { preview } from '../registry/skips.js';
 import { Hcs10AskError } from './ask-error.js';
 import { operatorIdOf, type Hcs10Identity } from './identity.js';
 import { classifyInbound, describeAccess } from './inbound.js';
@@ -130,7 +132,7 @@ export class Hcs10Requester {
     if (topic === null || topic.deleted) throw new Hcs10AskError('refused', `inbound topic ${inbound} does not exist`);
     const memo = parseHcs10TopicMemo(topic.memo);
     if (memo?.type !== 'inbound' || memo.accountId !== this.target.accountId) {
-      throw new Hcs10AskError('protocol-error', `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo "${topic.memo.slice(0, 60)}")`);
+      throw new Hcs10AskError('protocol-error', `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo ${preview(topic.memo, 60)})`);
     }
     const access = classifyInbound(topic, this.ourKeyHex);
     let feeTinybars = 0;
@@ -196,7 +198,7 @@ export class Hcs10Requester {
         const op = parsed.op;
         const afterQuestion = msg.sequenceNumber > messageSeq;
         if (op.op === 'close_connection' && afterQuestion) {
-          throw new Hcs10AskError('refused', `the agent closed the connection${op.reason ? `: ${op.reason.slice(0, 100)}` : ''}`);
+          throw new Hcs10AskError('refused', `the agent closed the connection${op.reason ? `: ${oneLine(op.reason, 100)}` : ''}`);
         }
         if (op.op !== 'message') continue;
         if (!afterQuestion) {
