@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { escapeTerminal } from '../core/terminal.js';
 
 const REDACTED = '[redacted]';
 
@@ -28,4 +29,26 @@ export class Secret {
   [inspect.custom](): string {
     return REDACTED;
   }
+}
+
+/**
+ * Whether `value` could be, or contain, private-key material in a common encoding: a long hex run (raw or DER,
+ * with or without 0x), a long base64/base64url run, PEM, or a BIP-39 style word list. Used wherever a value the
+ * user typed might be quoted back: a key put in the wrong variable must never be echoed.
+ */
+export function mayBeKeyMaterial(value: string): boolean {
+  if (/-----BEGIN|PRIVATE KEY/i.test(value)) return true;
+  if (/[0-9a-fA-F]{32,}/.test(value.replace(/0x/gi, ''))) return true;
+  if ((value.match(/[A-Za-z0-9+/_=-]{40,}/g) ?? []).some((run) => /\d/.test(run))) return true;
+  return /^\s*[a-z]{3,8}(?:\s+[a-z]{3,8}){11,}\s*$/.test(value);
+}
+
+/**
+ * A value the user supplied, for an error message: quoted and terminal-safe when it cannot be a key, else only its
+ * length. Long values are shortened.
+ */
+export function quoteInput(value: string, max = 40): string {
+  if (mayBeKeyMaterial(value)) return `(a ${value.length}-character value, not shown: it may be a key)`;
+  const cut = value.length > max ? `${value.slice(0, max - 1)}…` : value;
+  return `"${escapeTerminal(cut)}"`;
 }
