@@ -1,6 +1,7 @@
 /** escapeTerminal and the library's text renderers that show agent and registry text. */
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_UNSAFE, escapeTerminal, stringifyForTerminal } from '../../src/core/terminal.js';
+import { csvCell } from '../../src/consumer/csv.js';
 import { scoreLabel } from '../../src/consumer/display.js';
 import { renderRejectedLine } from '../../src/consumer/table.js';
 import { SkipList, preview } from '../../src/registry/skips.js';
@@ -47,6 +48,11 @@ describe('renderers of untrusted text', () => {
 
   it('one-line agent messages collapse whitespace and escape the rest', () => {
     expect(oneLine(`  task   failed:\n${HOSTILE}  `)).toBe(`task failed: ${ESCAPED}`);
+  });
+
+  it('CSV cells (scores --csv) are escaped, formula defusing kept', () => {
+    expect(csvCell(`x${HOSTILE}`)).toBe(`x${ESCAPED}`);
+    expect(csvCell(`=1+1${HOSTILE}`)).toBe(`'=1+1${ESCAPED}`);
   });
 
   it('score labels and rejected-message lines are escaped', () => {
