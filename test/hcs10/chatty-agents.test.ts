@@ -47,22 +47,24 @@ describe('sorting an agent\'s messages after our question (#7)', () => {
 });
 
 describe('through the emulator with mirror lag', () => {
-  const MIRROR_LAG_MS = 300;
-  let node: LocalNode;
+  /** Everything the evaluation ran on, stopped in afterAll. */
+  interface World {
+    node: LocalNode;
+    client: Client;
+    mirror: MirrorRestClient;
+    stateDir: string;
+    fleet?: Hcs10Fleet;
+  }
+  let world: World | undefined;
   let fleet: Hcs10Fleet;
-  let client: Client;
-  let mirror: MirrorRestClient;
-  let stateDir: string;
-  let identity: StoredIdentity;
   const results: AnyEvalResult[] = [];
 
   beforeAll(async () => {
-    node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, mirrorLagMs: MIRROR_LAG_MS, quiet: true });
-    client = node.client();
-    mirror = new MirrorRestClient({ baseUrl: node.mirrorRestUrl, timeoutMs: 5_000 });
-    stateDir = mkdtempSync(join(tmpdir(), 'hcs25-chatty-'));
-    fleet = await startHcs10Fleet({ node, pollMs: 100, include: [...HCS10_CHATTY_BEHAVIOURS, 'silent'] });
-    identity = (await ensureRunnerIdentity({ client, stateDir, network: 'local' })).identity;
+    const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, mirrorLagMs: 300, quiet: true });
+    const w: World = { node, client: node.client(), mirror: new MirrorRestClient({ baseUrl: node.mirrorRestUrl, timeoutMs: 5_000 }), stateDir: mkdtempSync(join(tmpdir(), 'hcs25-chatty-')) };
+    world = w;
+    fleet = w.fleet = await startHcs10Fleet({ node, pollMs: 100, include: [...HCS10_CHATTY_BEHAVIOURS, 'silent'] });
+    const identity: StoredIdentity = (await ensureRunnerIdentity({ client: w.client, stateDir: w.stateDir, network: 'local' })).identity;
     const agents: Agent[] = fleet.agents.map((record) => ({ ...record, subject: `uaid:aid:${record.name};uid=0;proto=hcs-10;nativeId=${record.accountId}` }));
     for await (const r of evaluateAgents(agents, {
       evals: ['math', 'science'],
@@ -72,7 +74,7 @@ describe('through the emulator with mirror lag', () => {
       allowPrivateEndpoints: true,
       transportFactory: (agent) =>
         createTransport(agent, {
-          hcs10: { client, identity, mirror, poll: { minMs: 100, maxMs: 400, factor: 1.5 }, budgetMs: agent.name === 'hcs10-silent' ? 3_000 : 30_000 },
+          hcs10: { client: w.client, identity, mirror: w.mirror, poll: { minMs: 100, maxMs: 400, factor: 1.5 }, budgetMs: agent.name === 'hcs10-silent' ? 3_000 : 30_000 },
         }),
     })) {
       results.push(r);
@@ -80,11 +82,12 @@ describe('through the emulator with mirror lag', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await fleet?.stop();
-    client?.close();
-    await mirror?.close();
-    await node?.stop();
-    if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+    if (!world) return;
+    await world.fleet?.stop();
+    world.client.close();
+    await world.mirror.close();
+    await world.node.stop();
+    rmSync(world.stateDir, { recursive: true, force: true });
   });
 
   const of = (name: string, kind: string) => results.find((r) => r.agent.name === name && r.kind === kind) as EvalResult;
