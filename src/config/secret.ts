@@ -38,9 +38,24 @@ export class Secret {
  */
 export function mayBeKeyMaterial(value: string): boolean {
   if (/-----BEGIN|PRIVATE KEY/i.test(value)) return true;
-  if (/[0-9a-fA-F]{32,}/.test(value.replace(/0x/gi, ''))) return true;
-  if ((value.match(/[A-Za-z0-9+/_=-]{40,}/g) ?? []).some((run) => /\d/.test(run))) return true;
+  if (HEX_RUN.test(value.replace(/0x/gi, ''))) return true;
+  if ((value.match(BASE64_RUN) ?? []).some((run) => /\d/.test(run))) return true;
   return /^\s*[a-z]{3,8}(?:\s+[a-z]{3,8}){11,}\s*$/.test(value);
+}
+
+const HEX_RUN = /[0-9a-fA-F]{32,}/;
+const BASE64_RUN = /[A-Za-z0-9+/_=-]{40,}/g;
+const PEM_BLOCK = /-----BEGIN[^-]*-----[\s\S]*?(?:-----END[^-]*-----|$)/g;
+
+/**
+ * The last line of defence at the output boundary (error lines, notes): every run that could be key material is
+ * replaced by `[redacted]`, whatever code built the text. Long hashes in error text are redacted too; that is the price.
+ */
+export function redactKeyMaterial(text: string): string {
+  return text
+    .replace(PEM_BLOCK, '[redacted]')
+    .replace(/(?:0x)?[0-9a-fA-F]{32,}/g, '[redacted]')
+    .replace(BASE64_RUN, (run) => (/\d/.test(run) ? '[redacted]' : run));
 }
 
 /**

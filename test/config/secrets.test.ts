@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { PrivateKey } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { mayBeKeyMaterial, quoteInput } from '../../src/config/secret.js';
+import { mayBeKeyMaterial, quoteInput, redactKeyMaterial } from '../../src/config/secret.js';
 import { Hcs25Error } from '../../src/errors.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { parseRegistryId } from '../../src/registry/discover.js';
@@ -110,6 +110,17 @@ function setUp(c: Case, key: string, name: string): string {
 }
 
 describe('the key material detector', () => {
+  it.each(Object.entries(encodings(KEYS.ecdsa)))('redacts a %s key wherever it stands in a line', (_form, value) => {
+    const line = `hcs25: --account must be an id like 0.0.1234, got "${value}" (see 0.0.5)`;
+    const redacted = redactKeyMaterial(line);
+    expectNoKey(redacted, KEYS.ecdsa, 'redacted line');
+    expect(redacted).toMatch(/^hcs25: --account must be an id like 0\.0\.1234, got "[^"]*\[redacted\]/);
+    expect(redacted).toContain('(see 0.0.5)');
+  });
+  it('leaves ordinary error text alone', () => {
+    const line = 'hcs25: the mirror node at https://testnet.mirrornode.hedera.com does not know topic 0.0.1234 (HTTP 404)';
+    expect(redactKeyMaterial(line)).toBe(line);
+  });
   it.each(Object.entries(encodings(KEYS.ed25519)))('sees a key in %s form', (_form, value) => {
     expect(mayBeKeyMaterial(value)).toBe(true);
     expect(quoteInput(value)).not.toContain(value.slice(4, 16));
