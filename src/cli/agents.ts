@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { action, intOption, note, printLine } from './shared.js';
+import { stringifyForTerminal } from '../core/terminal.js';
 
 interface AgentsFlags {
   only?: string;
@@ -40,7 +41,7 @@ export function register(program: Command): void {
           process.once('SIGTERM', stop);
         });
         // One record per line: pipe-friendly (`hcs25 agents | head -3`) and valid --json output as it is.
-        for (const record of fleet.agents) printLine(JSON.stringify(record));
+        for (const record of fleet.agents) printLine(stringifyForTerminal(record));
         note(`${fleet.agents.length} sample agents on 127.0.0.1; Ctrl-C to stop`);
         await stopped;
         await fleet.stop();

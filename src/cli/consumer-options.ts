@@ -4,6 +4,7 @@ import type { Hcs25Client } from '../client.js';
 import { UsageError } from '../core/errors.js';
 import { withClient } from './context.js';
 import { collect, intOption, note } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 export interface SourceFlags {
   topic?: string;
@@ -35,7 +36,7 @@ export interface Source {
  */
 export async function withSource<T>(cmd: Command, flags: SourceFlags, fn: (client: Hcs25Client, source: Source) => Promise<T>): Promise<T> {
   for (const [name, value] of [['--since', flags.since], ['--until', flags.until]] as const) {
-    if (value !== undefined && Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 time, got "${value}"`);
+    if (value !== undefined && Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 time, got ${quoteInput(value)}`);
   }
   return withClient(cmd, { topic: flags.topic, publishers: flags.publisher }, async (client) => {
     const { config } = client;

@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/load.js';
 import { UsageError } from '../core/errors.js';
 import { isEntityId } from '../core/ids.js';
 import { globals, note } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 /** The configuration from the global flags (`--network`, `--config`, `--env-file`) plus the command's own. */
 export async function commandConfig(cmd: Command, flags: Record<string, unknown> = {}): Promise<ResolvedConfig> {
@@ -34,6 +35,6 @@ export async function withClient<T>(cmd: Command, flags: Record<string, unknown>
 /** An entity id flag (topic, account), checked before any network call. */
 export function entityIdFlag(flag: string, value: string): string {
   const v = value.trim();
-  if (!isEntityId(v)) throw new UsageError(`${flag} must be an id like 0.0.1234, got "${v.slice(0, 40)}"`);
+  if (!isEntityId(v)) throw new UsageError(`${flag} must be an id like 0.0.1234, got ${quoteInput(v)}`);
   return v;
 }

@@ -5,6 +5,7 @@ import type { RegistryInfo } from '../registry/discover.js';
 import type { SkippedEntry } from '../registry/skips.js';
 import { withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 interface DiscoverFlags {
   registry?: string;
@@ -22,7 +23,7 @@ export function register(program: Command): void {
     .option('-r, --registry <id>', 'HCS-2 or HCS-10 registry topic (0.0.1234 or hcs://2/0.0.1234); env HCS25_REGISTRY')
     .option('--agents <file>', 'also read agents from a JSON list of agent records')
     .option('--kind <kind>', 'read a topic whose memo does not say what it is as this registry kind (hcs-2 | hcs-10)', (v: string) => {
-      if (v !== 'hcs-2' && v !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got "${v}"`);
+      if (v !== 'hcs-2' && v !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got ${quoteInput(v)}`);
       return v;
     })
     .option('--allow-private-endpoints', 'fetch metadata from private/loopback addresses (default only on --network local)')

@@ -5,6 +5,8 @@ import { PROTOCOLS, type Agent, type Protocol } from '../core/agent.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
 import { entityIdFlag, withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
+import { quoteInput } from '../config/secret.js';
+import { stringifyForTerminal } from '../core/terminal.js';
 
 interface EvalFlags {
   endpoint?: string;
@@ -32,7 +34,7 @@ function describe(r: AnyEvalResult): string {
   if (r.answer !== null) parts.push(`answer ${r.answer}`);
   if (r.score === 100) parts.push(r.compliant ? 'compliant' : 'not compliant');
   if (r.reason) parts.push(r.reason);
-  if (r.response !== null && !r.compliant) parts.push(`response ${JSON.stringify(r.response.length > 80 ? `${r.response.slice(0, 79)}…` : r.response)}`);
+  if (r.response !== null && !r.compliant) parts.push(`response ${stringifyForTerminal(r.response.length > 80 ? `${r.response.slice(0, 79)}…` : r.response)}`);
   return parts.join('  ');
 }
 
@@ -56,7 +58,7 @@ export function register(program: Command): void {
     .action(
       action(async (flags: EvalFlags, cmd: Command) => {
         const protocol = flags.protocol as Protocol;
-        if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${PROTOCOLS.join(', ')}, got "${flags.protocol}"`);
+        if (!PROTOCOLS.includes(protocol)) throw new UsageError(`--protocol must be one of ${PROTOCOLS.join(', ')}, got ${quoteInput(flags.protocol)}`);
         const evals = parseEvalList(flags.evals);
         const target = await targetOf(protocol, flags);
 
@@ -135,6 +137,6 @@ async function targetOf(protocol: Protocol, flags: EvalFlags): Promise<Pick<Agen
     return { subject: id, name: id, ...(flags.account && { accountId: flags.account }), ...(flags.inbound && { inboundTopicId: flags.inbound }) };
   }
   const { isHttpUrl } = await import('../registry/agent-record.js');
-  if (!flags.endpoint || !isHttpUrl(flags.endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got "${flags.endpoint ?? ''}"`);
+  if (!flags.endpoint || !isHttpUrl(flags.endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got ${quoteInput(flags.endpoint ?? '')}`);
   return { subject: flags.endpoint, name: new URL(flags.endpoint).host, endpoint: flags.endpoint };
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { GradeResult, GraderId, Letter } from '../evals/types.js';
 import { action, globals, printJson, printLine } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 export interface GradeCommandOptions {
   eval: string;
@@ -36,7 +37,7 @@ async function mathQuestion(opts: GradeCommandOptions): Promise<{ expected: numb
   const expected = Number(opts.expected);
   if (opts.expected === undefined || opts.expected.trim() === '' || !Number.isFinite(expected)) {
     throw usage(
-      opts.expected === undefined ? 'grading math needs --expected N or --question-id ID' : `--expected must be a number, got "${opts.expected}"`,
+      opts.expected === undefined ? 'grading math needs --expected N or --question-id ID' : `--expected must be a number, got ${quoteInput(opts.expected)}`,
       'e.g. hcs25 grade --eval math --expected 95 --response "95"',
     );
   }
@@ -58,7 +59,7 @@ async function scienceQuestion(opts: GradeCommandOptions): Promise<{ options: [s
   }
   const answer = opts.answer?.trim().toUpperCase();
   if (answer !== 'A' && answer !== 'B' && answer !== 'C' && answer !== 'D') {
-    throw usage(`--answer must be A, B, C or D, got "${opts.answer ?? ''}"`, 'the letter of the correct option in --options');
+    throw usage(`--answer must be A, B, C or D, got ${quoteInput(opts.answer ?? '')}`, 'the letter of the correct option in --options');
   }
   return { options: options as [string, string, string, string], answer };
 }
@@ -78,7 +79,7 @@ export async function gradeCommand(opts: GradeCommandOptions): Promise<GradeComm
     const q = await scienceQuestion(opts);
     return { ...gradeChoice(opts.response, q, { grader }), grader, ...(q.questionId ? { questionId: q.questionId } : {}) };
   }
-  throw usage(`--eval must be math or science, got "${opts.eval}"`, 'the availability probe has nothing to grade');
+  throw usage(`--eval must be math or science, got ${quoteInput(opts.eval)}`, 'the availability probe has nothing to grade');
 }
 
 /** One line for people: `correct  answer=95  compliant=yes  (grader first-token@1)`. */

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { action, collect, globals, intOption, note, printJson, printLine } from './shared.js';
 import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
+import { quoteInput } from '../config/secret.js';
 
 /** A `--fault` flag: `busy:N`, `not-created:N`, `unavailable:N`, `<HAPI_STATUS>:N`, `drop:MS`; `kind@method:N` narrows it. */
 export type FaultSpec =
@@ -22,7 +23,7 @@ export function parseFaultSpec(spec: string): FaultSpec {
   const [, kind = '', method = '*', n = ''] = m;
   const count = n === 'inf' || n === 'always' ? Number.POSITIVE_INFINITY : Number(n);
   if (kind === 'drop') {
-    if (!Number.isFinite(count) || count < 100) throw new UsageError(`--fault drop:MS needs an interval of at least 100 ms, got "${n}"`);
+    if (!Number.isFinite(count) || count < 100) throw new UsageError(`--fault drop:MS needs an interval of at least 100 ms, got ${quoteInput(n)}`);
     return { kind: 'drop', everyMs: count };
   }
   if (count < 1) throw usage();

@@ -4,6 +4,7 @@ import { ConfigError, UsageError, errorMessage } from '../core/errors.js';
 import type { Hcs25Client } from '../client.js';
 import { entityIdFlag, withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 type Kind = 'hcs-2' | 'hcs-10';
 
@@ -103,7 +104,7 @@ export function register(program: Command): void {
 }
 
 function kindOption(value: string): Kind {
-  if (value !== 'hcs-2' && value !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got "${value}"`);
+  if (value !== 'hcs-2' && value !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got ${quoteInput(value)}`);
   return value;
 }
 

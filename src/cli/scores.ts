@@ -4,6 +4,7 @@ import { UsageError } from '../core/errors.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { entityIdFlag } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
+import { quoteInput } from '../config/secret.js';
 
 interface ScoresFlags extends SourceFlags {
   scoringConfig?: string;
@@ -41,7 +42,7 @@ export function register(program: Command): void {
         if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
         if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
-        if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got "${flags.now}"`);
+        if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got ${quoteInput(flags.now ?? '')}`);
 
         const { DEFAULT_SCORING_CONFIG, loadScoringConfig } = await import('../consumer/scoring-config.js');
         const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;

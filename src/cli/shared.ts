@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { quoteInput, redactKeyMaterial } from '../config/secret.js';
 import { Hcs25Error, UsageError, errorMessage, exitCodeOf } from '../core/errors.js';
+import { escapeTerminal, stringifyForTerminal } from '../core/terminal.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
@@ -17,17 +19,22 @@ export function globals(cmd: Command): GlobalOptions {
 export const EXIT_OK = 0;
 export const EXIT_USAGE = 2;
 
+/*
+ * Everything the CLI prints passes through these four: agent and registry text reaches no terminal raw (escape,
+ * control and bidi characters are shown escaped), and nothing that looks like key material is printed at all.
+ */
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${stringifyForTerminal(value, 2)}\n`);
 }
 
 export function printLine(line = ''): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${escapeTerminal(line, { keepNewlines: true })}\n`);
 }
 
 /** Progress and notes go to stderr so stdout stays clean for pipes and --json. */
 export function note(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeTerminal(redactKeyMaterial(line), { keepNewlines: true })}\n`);
 }
 
 /**
@@ -52,10 +59,10 @@ export function reportError(err: unknown, json: boolean): void {
   const hint = err instanceof Hcs25Error ? err.hint : undefined;
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ error: { code: err instanceof Hcs25Error ? err.code : 'ERROR', message: errorMessage(err), hint } })}\n`,
+      `${stringifyForTerminal({ error: { code: err instanceof Hcs25Error ? err.code : 'ERROR', message: redactKeyMaterial(errorMessage(err)), hint } })}\n`,
     );
   } else {
-    process.stderr.write(`hcs25: ${errorMessage(err)}${hint ? `\n  hint: ${hint}` : ''}\n`);
+    process.stderr.write(`hcs25: ${escapeTerminal(redactKeyMaterial(errorMessage(err)))}${hint ? `\n  hint: ${escapeTerminal(hint)}` : ''}\n`);
   }
   if (process.env.HCS25_DEBUG === '1' && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   process.exitCode = code;
@@ -66,7 +73,7 @@ export function intOption(name: string, min: number, max: number): (value: strin
   return (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max) {
-      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${quoteInput(value)}`);
     }
     return n;
   };
@@ -76,7 +83,7 @@ export function numberOption(name: string, min: number, max: number): (value: st
   return (value: string) => {
     const n = Number(value);
     if (!Number.isFinite(n) || n < min || n > max) {
-      throw new UsageError(`${name} must be a number from ${min} to ${max}, got "${value}"`);
+      throw new UsageError(`${name} must be a number from ${min} to ${max}, got ${quoteInput(value)}`);
     }
     return n;
   };

@@ -3,6 +3,7 @@ import { UsageError } from '../core/errors.js';
 import type { ReadSignal, RejectedMessage } from '../consumer/types.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
+import { stringifyForTerminal } from '../core/terminal.js';
 
 interface SignalsFlags extends SourceFlags {
   jsonl?: boolean;
@@ -51,20 +52,20 @@ export function register(program: Command): void {
               if (event.type === 'signal') {
                 signalCount++;
                 saw(event.signal.sequenceNumber);
-                if (flags.jsonl) printLine(JSON.stringify({ type: 'signal', ...event.signal }));
+                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...event.signal }));
                 else if (json) signals.push(event.signal);
                 else printLine(renderSignalLine(event.signal));
               } else if (event.type === 'rejected') {
                 const r = event.rejected;
                 reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
                 saw(r.sequenceNumber);
-                if (flags.jsonl) printLine(JSON.stringify({ type: 'rejected', ...r }));
+                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'rejected', ...r }));
                 else if (json) rejected.push(r);
                 else if (flags.rejected) printLine(renderRejectedLine(r));
               } else if (event.type === 'record') {
                 records[event.record.kind] = (records[event.record.kind] ?? 0) + 1;
                 saw(event.record.sequenceNumber);
-                if (flags.jsonl) printLine(JSON.stringify({ type: 'record', ...event.record }));
+                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'record', ...event.record }));
               } else {
                 const key = `${event.unknown.kind}:${event.unknown.name}`;
                 unknown[key] = (unknown[key] ?? 0) + 1;

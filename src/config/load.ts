@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { LOCAL_GENESIS_OPERATOR, NETWORK_PRESETS, type LedgerName, type NetworkConfig } from './networks.js';
 import { ENV_VARS, SECRET_KEYS, configInputSchema, type ConfigInput } from './schema.js';
-import { Secret } from './secret.js';
+import { Secret, mayBeKeyMaterial, quoteInput } from './secret.js';
 
 export interface OperatorConfig {
   accountId: string;
@@ -73,6 +73,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ResolvedConfig {
     }
   }
 
+  rejectMisplacedKeys(merged, sources);
   const parsed = configInputSchema.safeParse(merged);
   if (!parsed.success) throw configErrorFrom(parsed.error, sources);
   return resolve_(parsed.data, sources, cwd);
@@ -134,7 +135,7 @@ function operatorFor(ledger: LedgerName, input: ConfigInput, cwd: string): Opera
     try {
       key = readFileSync(file, 'utf8').trim();
     } catch (err) {
-      throw new ConfigError(`cannot read the operator key file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
+      throw new ConfigError(`cannot read the operator key file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
         hint: 'check HCS25_OPERATOR_KEY_FILE points at a readable file holding only the key',
       });
     }
@@ -165,14 +166,14 @@ function keyTypeOf(key: string, declared: ConfigInput['operatorKeyType']): Opera
 function withDotEnv(env: NodeJS.ProcessEnv, cwd: string, envFile: string | undefined): NodeJS.ProcessEnv {
   const file = resolve(cwd, envFile ?? '.env');
   if (!existsSync(file)) {
-    if (envFile) throw new ConfigError(`env file ${file} does not exist`, { hint: 'check --env-file' });
+    if (envFile) throw new ConfigError(`env file ${quoteInput(file, 120)} does not exist`, { hint: 'check --env-file' });
     return env;
   }
   let fromFile: Record<string, string>;
   try {
     fromFile = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
   } catch (err) {
-    throw new ConfigError(`cannot read env file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'parse error'}`);
+    throw new ConfigError(`cannot read env file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'parse error'}`);
   }
   // As with dotenv: the real environment wins over the file.
   return { ...fromFile, ...env };
@@ -181,17 +182,19 @@ function withDotEnv(env: NodeJS.ProcessEnv, cwd: string, envFile: string | undef
 function readConfigFile(cwd: string, named: string | undefined): Record<string, unknown> {
   const file = resolve(cwd, named ?? DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
-    if (named) throw new ConfigError(`config file ${file} does not exist`, { hint: 'check --config or HCS25_CONFIG' });
+    if (named) throw new ConfigError(`config file ${quoteInput(file, 120)} does not exist`, { hint: 'check --config or HCS25_CONFIG' });
     return {};
   }
   let value: unknown;
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+    // Not the parser's message: it quotes the text around the error, which may be a key.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new ConfigError(`config file ${quoteInput(file, 120)} is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`config file ${file} must hold a JSON object`);
+    throw new ConfigError(`config file ${quoteInput(file, 120)} must hold a JSON object`);
   }
   return value as Record<string, unknown>;
 }
@@ -212,20 +215,20 @@ function convertEnv(name: string, raw: string, kind: (typeof ENV_VARS)[string]['
       return raw;
     case 'number': {
       const n = Number(raw);
-      if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got "${raw}"`);
+      if (!Number.isFinite(n)) throw new ConfigError(`${name} must be a number, got ${quoteInput(raw)}`);
       return n;
     }
     case 'boolean':
       if (/^(1|true|yes|on)$/i.test(raw)) return true;
       if (/^(0|false|no|off)$/i.test(raw)) return false;
-      throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+      throw new ConfigError(`${name} must be true or false, got ${quoteInput(raw)}`);
     case 'list':
       return raw.split(',').map((s) => s.trim()).filter(Boolean);
     case 'nodes': {
       const nodes: Record<string, string> = {};
       for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
         const [addr, id] = part.split('=');
-        if (!addr || !id) throw new ConfigError(`${name} entries must look like host:port=0.0.3, got "${part}"`);
+        if (!addr || !id) throw new ConfigError(`${name} entries must look like host:port=0.0.3, got ${quoteInput(part)}`);
         nodes[addr.trim()] = id.trim();
       }
       return nodes;
@@ -248,11 +251,40 @@ function configErrorFrom(error: z.ZodError, sources: ResolvedConfig['sources']):
   // zod messages for strings can quote the input; for secrets say only that the shape is wrong.
   const what = SECRET_KEYS.has(key) ? 'is not a valid value' : issue.message;
   if (issue.code === 'unrecognized_keys') {
-    return new ConfigError(`config file has unknown key(s): ${issue.keys.join(', ')}`, {
+    return new ConfigError(`config file has unknown key(s): ${issue.keys.map((k) => quoteInput(k)).join(', ')}`, {
       hint: `known keys: ${Object.keys(configInputSchema.shape).join(', ')}`,
     });
   }
   return new ConfigError(`${where}: ${what}`);
+}
+
+/** Config keys whose values may be long opaque strings by nature; zod's messages for them never quote the value. */
+const OPAQUE_KEYS: ReadonlySet<string> = new Set(['mirrorRestUrl', 'ipfsGateway']);
+
+/**
+ * A private key in any variable, flag or file key other than the key's own would travel on into paths, messages
+ * and reports: refuse it first, naming where it is and never quoting it.
+ */
+function rejectMisplacedKeys(merged: Record<string, unknown>, sources: ResolvedConfig['sources']): void {
+  for (const [key, value] of Object.entries(merged)) {
+    if (SECRET_KEYS.has(key) || OPAQUE_KEYS.has(key) || (!holdsKeyMaterial(key) && !holdsKeyMaterial(value))) continue;
+    const where = mayBeKeyMaterial(key) ? 'a config file key name' : describeSource(key, sources[key]);
+    if (key === 'operatorKeyFile') {
+      throw new ConfigError(`${where} holds what looks like a private key, not the path of a file`, {
+        hint: 'put the key itself in HCS25_OPERATOR_KEY, or write it to a file and set HCS25_OPERATOR_KEY_FILE to that file\'s path',
+      });
+    }
+    throw new ConfigError(`${where} holds what looks like a private key (not shown)`, {
+      hint: 'the operator key belongs in HCS25_OPERATOR_KEY or in a file named by HCS25_OPERATOR_KEY_FILE; remove it from here',
+    });
+  }
+}
+
+function holdsKeyMaterial(value: unknown): boolean {
+  if (typeof value === 'string') return mayBeKeyMaterial(value);
+  if (Array.isArray(value)) return value.some(holdsKeyMaterial);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => mayBeKeyMaterial(k) || holdsKeyMaterial(v));
+  return false;
 }
 
 function describeSource(key: string, source: string | undefined): string {

@@ -1,14 +1,16 @@
 /** The score report as RFC 4180 CSV, one row per subject in rank order. */
+import { escapeTerminal } from '../core/terminal.js';
 import type { ScoreReport } from './scores.js';
 
 /**
  * Quotes when needed, and defuses spreadsheet formulas: a cell an attacker controls (registry, nativeId) that starts
- * with = + - @ or a control character gets a leading apostrophe (OWASP CSV injection guidance).
+ * with = + - @ or a control character gets a leading apostrophe (OWASP CSV injection guidance). The CSV also goes to
+ * terminals (`scores --csv`): control and bidi characters are shown escaped.
  */
 export function csvCell(value: string | number | null): string {
   if (value === null) return '';
   if (typeof value === 'number') return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${escapeTerminal(value)}` : escapeTerminal(value);
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

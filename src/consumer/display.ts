@@ -1,14 +1,10 @@
 /** Small helpers shared by the table, CSV and HTML views. Subjects come from public topics: treat them as hostile. */
+import { escapeTerminal } from '../core/terminal.js';
 import type { SubjectScore } from './scores.js';
 import { parseUaid } from './uaid.js';
 
-/** C0/C1 controls, DEL, and bidi overrides/isolates: anything that can move a terminal cursor or reorder text. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Replaces characters that could drive a terminal (escape sequences) or spoof text direction. */
-export function printable(text: string): string {
-  return text.replace(UNSAFE, '\uFFFD');
-}
+/** Characters that could drive a terminal or spoof text direction, shown escaped (the CLI still imports this name). */
+export const printable = (text: string): string => escapeTerminal(text);
 
 /** Cuts the middle out of a long string: `uaid:aid:2ayF…;proto=a2a`. */
 export function ellipsize(text: string, max: number): string {

@@ -4,7 +4,13 @@
  * mirror node like real HCS-10 agents do:
  * - `correct`: answers with the bare answer (the transports' "perfect" solver),
  * - `silent`: accepts connections, never answers,
- * - `large`: answers correctly, but as an HCS-1 file (`data: "hcs://1/…"`) padded past the inline limit.
+ * - `large`: answers correctly, but as an HCS-1 file (`data: "hcs://1/…"`) padded past the inline limit,
+ * and agents that talk before they answer, as agents built with the standards-sdk do (not in the default fleet):
+ * - `greeting`: says hello on the connection right after `connection_created`, then answers bare,
+ * - `late-greeting`: says hello (and "typing") only when the first question arrives, so both reach consensus after
+ *   the question, then answers bare,
+ * - `tagged`: the standards-sdk's sample agent: a greeting with the SDK's greeting memo sent when the first question
+ *   arrives, and replies tagged `[Reply to #N] …` with memo "… response to message #N".
  * `startHcs10Fleet` starts them and lists them in an HCS-10 registry topic.
  */
 import { AccountCreateTransaction, Hbar, KeyList, PrivateKey, PublicKey, type Client, type Key } from '@hashgraph/sdk';
@@ -38,7 +44,14 @@ import { bareAnswer, createSolver, type Solution } from './agents/solver.js';
 import { scienceFacts } from './agents/fleet.js';
 
 export const HCS10_BEHAVIOURS = ['correct', 'silent', 'large'] as const;
-export type Hcs10Behaviour = (typeof HCS10_BEHAVIOURS)[number];
+export const HCS10_CHATTY_BEHAVIOURS = ['greeting', 'late-greeting', 'tagged'] as const;
+export type Hcs10Behaviour = (typeof HCS10_BEHAVIOURS)[number] | (typeof HCS10_CHATTY_BEHAVIOURS)[number];
+
+/** A hello with numbers in it: graded as the answer, it would be wrong. */
+export const SAMPLE_GREETING = "Hello! I'm a math agent. Try me: 12 + 30 = 42. Science questions too (answer A).";
+/** The standards-sdk sample agent's greeting memo, and a greeting that only the memo gives away. */
+export const SDK_GREETING_MEMO = 'Greeting message after connection established';
+export const SDK_GREETING = "I'm Bob, your friendly Hedera agent! I solve math like 5 * (3 + 2) = 25. What would you like to do today?";
 
 export interface Hcs10AgentOptions {
   behaviour: Hcs10Behaviour;
@@ -82,6 +95,7 @@ export interface RunningHcs10Agent {
 interface Conversation {
   requesterAccountId: string;
   cursor: number;
+  greeted: boolean;
 }
 
 export async function startHcs10Agent(options: Hcs10AgentOptions): Promise<RunningHcs10Agent> {
@@ -192,7 +206,7 @@ class SampleAgent {
         }
         if (parsed.op.op === 'message') {
           this.stats.messages++;
-          await this.answer(topicId, parsed.op.data);
+          await this.answer(topicId, conversation, parsed.op.data, msg.sequenceNumber);
         }
       }
     }
@@ -209,7 +223,8 @@ class SampleAgent {
       memo: connectionTopicMemo(this.identity.inboundTopicId, requestSeq),
       ...(submitKey && { submitKey }),
     });
-    this.conversations.set(topicId, { requesterAccountId: requester.accountId, cursor: 0 });
+    const conversation: Conversation = { requesterAccountId: requester.accountId, cursor: 0, greeted: false };
+    this.conversations.set(topicId, conversation);
     const confirmedSeq = await this.send(
       this.identity.inboundTopicId,
       connectionCreatedOp({
@@ -221,6 +236,7 @@ class SampleAgent {
       }),
     );
     this.stats.connections++;
+    if (this.options.behaviour === 'greeting') await this.greet(topicId, conversation);
     const requestorOutbound = await this.outboundTopicOf(requester.accountId);
     if (requestorOutbound) {
       await this.send(
@@ -237,18 +253,34 @@ class SampleAgent {
     }
   }
 
-  private async answer(topicId: string, data: string): Promise<void> {
-    if (this.options.behaviour === 'silent') return;
+  private async greet(topicId: string, conversation: Conversation): Promise<void> {
+    conversation.greeted = true;
+    if (this.options.behaviour === 'tagged') {
+      await this.send(topicId, messageOp({ operatorId: this.operatorId, data: SDK_GREETING, m: SDK_GREETING_MEMO }));
+      return;
+    }
+    await this.send(topicId, messageOp({ operatorId: this.operatorId, data: SAMPLE_GREETING }));
+    if (this.options.behaviour === 'late-greeting') {
+      await this.send(topicId, messageOp({ operatorId: this.operatorId, data: JSON.stringify({ type: 'typing', text: 'Working on 99 + 1…' }) }));
+    }
+  }
+
+  private async answer(topicId: string, conversation: Conversation, data: string, questionSeq: number): Promise<void> {
+    const { behaviour } = this.options;
+    if (behaviour === 'silent') return;
+    if (!conversation.greeted && (behaviour === 'late-greeting' || behaviour === 'tagged')) await this.greet(topicId, conversation);
     const fileTopic = hcs1TopicOf(data);
     const prompt = fileTopic === null ? data : (await readHcs1File(this.options.mirror, fileTopic, { signal: this.halt.signal })).bytes.toString('utf8');
     const answer = bareAnswer(this.options.solve(prompt));
     let reply = answer;
-    if (this.options.behaviour === 'large') reply = padded(answer, this.options.largeBytes ?? 4096);
+    if (behaviour === 'large') reply = padded(answer, this.options.largeBytes ?? 4096);
+    if (behaviour === 'tagged') reply = `[Reply to #${questionSeq}] ${answer}`;
     let payload = reply;
     if (this.options.behaviour === 'large' || !fitsInline(this.operatorId, reply)) {
       payload = (await inscribeHcs1(this.client, Buffer.from(reply, 'utf8'), { mimeType: 'text/plain' })).hrl;
     }
-    await this.send(topicId, messageOp({ operatorId: this.operatorId, data: payload, ...(payload !== reply && { m: 'Large message stored via HCS-1' }) }));
+    const m = behaviour === 'tagged' ? `${this.name} response to message #${questionSeq}` : payload !== reply ? 'Large message stored via HCS-1' : undefined;
+    await this.send(topicId, messageOp({ operatorId: this.operatorId, data: payload, ...(m !== undefined && { m }) }));
     this.stats.replies++;
   }
 

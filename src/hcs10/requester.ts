@@ -13,9 +13,12 @@ import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorError, type MirrorRestClient, type TopicMessage } from '../hedera/mirror-rest.js';
 import { LedgerTxError, hbarToTinybars, submitMessage, type Submitted } from '../hedera/tx.js';
 import { abortableSleep } from '../transports/deadline.js';
+import { oneLine } from '../transports/fetch.js';
+import { preview } from '../registry/skips.js';
 import { Hcs10AskError } from './ask-error.js';
 import { operatorIdOf, type Hcs10Identity } from './identity.js';
 import { classifyInbound, describeAccess } from './inbound.js';
+import { classifyAgentMessage, replyTagOf } from './replies.js';
 import {
   closeConnectionOp,
   connectionRequestOp,
@@ -95,12 +98,23 @@ export interface Hcs10Reply {
 
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024;
 
+interface Heard {
+  /** Last sequence number read on the connection topic. */
+  cursor: number;
+  /** The agent has sent a message on the connection (so a later hello is not its greeting). */
+  agentSpoke: boolean;
+  /** The agent tags its replies with our message's sequence number. */
+  tagsReplies: boolean;
+}
+
 export class Hcs10Requester {
   private readonly poll: PollOptions;
   private readonly operatorId: string;
   private readonly ourKeyHex: string | undefined;
   /** Outbound-topic records run beside the conversation; close() waits for them. */
   private readonly background = new Set<Promise<unknown>>();
+  /** Per connection topic: how far it has been read, and what the agent has shown of its manners there. */
+  private readonly heard = new Map<string, Heard>();
 
   constructor(
     private readonly target: Hcs10Target,
@@ -118,7 +132,7 @@ export class Hcs10Requester {
     if (topic === null || topic.deleted) throw new Hcs10AskError('refused', `inbound topic ${inbound} does not exist`);
     const memo = parseHcs10TopicMemo(topic.memo);
     if (memo?.type !== 'inbound' || memo.accountId !== this.target.accountId) {
-      throw new Hcs10AskError('protocol-error', `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo "${topic.memo.slice(0, 60)}")`);
+      throw new Hcs10AskError('protocol-error', `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo ${preview(topic.memo, 60)})`);
     }
     const access = classifyInbound(topic, this.ourKeyHex);
     let feeTinybars = 0;
@@ -160,7 +174,12 @@ export class Hcs10Requester {
     return { ...created, connectionId, feeTinybars };
   }
 
-  /** Sends `prompt` and waits for the agent's next message on the connection. */
+  /**
+   * Sends `prompt` and waits for the agent's reply to it: a message the agent paid for, after our question in
+   * consensus order (sequence numbers on one topic), that is tagged as the reply to our message or is the agent's
+   * first untagged word after it. Greetings, status notices and replies to other messages are set aside (see
+   * hcs10/replies.ts); what the agent said before our question only tells us it has already greeted.
+   */
   async ask(connection: Hcs10Connection, prompt: string, signal: AbortSignal): Promise<Hcs10Reply> {
     const { client, mirror } = this.options;
     let data = prompt;
@@ -170,33 +189,45 @@ export class Hcs10Requester {
       data = promptHrl;
     }
     const messageSeq = (await this.submit(connection.topicId, messageOp({ operatorId: this.operatorId, data }), signal)).seq;
-    let cursor = messageSeq;
+    const heard = this.heardOn(connection.topicId);
     const found = await this.pollFor(signal, async () => {
-      for await (const msg of mirror.topicMessages(connection.topicId, { afterSequence: cursor, signal })) {
-        cursor = msg.sequenceNumber;
+      for await (const msg of mirror.topicMessages(connection.topicId, { afterSequence: heard.cursor, signal })) {
+        heard.cursor = msg.sequenceNumber;
         const parsed = parseIncoming(msg.message);
-        if (!parsed.ok) continue;
+        if (!parsed.ok || !this.fromAgent(msg)) continue;
         const op = parsed.op;
-        if (op.op === 'close_connection' && this.fromAgent(msg)) {
-          throw new Hcs10AskError('refused', `the agent closed the connection${op.reason ? `: ${op.reason.slice(0, 100)}` : ''}`);
+        const afterQuestion = msg.sequenceNumber > messageSeq;
+        if (op.op === 'close_connection' && afterQuestion) {
+          throw new Hcs10AskError('refused', `the agent closed the connection${op.reason ? `: ${oneLine(op.reason, 100)}` : ''}`);
         }
-        if (op.op !== 'message' || !this.fromAgent(msg)) continue;
-        const tagged = /^\[Reply to #(\d+)\]\s*/.exec(op.data);
-        // The SDK's sample agents tag replies; a reply tagged for another message is a late answer to an earlier one.
-        if (tagged && Number(tagged[1]) !== messageSeq) continue;
-        return { data: tagged ? op.data.slice(tagged[0].length) : op.data, replySeq: msg.sequenceNumber };
+        if (op.op !== 'message') continue;
+        if (!afterQuestion) {
+          // A greeting (or a late answer to an earlier question) that reached consensus before our question.
+          heard.agentSpoke = true;
+          if (replyTagOf(op.data, op.m)) heard.tagsReplies = true;
+          continue;
+        }
+        const file = hcs1TopicOf(op.data);
+        const content = file === null ? op.data : await this.readFile(file, signal);
+        const verdict = classifyAgentMessage(content, op.m, { questionSeq: messageSeq, firstFromAgent: !heard.agentSpoke, tagsReplies: heard.tagsReplies });
+        heard.agentSpoke = true;
+        if (verdict.repliesTo !== undefined) heard.tagsReplies = true;
+        if (verdict.kind !== 'answer') continue;
+        // The SDK inscribes the whole tagged text; a tag in front of an HRL points at the reply's file instead.
+        const inner = file === null ? hcs1TopicOf(verdict.text) : null;
+        const text = inner === null ? verdict.text : await this.readFile(inner, signal);
+        const replyFile = file ?? inner;
+        return { text, replySeq: msg.sequenceNumber, ...(replyFile !== null && { replyHrl: `hcs://1/${replyFile}` }) };
       }
       return undefined;
     });
-    const hrlTopic = hcs1TopicOf(found.data);
-    const raw = hrlTopic === null ? found.data : await this.readFile(hrlTopic, signal);
     const maxBytes = this.options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    if (Buffer.byteLength(raw, 'utf8') > maxBytes) throw new Hcs10AskError('too-large', `the reply is larger than ${maxBytes} bytes`);
+    if (Buffer.byteLength(found.text, 'utf8') > maxBytes) throw new Hcs10AskError('too-large', `the reply is larger than ${maxBytes} bytes`);
     return {
-      text: replyText(raw),
+      text: replyText(found.text),
       messageSeq,
       replySeq: found.replySeq,
-      ...(hrlTopic !== null && { replyHrl: `hcs://1/${hrlTopic}` }),
+      ...(found.replyHrl !== undefined && { replyHrl: found.replyHrl }),
       ...(promptHrl !== undefined && { promptHrl }),
     };
   }
@@ -216,6 +247,15 @@ export class Hcs10Requester {
   }
 
   // ---------- plumbing ----------
+
+  private heardOn(topicId: string): Heard {
+    let heard = this.heard.get(topicId);
+    if (!heard) {
+      heard = { cursor: 0, agentSpoke: false, tagsReplies: false };
+      this.heard.set(topicId, heard);
+    }
+    return heard;
+  }
 
   /**
    * A message is the agent's only when the mirror node says the agent's account paid for it. `operator_id` is

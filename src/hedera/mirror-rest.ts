@@ -5,6 +5,7 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
+import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
 import { isEntityId } from '../core/ids.js';
 
@@ -525,7 +526,7 @@ function decodeRaw(m: RawMessage): RawTopicMessage {
 
 function entityPath(id: string, what: string): string {
   if (!isEntityId(id)) {
-    throw new MirrorError('MIRROR_REQUEST', `${what} id must look like 0.0.1234, got "${id.slice(0, 64)}"`, {
+    throw new MirrorError('MIRROR_REQUEST', `${what} id must look like 0.0.1234, got ${quoteInput(id)}`, {
       hint: `pass a ${what} id in shard.realm.num form`,
     });
   }
@@ -537,7 +538,7 @@ function mirrorTransactionId(id: string): string {
   const sdk = /^(\d+\.\d+\.\d+)@(\d+)\.(\d+)$/.exec(id);
   if (sdk) return `${sdk[1]}-${sdk[2]}-${sdk[3]!.padStart(9, '0')}`;
   if (/^\d+\.\d+\.\d+-\d+-\d+$/.test(id)) return id;
-  throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got "${id.slice(0, 64)}"`);
+  throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got ${quoteInput(id)}`);
 }
 
 function normaliseBaseUrl(raw: string): string {
@@ -545,12 +546,12 @@ function normaliseBaseUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL is not a URL: "${raw.slice(0, 100)}"`, {
+    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL is not a URL: ${quoteInput(raw, 100)}`, {
       hint: 'set it like http://127.0.0.1:5551 or https://testnet.mirrornode.hedera.com',
     });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL must be http or https, got ${url.protocol}`);
+    throw new MirrorError('MIRROR_REQUEST', `mirror REST URL must be http or https, got ${quoteInput(url.protocol)}`);
   }
   const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;

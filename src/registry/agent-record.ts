@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { entityIdSchema as entityId } from '../core/ids.js';
+import { TERMINAL_UNSAFE } from '../core/terminal.js';
 
 /** HCS-14 UAID: `uaid:{aid|did}:{id}[;key=value…]`, the id without `;`. */
 export const UAID_PATTERN = /^uaid:(aid|did):[^;\s]+(;[A-Za-z][A-Za-z0-9_-]*=[^;\s]*)*$/;
@@ -15,8 +16,8 @@ const common = {
   model: z.string().trim().min(1).max(200).optional().describe('Model name sent to OpenAI-compatible endpoints'),
 };
 
-/** C0/C1 controls, line separators and bidi overrides: printed, an untrusted string carrying them can rewrite a terminal. */
-export const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** Characters that, printed, could drive a terminal or reorder text (see core/terminal.ts). */
+export const UNPRINTABLE = TERMINAL_UNSAFE;
 
 /** http(s) with a host, no embedded credentials, and nothing unprintable (the URL parser tolerates controls). */
 export function isHttpUrl(value: string): boolean {

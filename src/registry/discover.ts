@@ -13,6 +13,7 @@ import { AgentBuilder, dedupeAgents, mapLimit, type Origin } from './agents.js';
 import { DEFAULT_FOLD_LIMITS, Hcs2Folder, parseHcs2Memo, type FoldLimits, type Hcs2Entry } from './hcs2.js';
 import { Hcs10Folder, parseHcs10RegistryMemo, type Hcs10Entry } from './hcs10.js';
 import { openResolveContext, type ResolveSettings } from './resolve.js';
+import { quoteInput } from '../config/secret.js';
 import { SkipList, messageRef, preview, type SkippedEntry } from './skips.js';
 import { parseHrl } from '../core/hrl.js';
 
@@ -168,7 +169,7 @@ export function parseRegistryId(value: string): string {
   const v = value.trim();
   const id = parseHrl(v)?.topicId ?? v;
   if (!isEntityId(id)) {
-    throw new UsageError(`registry must be a topic id like 0.0.1234 or hcs://2/0.0.1234, got ${preview(v, 60)}`, {
+    throw new UsageError(`registry must be a topic id like 0.0.1234 or hcs://2/0.0.1234, got ${quoteInput(v, 60)}`, {
       hint: 'pass --registry with the registry topic id',
     });
   }

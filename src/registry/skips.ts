@@ -1,4 +1,5 @@
 /** Skipped registry entries and the one parse step every registry message goes through. */
+import { escapeTerminal } from '../core/terminal.js';
 
 export interface SkippedEntry {
   /** What was skipped: `hcs://2/0.0.R#17` (a registry message), `hcs://2/0.0.R` (the registry), `agents.json#3`. */
@@ -15,8 +16,10 @@ export class SkipList {
   private overflow = 0;
   constructor(private readonly max = 10_000) {}
 
+  /** Reasons quote registry text: whoever built them, they are stored terminal-safe. */
   add(ref: string, reason: string): void {
-    if (this.items.length < this.max) this.items.push({ ref, reason: reason.length > 300 ? `${reason.slice(0, 297)}...` : reason });
+    const safe = escapeTerminal(reason);
+    if (this.items.length < this.max) this.items.push({ ref: escapeTerminal(ref), reason: safe.length > 300 ? `${safe.slice(0, 297)}...` : safe });
     else this.overflow++;
   }
 
@@ -75,9 +78,8 @@ export function parseJsonObject(bytes: Uint8Array, maxBytes: number): { ok: true
 
 /** A short, printable preview of untrusted text for a reason line. */
 export function preview(text: string, max = 40): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean);
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return `"${escapeTerminal(cut).replace(/"/g, '\\"')}"`;
 }
 
 /** The first zod issue as one line. */

@@ -14,10 +14,12 @@ export interface A2aTarget {
   cardUrl?: string;
   /** HTTP status of the last card request (for the availability probe). */
   cardStatus?: number;
+  /** The card URL that accepted the request and did not answer (in full) within the card's budget. */
+  cardTimedOut?: { url: string; budgetMs: number };
   agentName?: string;
 }
 
-const CARD_TIMEOUT_MS = 10_000;
+export const CARD_TIMEOUT_MS = 10_000;
 
 const interfaceSchema = z.looseObject({
   url: z.string(),
@@ -109,10 +111,12 @@ export async function resolveA2aTarget(
   endpoint: string,
   secretHeaders: Record<string, string>,
   deadline: Deadline,
+  cardTimeoutMs = CARD_TIMEOUT_MS,
 ): Promise<A2aTarget> {
   let lastStatus: number | undefined;
+  let cardTimedOut: A2aTarget['cardTimedOut'];
   for (const candidate of cardCandidates(endpoint)) {
-    const sub = new Deadline(Math.min(CARD_TIMEOUT_MS, deadline.remaining()), deadline.signal);
+    const sub = new Deadline(Math.min(cardTimeoutMs, deadline.remaining()), deadline.signal);
     try {
       // Ask as a v1.0 client: a v1.0 server treats a header-less request as v0.3 and may refuse the card (the
       // a2a-js server answers 400/-32009 when its card declares no 0.3 interface); v0.3 servers ignore the header.
@@ -140,12 +144,22 @@ export async function resolveA2aTarget(
       }
       return { ...target, cardStatus: res.status };
     } catch (err) {
-      // The card's own budget ran out: stop looking and try the endpoint itself with what is left.
-      if (sub.timedOut && !deadline.signal.aborted) break;
+      // The card's own budget ran out: stop looking and try the endpoint itself with what is left. The probe must
+      // still call this a timeout (a silent card path is not a live agent), so it is remembered.
+      if (sub.timedOut && !deadline.signal.aborted) {
+        cardTimedOut = { url: candidate, budgetMs: sub.budgetMs };
+        break;
+      }
       throw err;
     } finally {
       sub.dispose();
     }
   }
-  return { rpcUrl: endpoint, dialect: 'v0.3', streaming: false, ...(lastStatus === undefined ? {} : { cardStatus: lastStatus }) };
+  return {
+    rpcUrl: endpoint,
+    dialect: 'v0.3',
+    streaming: false,
+    ...(lastStatus === undefined ? {} : { cardStatus: lastStatus }),
+    ...(cardTimedOut && { cardTimedOut }),
+  };
 }

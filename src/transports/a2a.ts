@@ -21,6 +21,8 @@ const METHODS: Record<A2aDialect, { send: string; get: string }> = {
 export interface A2aTransportOptions {
   /** Force one dialect (tests); `auto` (default) takes it from the card and falls back once on -32601. */
   dialect?: 'auto' | A2aDialect;
+  /** Budget of the agent-card lookup inside an ask's budget, ms. Default 10 000. */
+  cardTimeoutMs?: number;
 }
 
 function otherDialect(d: A2aDialect): A2aDialect {
@@ -80,7 +82,7 @@ export class A2aTransport implements Transport {
   private async resolve(deadline: Deadline): Promise<A2aTarget> {
     if (this.target) return this.target;
     const lookup = (d: Deadline) =>
-      resolveA2aTarget(this.ctx.client, this.endpoint, this.ctx.secretHeaders, d).then((target) => {
+      resolveA2aTarget(this.ctx.client, this.endpoint, this.ctx.secretHeaders, d, this.options.cardTimeoutMs).then((target) => {
         const forced = this.options.dialect;
         this.target = forced && forced !== 'auto' ? { ...target, dialect: forced } : target;
         return this.target;
@@ -119,7 +121,12 @@ export class A2aTransport implements Transport {
       if (target.cardUrl) {
         return { reachable: true, httpStatus: target.cardStatus ?? 200, reason: `agent card (${target.dialect})` };
       }
-      if (target.cardStatus === undefined) return { reachable: false, reason: 'no answer on the agent card paths in time' };
+      // The reason's first word is the signal status's source (signals/build.ts): a silent card path is a timeout.
+      if (target.cardTimedOut) {
+        const { url, budgetMs } = target.cardTimedOut;
+        return { reachable: false, reason: `timeout: the agent card ${new URL(url).pathname} did not answer within ${budgetMs} ms` };
+      }
+      if (target.cardStatus === undefined) return { reachable: false, reason: 'timeout: no answer on the agent card paths in time' };
       return reachableByStatus(target.cardStatus, 'no agent card; the server answers');
     });
   }

@@ -1,5 +1,6 @@
 import { Agent as UndiciAgent, buildConnector, request } from 'undici';
 import { Hcs25Error } from '../core/errors.js';
+import { escapeTerminal } from '../core/terminal.js';
 import type { FailureKind } from './types.js';
 import { Deadline, abortableSleep } from './deadline.js';
 import { PrivateAddressError, guardedConnector, type Resolver } from './guard.js';
@@ -348,12 +349,9 @@ function errorChain(err: unknown): Error[] {
   return out;
 }
 
-/** Whitespace runs, C0/C1 controls and bidi overrides: agent text must not drive a terminal or reorder a line. */
-const NOT_ONE_LINE = /[\s\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
-
-/** Agent-supplied text made safe for a one-line message: one line, no control characters, at most `max` chars. */
+/** Agent-supplied text made safe for a one-line message: whitespace runs as one space, controls shown escaped. */
 export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(NOT_ONE_LINE, ' ').trim();
+  const flat = escapeTerminal(text.replace(/[ \t\n]+/g, ' ').trim());
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

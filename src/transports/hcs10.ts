@@ -1,7 +1,8 @@
 /**
  * HCS-10 transport: asks an agent over Hedera Consensus Service (see src/hcs10/requester.ts for the protocol).
  * One connection per agent, opened on the first ask and reused for the rest (asks are serialised: HCS-10 has no
- * reply correlation); a connection whose ask timed out is dropped, so a late answer cannot be read as the next one's.
+ * reply field, and only some agents tag replies with our message's sequence number; see hcs10/replies.ts); a
+ * connection whose ask timed out is dropped, so an untagged late answer cannot be read as the next one's.
  * `close()` sends `close_connection`.
  *
  * Budget: HCS-10 asks use this transport's own budget (default 120 s: consensus, mirror lag and agent polling add

@@ -150,11 +150,11 @@ describe('consumer on the emulator', () => {
       expect(Buffer.from(tx?.memo_base64 ?? '', 'base64').toString()).toBe('hcs-25:op:1');
     });
 
-    it('a foreign topic memo is shown without its terminal escapes', async () => {
+    it('a foreign topic memo is shown with its terminal escapes escaped', async () => {
       const foreign = await writer.createTopic('evil\u001b]0;pwned\u0007\u202e memo');
       const { stderr } = await hcs25(['signals', '--topic', foreign, '--publisher', operator, '--jsonl']);
       expect(stderr).toContain('not an hcs-25 signal-topic memo');
-      expect(stderr).toContain('evil\ufffd]0;pwned\ufffd\ufffd memo');
+      expect(stderr).toContain('evil\\x1b]0;pwned\\x07\\u202e memo');
       expect(stderr).not.toMatch(/[\u001b\u0007\u202e]/);
     });
 

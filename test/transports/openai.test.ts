@@ -38,10 +38,10 @@ describe('chat completion extraction', () => {
     const limited = { error: { message: 'slow down', type: 'rate_limit_error' } };
     expect(() => extractCompletion(response(JSON.stringify(limited)))).toThrow(expect.objectContaining({ kind: 'rate-limited', transient: true }));
   });
-  it('keeps terminal escapes and bidi overrides in an agent error out of the one-line message', () => {
+  it('shows terminal escapes and bidi overrides in an agent error escaped, on one line', () => {
     const body = { error: { message: 'over\u001b[2J\u001b]0;pwned\u0007loaded\u202e\nnow', type: 'server_error' } };
     expect(() => extractCompletion(response(JSON.stringify(body)))).toThrow(
-      expect.objectContaining({ kind: 'agent-error', message: 'agent error: over [2J ]0;pwned loaded now' }),
+      expect.objectContaining({ kind: 'agent-error', message: 'agent error: over\\x1b[2J\\x1b]0;pwned\\x07loaded\\u202e now' }),
     );
   });
   it('refuses JSON without choices', () => {

@@ -1,0 +1,37 @@
+/**
+ * Text from agents and registries reaches terminals (eval replies, agent names, skip reasons, score tables). Escape
+ * sequences in it could move the cursor, rewrite earlier lines, retitle the window or hide text; bidi controls could
+ * reorder a line so it reads differently from what it says. Everything printed that someone else wrote goes
+ * through `escapeTerminal`, which shows such characters as visible escapes instead (`\x1b`, `\u202e`).
+ */
+
+/**
+ * C0 controls, DEL, C1 controls (0x9b is an 8-bit CSI), the Arabic letter mark, zero-width and direction marks,
+ * line/paragraph separators, bidi embeddings/overrides/isolates, word joiner and invisible operators, and the BOM.
+ */
+export const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const UNSAFE_ALL = new RegExp(TERMINAL_UNSAFE.source, 'g');
+const UNSAFE_KEEPING_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+/** What JSON.stringify leaves raw inside strings (it escapes C0 itself; a raw line feed is its own indentation). */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+export interface EscapeOptions {
+  /** Keep line feeds and tabs (multi-line text such as a whole reply). Carriage returns are always escaped. */
+  keepNewlines?: boolean;
+}
+
+/** `text` with every character that could drive a terminal shown as `\xNN` (up to 0xff) or `\uNNNN`. */
+export function escapeTerminal(text: string, options: EscapeOptions = {}): string {
+  return text.replace(options.keepNewlines ? UNSAFE_KEEPING_LINES : UNSAFE_ALL, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * JSON for a terminal (`--json`, JSON lines): the same value, with every unsafe character written as a JSON `\uNNNN`
+ * escape (JSON.stringify escapes C0 controls itself, but passes C1 and bidi controls through raw).
+ */
+export function stringifyForTerminal(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
