@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { action, intOption, note, printLine } from './shared.js';
+import { action, exitCodeForStop, intOption, note, printLine, stopSignal } from './shared.js';
 import { stringifyForTerminal } from '../core/terminal.js';
 
 interface AgentsFlags {
@@ -31,20 +31,13 @@ export function register(program: Command): void {
           scienceBank: loadScienceBank(flags.scienceBank),
         });
         // Handlers first: whoever reads the records may signal us as soon as they appear.
-        const stopped = new Promise<void>((resolve) => {
-          const stop = () => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
+        const { stopped } = stopSignal();
         // One record per line: pipe-friendly (`hcs25 agents | head -3`) and valid --json output as it is.
         for (const record of fleet.agents) printLine(stringifyForTerminal(record));
         note(`${fleet.agents.length} sample agents on 127.0.0.1; Ctrl-C to stop`);
-        await stopped;
+        const signal = await stopped;
         await fleet.stop();
+        return exitCodeForStop(signal);
       }),
     );
 }

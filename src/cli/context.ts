@@ -2,6 +2,7 @@
  * What every command needs before it calls the library: the resolved configuration and the hcs25 client that owns
  * the connections. Loaded lazily, so `hcs25 --help` never imports the Hedera SDK.
  */
+import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Hcs25Client } from '../client.js';
 import type { ResolvedConfig } from '../config/load.js';
@@ -37,4 +38,17 @@ export function entityIdFlag(flag: string, value: string): string {
   const v = value.trim();
   if (!isEntityId(v)) throw new UsageError(`${flag} must be an id like 0.0.1234, got ${quoteInput(v)}`);
   return v;
+}
+
+/** A local input file named by a flag, checked before any network call: it must exist and be a file. */
+export function inputFileFlag(flag: string, path: string): string {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${quoteInput(path)}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'cannot be read')}`, { hint: `check the path given to ${flag}` });
+  }
+  if (!stats.isFile()) throw new UsageError(`${flag} ${quoteInput(path)} is not a file`, { hint: `give ${flag} a file` });
+  return path;
 }

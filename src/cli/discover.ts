@@ -3,7 +3,7 @@ import { UsageError } from '../core/errors.js';
 import type { Agent } from '../core/agent.js';
 import type { RegistryInfo } from '../registry/discover.js';
 import type { SkippedEntry } from '../registry/skips.js';
-import { withClient } from './context.js';
+import { inputFileFlag, withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 
@@ -32,6 +32,7 @@ export function register(program: Command): void {
     .action(
       action(async (flags: DiscoverFlags, cmd: Command) => {
         const g = globals(cmd);
+        if (flags.agents) inputFileFlag('--agents', flags.agents);
         const { discoverAgents } = await import('../actions/discover-agents.js');
         // --registry also accepts the hcs://2/ form, which the config schema does not: it is not passed to the config layer.
         const found = await withClient(cmd, { ...(flags.allowPrivateEndpoints && { allowPrivateEndpoints: true }) }, async (client) => {

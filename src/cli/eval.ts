@@ -4,7 +4,7 @@ import type { AnyEvalResult } from '../evals/types.js';
 import { PROTOCOLS, type Agent, type Protocol } from '../core/agent.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
 import { entityIdFlag, withClient } from './context.js';
-import { action, globals, intOption, note, printJson, printLine } from './shared.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, intOption, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 import { stringifyForTerminal } from '../core/terminal.js';
 
@@ -109,19 +109,25 @@ export function register(program: Command): void {
         const hcs10BudgetMs = protocol === 'hcs-10' ? (flags.hcs10BudgetMs ?? DEFAULT_HCS10_BUDGET_MS) : undefined;
         if (controller.signal.aborted) {
           note('hcs25: interrupted');
-          return 1;
+          return EXIT_INTERRUPTED;
         }
         const order = (r: AnyEvalResult) => DEFAULT_EVALS.indexOf(r.kind);
         results.sort((a, b) => order(a) - order(b));
+        // An agent that could not be reached (or never answered anything) is a failed evaluation: exit 1.
+        const unreachable = results.some((r) => r.kind === 'availability' && !r.reachable);
+        const nothingMeasured = results.every((r) => r.kind !== 'availability' && (r.outcome === 'timeout' || r.outcome === 'error'));
+        const code = unreachable || nothingMeasured ? EXIT_FAILURE : EXIT_OK;
         if (json) {
           printJson({ agent: { ...target, protocol, subject: agent.subject }, seed, budgetMs: config.budgetMs, results: results.map(({ agent: _a, ...r }) => r) });
-          return;
+          return code;
         }
         printLine(`${protocol} agent ${target.name}  (seed ${seed}, budget ${hcs10BudgetMs !== undefined ? `${hcs10BudgetMs} ms per HCS-10 ask` : `${config.budgetMs} ms`})`);
         for (const r of results) printLine(`  ${describe(r)}`);
         if (!config.allowPrivateEndpoints && results.some((r) => r.reason?.includes('non-public address'))) {
           note('hint: the endpoint is on a private address; pass --allow-private-endpoints (or use --network local) to allow it');
         }
+        if (unreachable) note(`hcs25: the agent could not be reached over ${protocol}`);
+        return code;
       }),
     );
 }

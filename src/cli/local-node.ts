@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import { action, collect, globals, intOption, note, printJson, printLine } from './shared.js';
+import { action, collect, exitCodeForStop, globals, intOption, note, printJson, printLine, stopSignal } from './shared.js';
 import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
 import { quoteInput } from '../config/secret.js';
 
@@ -102,16 +102,11 @@ export function register(program: Command): void {
           ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
         };
         // Handlers go in before anything is printed: a supervisor may signal as soon as it sees the banner.
-        const stopRequested = new Promise<void>((resolve) => {
-          const stop = (): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
+        const { stopped: stopRequested, dispose } = stopSignal();
+        const node = await startLocalNode(options).catch((err: unknown) => {
+          dispose();
+          throw err;
         });
-        const node = await startLocalNode(options);
         const timers: NodeJS.Timeout[] = [];
         for (const f of faults) {
           if (f.kind === 'precheck') node.faults.injectPrecheck(f.method, f.status, f.count);
@@ -124,11 +119,11 @@ export function register(program: Command): void {
           printBanner(node, flags.host, flags.stateDir);
         }
         note(`local node running${faults.length ? ` with ${faults.length} fault rule(s)` : ''}; Ctrl+C to stop`);
-        await stopRequested;
+        const signal = await stopRequested;
         for (const t of timers) clearInterval(t);
         await node.stop();
         note('local node stopped');
-        return 0;
+        return exitCodeForStop(signal);
       }),
     );
 }

@@ -82,13 +82,14 @@ export function register(program: Command): void {
         if (sources !== 1) throw new UsageError('pass exactly one of --record, --metadata and --account');
         if (flags.memo !== undefined && flags.memo.length > 500) throw new UsageError('--memo is limited to 500 characters');
         const registryId = entityIdFlag('--registry', flags.registry);
+        const entry = await entryFrom(flags);
         await withOperator(cmd, async (client) => {
           const { registerAgent, registryShape } = await import('../registry/write.js');
           const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, client.mirror);
           const { sequenceNumber, transactionId } = await registerAgent(await client.connect(), {
             registryId,
             shape,
-            entry: await entryFrom(flags),
+            entry,
             ...(flags.target && { targetTopicId: entityIdFlag('--target', flags.target) }),
             ...(flags.memo !== undefined && { memo: flags.memo }),
             onInscribe: () => {

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import { withClient } from './context.js';
+import { quoteInput } from '../config/secret.js';
+import { UsageError } from '../core/errors.js';
+import { RUN_ID_PATTERN } from '../publisher/journal.js';
+import { entityIdFlag, withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface RevealFlags {
@@ -20,6 +23,8 @@ export function register(program: Command): void {
     .action(
       action(async (flags: RevealFlags, cmd: Command) => {
         const g = globals(cmd);
+        if (!RUN_ID_PATTERN.test(flags.run)) throw new UsageError(`--run must be a run id (a 26-character ULID), got ${quoteInput(flags.run)}`, { hint: 'run ids are printed by `hcs25 run`' });
+        if (flags.topic !== undefined) entityIdFlag('--topic', flags.topic);
         const { revealRun } = await import('../actions/reveal-run.js');
         const result = await withClient(cmd, { stateDir: flags.stateDir }, (client) =>
           revealRun(client, { run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) }),

@@ -3,8 +3,8 @@ import { UsageError } from '../core/errors.js';
 import { parseGraderId } from '../evals/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
 import type { RunProgress, RunReport } from '../publisher/report.js';
-import { withClient } from './context.js';
-import { action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
+import { inputFileFlag, withClient } from './context.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
 
 interface RunFlags {
   registry?: string;
@@ -59,6 +59,8 @@ export function register(program: Command): void {
           throw new UsageError('--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank');
         }
         const evals = parseEvalList(flags.evals);
+        if (flags.agents) inputFileFlag('--agents', flags.agents);
+        if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
         const [{ runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
           import('../actions/run-signals.js'),
@@ -80,7 +82,7 @@ export function register(program: Command): void {
         let interrupts = 0;
         const onSignal = () => {
           interrupts++;
-          if (interrupts > 1) process.exit(130);
+          if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
           note('\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)');
           controller.abort(new Error('interrupted'));
         };
@@ -127,13 +129,13 @@ export function register(program: Command): void {
         } else {
           printSummary(report, formatHbar);
         }
-        if (report.status === 'complete' || report.status === 'dry-run') return 0;
+        if (report.status === 'complete' || report.status === 'dry-run') return EXIT_OK;
         if (!json) {
           if (report.error) note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
           const unsent = report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
           note(`hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`);
         }
-        return 1;
+        return report.status === 'interrupted' ? EXIT_INTERRUPTED : EXIT_FAILURE;
       }),
     );
 }

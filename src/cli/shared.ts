@@ -17,7 +17,10 @@ export function globals(cmd: Command): GlobalOptions {
 
 /** Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted (error codes map to them in core/errors.ts). */
 export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** Stopped by Ctrl-C (128 + SIGINT), as shells expect. */
+export const EXIT_INTERRUPTED = 130;
 
 /*
  * Everything the CLI prints passes through these four: agent and registry text reaches no terminal raw (escape,
@@ -91,4 +94,30 @@ export function numberOption(name: string, min: number, max: number): (value: st
 
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/**
+ * For long-running commands: resolves with the signal that asked them to stop (Ctrl-C or SIGTERM). Handlers are
+ * installed at once (a supervisor may signal as soon as it sees output) and removed when one arrives.
+ */
+export function stopSignal(): { stopped: Promise<NodeJS.Signals>; dispose(): void } {
+  let dispose = () => {};
+  const stopped = new Promise<NodeJS.Signals>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      dispose();
+      resolve(signal);
+    };
+    dispose = () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+  return { stopped, dispose };
+}
+
+/** Ctrl-C exits 130; SIGTERM is a requested, clean stop (0). */
+export function exitCodeForStop(signal: NodeJS.Signals | undefined): number {
+  return signal === 'SIGINT' ? EXIT_INTERRUPTED : EXIT_OK;
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { ReadSignal, RejectedMessage } from '../consumer/types.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
-import { action, globals, note, printJson, printLine } from './shared.js';
+import { action, exitCodeForStop, globals, note, printJson, printLine } from './shared.js';
 import { stringifyForTerminal } from '../core/terminal.js';
 
 interface SignalsFlags extends SourceFlags {
@@ -32,10 +32,17 @@ export function register(program: Command): void {
         if (json && flags.follow) throw new UsageError('--follow streams: use --jsonl instead of --json');
         const { readSignals } = await import('../actions/read-signals.js');
         const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../consumer/table.js');
-        await withSource(cmd, flags, async (client, source) => {
+        return withSource(cmd, flags, async (client, source) => {
           const abort = new AbortController();
-          const onSigint = (): void => abort.abort();
-          if (flags.follow) process.once('SIGINT', onSigint);
+          let stoppedBy: NodeJS.Signals | undefined;
+          const onStop = (signal: NodeJS.Signals): void => {
+            stoppedBy = signal;
+            abort.abort();
+          };
+          if (flags.follow) {
+            process.once('SIGINT', onStop);
+            process.once('SIGTERM', onStop);
+          }
           // Whole lists only for --json; a followed topic can run for days, so otherwise only counts are kept.
           const signals: ReadSignal[] = [];
           const rejected: RejectedMessage[] = [];
@@ -75,7 +82,8 @@ export function register(program: Command): void {
           } catch (err) {
             if (!abort.signal.aborted) throw err;
           } finally {
-            process.off('SIGINT', onSigint);
+            process.off('SIGINT', onStop);
+            process.off('SIGTERM', onStop);
           }
 
           const sorted = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -89,7 +97,7 @@ export function register(program: Command): void {
               signals,
               rejected,
             });
-            return;
+            return exitCodeForStop(stoppedBy);
           }
           const list = (o: Record<string, number>) => Object.entries(sorted(o)).map(([r, n]) => `${r} ${n}`).join(', ');
           const rejectedCount = Object.values(reasons).reduce((a, b) => a + b, 0);
@@ -99,6 +107,7 @@ export function register(program: Command): void {
           if (rejectedCount > 0) parts.push(`${rejectedCount} message(s) rejected: ${list(reasons)}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`);
           note(parts.join('; '));
           if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
+          return exitCodeForStop(stoppedBy);
         });
       }),
     );

@@ -15,7 +15,7 @@ import { Hcs25Error } from '../core/errors.js';
 import { PROTOCOLS } from '../core/agent.js';
 import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evals/types.js';
-import { transactionIdSchema } from '../core/ids.js';
+import { entityIdSchema, transactionIdSchema } from '../core/ids.js';
 
 export const JOURNAL_VERSION = 1;
 export const RUN_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -69,7 +69,8 @@ const startSchema = z.object({
   run: z.string().regex(RUN_ID_PATTERN),
   seed: z.string(),
   runKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-  topic: z.string(),
+  // A journal that names no valid topic (edited by hand, damaged) is refused, never resent to.
+  topic: entityIdSchema,
   config: runConfigSchema,
   agents: z.array(agentSchema),
 });

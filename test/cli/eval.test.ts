@@ -52,9 +52,9 @@ describe('hcs25 eval', () => {
     expect(r.stdout).not.toMatch(/science/);
   });
 
-  it('refuses a loopback endpoint off the local network, with a hint', async () => {
+  it('refuses a loopback endpoint off the local network, with a hint (exit 1: nothing could be measured)', async () => {
     const r = await hcs25(['eval', '--endpoint', endpoint('perfect'), '--protocol', 'openai', '--evals', 'math']);
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/math +error .*non-public address 127\.0\.0\.1/);
     expect(r.stderr).toMatch(/--allow-private-endpoints/);
   });
@@ -67,7 +67,7 @@ describe('hcs25 eval', () => {
 });
 
 describe('hcs25 agents', () => {
-  it('prints one agent record per line and stops on SIGINT', async () => {
+  it('prints one agent record per line and stops on SIGINT (exit 130, as shells expect of Ctrl-C)', async () => {
     const child = spawn(process.execPath, [main, 'agents', '--only', 'perfect,mcp-tools'], { cwd: root });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -75,7 +75,7 @@ describe('hcs25 agents', () => {
       if (d.toString().includes('Ctrl-C')) child.kill('SIGINT');
     });
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    expect(code).toBe(0);
+    expect(code).toBe(130);
     const records = stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; protocol: string; endpoint: string });
     expect(records.map((x) => [x.name, x.protocol])).toEqual([
       ['perfect', 'openai'],

@@ -45,6 +45,15 @@ describe('run journal', () => {
     expect(state.reveals.get('0.0.9')?.receipt?.seq).toBe(9);
   });
 
+  it('refuses a journal that names no valid topic (a resume must fail clearly, never send)', async () => {
+    const journal = await journalWith(`${tmp.dir}/badtopic`, ['math|x']);
+    await journal.close();
+    const text = readFileSync(journal.path, 'utf8').replace('"topic":"0.0.1001"', '"topic":"0.0.x"');
+    writeFileSync(journal.path, text);
+    await expect(Journal.open(`${tmp.dir}/badtopic`, journal.runId)).rejects.toThrow(/topic/);
+    await expect(Journal.open(`${tmp.dir}/badtopic`, journal.runId)).rejects.toBeInstanceOf(JournalError);
+  });
+
   it('ignores a torn last line and open() cuts it off before appending', async () => {
     const journal = await journalWith(tmp.dir, ['t1']);
     await journal.write({ t: 'tx', key: 't1', txId: TX(5), validSeconds: 120 });
