@@ -18,6 +18,7 @@ import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
 import { Journal, signalKey, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
 import { RunError, checkSignalTopic } from '../publisher/topic.js';
+import { parsePrivateKey } from '../hedera/client.js';
 import type { SkippedEntry } from '../registry/skips.js';
 import { decodeRunKey, encodeRunKey, newRunKey } from '../signals/hashing.js';
 import { buildSignals } from './build-signals.js';
@@ -42,6 +43,8 @@ export interface RunSignalsParameters {
   resume?: string;
   /** Keep raw responses in the journal (default true). */
   keepResponses?: boolean;
+  /** Publish to a topic whose memo is not an HCS-25 signal topic's (on purpose). */
+  force?: boolean;
   /** Grader of a new run (default first-token@1); a resume uses the journal's. */
   grader?: GraderId;
   /** A private SimpleScience bank file for a new run; a resume uses the journal's (and checks it is unchanged). */
@@ -73,7 +76,15 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   if (!parameters.dryRun && !parameters.topic) throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
   // Found out now, not after every agent was evaluated.
   if (!parameters.dryRun) await client.connect();
-  if (parameters.topic) await checkSignalTopic(client.mirror, parameters.topic, parameters);
+  if (parameters.topic) {
+    await checkSignalTopic(client.mirror, parameters.topic, {
+      ...(!parameters.dryRun && { operatorKey: parsePrivateKey(client.requireOperator()).publicKey.toStringRaw() }),
+      ...(parameters.force && { force: true }),
+      ...(parameters.dryRun && { warnOnly: true }),
+      ...(parameters.onNote && { onNote: parameters.onNote }),
+      ...(parameters.signal && { signal: parameters.signal }),
+    });
+  }
   const { agents, skipped } = await loadAgents(client, parameters);
   const state = newRunState(client, parameters, agents, evals);
   if (parameters.dryRun) return dryRun(client, parameters, state, { skipped, started });

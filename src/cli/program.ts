@@ -39,6 +39,8 @@ export function buildProgram(commands: readonly ((program: Command) => void)[] =
     .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
     .option('--env-file <file>', 'read environment variables from this file (default: ./.env when present)')
     .showHelpAfterError('(run with --help for usage)')
+    // Every subcommand's --help lists the global options too (--network, --json, --config, --env-file).
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   for (const register of commands) register(program);
   return program;

@@ -15,6 +15,7 @@ interface RunFlags {
   budgetMs?: number;
   seed?: string;
   dryRun?: boolean;
+  force?: boolean;
   resume?: string;
   maxFeeHbar?: number;
   stateDir?: string;
@@ -38,6 +39,7 @@ export function register(program: Command): void {
     .option('--concurrency <n>', 'evals in flight at once (env HCS25_CONCURRENCY; default 16)', intOption('--concurrency', 1, 1000))
     .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
     .option('--seed <seed>', 'question seed (default: random, recorded in the journal)')
+    .option('--force', 'publish to a topic whose memo is not an HCS-25 signal topic memo (a registry topic, say): on purpose only')
     .option('--dry-run', 'evaluate and print every message, its size and estimated fee; submit nothing')
     .option('--resume <run>', 'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt')
     .option('--max-fee-hbar <hbar>', 'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)', numberOption('--max-fee-hbar', 0.00000001, 10_000))
@@ -101,6 +103,7 @@ export function register(program: Command): void {
             evals,
             ...(flags.seed ? { seed: flags.seed } : {}),
             ...(flags.dryRun ? { dryRun: true } : {}),
+            ...(flags.force ? { force: true } : {}),
             ...(flags.resume ? { resume: flags.resume } : {}),
             keepResponses: flags.keepResponses,
             ...(flags.grader && { grader: parseGraderId(flags.grader) }),

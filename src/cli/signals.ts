@@ -32,17 +32,19 @@ export function register(program: Command): void {
         if (json && flags.follow) throw new UsageError('--follow streams: use --jsonl instead of --json');
         const { readSignals } = await import('../actions/read-signals.js');
         const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../consumer/table.js');
-        return withSource(cmd, flags, async (client, source) => {
-          const abort = new AbortController();
-          let stoppedBy: NodeJS.Signals | undefined;
-          const onStop = (signal: NodeJS.Signals): void => {
-            stoppedBy = signal;
-            abort.abort();
-          };
-          if (flags.follow) {
-            process.once('SIGINT', onStop);
-            process.once('SIGTERM', onStop);
-          }
+        // Handlers before the first network call: a user may press Ctrl-C while the topic is being looked up.
+        const abort = new AbortController();
+        let stoppedBy: NodeJS.Signals | undefined;
+        const onStop = (signal: NodeJS.Signals): void => {
+          stoppedBy = signal;
+          abort.abort();
+        };
+        if (flags.follow) {
+          process.once('SIGINT', onStop);
+          process.once('SIGTERM', onStop);
+        }
+        try {
+          return await withSource(cmd, flags, async (client, source) => {
           // Whole lists only for --json; a followed topic can run for days, so otherwise only counts are kept.
           const signals: ReadSignal[] = [];
           const rejected: RejectedMessage[] = [];
@@ -81,9 +83,6 @@ export function register(program: Command): void {
             }
           } catch (err) {
             if (!abort.signal.aborted) throw err;
-          } finally {
-            process.off('SIGINT', onStop);
-            process.off('SIGTERM', onStop);
           }
 
           const sorted = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -109,6 +108,10 @@ export function register(program: Command): void {
           if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
           return exitCodeForStop(stoppedBy);
         });
+        } finally {
+          process.off('SIGINT', onStop);
+          process.off('SIGTERM', onStop);
+        }
       }),
     );
 }

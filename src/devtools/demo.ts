@@ -110,7 +110,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       hcs10: { budgetMs: fast ? 3_000 : 5_000 },
       ...(options.signal && { signal: options.signal }),
       ...(options.onProgress && { onProgress: options.onProgress }),
-      onNote: (line) => options.onStep?.(`  ${line}`),
+      // A temporary journal is removed when the demo ends: say so rather than print a path that will not exist.
+      onNote: (line) => options.onStep?.(`  ${options.stateDir ? line : line.replace(/\(journal [^)]*\)/, '(journal kept only for the demo; --state-dir DIR keeps it)')}`),
     });
     options.signal?.throwIfAborted();
     if (run.status !== 'complete') {

@@ -4,6 +4,10 @@ import { LocalNodeError } from './errors.js';
 
 const identity = (b: Buffer): Buffer => b;
 
+// grpc-js prints its own lines on stderr (a taken port: "E No address added out of total 1 resolved"); the
+// emulator reports every failure itself, with what to do. GRPC_VERBOSITY still turns them on for debugging.
+if (process.env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+
 /** A method definition whose request and response are raw protobuf bytes (encoding stays with protobufjs). */
 export function rawMethod(path: string, originalName: string, responseStream: boolean): grpc.MethodDefinition<Buffer, Buffer> {
   return {

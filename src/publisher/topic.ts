@@ -1,5 +1,5 @@
 import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, TransactionId, TransactionReceiptQuery, type Client, type Key } from '@hashgraph/sdk';
-import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
+import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { signalTopicMemo } from '../signals/schemas.js';
 import { withTransientRetry } from './retry.js';
@@ -72,25 +72,60 @@ export function isSignalTopicMemo(memo: string): boolean {
 }
 
 export class RunError extends Hcs25Error {
-  constructor(code: 'TOPIC_DELETED' | 'NO_AGENTS', message: string, hint: string) {
+  constructor(code: 'NO_AGENTS', message: string, hint: string) {
     super(code, message, { hint });
     this.name = 'RunError';
   }
 }
 
-/** The topic should exist and look like a signal topic. A topic created seconds ago may not be on the mirror node yet, so absence is a warning. */
-export async function checkSignalTopic(mirror: MirrorRestClient, topic: string, options: { onNote?: (line: string) => void; signal?: AbortSignal } = {}): Promise<void> {
-  let info;
-  try {
+export interface CheckTopicOptions {
+  /** The operator's public key (raw hex, as the mirror node shows keys): it must be able to submit. */
+  operatorKey?: string;
+  /** Publish anyway (a topic with another memo, on purpose). Never bypasses a submit key: that would only fail. */
+  force?: boolean;
+  /** Dry runs: report problems as notes instead of refusing. */
+  warnOnly?: boolean;
+  /** How long a topic unknown to the mirror node is waited for (mirror lag after `topic create`). Default 8 s. */
+  waitMs?: number;
+  onNote?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Before anything is evaluated, the topic must make sense to publish to: it exists (waiting out mirror lag), is not
+ * deleted, its memo says HCS-25 signal topic (a registry topic would swallow signals that every later `discover`
+ * then skips), and the operator can submit to it (no submit key, or the operator's).
+ */
+export async function checkSignalTopic(mirror: MirrorRestClient, topic: string, options: CheckTopicOptions = {}): Promise<void> {
+  const refuse = (code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY', message: string, hint: string): void => {
+    if (options.warnOnly) options.onNote?.(`warning: ${message}; a real run would refuse to start`);
+    else throw new TopicError(code, message, hint);
+  };
+  const deadline = Date.now() + (options.waitMs ?? 8_000);
+  let info = await mirror.getTopic(topic, options.signal);
+  while (info === null && Date.now() < deadline && !options.warnOnly) {
+    await new Promise((r) => setTimeout(r, 500));
+    options.signal?.throwIfAborted();
     info = await mirror.getTopic(topic, options.signal);
-  } catch (err) {
-    options.onNote?.(`warning: could not read topic ${topic} from the mirror node (${errorMessage(err)})`);
-    return;
   }
   if (info === null) {
-    options.onNote?.(`warning: the mirror node does not know topic ${topic} (yet); if it does not exist, submission will stop with INVALID_TOPIC_ID`);
-    return;
+    return refuse('TOPIC_NOT_FOUND', `topic ${topic} does not exist on this network (the mirror node does not know it)`, 'check --topic and --network, or create one with `hcs25 topic create`');
   }
-  if (info.deleted) throw new RunError('TOPIC_DELETED', `topic ${topic} is deleted`, 'create a new one with `hcs25 topic create`');
-  if (!isSignalTopicMemo(info.memo)) options.onNote?.(`warning: topic ${topic} has memo "${info.memo.slice(0, 60)}", not an HCS-25 signal topic memo (hcs-25:0:{ttl})`);
+  if (info.deleted) return refuse('TOPIC_DELETED', `topic ${topic} is deleted`, 'create a new one with `hcs25 topic create`');
+  // A single-key submit key can be compared; a key list (protobuf-encoded) is left to the network to judge.
+  const submitKey = info.submit_key && /^(ED25519|ECDSA_SECP256K1)$/.test(info.submit_key._type ?? '') ? info.submit_key.key.toLowerCase() : undefined;
+  if (submitKey && options.operatorKey && submitKey !== options.operatorKey.toLowerCase()) {
+    return refuse('TOPIC_SUBMIT_KEY', `topic ${topic} has a submit key that is not the operator's: only its holder can publish there`, 'publish to a topic of your own (`hcs25 topic create --submit-key-operator`)');
+  }
+  if (!isSignalTopicMemo(info.memo) && !options.force) {
+    const what = /^hcs-(2|10):/.test(info.memo) ? 'a registry topic' : 'not an HCS-25 signal topic';
+    refuse('TOPIC_NOT_SIGNAL', `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs-25:0:{ttl})`, 'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway');
+  }
+}
+
+export class TopicError extends Hcs25Error {
+  constructor(code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY', message: string, hint: string) {
+    super(code, message, { hint });
+    this.name = 'TopicError';
+  }
 }

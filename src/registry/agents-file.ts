@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import type { LedgerName } from '../config/networks.js';
 import { UsageError, errorMessage } from '../core/errors.js';
 import type { Agent } from '../core/agent.js';
-import { agentRecordSchema } from './agent-record.js';
+import { agentRecordSchema, looksLikeAgentRecord } from './agent-record.js';
 import { AgentBuilder, dedupeAgents, mapLimit } from './agents.js';
 import { describeDocument } from './describe.js';
 import { openResolveContext, type ResolveSettings } from './resolve.js';
@@ -20,20 +20,46 @@ export interface AgentsFileOptions extends ResolveSettings {
   concurrency?: number;
 }
 
-/** The records of an agents file that pass the schema, each with its reference (`file.json#index`). */
-export function parseAgentsFile(text: string, name: string): { records: { ref: string; doc: Record<string, unknown> }[]; skipped: SkippedEntry[] } {
+/**
+ * The entries of an agents file, in any of the forms hcs25 itself writes: a JSON list, `{"agents": [...]}` (as
+ * `hcs25 discover --json` prints), or JSON lines, one record per line (as `hcs25 agents` prints).
+ */
+function agentEntries(text: string, name: string): unknown[] {
   let data: unknown;
   try {
     data = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${name} is not valid JSON: ${errorMessage(err)}`, { hint: 'the agents file is a JSON list of agent records' });
+  } catch {
+    return jsonLines(text, name);
   }
-  const list = Array.isArray(data) ? data : (data as { agents?: unknown } | null)?.agents;
-  if (!Array.isArray(list)) {
-    throw new UsageError(`${name} must be a JSON list of agent records (or {"agents": [...]})`, {
-      hint: 'e.g. [{"name":"calc-bot","protocol":"a2a","endpoint":"https://calc.example.com"}]',
-    });
-  }
+  if (Array.isArray(data)) return data;
+  const agents = (data as { agents?: unknown } | null)?.agents;
+  if (Array.isArray(agents)) return agents;
+  // A one-line JSON-lines file: a single record.
+  if (typeof data === 'object' && data !== null && looksLikeAgentRecord(data as Record<string, unknown>)) return [data];
+  throw new UsageError(`${name} must be a JSON list of agent records, {"agents": [...]}, or JSON lines`, {
+    hint: 'e.g. [{"name":"calc-bot","protocol":"a2a","endpoint":"https://calc.example.com"}]',
+  });
+}
+
+function jsonLines(text: string, name: string): unknown[] {
+  const lines = text.split(/\r?\n/);
+  const items: unknown[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      items.push(JSON.parse(line));
+    } catch (err) {
+      throw new UsageError(`${name} is neither JSON nor JSON lines: line ${i + 1}: ${errorMessage(err)}`, {
+        hint: 'the agents file is a JSON list of agent records, or one JSON record per line',
+      });
+    }
+  });
+  return items;
+}
+
+/** The records of an agents file that pass the schema, each with its reference (`file.json#index`). */
+export function parseAgentsFile(text: string, name: string): { records: { ref: string; doc: Record<string, unknown> }[]; skipped: SkippedEntry[] } {
+  const list = agentEntries(text, name);
   const records: { ref: string; doc: Record<string, unknown> }[] = [];
   const skipped: SkippedEntry[] = [];
   list.forEach((item, i) => {

@@ -296,6 +296,12 @@ describe('agents file', () => {
     ]);
     expect(parseAgentsFile('{"agents":[]}', 'x.json').records).toEqual([]);
     expect(() => parseAgentsFile('{"nope":1}', 'x.json')).toThrow(/must be a JSON list/);
+    // JSON lines, as `hcs25 agents > agents.jsonl` writes them (one record, or several).
+    const a = { name: 'a', protocol: 'openai', endpoint: 'http://127.0.0.1:1/' };
+    const b = { name: 'b', protocol: 'http', endpoint: 'http://127.0.0.1:2/' };
+    expect(parseAgentsFile(`${JSON.stringify(a)}\n${JSON.stringify(b)}\n`, 'x.jsonl').records.map((r) => r.doc)).toEqual([a, b]);
+    expect(parseAgentsFile(`${JSON.stringify(a)}\n`, 'x.jsonl').records.map((r) => r.doc)).toEqual([a]);
+    expect(() => parseAgentsFile(`${JSON.stringify(a)}\n{oops\n`, 'x.jsonl')).toThrow(/x\.jsonl is neither JSON nor JSON lines: line 2/);
     await expect(loadAgentsFile(join(dir, 'missing.json'), { mirror: client, network: 'local' })).rejects.toMatchObject({ code: 'USAGE' });
     await rm(dir, { recursive: true });
   });
