@@ -5,7 +5,8 @@
  * - a forged signal of a run that reaches the topic before the real one (the real one is then the duplicate);
  * - a copy of a revealed run under its own run id and reveal, with one question hash swapped and one answer changed;
  * - a score record whose total does not follow from its explanation.
- * A later duplicate of a real signal is ignored by the reader, and a run without a reveal is unverifiable.
+ * A later duplicate of a real signal is ignored by the reader; v2 packs verify like single signals; a private bank's
+ * science signals verify with --science-bank only; a run without a reveal is unverifiable.
  */
 import { writeFileSync } from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -23,6 +24,7 @@ import type { ResolvedConfig } from '../../src/config/load.js';
 import { collectTopicSignals } from '../../src/consumer/reader.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
+import { loadScienceBank } from '../../src/evals/science.js';
 import { submitMessage } from '../../src/hedera/tx.js';
 import { journalPath, readJournal } from '../../src/publisher/journal.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
@@ -245,6 +247,25 @@ describe('hcs25 verify on the emulator', () => {
     expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ sequenceNumber: tampered!.seq, index: tampered!.index, subject: tampered!.subject, field: 'answer' });
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', runs.dense]);
     expect(text.stdout).toContain(`#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer 0 grades wrong, published correct`);
+  });
+
+  it('a private science bank: science is unverifiable without it, verified with --science-bank', async () => {
+    const bankFile = join(tmp.dir, 'private-bank.json');
+    writeFileSync(bankFile, JSON.stringify({ version: 1, questions: loadScienceBank().slice(0, 4) }));
+    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['math', 'science'], seed: 'private-bank', scienceBank: bankFile });
+    expect(report.status).toBe('complete');
+    await reveal(report.run);
+
+    const without = await verifyJson(['--run', report.run]);
+    expect(without.code).toBe(0);
+    expect(without.report.counts).toMatchObject({ verified: fleet.agents.length, mismatch: 0, unverifiable: fleet.agents.length });
+    expect(without.report.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(true);
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', report.run]);
+    expect(text.stdout).toMatch(/bank-not-supplied: the run used a private bank \(sha256:[\w-]+\); whoever holds it can verify with --science-bank/);
+
+    const withBank = await verifyJson(['--run', report.run, '--science-bank', bankFile]);
+    expect(withBank.code).toBe(0);
+    expect(withBank.report.counts).toMatchObject({ verified: fleet.agents.length * 2, mismatch: 0, unverifiable: 0 });
   });
 
   it('a run without a reveal is unverifiable (exit 0); the whole topic reports per run', async () => {
