@@ -86,7 +86,8 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
   const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
   if (mismatches.length > 0) printLine('mismatches:');
   for (const s of mismatches) {
-    printLine(`  ${where(s)}  ${s.signal}  ${printable(s.subject)}  ${s.field}: ${s.detail}`);
+    // The detail quotes published values (an answer token): as hostile as the subject.
+    printLine(`  ${where(s)}  ${s.signal}  ${printable(s.subject)}  ${s.field}: ${printable(s.detail)}`);
   }
   // Unverifiable signals share their run's reason: one line per run and reason.
   const blocked = new Map<string, { run: string; reason: string; detail: string; n: number }>();
@@ -98,7 +99,7 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
     blocked.set(key, entry);
   }
   if (blocked.size > 0) printLine('unverifiable:');
-  for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${b.detail}`);
+  for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${printable(b.detail)}`);
   const checkedResponses = report.signals.filter((s) => s.responseChecked).length;
   if (checkedResponses > 0) note(`response hashes checked against ${report.journals.length} local run journal(s): ${checkedResponses}`);
   if (report.scores.length > 0) printScoreChecks(report.scoreCounts, report.scores, printable);

@@ -171,18 +171,21 @@ describe('hcs25 verify on the emulator', () => {
     expect(report.read.rejected.duplicate).toBeGreaterThanOrEqual(2);
   });
 
-  it('a copy of a revealed run under its own run id: a swapped question hash and a changed answer are mismatches', async () => {
+  it('a copy of a revealed run under its own run id: a swapped question hash and changed answers are mismatches', async () => {
     const { records } = await readAll();
     const honestReveal = records.find((r) => r.kind === 'reveal' && r.message.run === honest)!;
     const copy = ulid();
     const science = correctOf(honestSignals, 'science');
     const math = correctOf(honestSignals, 'math');
+    // An answer token that would drive a terminal, claimed correct on a signal that was wrong.
+    const hostile = honestSignals.find((s) => s.message.signal === math.message.signal && (s.message.data as { outcome: string }).outcome === 'wrong')!;
     const sequences = new Map<string, number>();
     for (const s of honestSignals.filter(isEval)) {
       let data = s.message.data as Record<string, unknown>;
       // Claims another question was asked: the math question's hash on the science signal.
       if (s === science) data = { ...data, questionHash: (math.message.data as { questionHash: string }).questionHash };
       if (s === math) data = { ...data, answer: String(Number(data.answer) + 1) };
+      if (s === hostile) data = { ...data, outcome: 'correct', score: 100, answer: '\u001b[Jx' };
       sequences.set(`${s.message.signal}|${s.message.subject}`, await submit({ ...s.message, run: copy, data }));
     }
     const last = await submit({ ...honestReveal.message, run: copy });
@@ -190,7 +193,7 @@ describe('hcs25 verify on the emulator', () => {
 
     const { code, report, stdout } = await verifyJson(['--run', copy]);
     expect(code).toBe(1);
-    expect(report.counts).toMatchObject({ verified: honestSignals.filter(isEval).length - 2, mismatch: 2, unverifiable: 0 });
+    expect(report.counts).toMatchObject({ verified: honestSignals.filter(isEval).length - 3, mismatch: 3, unverifiable: 0 });
     const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
     expect(mismatches.map((m) => [m.sequenceNumber, m.index, m.subject, m.field])).toEqual(
       expect.arrayContaining([
@@ -204,6 +207,8 @@ describe('hcs25 verify on the emulator', () => {
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(new RegExp(`#${sequences.get(`${science.message.signal}|${science.message.subject}`)}\\[0\\]  ${science.message.signal}  .*  questionHash: expected hs256:`));
     expect(text.stdout).toMatch(/answer: answer \d+ grades wrong, published correct/);
+    expect(text.stdout).toMatch(/answer: answer \uFFFD\[Jx grades \w+, published correct/);
+    expect(text.stdout).not.toContain('\u001b');
   });
 
   it('v2 packs (dense zlib and per subject) verify like single signals; a tampered packed signal is named by its index', async () => {
