@@ -4,7 +4,7 @@
  *   const client = createHcs25Client(loadConfig());
  *   discoverAgents(client, …) → evaluateAgents(client, …) → buildSignals(…) → publishSignals(client, …)
  *   runSignals(client, …)  (the whole pipeline, journaled and resumable)
- *   readSignals(client, …) → scoreSignals(client, …);  revealRun(client, …)
+ *   readSignals(client, …) → scoreSignals(client, …);  revealRun(client, …) → verifySignals(client, …)
  *
  * The embedded local node is `hcs25/localnode`; the sample agents and the demo are `hcs25/devtools`.
  */
@@ -34,3 +34,27 @@ export * from './evals/index.js';
 
 // Scoring and reports (pure)
 export * from './consumer/index.js';
+
+// Verification (pure; the action `verifySignals` reads a topic and calls it)
+export {
+  checkPublishedScore,
+  checkPublishedScores,
+  explanationOf,
+  recomputeScore,
+  type CheckScoreOptions,
+  type ScoreCheck,
+  type ScoreChecks,
+  type ScoreDrift,
+  type ScoreRecordLike,
+} from './verify/score.js';
+export {
+  evalKindOf,
+  type MismatchField,
+  type SignalVerification,
+  type UnverifiableReason,
+  type VerifiableReveal,
+  type VerifiableSignal,
+  type Verdict,
+  type VerifyReport,
+} from './verify/signals.js';
+export { journalResponses } from './verify/journal.js';

@@ -25,3 +25,11 @@ export { createTopic, type CreateTopicParameters, type CreateTopicReturnType } f
 export { readSignals, collectSignals, getSignalTopic, type ReadSignalsParameters, type ReadSignalsReturnType } from './read-signals.js';
 export { scoreSignals, publishScoreRecords, type ScoreSignalsParameters, type ScoreSignalsReturnType, type PublishScoresParameters } from './score-signals.js';
 export { revealRun, type RevealRunParameters, type RevealRunReturnType } from './reveal-run.js';
+export { verifySignals, type VerifySignalsParameters, type VerifySignalsReturnType } from './verify-signals.js';
+export {
+  checkScores,
+  checkScoreRecords,
+  type CheckScoresParameters,
+  type CheckScoresReturnType,
+  type PublishedScoreCheck,
+} from './check-scores.js';

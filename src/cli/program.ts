@@ -15,6 +15,7 @@ import { register as run } from './run.js';
 import { register as signals } from './signals.js';
 import { register as scores } from './scores.js';
 import { register as reveal } from './reveal.js';
+import { register as verify } from './verify.js';
 import { register as grade } from './grade.js';
 import { register as identity } from './identity.js';
 import { register as agents } from './agents.js';
@@ -25,7 +26,7 @@ function packageVersion(): string {
 }
 
 /** Every command, in the order `hcs25 --help` lists them. */
-export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, grade, identity, agents];
+export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, verify, grade, identity, agents];
 
 /** The root program with its global options and the given commands (all by default). */
 export function buildProgram(commands: readonly ((program: Command) => void)[] = COMMANDS): Command {

@@ -5,6 +5,8 @@ import { addSourceOptions, readFilters, withSource, type SourceFlags } from './c
 import { entityIdFlag } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
+import { printScoreChecks } from './verify.js';
+import type { ScoringConfig } from '../consumer/scoring-config.js';
 
 interface ScoresFlags extends SourceFlags {
   scoringConfig?: string;
@@ -14,6 +16,7 @@ interface ScoresFlags extends SourceFlags {
   html?: string;
   publish?: boolean;
   scoreTopic?: string;
+  checkPublished?: boolean;
 }
 
 export function register(program: Command): void {
@@ -34,11 +37,15 @@ export function register(program: Command): void {
     .option('--csv', 'CSV on stdout (one row per subject, ranked)')
     .option('--html <file>', 'also write a self-contained HTML report to this file')
     .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
-    .option('--score-topic <id>', 'topic that receives the score messages')
+    .option('--score-topic <id>', 'topic that receives the score messages (with --check-published: the one to check)')
+    .option('--check-published', 'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift')
     .action(
       action(async (flags: ScoresFlags, cmd: Command) => {
         const json = globals(cmd).json === true;
         if (json && flags.csv) throw new UsageError('--json and --csv cannot be combined');
+        if (flags.checkPublished && (flags.publish || flags.csv || flags.html)) {
+          throw new UsageError('--check-published cannot be combined with --publish, --csv or --html');
+        }
         if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
         if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
@@ -50,6 +57,7 @@ export function register(program: Command): void {
           printJson(scoring);
           return;
         }
+        if (flags.checkPublished) return checkPublished(cmd, flags, scoring, json);
 
         const { scoreSignals, publishScoreRecords } = await import('../actions/score-signals.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
@@ -75,4 +83,19 @@ export function register(program: Command): void {
         }
       }),
     );
+}
+
+/** `--check-published`: every score record on the topic recomputed from its explanation, against `scoring`. */
+async function checkPublished(cmd: Command, flags: ScoresFlags, scoring: ScoringConfig, json: boolean): Promise<number> {
+  const { checkScores } = await import('../actions/check-scores.js');
+  const result = await withSource(cmd, { ...flags, topic: flags.scoreTopic ?? flags.topic }, (client, source) =>
+    checkScores(client, { topic: source.topic, publishers: source.publishers, scoring }),
+  );
+  if (json) printJson(result);
+  else {
+    const { printable } = await import('../consumer/display.js');
+    printLine(`${result.topic}: score records checked against scoring config v${result.config!.version} (${result.config!.digest})`);
+    printScoreChecks(result.counts, result.results, printable);
+  }
+  return result.counts.mismatch > 0 ? 1 : 0;
 }

@@ -38,8 +38,9 @@ export interface VerifiableSignal {
     responseHash?: string | null;
     grader?: string;
   };
-  /** Where it was read, for reports. */
+  /** Where it was read, for reports: the topic sequence number and, in a pack, the signal's index. */
   sequenceNumber?: number;
+  index?: number;
   /** The account that paid for it (mirror node): a reveal counts only for signals of the same payer. */
   payer?: string;
 }
@@ -91,6 +92,7 @@ export interface SignalVerification {
   signal: string;
   kind: 'math' | 'science';
   sequenceNumber?: number;
+  index?: number;
   verdict: Verdict;
   /** The first published field that disagrees (mismatch). */
   field?: MismatchField;
@@ -213,6 +215,7 @@ function verifyOne(s: VerifiableSignal, kind: 'math' | 'science', run: RunContex
     signal: s.signal,
     kind,
     ...(s.sequenceNumber !== undefined ? { sequenceNumber: s.sequenceNumber } : {}),
+    ...(s.index !== undefined ? { index: s.index } : {}),
     responseChecked: false,
   };
   const unverifiable = (reason: UnverifiableReason, detail: string): SignalVerification => ({ ...base, verdict: 'unverifiable', reason, detail });

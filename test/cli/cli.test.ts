@@ -15,7 +15,7 @@ describe('hcs25 CLI', () => {
   it('--help lists every command of DESIGN §2', () => {
     const r = hcs25(['--help']);
     expect(r.status).toBe(0);
-    for (const command of ['demo', 'local-node', 'topic', 'registry', 'discover', 'eval', 'run', 'signals', 'scores', 'reveal', 'grade']) {
+    for (const command of ['demo', 'local-node', 'topic', 'registry', 'discover', 'eval', 'run', 'signals', 'scores', 'reveal', 'verify', 'grade']) {
       expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     for (const option of ['--network', '--json']) expect(r.stdout).toContain(option);

@@ -1,0 +1,351 @@
+/**
+ * `hcs25 verify` and `hcs25 scores --check-published` end to end on the emulator with the sample fleet: an honest run
+ * (math and science, the bundled bank) verifies 100% after its reveal; what a tamperer holding the operator key can
+ * really put on the topic is reported as a mismatch naming the field:
+ * - a forged signal of a run that reaches the topic before the real one (the real one is then the duplicate);
+ * - a copy of a revealed run under its own run id and reveal, with one question hash swapped and one answer changed;
+ * - a score record whose total does not follow from its explanation.
+ * A later duplicate of a real signal is ignored by the reader; v2 packs verify like single signals; a private bank's
+ * science signals verify with --science-bank only; a run without a reveal is unverifiable.
+ */
+import { writeFileSync } from 'node:fs';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
+import { join } from 'node:path';
+import { ulid } from 'ulid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VerifySignalsReturnType } from '../../src/actions/verify-signals.js';
+import { revealRun } from '../../src/actions/reveal-run.js';
+import type { CheckScoresReturnType } from '../../src/actions/check-scores.js';
+import { createHcs25Client } from '../../src/client.js';
+import { register as scores } from '../../src/cli/scores.js';
+import { register as verify } from '../../src/cli/verify.js';
+import type { ResolvedConfig } from '../../src/config/load.js';
+import { collectTopicSignals } from '../../src/consumer/reader.js';
+import type { ReadSignal } from '../../src/consumer/types.js';
+import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
+import { loadScienceBank } from '../../src/evals/science.js';
+import { submitMessage } from '../../src/hedera/tx.js';
+import { journalPath, readJournal } from '../../src/publisher/journal.js';
+import { createSignalTopic } from '../../src/publisher/topic.js';
+import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { decodeRunKey } from '../../src/signals/hashing.js';
+import { SignalPacker } from '../../src/signals/pack.js';
+import { canonicalSignalId, SIGNAL_IDS_V2, type PackBody } from '../../src/signals/schemas-v2.js';
+import { runCli, useEmulatorEnv } from '../support/cli.js';
+import { emulatorConfig, runWith, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
+
+let h: Harness;
+let fleet: AgentFleet;
+let topic: string;
+let operator: string;
+let restoreEnv: () => void;
+const tmp = tempDir();
+const stateDir = join(tmp.dir, 'state');
+const agentsFile = join(tmp.dir, 'agents.json');
+
+function config(): ResolvedConfig {
+  return emulatorConfig(h, tmp.dir, { stateDir, budgetMs: 3_000, concurrency: 8 });
+}
+
+const hcs25 = (args: string[]) => runCli([verify, scores], args);
+
+async function reveal(run: string): Promise<void> {
+  const client = createHcs25Client(config());
+  try {
+    await revealRun(client, { run });
+  } finally {
+    await client.close();
+  }
+}
+
+async function readAll() {
+  return collectTopicSignals({ topic, mirror: h.node.mirrorRestUrl, publishers: [operator] });
+}
+
+/** Submits a message as the operator: the allow-listed publisher itself. */
+async function submit(message: unknown): Promise<number> {
+  return (await submitMessage(h.client, topic, JSON.stringify(message), undefined)).seq;
+}
+
+/** Waits until the mirror node has a message at `seq`. */
+async function mirrored(seq: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const { lastSequence } = await readAll();
+    if ((lastSequence ?? 0) >= seq) return;
+    if (tries > 200) throw new Error(`sequence ${seq} never reached the mirror node`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function verifyJson(args: string[] = []): Promise<{ code: number; report: VerifySignalsReturnType; stdout: string }> {
+  const r = await hcs25(['--json', 'verify', '--topic', topic, '--publisher', operator, ...args]);
+  return { code: r.code, report: JSON.parse(r.stdout) as VerifySignalsReturnType, stdout: r.stdout };
+}
+
+const isEval = (s: ReadSignal) => canonicalSignalId(s.message.signal) !== SIGNAL_IDS_V2.availability;
+const correctOf = (signals: ReadSignal[], kind: 'math' | 'science') =>
+  signals.find((s) => canonicalSignalId(s.message.signal) === SIGNAL_IDS_V2[kind] && (s.message.data as { outcome: string }).outcome === 'correct')!;
+
+beforeAll(async () => {
+  h = await startHarness();
+  operator = h.node.operator.accountId;
+  fleet = await startAgentFleet({ include: ['perfect', 'verbose', 'wrong', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'] });
+  writeFileSync(agentsFile, JSON.stringify(fleet.agents));
+  topic = (await createSignalTopic(h.client)).topicId;
+  restoreEnv = useEmulatorEnv(h.node, stateDir);
+});
+
+afterAll(async () => {
+  restoreEnv?.();
+  await fleet?.stop();
+  await h?.close();
+  tmp.cleanup();
+});
+
+describe('hcs25 verify on the emulator', () => {
+  let honest = '';
+  let honestSignals: ReadSignal[] = [];
+
+  it('an honest run, revealed: 100% of its eval signals verified (math and science, bundled bank), responses checked', async () => {
+    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['availability', 'math', 'science'], seed: 'verify-e2e' });
+    expect(report.status).toBe('complete');
+    honest = report.run;
+    await reveal(honest);
+
+    const { code, report: verified } = await verifyJson(['--run', honest]);
+    expect(code).toBe(0);
+    const evalSignals = fleet.agents.length * 2;
+    expect(verified.counts).toEqual({ verified: evalSignals, mismatch: 0, unverifiable: 0, ignored: fleet.agents.length });
+    expect(verified.runs).toEqual([{ run: honest, revealed: true, verified: evalSignals, mismatch: 0, unverifiable: 0 }]);
+    expect(new Set(verified.signals.map((s) => s.kind))).toEqual(new Set(['math', 'science']));
+    // The run's journal is in the state dir: the raw responses check the response hashes too.
+    expect(verified.journals).toEqual([honest]);
+    expect(verified.signals.filter((s) => s.responseChecked).length).toBeGreaterThan(fleet.agents.length);
+    // Every signal carries where it was read.
+    expect(verified.signals.every((s) => s.sequenceNumber! > 0 && s.index !== undefined)).toBe(true);
+
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', honest]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`run ${honest}  revealed  verified ${evalSignals}/${evalSignals} (100%)`);
+    honestSignals = (await readAll()).signals.filter((s) => s.message.run === honest);
+  });
+
+  it('a later duplicate of a real signal with another answer is ignored: the run stays verified', async () => {
+    const real = correctOf(honestSignals, 'math');
+    const seq = await submit({ ...real.message, data: { ...real.message.data, answer: '1' } });
+    await mirrored(seq);
+    const { code, report } = await verifyJson(['--run', honest]);
+    expect(code).toBe(0);
+    expect(report.counts.mismatch).toBe(0);
+    expect(report.read.rejected).toMatchObject({ duplicate: 1 });
+  });
+
+  it('a forged signal that reaches the topic before the real one: mismatch on answer, at the forged sequence number', async () => {
+    // The run's submissions fail (as if the node refused them) after evaluating: everything is journaled, unsent.
+    h.node.faults.injectPrecheck('submitMessage', 'INVALID_TOPIC_ID', 10_000);
+    const stopped = await runWith(config(), { source: { agentsFile }, topic, evals: ['math', 'science'], seed: 'forged-first' });
+    h.node.faults.clear();
+    expect(stopped.status).toBe('stopped');
+    const { state } = await readJournal(journalPath(stateDir, stopped.run));
+    const perfect = [...state.signals.values()].map((s) => s.result).find((r) => r.kind === 'math' && r.outcome === 'correct')!;
+    expect(perfect).toBeDefined();
+    // The tamperer holds the operator key (and so the run key): a well-formed signal that says the agent answered 1.
+    const forged = buildSignalV2(perfect, { run: stopped.run, runKey: decodeRunKey(state.start.runKey) }).message;
+    const forgedSeq = await submit({ ...forged, data: { ...forged.data, answer: '1' } });
+
+    const resumed = await runWith(config(), { resume: stopped.run });
+    expect(resumed.status).toBe('complete');
+    await reveal(stopped.run);
+
+    const { code, report } = await verifyJson(['--run', stopped.run]);
+    expect(code).toBe(1);
+    const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
+    expect(mismatches).toHaveLength(1);
+    expect(mismatches[0]).toMatchObject({ sequenceNumber: forgedSeq, field: 'answer', subject: perfect.agent.subject, kind: 'math' });
+    // With the journal, the answer is checked against the raw response; without it, against the question.
+    expect(mismatches[0]!.detail).toMatch(/grading the response gives/);
+    const blind = await verifyJson(['--run', stopped.run, '--no-responses']);
+    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ field: 'answer', responseChecked: false });
+    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')!.detail).toMatch(/answer 1 grades wrong, published correct/);
+    expect(report.read.rejected.duplicate).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a copy of a revealed run under its own run id: a swapped question hash and changed answers are mismatches', async () => {
+    const { records } = await readAll();
+    const honestReveal = records.find((r) => r.kind === 'reveal' && r.message.run === honest)!;
+    const copy = ulid();
+    const science = correctOf(honestSignals, 'science');
+    const math = correctOf(honestSignals, 'math');
+    // An answer token that would drive a terminal, claimed correct on a signal that was wrong.
+    const hostile = honestSignals.find((s) => s.message.signal === math.message.signal && (s.message.data as { outcome: string }).outcome === 'wrong')!;
+    const sequences = new Map<string, number>();
+    for (const s of honestSignals.filter(isEval)) {
+      let data = s.message.data as Record<string, unknown>;
+      // Claims another question was asked: the math question's hash on the science signal.
+      if (s === science) data = { ...data, questionHash: (math.message.data as { questionHash: string }).questionHash };
+      if (s === math) data = { ...data, answer: String(Number(data.answer) + 1) };
+      if (s === hostile) data = { ...data, outcome: 'correct', score: 100, answer: '\u001b[Jx' };
+      sequences.set(`${s.message.signal}|${s.message.subject}`, await submit({ ...s.message, run: copy, data }));
+    }
+    const last = await submit({ ...honestReveal.message, run: copy });
+    await mirrored(last);
+
+    const { code, report, stdout } = await verifyJson(['--run', copy]);
+    expect(code).toBe(1);
+    expect(report.counts).toMatchObject({ verified: honestSignals.filter(isEval).length - 3, mismatch: 3, unverifiable: 0 });
+    const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
+    expect(mismatches.map((m) => [m.sequenceNumber, m.index, m.subject, m.field])).toEqual(
+      expect.arrayContaining([
+        [sequences.get(`${science.message.signal}|${science.message.subject}`), 0, science.message.subject, 'questionHash'],
+        [sequences.get(`${math.message.signal}|${math.message.subject}`), 0, math.message.subject, 'answer'],
+      ]),
+    );
+    expect(stdout).not.toContain('Answer with'); // never a question
+
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', copy]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(new RegExp(`#${sequences.get(`${science.message.signal}|${science.message.subject}`)}\\[0\\]  ${science.message.signal}  .*  questionHash: expected hs256:`));
+    expect(text.stdout).toMatch(/answer: answer \d+ grades wrong, published correct/);
+    expect(text.stdout).toMatch(/answer: answer \\x1b\[Jx grades \w+, published correct/);
+    expect(text.stdout).not.toContain('\u001b');
+  });
+
+  it('v2 packs (dense zlib and per subject) verify like single signals; a tampered packed signal is named by its index', async () => {
+    const { state } = await readJournal(journalPath(stateDir, honest));
+    const runKey = decodeRunKey(state.start.runKey);
+    const { records } = await readAll();
+    const honestReveal = records.find((r) => r.kind === 'reveal' && r.message.run === honest)!;
+    const results = [...state.signals.values()].map((s) => s.result).filter((r) => r.kind !== 'availability');
+    const runs = { dense: ulid(), subject: ulid() } as const;
+    let tampered: { seq: number; index: number; subject: string } | undefined;
+    for (const mode of ['dense', 'subject'] as const) {
+      const packer = new SignalPacker({ mode });
+      // The publisher's own signals, re-published as v2 under another run id with the same key and seed (and reveal).
+      const messages = [...results.flatMap((r) => packer.add(buildSignalV2(r, { run: runs[mode], runKey }).message)), ...packer.flush()];
+      expect(messages.length).toBeLessThan(results.length);
+      for (const [n, m] of messages.entries()) {
+        let bytes = m.bytes;
+        if (mode === 'dense' && n === 0) {
+          const index = m.signals.map((x) => x.data.score === 100 && x.signal === SIGNAL_IDS_V2.math).lastIndexOf(true);
+          expect(index).toBeGreaterThan(0);
+          const body = JSON.parse(inflateSync(bytes).toString('utf8')) as PackBody;
+          const packed = body.subjects.flatMap((x) => x.sig)[index]!;
+          packed.d = { ...packed.d, answer: '0' };
+          bytes = deflateSync(JSON.stringify(body));
+          tampered = { seq: 0, index, subject: m.signals[index]!.subject };
+        }
+        const receipt = await (await new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(bytes).execute(h.client)).getReceipt(h.client);
+        if (tampered && tampered.seq === 0) tampered.seq = Number(receipt.topicSequenceNumber!.toString());
+      }
+      await mirrored(await submit({ ...honestReveal.message, run: runs[mode] }));
+    }
+
+    const subject = await verifyJson(['--run', runs.subject]);
+    expect(subject.code).toBe(0);
+    expect(subject.report.counts).toMatchObject({ verified: results.length, mismatch: 0, unverifiable: 0 });
+    expect(subject.report.signals.some((s) => s.index! > 0)).toBe(true);
+
+    const dense = await verifyJson(['--run', runs.dense]);
+    expect(dense.code).toBe(1);
+    expect(dense.report.counts).toMatchObject({ verified: results.length - 1, mismatch: 1, unverifiable: 0 });
+    expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ sequenceNumber: tampered!.seq, index: tampered!.index, subject: tampered!.subject, field: 'answer' });
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', runs.dense]);
+    expect(text.stdout).toContain(`#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer 0 grades wrong, published correct`);
+  });
+
+  it('a private science bank: science is unverifiable without it, verified with --science-bank', async () => {
+    const bankFile = join(tmp.dir, 'private-bank.json');
+    writeFileSync(bankFile, JSON.stringify({ version: 1, questions: loadScienceBank().slice(0, 4) }));
+    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['math', 'science'], seed: 'private-bank', scienceBank: bankFile });
+    expect(report.status).toBe('complete');
+    await reveal(report.run);
+
+    const without = await verifyJson(['--run', report.run]);
+    expect(without.code).toBe(0);
+    expect(without.report.counts).toMatchObject({ verified: fleet.agents.length, mismatch: 0, unverifiable: fleet.agents.length });
+    expect(without.report.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(true);
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', report.run]);
+    expect(text.stdout).toMatch(/bank-not-supplied: the run used a private bank \(sha256:[\w-]+\); whoever holds it can verify with --science-bank/);
+
+    const withBank = await verifyJson(['--run', report.run, '--science-bank', bankFile]);
+    expect(withBank.code).toBe(0);
+    expect(withBank.report.counts).toMatchObject({ verified: fleet.agents.length * 2, mismatch: 0, unverifiable: 0 });
+  });
+
+  it('a run without a reveal is unverifiable (exit 0); the whole topic reports per run', async () => {
+    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['math'], seed: 'unrevealed' });
+    expect(report.status).toBe('complete');
+    const { code, report: verified } = await verifyJson(['--run', report.run]);
+    expect(code).toBe(0);
+    expect(verified.counts).toMatchObject({ verified: 0, mismatch: 0, unverifiable: fleet.agents.length });
+    expect(verified.signals.every((s) => s.reason === 'no-reveal')).toBe(true);
+    expect(verified.runs).toEqual([{ run: report.run, revealed: false, verified: 0, mismatch: 0, unverifiable: fleet.agents.length }]);
+
+    const all = await hcs25(['verify', '--topic', topic, '--publisher', operator]);
+    expect(all.code).toBe(1);
+    expect(all.stdout).toContain(`run ${honest}  revealed  verified`);
+    expect(all.stdout).toContain(`run ${report.run}  not revealed  verified 0/${fleet.agents.length}`);
+    expect(all.stdout).toMatch(new RegExp(`run ${report.run}  ${fleet.agents.length} signal\\(s\\)  no-reveal: `));
+  });
+
+  it('score records: published v2 records check; a hand-written one with a wrong total is drift on trustScores.total', async () => {
+    const published = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--publish', '--score-topic', topic]);
+    expect(published.code, published.stderr).toBe(0);
+    const count = (JSON.parse(published.stdout) as { published: unknown[] }).published.length;
+    expect(count).toBe(fleet.agents.length);
+    await mirrored(Math.max(...(JSON.parse(published.stdout) as { published: Array<{ sequenceNumber: number }> }).published.map((p) => p.sequenceNumber)));
+
+    const clean = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--check-published']);
+    expect(clean.code, clean.stderr).toBe(0);
+    const checked = JSON.parse(clean.stdout) as CheckScoresReturnType;
+    expect(checked.counts).toEqual({ verified: count, mismatch: 0, unverifiable: 0 });
+    const { records } = await readAll();
+    expect(records.filter((r) => r.kind === 'score').every((r) => r.v === 2)).toBe(true);
+
+    const record = records.find((r) => r.kind === 'score')!.message as { subject: string; trustScore: number; trustScores: Record<string, number> };
+    const wrong = record.trustScore === 100 ? 90 : Math.round(record.trustScore) + 5;
+    const seq = await submit({ ...record, trustScore: wrong, trustScores: { ...record.trustScores, total: wrong } });
+    await mirrored(seq);
+
+    const drift = await hcs25(['scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`${count} verified, 1 mismatch, 0 unverifiable`);
+    expect(drift.stdout).toContain(`#${seq}  ${record.subject}  trustScores.total: expected ${record.trustScore}, published ${wrong}`);
+
+    const { code, report } = await verifyJson();
+    expect(code).toBe(1);
+    expect(report.scoreCounts).toEqual({ verified: count, mismatch: 1, unverifiable: 0 });
+    expect(report.scores.find((s) => s.status === 'mismatch')).toMatchObject({ sequenceNumber: seq, subject: record.subject, field: 'trustScores.total', actual: wrong });
+  });
+
+  it('a config other than the one in use is drift on the config digest and version', async () => {
+    const file = join(tmp.dir, 'other-config.json');
+    const { DEFAULT_SCORING_CONFIG } = await import('../../src/consumer/scoring-config.js');
+    writeFileSync(file, JSON.stringify({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }));
+    const r = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--check-published', '--scoring-config', file]);
+    expect(r.code).toBe(1);
+    const checked = JSON.parse(r.stdout) as CheckScoresReturnType;
+    expect(checked.counts.verified).toBe(0);
+    expect(checked.results[0]!.drifts.map((d) => d.field)).toEqual(expect.arrayContaining(['explanation.configDigest', 'trustScoreConfigVersion']));
+  });
+});
+
+describe('hcs25 verify flags', () => {
+  it.each([
+    [['--topic', 'nope'], /--topic must be an id/],
+    [['--topic', '0.0.5', '--run', 'not-a-run'], /--run must be a run id/],
+    [['--topic', '0.0.5', '--publisher', 'x'], /--publisher must be an id/],
+    [['--topic', '0.0.5', '--science-bank', '/nonexistent/bank.json'], /bank/i],
+  ])('%j exits 2 before any network call', async (args, message) => {
+    const saved = process.env.HCS25_MIRROR_REST_URL;
+    process.env.HCS25_MIRROR_REST_URL = 'http://127.0.0.1:1'; // nothing listens: a network call would fail otherwise
+    try {
+      const r = await hcs25(['verify', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+    } finally {
+      process.env.HCS25_MIRROR_REST_URL = saved;
+    }
+  });
+});
