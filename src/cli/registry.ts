@@ -58,7 +58,11 @@ export function register(program: Command): void {
             ...(flags.metadataTopic && { metadataTopicId: entityIdFlag('--metadata-topic', flags.metadataTopic) }),
           });
           if (g.json) printJson({ topicId, kind: flags.kind, memo });
-          else printLine(`${topicId}  (${flags.kind} registry, memo ${memo})`);
+          else {
+            // Only the id on stdout, like `topic create`: REGISTRY=$(hcs25 registry create --kind hcs-2)
+            printLine(topicId);
+            note(`created ${flags.kind} registry ${topicId} (memo ${memo})`);
+          }
         });
       }),
     );
