@@ -109,8 +109,12 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     if (signal?.aborted) onAbort();
     const track = (key: string, p: Promise<SubmitOutcome>) => void p.then((o) => outcomes.set(key, o));
     const mode = start.config.pack;
-    const packer = mode ? new SignalPacker({ mode }) : undefined;
-    /** Journal key of each signal in the packer, by the packer's key. */
+    // One packer, or in subject mode one per subject whose signals are still coming (results arrive interleaved).
+    const packers = new Map<string, SignalPacker>();
+    /** When each packer's open message got its first signal: the flush timer sends it `flushMs` later. */
+    const opened = new Map<string, number>();
+    const flushMs = parameters.flushMs ?? 2_000;
+    /** Journal key of each signal in a packer, by the packer's key. */
     const packing = new Map<string, string>();
     let timer: NodeJS.Timeout | undefined;
     const send = (messages: PackedMessage[]) => {
@@ -125,21 +129,41 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         track(key, s.submit({ key, message: m.bytes }));
       }
     };
-    const flushPack = () => {
+    const schedule = () => {
+      if (timer || opened.size === 0) return;
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const at of opened.values()) oldest = Math.min(oldest, at);
+      timer = setTimeout(onTimer, Math.max(0, oldest + flushMs - Date.now()));
+    };
+    const close = (id: string) => {
+      send(packers.get(id)!.flush());
+      packers.delete(id);
+      opened.delete(id);
+    };
+    function onTimer(): void {
+      timer = undefined;
+      const now = Date.now();
+      for (const [id, at] of opened) if (now - at >= flushMs) close(id);
+      schedule();
+    }
+    const flushAll = () => {
       clearTimeout(timer);
       timer = undefined;
-      send(packer!.flush());
+      for (const id of [...packers.keys()]) close(id);
     };
-    const pack = (key: string, signal: SignalMessageV2) => {
-      packing.set(packSignalKey(signal), key);
-      const full = packer!.add(signal);
-      if (full.length > 0) {
-        clearTimeout(timer);
-        timer = undefined;
-        send(full);
-      }
-      if (packer!.pending > 0 && !timer) timer = setTimeout(flushPack, parameters.flushMs ?? 2_000);
-    };
+    const pack = mode
+      ? (key: string, signal: SignalMessageV2) => {
+          packing.set(packSignalKey(signal), key);
+          const id = mode === 'subject' ? signal.subject : '';
+          let packer = packers.get(id);
+          if (!packer) packers.set(id, (packer = new SignalPacker({ mode })));
+          const full = packer.add(signal);
+          send(full);
+          if (packer.pending === 0 || (mode === 'subject' && packer.pending >= start.config.evals.length)) close(id);
+          else if (full.length > 0 || !opened.has(id)) opened.set(id, Date.now());
+          schedule();
+        }
+      : undefined;
 
     try {
       // What an earlier attempt journaled but never confirmed, under its journaled ids.
@@ -148,7 +172,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       }
       for (const sig of state.signals.values()) {
         if (!sig.message || sig.receipt || sig.pack) continue;
-        if (packer) pack(sig.key, JSON.parse(sig.message.json) as SignalMessageV2);
+        if (pack) pack(sig.key, JSON.parse(sig.message.json) as SignalMessageV2);
         else track(sig.key, s.submit({ key: sig.key, message: sig.message.json, prior: sig.txIds }));
       }
       const keepResponses = start.config.keepResponses;
@@ -159,11 +183,11 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
         journal.append({ t: 'result', key, result: stored, ...record });
         state.signals.set(key, { key, result: stored, ...record, txIds: [] });
-        if (message && packer) pack(key, message.message as SignalMessageV2);
+        if (message && pack) pack(key, message.message as SignalMessageV2);
         else if (message) track(key, s.submit({ key, message: message.json }));
         else await journal.flush();
       }
-      if (packer) flushPack();
+      flushAll();
     } finally {
       clearTimeout(timer);
     }
