@@ -13,10 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
-import { readJournal, signalReceipt } from '../../src/publisher/journal.js';
+import { Journal, readJournal, resultKey, signalReceipt } from '../../src/publisher/journal.js';
 import { runWith } from '../publisher/helpers.js';
 import type { RunReport } from '../../src/publisher/report.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
+import { ulid } from 'ulid';
+import { discoverAgents } from '../../src/actions/discover-agents.js';
+import { createHcs25Client } from '../../src/client.js';
+import { buildSignalMessage } from '../../src/signals/build.js';
+import { encodeRunKey, newRunKey } from '../../src/signals/hashing.js';
+import { parseSignalMessage } from '../../src/signals/parse.js';
 import { readMessage } from '../../src/signals/read.js';
 import { emulatorConfig, readTopic, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 
@@ -164,5 +170,31 @@ describe('hcs25 run on the emulator', () => {
     expect(unsent.length).toBeGreaterThan(0);
     expect(r.signals.unsent).toBe(unsent.length);
     expect(await readTopic(h.mirror, t, 0, 0)).toHaveLength(0);
+  });
+
+  it('resumes a run journaled before packing (v1): one v1 message per signal, as it began', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/v1`;
+    const client = createHcs25Client(configFor(stateDir));
+    const agents = (await discoverAgents(client, { registry })).agents.slice(0, 3);
+    const run = ulid();
+    const runKey = newRunKey();
+    // A v1 journal as the previous release wrote it: no pack mode, one agent evaluated and built, nothing sent.
+    const config = { network: 'local', operator: h.node.operator.accountId, evals: ['availability'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 5, keepResponses: true };
+    const journal = await Journal.create(stateDir, { run, seed: 'v1', runKey: encodeRunKey(runKey), topic: t, config, agents });
+    const result = { kind: 'availability' as const, agent: agents[0]!, reachable: true, latencyMs: 3, httpStatus: 200, transport: 'http' as const, fetchedAt: new Date().toISOString() };
+    const v1 = buildSignalMessage(result, { run, runKey });
+    journal.append({ t: 'result', key: resultKey(result), result, message: { json: v1.json, bytes: v1.bytes } });
+    await journal.close();
+    await client.close();
+
+    const r = await runWith(configFor(stateDir), { resume: run });
+    expect(r.status).toBe('complete');
+    expect(r.signals).toMatchObject({ expected: 3, published: 3 });
+    expect(r.messages.count).toBe(3);
+    const onTopic = await readTopic(h.mirror, t, 3);
+    expect(onTopic).toHaveLength(3);
+    for (const m of onTopic) expect(parseSignalMessage(m.message).ok).toBe(true);
+    expect(onTopic.some((m) => m.message.toString('utf8') === v1.json)).toBe(true);
   });
 });
