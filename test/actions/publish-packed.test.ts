@@ -1,7 +1,7 @@
 /**
- * Packed and unpacked topics read alike: the same built signals (one evaluation of the sample agents, one seed) are
- * published to three topics with `--pack dense`, `subject` and `none`, and `hcs25 scores` (the built CLI) scores
- * every topic the same.
+ * Packed publishing. Packed and unpacked topics read alike: the same built signals (one evaluation of the sample
+ * agents, one seed) are published to three topics with `--pack dense`, `subject` and `none`, and `hcs25 scores` (the
+ * built CLI) scores every topic the same. The flush timer sends a partly filled pack while a slow agent is still out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSignals, type BuiltSignal } from '../../src/actions/build-signals.js';
@@ -45,16 +45,24 @@ async function* each<T>(items: T[]): AsyncGenerator<T> {
 }
 
 /** Publishes the built signals of one run to a new topic in a pack mode; returns the topic and its message count. */
-async function publish(run: string, runKey: string, built: BuiltSignal[], pack: PackMode): Promise<{ topic: string; messages: number }> {
-  const topic = (await createSignalTopic(h.client)).topicId;
+async function publish(
+  run: string,
+  runKey: string,
+  built: BuiltSignal[] | AsyncIterable<BuiltSignal>,
+  pack: PackMode,
+  options: { flushMs?: number; topic?: string } = {},
+): Promise<{ topic: string; messages: number; journal: string }> {
+  const { flushMs } = options;
+  const topic = options.topic ?? (await createSignalTopic(h.client)).topicId;
   const config = { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 5, keepResponses: true, pack };
   // One run id per topic would do as well; the same id shows the topics differ in packing only.
-  const journal = await Journal.create(`${tmp.dir}/${pack}`, { run, seed: 'same', runKey, topic, config, agents });
+  const journal = await Journal.create(`${tmp.dir}/${pack}-${flushMs ?? 'default'}`, { run, seed: 'same', runKey, topic, config, agents });
   const { state } = await readJournal(journal.path);
   const estimate = await estimateSubmitFee('local', client.mirror);
-  const published = await publishSignals(client, { journal, state, signals: each(built), estimateTinybar: estimate.tinybar, stop: new AbortController() });
+  const signals = Array.isArray(built) ? each(built) : built;
+  const published = await publishSignals(client, { journal, state, signals, estimateTinybar: estimate.tinybar, stop: new AbortController(), ...(flushMs !== undefined && { flushMs }) });
   expect(published.status).toBe('complete');
-  return { topic, messages: state.packs.size };
+  return { topic, messages: state.packs.size, journal: journal.path };
 }
 
 describe('hcs25 scores on packed and unpacked topics', () => {
@@ -85,5 +93,30 @@ describe('hcs25 scores on packed and unpacked topics', () => {
     expect(scores.dense).toEqual(scores.none);
     expect(scores.subject).toEqual(scores.none);
     expect(JSON.stringify(scores.none)).toContain('trustScore');
+  });
+
+  it('flush timer: a partly filled pack goes out while a slow agent is still being asked, not after it', async () => {
+    const run = ulid();
+    const runKey = encodeRunKey(newRunKey());
+    const results = evaluateAgents(client, { agents: agents.slice(0, 2), evals: ['availability'], seed: 'flush', budgetMs: 1_500 });
+    const built: BuiltSignal[] = [];
+    for await (const b of buildSignals(results, { run, runKey: decodeRunKey(runKey) })) built.push(b);
+    let resumeSlow: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => (resumeSlow = resolve));
+    // The first signal, then nothing until its pack is on the topic: only the timer can send it.
+    async function* source(): AsyncGenerator<BuiltSignal> {
+      yield built[0]!;
+      await slow;
+      yield built[1]!;
+    }
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const pending = publish(run, runKey, source(), 'dense', { flushMs: 50, topic });
+    const first = await readTopic(h.mirror, topic, 1, 10_000);
+    expect(first).toHaveLength(1);
+    resumeSlow();
+    const done = await pending;
+    expect(done.messages).toBe(2);
+    const { state } = await readJournal(done.journal);
+    expect([...state.packs.values()].map((p) => p.signals.length)).toEqual([1, 1]);
   });
 });
