@@ -1,6 +1,7 @@
 /**
- * `hcs25 run` as one action: discover → evaluate → build → publish, pipelined (each result is built, journaled and
- * handed to the submitter the moment the runner yields it, while other agents are still being asked).
+ * `hcs25 run` as one action: discover → evaluate → build → pack → publish, pipelined (each result is built, journaled
+ * and handed to the packer the moment the runner yields it, while other agents are still being asked; each packed
+ * message is journaled and submitted as soon as it is full or its flush timer fires).
  * A resume continues a journaled run: it re-evaluates only what has no result, resubmits only what has no receipt
  * (under the ids it already had, so nothing lands twice), and keeps the run's seed and key. A dry run evaluates and
  * builds but submits nothing.
