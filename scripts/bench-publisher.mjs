@@ -88,7 +88,7 @@ async function main() {
         const key = `math|bench-${i}`;
         const json = body(i);
         journal.append({ t: 'result', key, result: { kind: 'math', agent }, message: { json, bytes: Buffer.byteLength(json) } });
-        pending.push(submitter.submit({ key, json }));
+        pending.push(submitter.submit({ key, message: json }));
       }
       const outcomes = await Promise.all(pending);
       const ms = performance.now() - t0;

@@ -1,32 +1,38 @@
 /**
- * Build: eval results → HCS-25 signal messages (hashed question ids, redacted responses, ≤ 1024 bytes). A result that
- * cannot be built (too large, refused by the schema) is kept with the reason, never published.
+ * Build: eval results → HCS-25 signal messages (hashed question ids, redacted responses, ≤ 1024 bytes): v2 signals,
+ * which the publisher packs, or v1 messages for finishing a run journaled before v2. A result that cannot be built
+ * (too large, refused by the schema) is kept with the reason, never published.
  */
 import { Hcs25Error, errorMessage } from '../core/errors.js';
 import type { AnyEvalResult } from '../evals/types.js';
 import { resultKey } from '../publisher/journal.js';
 import { buildSignalMessage, type BuiltMessage } from '../signals/build.js';
+import { buildSignalV2 } from '../signals/build-v2.js';
 import type { SignalMessage } from '../signals/schemas.js';
+import type { SignalMessageV2 } from '../signals/schemas-v2.js';
 
 export interface BuildSignalsParameters {
   /** ULID of the run. */
   run: string;
   /** The run's secret key: it keys the question hashes until `reveal` publishes it. */
   runKey: Buffer;
+  /** Message version (default 2). 1 only finishes a run that began with v1 messages. */
+  version?: 1 | 2;
 }
 
 export interface BuiltSignal {
   /** The dedupe key of the signal within its run: `{kind}|{subject}`. */
   key: string;
   result: AnyEvalResult;
-  message?: BuiltMessage<SignalMessage>;
+  message?: BuiltMessage<SignalMessage | SignalMessageV2>;
   buildError?: { code: string; message: string };
 }
 
 export function buildSignal(result: AnyEvalResult, parameters: BuildSignalsParameters): BuiltSignal {
   const key = resultKey(result);
   try {
-    return { key, result, message: buildSignalMessage(result, parameters) };
+    const build = parameters.version === 1 ? buildSignalMessage : buildSignalV2;
+    return { key, result, message: build(result, parameters) };
   } catch (err) {
     return { key, result, buildError: { code: err instanceof Hcs25Error ? err.code : 'BUILD', message: errorMessage(err) } };
   }

@@ -1,8 +1,12 @@
 /**
- * Publish: built signals → the run's signal topic, exactly once. Each signal is journaled (fsync'd) before its
- * transaction id is used; the submitter pipelines submissions under pre-set transaction ids, so a resend after a crash
- * or a lost receipt is a DUPLICATE_TRANSACTION, never a second message. What an earlier attempt journaled but never
- * confirmed goes first, under the ids it already has. Fees are metered against the run's cap.
+ * Publish: built signals → the run's signal topic, exactly once. Each result is journaled with its signal; a run with
+ * a pack mode (every v2 run) feeds the signals to a SignalPacker and journals each packed message — its bytes and the
+ * keys of the signals it carries — before its transaction id is used (a v1 run sends one journaled message per
+ * signal). The submitter pipelines submissions under pre-set transaction ids, so a resend after a crash or a lost
+ * receipt is a DUPLICATE_TRANSACTION, never a second message. What an earlier attempt journaled but never confirmed
+ * goes first, under the ids it already has; journaled signals in no pack are packed anew, so a signal is packed once.
+ * A flush timer sends a partly filled pack when no signal has completed it for a while: a slow agent does not hold
+ * others' signals back. Fees are metered against the run's cap.
  */
 import { AccountBalanceQuery } from '@hashgraph/sdk';
 import type { Hcs25Client } from '../client.js';
@@ -10,12 +14,14 @@ import { errorMessage } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { confirmOnMirror, type Expected } from '../publisher/confirm.js';
 import { FeeCapError, FeeMeter, hbarToTinybar } from '../publisher/fees.js';
-import type { Journal, RunState } from '../publisher/journal.js';
+import { PACK_KEY_PREFIX, applyPack, packBytes, packData, type Journal, type RunState } from '../publisher/journal.js';
 import { capHbar, type RunReport } from '../publisher/report.js';
 import { withTransientRetry } from '../publisher/retry.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { Submitter, SubmitError, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
+import { SignalPacker, signalKey as packSignalKey, type PackedMessage } from '../signals/pack.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import type { SignalMessageV2 } from '../signals/schemas-v2.js';
 import type { BuiltSignal } from './build-signals.js';
 
 export interface PublishSignalsParameters {
@@ -25,6 +31,8 @@ export interface PublishSignalsParameters {
   signals: AsyncIterable<BuiltSignal>;
   /** Estimated fee of one message (the meter counts in-flight submissions at it). */
   estimateTinybar: bigint;
+  /** A partly filled pack is sent when no signal has completed it for this long, ms (default 2000). */
+  flushMs?: number;
   /** Aborted when publishing stops for good, so whoever produces `signals` stops asking agents. */
   stop: AbortController;
   /** The user's Ctrl-C: nothing new is sent, what is in flight still gets its receipt. */
@@ -38,6 +46,7 @@ export interface PublishSignalsParameters {
 export interface PublishSignalsReturnType {
   status: 'complete' | 'stopped' | 'interrupted';
   error?: unknown;
+  /** By message key: a pack's key, or in a v1 run the signal's. */
   outcomes: Map<string, SubmitOutcome>;
   fees?: FeeMeter;
   submitter?: Submitter;
@@ -99,20 +108,88 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     }));
     if (signal?.aborted) onAbort();
     const track = (key: string, p: Promise<SubmitOutcome>) => void p.then((o) => outcomes.set(key, o));
-
-    for (const sig of state.signals.values()) {
-      if (sig.message && !sig.receipt) track(sig.key, s.submit({ key: sig.key, json: sig.message.json, prior: sig.txIds }));
+    const mode = start.config.pack;
+    // One packer, or in subject mode one per subject whose signals are still coming (results arrive interleaved).
+    const packers = new Map<string, SignalPacker>();
+    /** When each packer's open message got its first signal: the flush timer sends it `flushMs` later. */
+    const opened = new Map<string, number>();
+    const flushMs = parameters.flushMs ?? 2_000;
+    /** Journal key of each signal in a packer, by the packer's key. */
+    const packing = new Map<string, string>();
+    let timer: NodeJS.Timeout | undefined;
+    const send = (messages: PackedMessage[]) => {
+      for (const m of messages) {
+        const key = `${PACK_KEY_PREFIX}${state.packs.size}`;
+        const signals = m.keys.map((k) => packing.get(k)!);
+        for (const k of m.keys) packing.delete(k);
+        const record = { key, encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes.length, signals };
+        // Appended before the submitter journals (and syncs) the transaction id: durable before the id is used.
+        journal.append({ t: 'pack', ...record });
+        applyPack(state, record);
+        track(key, s.submit({ key, message: m.bytes }));
+      }
+    };
+    const schedule = () => {
+      if (timer || opened.size === 0) return;
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const at of opened.values()) oldest = Math.min(oldest, at);
+      timer = setTimeout(onTimer, Math.max(0, oldest + flushMs - Date.now()));
+    };
+    const close = (id: string) => {
+      send(packers.get(id)!.flush());
+      packers.delete(id);
+      opened.delete(id);
+    };
+    function onTimer(): void {
+      timer = undefined;
+      const now = Date.now();
+      for (const [id, at] of opened) if (now - at >= flushMs) close(id);
+      schedule();
     }
-    const keepResponses = start.config.keepResponses;
-    for await (const built of parameters.signals) {
-      const { key, result, message, buildError } = built;
-      if (state.signals.has(key)) continue;
-      const stored = keepResponses || result.kind === 'availability' ? result : { ...result, response: null };
-      const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
-      journal.append({ t: 'result', key, result: stored, ...record });
-      state.signals.set(key, { key, result: stored, ...record, txIds: [] });
-      if (message) track(key, s.submit({ key, json: message.json }));
-      else await journal.flush();
+    const flushAll = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      for (const id of [...packers.keys()]) close(id);
+    };
+    const pack = mode
+      ? (key: string, signal: SignalMessageV2) => {
+          packing.set(packSignalKey(signal), key);
+          const id = mode === 'subject' ? signal.subject : '';
+          let packer = packers.get(id);
+          if (!packer) packers.set(id, (packer = new SignalPacker({ mode })));
+          const full = packer.add(signal);
+          send(full);
+          if (packer.pending === 0 || (mode === 'subject' && packer.pending >= start.config.evals.length)) close(id);
+          else if (full.length > 0 || !opened.has(id)) opened.set(id, Date.now());
+          schedule();
+        }
+      : undefined;
+
+    try {
+      // What an earlier attempt journaled but never confirmed, under its journaled ids.
+      for (const p of state.packs.values()) {
+        if (!p.receipt) track(p.key, s.submit({ key: p.key, message: packBytes(p), prior: p.txIds }));
+      }
+      for (const sig of state.signals.values()) {
+        if (!sig.message || sig.receipt || sig.pack) continue;
+        if (pack) pack(sig.key, JSON.parse(sig.message.json) as SignalMessageV2);
+        else track(sig.key, s.submit({ key: sig.key, message: sig.message.json, prior: sig.txIds }));
+      }
+      const keepResponses = start.config.keepResponses;
+      for await (const built of parameters.signals) {
+        const { key, result, message, buildError } = built;
+        if (state.signals.has(key)) continue;
+        const stored = keepResponses || result.kind === 'availability' ? result : { ...result, response: null };
+        const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
+        journal.append({ t: 'result', key, result: stored, ...record });
+        state.signals.set(key, { key, result: stored, ...record, txIds: [] });
+        if (message && pack) pack(key, message.message as SignalMessageV2);
+        else if (message) track(key, s.submit({ key, message: message.json }));
+        else await journal.flush();
+      }
+      flushAll();
+    } finally {
+      clearTimeout(timer);
     }
     await s.drain();
     if (signal?.aborted) status = 'interrupted';
@@ -135,13 +212,19 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   }
 
   if (status === 'complete' && error === undefined) {
-    const missing = [...state.signals.values()].some((sig) => sig.message && !sig.receipt && outcomes.get(sig.key)?.status !== 'confirmed');
+    const confirmed = (key: string) => outcomes.get(key)?.status === 'confirmed';
+    const missing = [...state.signals.values()].some(
+      (sig) => sig.message && !sig.receipt && !(sig.pack && (state.packs.get(sig.pack.key)?.receipt || confirmed(sig.pack.key))) && !confirmed(sig.key),
+    );
     if (missing) status = 'stopped';
   }
   return { status, ...(error !== undefined && { error }), outcomes, ...(fees && { fees }), ...(submitter && { submitter }), ...(mirror && { mirror }) };
 }
 
-/** Reads the run's signals back from the mirror node and journals their consensus timestamps. Best effort: a lagging mirror leaves some missing. */
+/**
+ * Reads the run's messages back from the mirror node and journals their consensus timestamps. Counts are in signals
+ * (a pack counts for each signal it carries). Best effort: a lagging mirror leaves some missing.
+ */
 async function readBack(
   client: Hcs25Client,
   state: RunState,
@@ -150,20 +233,24 @@ async function readBack(
   parameters: PublishSignalsParameters,
 ): Promise<RunReport['mirror']> {
   const expected: Expected[] = [];
-  for (const sig of state.signals.values()) {
-    const outcome = outcomes.get(sig.key);
-    const receipt = sig.receipt ?? (outcome?.status === 'confirmed' ? { seq: outcome.seq, consensusTimestamp: outcome.consensusTimestamp } : undefined);
-    if (receipt && sig.message && !receipt.consensusTimestamp) expected.push({ key: sig.key, seq: receipt.seq, json: sig.message.json });
-  }
+  const expect = (key: string, journaled: { seq: number; consensusTimestamp?: string } | undefined, message: string | Buffer) => {
+    const outcome = outcomes.get(key);
+    const receipt = journaled ?? (outcome?.status === 'confirmed' ? { seq: outcome.seq, consensusTimestamp: outcome.consensusTimestamp } : undefined);
+    if (receipt && !receipt.consensusTimestamp) expected.push({ key, seq: receipt.seq, message });
+  };
+  for (const sig of state.signals.values()) if (sig.message && !sig.pack) expect(sig.key, sig.receipt, sig.message.json);
+  for (const p of state.packs.values()) expect(p.key, p.receipt, packBytes(p));
   if (expected.length === 0) return undefined;
   try {
     const found = await confirmOnMirror(client.mirror, state.start.topic, expected, { ...(parameters.signal && { signal: parameters.signal }) });
     if (found.confirmed.length > 0) journal.append({ t: 'landed', entries: found.confirmed });
-    if (found.missing.length > 0) parameters.onNote?.(`note: the mirror node does not show ${found.missing.length} of the signals yet (mirror lag); their receipts are journaled`);
+    const signals = (items: { key: string }[]) => items.reduce((n, e) => n + (state.packs.get(e.key)?.signals.length ?? 1), 0);
+    const missing = signals(found.missing);
+    if (missing > 0) parameters.onNote?.(`note: the mirror node does not show ${missing} of the signals yet (mirror lag); their receipts are journaled`);
     for (const m of found.mismatched.slice(0, 3)) {
-      parameters.onNote?.(`warning: the mirror node shows other content at sequence ${m.seq} than signal ${m.key} whose receipt named it`);
+      parameters.onNote?.(`warning: the mirror node shows other content at sequence ${m.seq} than message ${m.key} whose receipt named it`);
     }
-    return { confirmed: found.confirmed.length, missing: found.missing.length, mismatched: found.mismatched.length };
+    return { confirmed: signals(found.confirmed), missing, mismatched: signals(found.mismatched) };
   } catch (err) {
     parameters.onNote?.(`note: could not read the signals back from the mirror node (${errorMessage(err)}); their receipts are journaled`);
     return undefined;

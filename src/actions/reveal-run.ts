@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js';
 import { QUESTION_GENERATOR, scienceBankDigest } from '../evals/generator.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { runQuestionSource } from '../publisher/grading.js';
-import { Journal, revealKey, type RunState } from '../publisher/journal.js';
+import { Journal, revealKey, signalReceipt, type RunState } from '../publisher/journal.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { Submitter } from '../publisher/submitter.js';
 import { decodeRunKey, encodeRunKey } from '../signals/hashing.js';
@@ -45,7 +45,7 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
     const topic = options.topic ?? state.start.topic;
     const done = state.reveals.get(topic)?.receipt;
     if (done) return { run: options.run, topic, txId: done.txId, seq: done.seq, already: true };
-    const unfinished = [...state.signals.values()].some((s) => s.message && !s.receipt);
+    const unfinished = [...state.signals.values()].some((s) => s.message && !signalReceipt(state, s));
     if ((state.end?.status !== 'complete' || unfinished) && !options.force) {
       throw new UsageError(`run ${options.run} has not finished publishing (${state.end ? state.end.status : 'no end record'})`, {
         hint: `finish it with \`hcs25 run --resume ${options.run}\` first, or pass --force to reveal anyway`,
@@ -66,7 +66,7 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
       window: 1,
     });
     const key = revealKey(topic);
-    const outcome = await submitter.submit({ key, json: message.json, prior: state.reveals.get(topic)?.txIds ?? [] });
+    const outcome = await submitter.submit({ key, message: message.json, prior: state.reveals.get(topic)?.txIds ?? [] });
     if (outcome.status !== 'confirmed') throw submitter.fatal ?? new UsageError(`the reveal was not published: ${outcome.reason}`);
     return { run: options.run, topic, txId: outcome.txId, seq: outcome.seq, already: false };
   } finally {

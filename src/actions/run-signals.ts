@@ -1,6 +1,7 @@
 /**
- * `hcs25 run` as one action: discover → evaluate → build → publish, pipelined (each result is built, journaled and
- * handed to the submitter the moment the runner yields it, while other agents are still being asked).
+ * `hcs25 run` as one action: discover → evaluate → build → pack → publish, pipelined (each result is built, journaled
+ * and handed to the packer the moment the runner yields it, while other agents are still being asked; each packed
+ * message is journaled and submitted as soon as it is full or its flush timer fires).
  * A resume continues a journaled run: it re-evaluates only what has no result, resubmits only what has no receipt
  * (under the ids it already had, so nothing lands twice), and keeps the run's seed and key. A dry run evaluates and
  * builds but submits nothing.
@@ -13,10 +14,13 @@ import type { EvalKind, GraderId } from '../evals/types.js';
 import type { Progress } from '../evals/progress.js';
 import { emptyProgress } from '../evals/progress.js';
 import { randomSeed } from '../evals/rng.js';
-import { FeeCapError, estimateSubmitFee, formatHbar, hbarToTinybar } from '../publisher/fees.js';
+import { inflateSync } from 'node:zlib';
+import { FeeCapError, estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
-import { Journal, signalKey, type RunConfigSummary, type RunState } from '../publisher/journal.js';
+import { Journal, signalKey, signalReceipt, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
+import { SignalPacker, type PackMode, type PackedMessage } from '../signals/pack.js';
+import type { SignalMessageV2 } from '../signals/schemas-v2.js';
 import { RunError, checkSignalTopic } from '../publisher/topic.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import type { SkippedEntry } from '../registry/skips.js';
@@ -41,6 +45,10 @@ export interface RunSignalsParameters {
   dryRun?: boolean;
   /** Run id to resume. */
   resume?: string;
+  /** How signals are packed into messages (default dense); a resume packs as the run began. */
+  pack?: PackMode;
+  /** A partly filled pack is sent when no signal has completed it for this long, ms (default 2000). */
+  flushMs?: number;
   /** Keep raw responses in the journal (default true). */
   keepResponses?: boolean;
   /** Publish to a topic whose memo is not an HCS-25 signal topic's (on purpose). */
@@ -89,7 +97,7 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const state = newRunState(client, parameters, agents, evals);
   if (parameters.dryRun) return dryRun(client, parameters, state, { skipped, started });
   const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
-  checkForecast(agents.length * evals.length, estimate.tinybar, client.config.maxFeeHbar);
+  checkForecast(expectedMessages(agents.length, evals.length, state.start.config.pack), estimate.tinybar, client.config.maxFeeHbar);
   const { run, seed, runKey, topic, config, agents: listed } = state.start;
   const journal = await Journal.create(client.config.stateDir, { run, seed, runKey, topic, config, agents: listed });
   parameters.onNote?.(`run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`);
@@ -116,8 +124,9 @@ async function publishRun(
   const published = await publishSignals(client, {
     journal,
     state,
-    signals: buildSignals(results, { run: state.start.run, runKey: decodeRunKey(state.start.runKey) }),
+    signals: buildSignals(results, { run: state.start.run, runKey: decodeRunKey(state.start.runKey), version: state.start.config.pack ? 2 : 1 }),
     estimateTinybar: estimate,
+    ...(parameters.flushMs !== undefined && { flushMs: parameters.flushMs }),
     stop,
     ...(parameters.signal && { signal: parameters.signal }),
     onSubmitted: (s) => {
@@ -176,10 +185,10 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
   const { config } = client;
   const start = state.start;
   const estimate = await estimateSubmitFee(config.network.ledger, client.mirror);
-  const expected = start.agents.length * start.config.evals.length;
+  const expected = expectedMessages(start.agents.length, start.config.evals.length, start.config.pack);
   const forecast = BigInt(expected) * estimate.tinybar;
   if (forecast > hbarToTinybar(config.maxFeeHbar)) {
-    parameters.onNote?.(`warning: ${expected} signals at ~${formatHbar(estimate.tinybar)} each (${formatHbar(forecast)}) exceed --max-fee-hbar ${config.maxFeeHbar}; a real run would refuse to start`);
+    parameters.onNote?.(`warning: about ${expected} messages at ~${formatHbar(estimate.tinybar)} each (${formatHbar(forecast)}) exceed --max-fee-hbar ${config.maxFeeHbar}; a real run would refuse to start`);
   }
   let evals = emptyProgress(0);
   const results = evaluateAgents(client, {
@@ -195,17 +204,29 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
     // Asking over HCS-10 submits transactions: a dry run never does.
     runner: { protocolTransports: {}, ...parameters.runner },
   });
+  // No flush timer: a dry run shows the messages a run fills when agents answer without long pauses.
+  const packer = new SignalPacker({ mode: start.config.pack ?? 'none' });
+  const messages: DryRunEntry[] = [];
+  const show = (packed: PackedMessage[]) => {
+    for (const m of packed) {
+      const entry = dryRunEntry(m, estimate.tinybar);
+      messages.push(entry);
+      parameters.onDryRunMessage?.(entry);
+    }
+  };
   for await (const built of buildSignals(results, { run: start.run, runKey: decodeRunKey(start.runKey) })) {
     const record = built.message ? { message: { json: built.message.json, bytes: built.message.bytes } } : built.buildError ? { buildError: built.buildError } : {};
     state.signals.set(built.key, { key: built.key, result: built.result, ...record, txIds: [] });
-    if (built.message) parameters.onDryRunMessage?.({ key: built.key, json: built.message.json, bytes: built.message.bytes, estimatedFeeTinybar: estimate.tinybar });
+    if (built.message) show(packer.add(built.message.message as SignalMessageV2));
   }
+  show(packer.flush());
   return buildReport(config, state, new Map(), {
     status: parameters.signal?.aborted ? 'interrupted' : 'dry-run',
     resumed: false,
     skipped: extra.skipped,
     evals,
     dryRunEstimate: estimate.tinybar,
+    dryRunMessages: messages,
     durationMs: Date.now() - extra.started,
   });
 }
@@ -225,6 +246,7 @@ function newRunState(client: Hcs25Client, parameters: RunSignalsParameters, agen
     budgetMs: config.budgetMs,
     maxFeeHbar: config.maxFeeHbar,
     keepResponses: dry ? false : (parameters.keepResponses ?? true),
+    pack: parameters.pack ?? 'dense',
     ...gradingExtra(parameters),
   };
   return {
@@ -244,6 +266,7 @@ function newRunState(client: Hcs25Client, parameters: RunSignalsParameters, agen
     spentTinybar: 0n,
     resumes: 0,
     reveals: new Map(),
+    packs: new Map(),
   };
 }
 
@@ -265,7 +288,7 @@ async function openRun(client: Hcs25Client, runId: string, parameters: RunSignal
   if (start.config.network !== config.network.ledger) await refuse(`run ${runId} ran on ${start.config.network}, not ${config.network.ledger}`, `pass --network ${start.config.network}`);
   journal.append({ t: 'resume' });
   await journal.flush();
-  const pending = [...state.signals.values()].filter((s) => s.message && !s.receipt).length;
+  const pending = [...state.signals.values()].filter((s) => s.message && !signalReceipt(state, s)).length;
   parameters.onNote?.(`resuming run ${runId}: ${state.signals.size} results journaled, ${pending} of them not yet confirmed`);
   return { journal, state };
 }
@@ -284,11 +307,17 @@ async function loadAgents(client: Hcs25Client, parameters: RunSignalsParameters)
   return found;
 }
 
+/** A packed message as a dry run shows it: a zlib pack is inflated for the preview. */
+function dryRunEntry(m: PackedMessage, estimate: bigint): DryRunEntry {
+  const preview = (m.encoding === 'zlib' ? inflateSync(m.bytes) : m.bytes).toString('utf8');
+  return { encoding: m.encoding, bytes: m.bytes.length, signals: m.signals.length, preview, estimatedFeeTinybar: estimate };
+}
+
 function checkForecast(expected: number, estimate: bigint, capHbar: number): void {
   const forecast = BigInt(expected) * estimate;
   if (forecast > hbarToTinybar(capHbar)) {
     throw new FeeCapError(
-      `${expected} signals at an estimated ${formatHbar(estimate)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${capHbar}`,
+      `about ${expected} messages at an estimated ${formatHbar(estimate)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${capHbar}`,
       'raise --max-fee-hbar, evaluate fewer agents or evals, or check the cost first with --dry-run',
     );
   }

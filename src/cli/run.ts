@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
 import { parseGraderId } from '../evals/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
@@ -26,6 +27,7 @@ interface RunFlags {
   hcs10BudgetMs?: number;
   allowTopicFees?: boolean;
   maxTopicFeeHbar?: number;
+  pack?: string;
 }
 
 export function register(program: Command): void {
@@ -40,7 +42,8 @@ export function register(program: Command): void {
     .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
     .option('--seed <seed>', 'question seed (default: random, recorded in the journal)')
     .option('--force', 'publish to a topic whose memo is not an HCS-25 signal topic memo (a registry topic, say): on purpose only')
-    .option('--dry-run', 'evaluate and print every message, its size and estimated fee; submit nothing')
+    .option('--pack <mode>', 'dense (default: many subjects per message, zlib) | subject (one subject per message, JSON) | none (one signal per message)')
+    .option('--dry-run', 'evaluate and print every message, its size, signals and estimated fee; submit nothing')
     .option('--resume <run>', 'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt')
     .option('--max-fee-hbar <hbar>', 'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)', numberOption('--max-fee-hbar', 0.00000001, 10_000))
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
@@ -59,6 +62,10 @@ export function register(program: Command): void {
         }
         if (flags.resume && (flags.grader || flags.scienceBank)) {
           throw new UsageError('--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank');
+        }
+        if (flags.resume && flags.pack) throw new UsageError('--resume packs as the run began; drop --pack');
+        if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
+          throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
         }
         const evals = parseEvalList(flags.evals);
         if (flags.agents) inputFileFlag('--agents', flags.agents);
@@ -105,6 +112,7 @@ export function register(program: Command): void {
             ...(flags.dryRun ? { dryRun: true } : {}),
             ...(flags.force ? { force: true } : {}),
             ...(flags.resume ? { resume: flags.resume } : {}),
+            ...(flags.pack ? { pack: flags.pack as 'dense' | 'subject' | 'none' } : {}),
             keepResponses: flags.keepResponses,
             ...(flags.grader && { grader: parseGraderId(flags.grader) }),
             ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
@@ -118,7 +126,7 @@ export function register(program: Command): void {
             },
             ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
             onDryRunMessage: (m) => {
-              if (!json) printLine(`${String(m.bytes).padStart(5)} B  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.json}`);
+              if (!json) printLine(`${String(m.bytes).padStart(5)} B  ${String(m.signals).padStart(3)} signals  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.encoding === 'zlib' ? 'zlib: ' : ''}${m.preview}`);
             },
           });
           });
@@ -182,8 +190,12 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
         ? `${r.list.filter((l) => l.bytes > 0).length} (nothing submitted)`
         : `${r.signals.published}/${r.signals.expected}${r.signals.duplicates ? ` (${r.signals.duplicates} confirmed as duplicates)` : ''}${r.signals.unsent ? `, ${r.signals.unsent} unsent` : ''}${r.signals.buildErrors ? `, ${r.signals.buildErrors} not built` : ''}`,
     ],
+    [
+      r.status === 'dry-run' ? 'messages (estimated)' : 'messages',
+      `${r.messages.count}, ${r.messages.bytes} B (max ${r.messages.maxBytes} B), ${r.messages.signalsPerMessage} signals per message, ${r.messages.perAgent} per agent`,
+    ],
     ...(r.mirror ? [['on mirror node', `${r.mirror.confirmed} read back byte for byte${r.mirror.missing ? `, ${r.mirror.missing} not visible yet` : ''}${r.mirror.mismatched ? `, ${r.mirror.mismatched} MISMATCHED` : ''}`] as [string, string]] : []),
-    [r.status === 'dry-run' ? 'fees (estimated)' : 'fees', `${r.fees.spent} (≈${formatHbar(BigInt(r.fees.estimatePerSignalTinybar))} per signal; cap ${r.fees.cap})`],
+    [r.status === 'dry-run' ? 'fees (estimated)' : 'fees', `${r.fees.spent} (≈${formatHbar(BigInt(r.fees.estimatePerMessageTinybar))} per message; cap ${r.fees.cap})`],
     ['duration', `${secs} s`],
   ];
   if (r.journal) rows.push(['journal', r.journal]);

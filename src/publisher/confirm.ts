@@ -3,7 +3,8 @@ import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 export interface Expected {
   key: string;
   seq: number;
-  json: string;
+  /** The message as submitted: JSON text, or bytes (a zlib pack). */
+  message: string | Uint8Array;
 }
 
 export interface MirrorConfirmation {
@@ -42,7 +43,7 @@ export async function confirmOnMirror(
         const want = pending.get(raw.sequenceNumber);
         if (!want) continue;
         pending.delete(raw.sequenceNumber);
-        if (raw.message.equals(Buffer.from(want.json, 'utf8'))) {
+        if (raw.message.equals(typeof want.message === 'string' ? Buffer.from(want.message, 'utf8') : want.message)) {
           result.confirmed.push({ key: want.key, seq: want.seq, consensusTimestamp: raw.consensusTimestamp });
         } else {
           result.mismatched.push(want);

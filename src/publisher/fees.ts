@@ -10,14 +10,16 @@ import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
 import type { LedgerName } from '../config/networks.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import type { PackMode } from '../signals/pack.js';
 
 export const TINYBARS_PER_HBAR = 100_000_000n;
 
 /**
- * What one signal submission is assumed to cost before the run has measured it, in USD: HIP-1261 prices a
- * ConsensusSubmitMessage at $0.0001 plus byte extras; a 1 KB message with one signature stays under $0.0002.
+ * What one ConsensusSubmitMessage costs, USD, per network: $0.0008 on Hedera from January 2026 (fee schedule of
+ * release v0.69; a message of up to 1 KiB with one signature), and the emulator's flat $0.0001 (localnode/fees.ts).
+ * The forecast is exact for these prices at the mirror node's exchange rate; the meter then measures what was paid.
  */
-export const ESTIMATED_SUBMIT_USD = 0.0002;
+export const SUBMIT_USD: Readonly<Record<LedgerName, number>> = { local: 0.0001, testnet: 0.0008, previewnet: 0.0008, mainnet: 0.0008, custom: 0.0008 };
 /** Fallback USD per hbar when the mirror node has no exchange rate: low, so the forecast errs high. */
 const FALLBACK_CENTS_PER_HBAR: Record<LedgerName, number> = { local: 12, testnet: 5, previewnet: 5, mainnet: 5, custom: 5 };
 /** Upper bound a single submission may charge (its `maxTransactionFee`): far above the normal price, far below the SDK's 2 ℏ default. */
@@ -46,7 +48,7 @@ const exchangeRateSchema = z.object({
   current_rate: z.object({ cent_equivalent: z.number().positive(), hbar_equivalent: z.number().positive() }),
 });
 
-/** Estimated fee of one signal submission, tinybars, at the mirror node's current exchange rate when it has one. */
+/** Estimated fee of one message submission, tinybars, at the mirror node's current exchange rate when it has one. */
 export async function estimateSubmitFee(ledger: LedgerName, mirror?: MirrorRestClient): Promise<{ tinybar: bigint; source: 'mirror' | 'default' }> {
   let centsPerHbar = FALLBACK_CENTS_PER_HBAR[ledger];
   let source: 'mirror' | 'default' = 'default';
@@ -61,8 +63,23 @@ export async function estimateSubmitFee(ledger: LedgerName, mirror?: MirrorRestC
       // An estimate only: the meter measures the real cost once the run is going.
     }
   }
-  const tinybar = BigInt(Math.ceil(((ESTIMATED_SUBMIT_USD * 100) / centsPerHbar) * 1e8));
+  // Rounded as the network converts fees (to the nearest tinybar).
+  const tinybar = BigInt(Math.round(((SUBMIT_USD[ledger] * 100) / centsPerHbar) * 1e8));
   return { tinybar, source };
+}
+
+/**
+ * Signals a dense pack carries at least, for forecasts: realistic UAIDs (~120-140 characters) and three signals per
+ * agent give about 9 (scripts/bench-pack.mjs); short runs, flush timers and long gaps between results give fewer.
+ */
+export const DENSE_SIGNALS_PER_MESSAGE = 8;
+
+/** Messages a run of `agents` × `evals` signals is expected to take in a pack mode (no mode: a v1 run, one per signal). */
+export function expectedMessages(agents: number, evals: number, pack: PackMode | undefined): number {
+  if (agents === 0 || evals === 0) return 0;
+  if (pack === 'dense') return Math.ceil((agents * evals) / DENSE_SIGNALS_PER_MESSAGE);
+  if (pack === 'subject') return agents;
+  return agents * evals;
 }
 
 export interface FeeMeterOptions {

@@ -16,6 +16,7 @@ import { PROTOCOLS } from '../core/agent.js';
 import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evals/types.js';
 import { entityIdSchema, transactionIdSchema } from '../core/ids.js';
+import { PACK_MODES } from '../signals/pack.js';
 
 export const JOURNAL_VERSION = 1;
 export const RUN_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -57,6 +58,11 @@ export const runConfigSchema = z.object({
   budgetMs: z.number().int().positive(),
   maxFeeHbar: z.number().positive(),
   keepResponses: z.boolean(),
+  /**
+   * How the run packs v2 signals into messages. Absent in journals of v1 runs (one v1 message per signal), which a
+   * resume finishes the way they began.
+   */
+  pack: z.enum(PACK_MODES).optional(),
   /** Extra runner options that must be the same on resume (science bank path, grader, question counts). */
   extra: z.record(z.string(), z.unknown()).optional(),
 });
@@ -88,6 +94,20 @@ const resultSchema = z.object({
     .transform((r) => r as unknown as AnyEvalResult),
   message: builtSchema.optional(),
   buildError: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+
+/**
+ * A packed message (`hcs25 run --pack`), journaled before its transaction id is used: the exact bytes (UTF-8 text,
+ * or base64 of a zlib stream) and the signal keys it carries, in index order. Its tx and receipt records use its key.
+ */
+const packSchema = z.object({
+  t: z.literal('pack'),
+  at: isoTime,
+  key: z.string().startsWith('pack|'),
+  encoding: z.enum(['json', 'zlib']),
+  data: z.string().min(1),
+  bytes: z.number().int().positive(),
+  signals: z.array(z.string().min(1)).min(1),
 });
 
 /** A transaction id assigned to a message, durable before the first send. */
@@ -156,6 +176,7 @@ const endSchema = z.object({
 export const journalRecordSchema = z.discriminatedUnion('t', [
   startSchema,
   resultSchema,
+  packSchema,
   txSchema,
   receiptSchema,
   landedSchema,
@@ -168,6 +189,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
 export type JournalRecord = z.infer<typeof journalRecordSchema>;
 export type StartRecord = z.infer<typeof startSchema>;
 export type ResultRecord = z.infer<typeof resultSchema>;
+export type PackRecord = z.infer<typeof packSchema>;
 export type TxRecord = z.infer<typeof txSchema>;
 export type ReceiptRecord = z.infer<typeof receiptSchema>;
 export type FailureRecord = z.infer<typeof failureSchema>;
@@ -421,6 +443,38 @@ export interface SignalState {
   /** Transaction ids assigned to this message, oldest first. */
   txIds: { txId: string; validSeconds: number; consumed: boolean }[];
   receipt?: { txId: string; seq: number; consensusTimestamp?: string; duplicate?: boolean };
+  /** The packed message that carries this signal, and its index there (its tx and receipt are the pack's). */
+  pack?: { key: string; index: number };
+}
+
+/** A packed message of the run: what was journaled, and its transaction ids and receipt. */
+export interface PackState {
+  key: string;
+  encoding: PackRecord['encoding'];
+  data: string;
+  bytes: number;
+  signals: string[];
+  txIds: SignalState['txIds'];
+  receipt?: SignalState['receipt'];
+}
+
+export const PACK_KEY_PREFIX = 'pack|';
+
+/** The exact bytes of a journaled pack, as submitted. */
+export function packBytes(pack: Pick<PackState, 'encoding' | 'data'>): Buffer {
+  return Buffer.from(pack.data, pack.encoding === 'zlib' ? 'base64' : 'utf8');
+}
+
+/** A pack record's fields for the bytes of a packed message. */
+export function packData(encoding: PackRecord['encoding'], bytes: Buffer): string {
+  return bytes.toString(encoding === 'zlib' ? 'base64' : 'utf8');
+}
+
+/** Where a signal landed: its own receipt (v1 runs), or its pack's receipt and its index in the pack. */
+export function signalReceipt(state: RunState, sig: SignalState): (NonNullable<SignalState['receipt']> & { index?: number }) | undefined {
+  if (sig.receipt) return sig.receipt;
+  const receipt = sig.pack ? state.packs.get(sig.pack.key)?.receipt : undefined;
+  return receipt && { ...receipt, index: sig.pack!.index };
 }
 
 /** A reveal of the run key to one topic; its tx and receipt records use the key `reveal|<topic>`. */
@@ -445,6 +499,8 @@ export interface RunState {
   resumes: number;
   end?: EndRecord;
   reveals: Map<string, RevealState>;
+  /** Packed messages by key, in the order they were journaled. */
+  packs: Map<string, PackState>;
 }
 
 export interface JournalRead {
@@ -520,7 +576,7 @@ export function foldJournal(records: readonly JournalRecord[], path = 'journal')
       hint: 'the file is not an hcs25 run journal, or its first line was lost',
     });
   }
-  const state: RunState = { start: first, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map() };
+  const state: RunState = { start: first, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map() };
   for (const record of records.slice(1)) apply(state, record);
   return state;
 }
@@ -541,6 +597,9 @@ function apply(state: RunState, record: JournalRecord): void {
         });
       }
       return;
+    case 'pack':
+      applyPack(state, record);
+      return;
     case 'tx':
       signal(state, record.key).txIds.push({ txId: record.txId, validSeconds: record.validSeconds, consumed: false });
       return;
@@ -556,7 +615,7 @@ function apply(state: RunState, record: JournalRecord): void {
     }
     case 'landed':
       for (const e of record.entries) {
-        const s = state.signals.get(e.key);
+        const s = state.signals.get(e.key) ?? state.packs.get(e.key);
         if (s?.receipt && s.receipt.seq === e.seq) s.receipt.consensusTimestamp = e.consensusTimestamp;
       }
       return;
@@ -580,7 +639,23 @@ function apply(state: RunState, record: JournalRecord): void {
   }
 }
 
+/** Records a journaled pack and points each signal it carries at it (a signal is packed at most once). */
+export function applyPack(state: RunState, record: Omit<PackRecord, 't' | 'at'>): void {
+  const { key, encoding, data, bytes, signals } = record;
+  state.packs.set(key, { key, encoding, data, bytes, signals, txIds: [] });
+  signals.forEach((k, index) => {
+    const s = state.signals.get(k);
+    if (!s) throw new JournalError(`journal packs signal ${k} before its result record`);
+    s.pack ??= { key, index };
+  });
+}
+
 function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'receipt'> {
+  if (key.startsWith(PACK_KEY_PREFIX)) {
+    const pack = state.packs.get(key);
+    if (!pack) throw new JournalError(`journal refers to pack ${key} before its pack record`);
+    return pack;
+  }
   if (key.startsWith(REVEAL_KEY_PREFIX)) {
     const topic = key.slice(REVEAL_KEY_PREFIX.length);
     let reveal = state.reveals.get(topic);

@@ -8,7 +8,7 @@ import type { Progress } from '../evals/progress.js';
 import type { SkippedEntry } from '../registry/skips.js';
 import type { SignalMessage } from '../signals/schemas.js';
 import { formatHbar, hbarToTinybar, type FeeMeter } from './fees.js';
-import type { RunState, SignalState } from './journal.js';
+import { signalReceipt, type RunState, type SignalState } from './journal.js';
 import type { Submitter, SubmitOutcome } from './submitter.js';
 
 export interface RunProgress {
@@ -16,10 +16,15 @@ export interface RunProgress {
   submitted: { confirmed: number; pending: number; retries: number };
 }
 
+/** One message a dry run would submit. */
 export interface DryRunEntry {
-  key: string;
-  json: string;
+  encoding: 'json' | 'zlib';
+  /** Size on the topic. */
   bytes: number;
+  /** Signals it carries. */
+  signals: number;
+  /** The JSON it carries (a zlib pack inflated). */
+  preview: string;
   estimatedFeeTinybar: bigint;
 }
 
@@ -32,6 +37,8 @@ export interface SignalSummary {
   status: string;
   bytes: number;
   seq?: number;
+  /** Position of the signal inside the message at `seq` (0 for a message of its own). */
+  index?: number;
   txId?: string;
   /** Why it is not on the topic (build error, unsent). */
   problem?: string;
@@ -47,7 +54,9 @@ export interface RunReport {
   skipped: SkippedEntry[];
   evals: { total: number; correct: number; wrong: number; failed: number; skipped: number };
   signals: { expected: number; published: number; duplicates: number; unsent: number; buildErrors: number; retries: number; reissued: number };
-  fees: { spentTinybar: string; spent: string; estimatePerSignalTinybar: string; cap: string };
+  /** Messages on the topic (or, for a dry run, that a run would submit). */
+  messages: { count: number; bytes: number; maxBytes: number; signalsPerMessage: number; perAgent: number };
+  fees: { spentTinybar: string; spent: string; estimatePerMessageTinybar: string; cap: string };
   durationMs: number;
   /** Read back from the mirror node after publishing: at the receipt's sequence number, byte for byte. */
   mirror?: { confirmed: number; missing: number; mismatched: number };
@@ -65,6 +74,7 @@ export interface ReportExtra {
   journal?: string;
   error?: unknown;
   dryRunEstimate?: bigint;
+  dryRunMessages?: DryRunEntry[];
   durationMs: number;
 }
 
@@ -95,8 +105,11 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
   for (const sig of state.signals.values()) {
     const message = sig.message ? (JSON.parse(sig.message.json) as SignalMessage) : undefined;
     countOutcome(tally, sig);
-    const outcome = outcomes.get(sig.key);
-    const receipt = sig.receipt ?? (outcome?.status === 'confirmed' ? { seq: outcome.seq, txId: outcome.txId, duplicate: outcome.duplicate } : undefined);
+    // Outcomes are by message: the signal's pack, or in a v1 run the signal itself.
+    const outcome = outcomes.get(sig.pack?.key ?? sig.key);
+    const receipt =
+      signalReceipt(state, sig) ??
+      (outcome?.status === 'confirmed' ? { seq: outcome.seq, txId: outcome.txId, duplicate: outcome.duplicate, ...(sig.pack && { index: sig.pack.index }) } : undefined);
     const entry: SignalSummary = {
       key: sig.key,
       signal: message?.signal ?? sig.result.kind,
@@ -107,6 +120,7 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
     };
     if (receipt) {
       entry.seq = receipt.seq;
+      entry.index = receipt.index ?? 0;
       entry.txId = receipt.txId;
       published++;
       if (receipt.duplicate) duplicates++;
@@ -120,7 +134,10 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
     list.push(entry);
   }
   const estimate = extra.dryRunEstimate ?? extra.fees?.estimateTinybar ?? 0n;
-  const spent = extra.status === 'dry-run' ? BigInt(list.filter((l) => l.bytes > 0).length) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
+  const sizes = extra.status === 'dry-run' ? (extra.dryRunMessages ?? []).map((m) => m.bytes) : publishedSizes(state, outcomes);
+  const spent = extra.status === 'dry-run' ? BigInt(sizes.length) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
+  const carried = extra.status === 'dry-run' ? list.filter((l) => l.bytes > 0).length : published;
+  const agents = state.start.agents.length;
   const error = extra.error;
   const expectedSignals = state.start.agents.length * state.start.config.evals.length;
   return {
@@ -141,10 +158,17 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
       retries: extra.submitter?.stats.retries ?? 0,
       reissued: extra.submitter?.stats.reissued ?? 0,
     },
+    messages: {
+      count: sizes.length,
+      bytes: sizes.reduce((n, b) => n + b, 0),
+      maxBytes: sizes.reduce((n, b) => Math.max(n, b), 0),
+      signalsPerMessage: sizes.length > 0 ? round2(carried / sizes.length) : 0,
+      perAgent: agents > 0 ? round3(sizes.length / agents) : 0,
+    },
     fees: {
       spentTinybar: spent.toString(),
       spent: formatHbar(spent),
-      estimatePerSignalTinybar: estimate.toString(),
+      estimatePerMessageTinybar: estimate.toString(),
       cap: formatHbar(hbarToTinybar(capHbar(config, state))),
     },
     durationMs: extra.durationMs,
@@ -160,6 +184,17 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
     list,
   };
 }
+
+/** Sizes of the run's messages that are on the topic: its packs, or in a v1 run its signals' own messages. */
+function publishedSizes(state: RunState, outcomes: Map<string, SubmitOutcome>): number[] {
+  const landed = (key: string, receipt: unknown) => receipt !== undefined || outcomes.get(key)?.status === 'confirmed';
+  const sizes = [...state.packs.values()].filter((p) => landed(p.key, p.receipt)).map((p) => p.bytes);
+  for (const sig of state.signals.values()) if (sig.message && !sig.pack && landed(sig.key, sig.receipt)) sizes.push(sig.message.bytes);
+  return sizes;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function countOutcome(tally: RunReport['evals'], sig: SignalState): void {
   tally.total++;

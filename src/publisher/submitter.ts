@@ -63,8 +63,8 @@ export interface PriorTxId {
 
 export interface SubmitJob {
   key: string;
-  /** The exact UTF-8 JSON to put on the topic (≤ 1024 bytes: one chunk). */
-  json: string;
+  /** The exact message to put on the topic (≤ 1024 bytes: one chunk): UTF-8 JSON text, or bytes (a zlib pack). */
+  message: string | Uint8Array;
   /** Ids this message was given by an earlier attempt of the run, oldest first (resume). */
   prior?: PriorTxId[];
 }
@@ -234,7 +234,7 @@ export class Submitter {
   private async process(job: SubmitJob): Promise<SubmitOutcome> {
     // The builder refuses larger messages, but a resumed job comes from the journal file: sent as is, the SDK would
     // split it into chunks under ids that were never journaled.
-    const bytes = Buffer.byteLength(job.json, 'utf8');
+    const bytes = typeof job.message === 'string' ? Buffer.byteLength(job.message, 'utf8') : job.message.byteLength;
     if (bytes > MAX_MESSAGE_BYTES) {
       const error = new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES, `message ${job.key.slice(0, 80)}`);
       try {
@@ -386,7 +386,7 @@ export class Submitter {
   private async build(job: SubmitJob, id: ActiveId, maxFee: bigint): Promise<TopicMessageSubmitTransaction> {
     const tx = new TopicMessageSubmitTransaction()
       .setTopicId(this.o.topicId)
-      .setMessage(job.json)
+      .setMessage(job.message)
       .setMaxChunks(1)
       .setTransactionId(TransactionId.fromString(id.txId))
       .setTransactionMemo(this.o.memo)

@@ -56,6 +56,7 @@ describe('revealMessageFor (reveal v2)', () => {
     spentTinybar: 0n,
     resumes: 0,
     reveals: new Map(),
+    packs: new Map(),
   });
 
   it('publishes key, seed, generator, grader and the bundled bank digest, and parses back', () => {

@@ -1,10 +1,11 @@
 /**
  * `runSignals` end to end on the emulator with the sample agent fleet: an HCS-2 registry is discovered, every agent
- * evaluated, every signal lands on the topic exactly once, validates against schemas/signal.schema.json, fits one
- * chunk and carries no raw response. Also: injected BUSY / UNAVAILABLE complete; a foreign submit key stops the run
+ * evaluated, every signal lands on the topic exactly once (packed, dense by default), every message validates against
+ * schemas/pack-v2.schema.json or signal-v2.schema.json, fits one chunk and carries no raw response. Also: injected BUSY / UNAVAILABLE complete; a foreign submit key stops the run
  * with a clear error and the journal keeps every unsent signal; the operator key appears nowhere.
  */
 import { readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { PrivateKey } from '@hashgraph/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -12,12 +13,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedConfig } from '../../src/config/load.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
-import { readJournal } from '../../src/publisher/journal.js';
+import { Journal, readJournal, resultKey, signalReceipt } from '../../src/publisher/journal.js';
 import { runWith } from '../publisher/helpers.js';
 import type { RunReport } from '../../src/publisher/report.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
+import { ulid } from 'ulid';
+import { discoverAgents } from '../../src/actions/discover-agents.js';
+import { createHcs25Client } from '../../src/client.js';
+import { buildSignalMessage } from '../../src/signals/build.js';
+import { encodeRunKey, newRunKey } from '../../src/signals/hashing.js';
 import { parseSignalMessage } from '../../src/signals/parse.js';
-import { countBy, emulatorConfig, readTopic, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
+import { readMessage } from '../../src/signals/read.js';
+import { emulatorConfig, readTopic, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -47,7 +54,9 @@ afterAll(async () => {
 
 const ajv = new Ajv2020({ strict: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-const validateSignal = ajv.compile(JSON.parse(readFileSync(new URL('../../schemas/signal.schema.json', import.meta.url), 'utf8')) as object);
+const schema = (name: string) => ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as object);
+const validateSignal = schema('signal-v2.schema.json');
+const validatePack = schema('pack-v2.schema.json');
 
 describe('hcs25 run on the emulator', () => {
   let report: RunReport;
@@ -64,28 +73,27 @@ describe('hcs25 run on the emulator', () => {
     expect(BigInt(report.fees.spentTinybar)).toBeGreaterThan(0n);
     expect(report.mirror).toEqual({ confirmed: report.signals.expected, missing: 0, mismatched: 0 });
     const journaled = await readJournal(report.journal!);
-    expect([...journaled.state.signals.values()].every((s) => /^\d+\.\d{9}$/.test(s.receipt?.consensusTimestamp ?? ''))).toBe(true);
+    expect([...journaled.state.signals.values()].every((s) => /^\d+\.\d{9}$/.test(signalReceipt(journaled.state, s)?.consensusTimestamp ?? ''))).toBe(true);
 
-    const onTopic = await readTopic(h.mirror, topic, report.signals.expected);
-    expect(onTopic).toHaveLength(report.signals.expected);
-    const bySeq = new Map(onTopic.map((m) => [m.sequenceNumber, m]));
+    // Packed: fewer messages than signals, each signal once, at the (sequence, index) the report names.
+    expect(report.messages.count).toBeLessThan(report.signals.expected);
+    const read = await topicSignals(h.mirror, topic, report.signals.expected);
+    expect(read.rejected).toEqual([]);
+    expect(read.duplicates).toBe(0);
+    expect(read.signals).toHaveLength(report.signals.expected);
+    const byPlace = new Map(read.signals.map((s) => [`${s.sequenceNumber}.${s.index}`, s.message]));
     for (const entry of report.list) {
-      const m = bySeq.get(entry.seq!);
+      const m = byPlace.get(`${entry.seq!}.${entry.index!}`);
       expect(m, entry.key).toBeDefined();
-      const parsed = JSON.parse(m!.message.toString('utf8')) as { signal: string; subject: string; run: string };
-      expect(`${parsed.signal}|${parsed.subject}`).toBe(`${entry.signal}|${entry.subject}`);
-      expect(parsed.run).toBe(report.run);
+      expect(`${m!.signal}|${m!.subject}`).toBe(`${entry.signal}|${entry.subject}`);
+      expect(m!.run).toBe(report.run);
     }
-    const pairs = countBy(onTopic, (m) => {
-      const s = JSON.parse(m.message.toString('utf8')) as { signal: string; subject: string };
-      return `${s.signal}|${s.subject}`;
-    });
-    expect([...pairs.values()].every((n) => n === 1)).toBe(true);
-    expect(pairs.size).toBe(report.signals.expected);
+    expect([...read.occurrences.values()].every((n) => n === 1)).toBe(true);
+    expect(read.occurrences.size).toBe(report.signals.expected);
   });
 
   it('every signal validates against schemas/, fits one chunk, and carries no raw response or question id', async () => {
-    const onTopic = await readTopic(h.mirror, topic, report.signals.expected);
+    const onTopic = await readTopic(h.mirror, topic, report.messages.count);
     const { state } = await readJournal(report.journal!);
     const secrets: string[] = [];
     for (const sig of state.signals.values()) {
@@ -94,14 +102,16 @@ describe('hcs25 run on the emulator', () => {
       if (r.questionId) secrets.push(r.questionId);
     }
     expect(secrets.length).toBeGreaterThan(0);
+    expect(onTopic).toHaveLength(report.messages.count);
     for (const m of onTopic) {
       expect(m.message.length).toBeLessThanOrEqual(1024);
       expect(m.chunks).toBe(1);
-      const parsed = parseSignalMessage(m.message);
-      expect(parsed.ok).toBe(true);
-      const json = JSON.parse(m.message.toString('utf8')) as unknown;
-      expect(validateSignal(json), JSON.stringify(validateSignal.errors)).toBe(true);
-      const text = m.message.toString('utf8');
+      const parsed = readMessage(m.message);
+      expect(parsed.ok && parsed.items.every((i) => i.kind === 'signal')).toBe(true);
+      const text = (parsed.ok && parsed.encoding === 'zlib' ? inflateSync(m.message) : m.message).toString('utf8');
+      const json = JSON.parse(text) as { op: string };
+      const validate = json.op === 'pack' ? validatePack : validateSignal;
+      expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
       for (const s of secrets) expect(text.includes(s)).toBe(false);
     }
   });
@@ -138,9 +148,10 @@ describe('hcs25 run on the emulator', () => {
     expect(r.error).toBeUndefined();
     expect(r.status).toBe('complete');
     expect(r.signals.retries).toBeGreaterThan(0);
-    const onTopic = await readTopic(h.mirror, t, r.signals.expected);
-    expect(onTopic).toHaveLength(r.signals.expected);
-    expect(new Set(onTopic.map((m) => m.message.toString('utf8'))).size).toBe(r.signals.expected);
+    const read = await topicSignals(h.mirror, t, r.signals.expected);
+    expect(read.signals).toHaveLength(r.signals.expected);
+    expect(read.duplicates).toBe(0);
+    expect(read.occurrences.size).toBe(r.signals.expected);
   });
 
   it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
@@ -159,5 +170,31 @@ describe('hcs25 run on the emulator', () => {
     expect(unsent.length).toBeGreaterThan(0);
     expect(r.signals.unsent).toBe(unsent.length);
     expect(await readTopic(h.mirror, t, 0, 0)).toHaveLength(0);
+  });
+
+  it('resumes a run journaled before packing (v1): one v1 message per signal, as it began', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/v1`;
+    const client = createHcs25Client(configFor(stateDir));
+    const agents = (await discoverAgents(client, { registry })).agents.slice(0, 3);
+    const run = ulid();
+    const runKey = newRunKey();
+    // A v1 journal as the previous release wrote it: no pack mode, one agent evaluated and built, nothing sent.
+    const config = { network: 'local', operator: h.node.operator.accountId, evals: ['availability'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 5, keepResponses: true };
+    const journal = await Journal.create(stateDir, { run, seed: 'v1', runKey: encodeRunKey(runKey), topic: t, config, agents });
+    const result = { kind: 'availability' as const, agent: agents[0]!, reachable: true, latencyMs: 3, httpStatus: 200, transport: 'http' as const, fetchedAt: new Date().toISOString() };
+    const v1 = buildSignalMessage(result, { run, runKey });
+    journal.append({ t: 'result', key: resultKey(result), result, message: { json: v1.json, bytes: v1.bytes } });
+    await journal.close();
+    await client.close();
+
+    const r = await runWith(configFor(stateDir), { resume: run });
+    expect(r.status).toBe('complete');
+    expect(r.signals).toMatchObject({ expected: 3, published: 3 });
+    expect(r.messages.count).toBe(3);
+    const onTopic = await readTopic(h.mirror, t, 3);
+    expect(onTopic).toHaveLength(3);
+    for (const m of onTopic) expect(parseSignalMessage(m.message).ok).toBe(true);
+    expect(onTopic.some((m) => m.message.toString('utf8') === v1.json)).toBe(true);
   });
 });

@@ -1,12 +1,14 @@
 /** `hcs25 topic create`, `hcs25 run --dry-run`, `hcs25 run` and `hcs25 reveal` through the built CLI. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import type { RunReport } from '../../src/publisher/report.js';
-import { questionHash } from '../../src/signals/hashing.js';
-import { parseSignalMessage } from '../../src/signals/parse.js';
+import { questionHash, responseHashV2 } from '../../src/signals/hashing.js';
+import { readMessage } from '../../src/signals/read.js';
+import type { SignalMessageV2 } from '../../src/signals/schemas-v2.js';
 import { revealMessageV2Schema } from '../../src/signals/reveal.js';
 import { journalResponses } from '../../src/verify/journal.js';
 import { verifySignals } from '../../src/verify/signals.js';
@@ -64,33 +66,50 @@ describe('hcs25 topic create', () => {
 describe('hcs25 run and reveal', () => {
   let topic: string;
 
-  it('--dry-run prints every message with its size and estimated fee, and submits nothing', async () => {
+  it('--dry-run prints every message with its size, signals and estimated fee (zlib decoded), and submits nothing', async () => {
     topic = (await cli(['topic', 'create'])).stdout.trim();
-    const r = await cli(['run', '--agents', agentsFile, '--topic', topic, '--dry-run', '--state-dir', join(tmp.dir, 'dry'), '--evals', 'math,availability']);
-    expect(r.code, r.stderr).toBe(0);
-    const lines = r.stdout.split('\n').filter((l) => /^\s*\d+ B  ~/.test(l));
-    expect(lines).toHaveLength(fleet.agents.length * 2);
-    for (const line of lines) {
-      const json = line.slice(line.indexOf('{'));
-      expect(parseSignalMessage(json, { encoding: 'utf8' }).ok).toBe(true);
-      expect(Number(/^\s*(\d+) B/.exec(line)![1])).toBe(Buffer.byteLength(json));
+    const dry = (pack: string) => cli(['run', '--agents', agentsFile, '--topic', topic, '--dry-run', '--state-dir', join(tmp.dir, 'dry'), '--evals', 'math,availability', '--pack', pack]);
+    const line = /^\s*(\d+) B\s+(\d+) signals  ~(\S+) ℏ  (zlib: )?(\{.*)$/;
+    for (const pack of ['dense', 'none']) {
+      const r = await dry(pack);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.split('\n').flatMap((l) => {
+        const m = line.exec(l);
+        return m ? [{ bytes: Number(m[1]), signals: Number(m[2]), zlib: m[4] !== undefined, preview: m[5]! }] : [];
+      });
+      expect(lines.reduce((n, l) => n + l.signals, 0)).toBe(fleet.agents.length * 2);
+      expect(lines).toHaveLength(pack === 'dense' ? 1 : fleet.agents.length * 2);
+      for (const l of lines) {
+        expect(l.bytes).toBeLessThanOrEqual(1024);
+        expect(l.zlib).toBe(pack === 'dense');
+        // The preview is the message's JSON (a zlib pack inflated, larger than the message): it holds its signals.
+        const read = l.zlib ? readMessage(deflateSync(l.preview)) : readMessage(l.preview, { encoding: 'utf8' });
+        expect(read.ok && read.items.filter((i) => i.kind === 'signal')).toHaveLength(l.signals);
+        if (!l.zlib) expect(l.bytes).toBe(Buffer.byteLength(l.preview));
+      }
+      expect(r.stdout).toMatch(/signals built\s+6 \(nothing submitted\)/);
+      expect(r.stdout).toMatch(new RegExp(`messages \\(estimated\\)\\s+${lines.length}, \\d+ B \\(max \\d+ B\\), [\\d.]+ signals per message, ${(lines.length / fleet.agents.length).toFixed(3).replace(/\.?0+$/, '')} per agent`));
     }
-    expect(r.stdout).toMatch(/signals built\s+6 \(nothing submitted\)/);
     expect(await readTopic(h.mirror, topic, 0, 0)).toHaveLength(0);
   });
 
-  it('run publishes and prints a summary; --json lists every signal with its sequence number', async () => {
+  it('run publishes and prints a summary; --json lists every signal with its sequence number and index', async () => {
     const r = await cli(['--json', 'run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state'), '--seed', 'cli']);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as RunReport;
     expect(report.status).toBe('complete');
-    expect(report.list.map((l) => l.seq).sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Nine signals of three agents fit one dense pack: sequence 1, indexes 0-8.
+    expect(report.messages).toMatchObject({ count: 1, signalsPerMessage: 9, perAgent: 0.333 });
+    expect(report.list.map((l) => `${l.seq}.${l.index}`).sort()).toEqual(['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8']);
+    // The forecast is what the emulator charges: messages × the per-message estimate, to the tinybar.
+    expect(BigInt(report.fees.spentTinybar)).toBe(BigInt(report.messages.count) * BigInt(report.fees.estimatePerMessageTinybar));
     expect(r.stdout + r.stderr).not.toContain(secret());
 
     const text = await cli(['run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state2'), '--evals', 'availability']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/signals published\s+3\/3/);
-    expect(text.stdout).toMatch(/fees\s+0\.\d+ ℏ/);
+    expect(text.stdout).toMatch(/messages\s+1, \d+ B \(max \d+ B\), 3 signals per message, 0\.333 per agent/);
+    expect(text.stdout).toMatch(/fees\s+0\.\d+ ℏ \(≈0\.\d+ ℏ per message/);
   });
 
   it('reveal refuses an unfinished run, publishes the key once, and the key reproduces the question hashes', async () => {
@@ -120,9 +139,15 @@ describe('hcs25 run and reveal', () => {
     }
 
     // Everything a consumer reads from the topic checks against the reveal, including the journal's raw responses.
-    const all = (await readTopic(h.mirror, topic, out.seq)).map((m) => parseSignalMessage(m.message));
-    const signals = all.flatMap((m) => (m.ok && m.message.op === 'signal' ? [m.message] : []));
-    const verified = verifySignals({ signals, reveals: [revealMessageV2Schema.parse(reveal)], responseOf: journalResponses(state) });
+    const all = (await readTopic(h.mirror, topic, out.seq)).map((m) => readMessage(m.message));
+    const signals = all.flatMap((m) => (m.ok ? m.items.flatMap((i) => (i.kind === 'signal' ? [i.message as SignalMessageV2] : [])) : []));
+    const verified = verifySignals({
+      signals,
+      reveals: [revealMessageV2Schema.parse(reveal)],
+      responseOf: journalResponses(state),
+      // v2 response hashes are keyed by the run key.
+      keyedResponseHash: (k, s, response) => responseHashV2(k, s.signal, s.subject, response),
+    });
     expect(verified.counts).toEqual({ verified: 6, mismatch: 0, unverifiable: 0, ignored: 6 });
     expect(new Set(verified.signals.map((v) => v.kind))).toEqual(new Set(['math', 'science']));
     expect(verified.signals.some((v) => v.responseChecked)).toBe(true);

@@ -22,9 +22,9 @@ describe('confirmOnMirror', () => {
   it('sorts what the mirror node shows into confirmed, mismatched and missing', async () => {
     const { mirror, ranges } = fakeMirror([raw(3, 'a'), raw(5, 'other'), raw(6, 'x')]);
     const expected: Expected[] = [
-      { key: 'a', seq: 3, json: 'a' },
-      { key: 'b', seq: 5, json: 'b' },
-      { key: 'c', seq: 9, json: 'c' },
+      { key: 'a', seq: 3, message: 'a' },
+      { key: 'b', seq: 5, message: 'b' },
+      { key: 'c', seq: 9, message: 'c' },
     ];
     const found = await confirmOnMirror(mirror, '0.0.1', expected, { timeoutMs: 0 });
     expect(found.confirmed).toEqual([{ key: 'a', seq: 3, consensusTimestamp: '1700000000.000000003' }]);
@@ -35,7 +35,7 @@ describe('confirmOnMirror', () => {
 
   it('handles a run of hundreds of thousands of signals', async () => {
     const { mirror, ranges } = fakeMirror([]);
-    const expected: Expected[] = Array.from({ length: 300_000 }, (_, i) => ({ key: `k${i}`, seq: i + 1, json: '{}' }));
+    const expected: Expected[] = Array.from({ length: 300_000 }, (_, i) => ({ key: `k${i}`, seq: i + 1, message: '{}' }));
     const found = await confirmOnMirror(mirror, '0.0.1', expected, { timeoutMs: 0 });
     expect(found.missing).toHaveLength(300_000);
     expect(ranges[0]).toEqual({ afterSequence: 0, beforeSequence: 300_001 });

@@ -3,16 +3,18 @@
  * `hcs25 run --resume` finishes it; the topic must hold every expected signal exactly once.
  * The emulator runs in this process with a consensus delay, so at the kill some transactions are sent but not yet
  * confirmed — the resume has to resend them under their journaled ids and get DUPLICATE_TRANSACTION, not a copy.
+ * With packing on (dense), the run and its resumes are killed at random points of packing and submission; every
+ * signal must still be on the topic exactly once, as a consumer reads it (packs expanded, duplicates counted).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSolver, scienceFacts, startAgentFleet, startOpenAiAgent, type AgentFleet, type RunningServer } from '../../src/devtools/agents/index.js';
 import { loadScienceBank } from '../../src/evals/science.js';
-import { readJournal } from '../../src/publisher/journal.js';
+import { readJournal, signalReceipt } from '../../src/publisher/journal.js';
 import type { RunReport } from '../../src/publisher/report.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import { countBy, readTopic, spawnCli, startHarness, tempDir, type Harness } from './helpers.js';
+import { countBy, readTopic, spawnCli, startHarness, tempDir, topicSignals, type Harness } from './helpers.js';
 
 const EXTRA_AGENTS = 12;
 
@@ -77,7 +79,8 @@ describe('crash and resume', () => {
   it('SIGKILL mid-submission, then --resume: every expected signal on the topic exactly once', async () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = join(tmp.dir, 'state');
-    const args = ['run', '--agents', agentsFile, '--topic', topic, '--state-dir', stateDir, '--budget-ms', '1500', '--concurrency', '4', '--json'];
+    // One signal per message: many transactions in flight at once, the window this test kills in.
+    const args = ['run', '--agents', agentsFile, '--topic', topic, '--state-dir', stateDir, '--budget-ms', '1500', '--concurrency', '4', '--json', '--pack', 'none'];
     const first = hcs25(args);
 
     // Kill once the node has received several submissions whose receipts are not journaled yet.
@@ -102,7 +105,7 @@ describe('crash and resume', () => {
     const runId = readdirSync(join(stateDir, 'runs')).find((f) => f.endsWith('.jsonl'))!.replace(/\.jsonl$/, '');
     const afterKill = await readJournal(join(stateDir, 'runs', `${runId}.jsonl`));
     expect(afterKill.state.end).toBeUndefined();
-    const unconfirmed = [...afterKill.state.signals.values()].filter((s) => s.txIds.length > 0 && !s.receipt);
+    const unconfirmed = [...afterKill.state.packs.values()].filter((p) => p.txIds.length > 0 && !p.receipt);
     expect(unconfirmed.length).toBeGreaterThan(0);
     // Evaluation was not finished either: the resume must evaluate the rest.
     expect(afterKill.state.signals.size).toBeLessThan(agentCount * 3);
@@ -130,11 +133,11 @@ describe('crash and resume', () => {
 
     // The journal agrees with the topic: every signal confirmed once, at the sequence number the topic shows.
     const final = await readJournal(join(stateDir, 'runs', `${runId}.jsonl`));
-    const seqs = [...final.state.signals.values()].map((s) => s.receipt?.seq);
+    const seqs = [...final.state.signals.values()].map((s) => signalReceipt(final.state, s)?.seq);
     expect(seqs.every((s) => s !== undefined)).toBe(true);
     expect(new Set(seqs).size).toBe(seqs.length);
     const bySeq = new Map(onTopic.map((m) => [m.sequenceNumber, m.message.toString('utf8')]));
-    for (const s of final.state.signals.values()) expect(bySeq.get(s.receipt!.seq)).toBe(s.message!.json);
+    for (const s of final.state.signals.values()) expect(bySeq.get(signalReceipt(final.state, s)!.seq)).toBe(s.message!.json);
 
     // The operator key is in neither process's output nor the journal.
     const secret = h.node.operator.privateKey.slice(-64);
@@ -144,5 +147,69 @@ describe('crash and resume', () => {
     process.stderr.write(
       `crash test: killed at ${killedWith!.tx} tx / ${killedWith!.receipts} receipts / ${killedWith!.results} results; resume confirmed ${report.signals.duplicates} as duplicates\n`,
     );
+  });
+
+  it('packing on (dense): SIGKILLs at random points of packing and submission, then --resume: every signal exactly once', async () => {
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = join(tmp.dir, 'state-dense');
+    const expected = agentCount * 3;
+    const kills: string[] = [];
+    let runId: string | undefined;
+    let args = ['run', '--agents', agentsFile, '--topic', topic, '--state-dir', stateDir, '--budget-ms', '1500', '--concurrency', '4', '--json'];
+    // Up to two kills (the run, then its first resume), each once the journal has grown by a random number of
+    // records: anywhere from results not yet packed, through packs journaled but not sent, to packs awaiting receipts.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const before = journalLines(stateDir).length;
+      const target = before + 1 + Math.floor(Math.random() * 40);
+      const child = hcs25(args);
+      let killedAt: ReturnType<typeof journalLines> | undefined;
+      while (child.child.exitCode === null) {
+        const lines = journalLines(stateDir);
+        if (lines.length >= target) {
+          child.child.kill('SIGKILL');
+          killedAt = lines;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 3));
+      }
+      const ended = await child.done;
+      runId ??= readdirSync(join(stateDir, 'runs')).find((f) => f.endsWith('.jsonl'))!.replace(/\.jsonl$/, '');
+      if (!killedAt) {
+        expect(ended.code, ended.stderr).toBe(0);
+        break;
+      }
+      const n = (t: string) => killedAt!.filter((l) => l.t === t).length;
+      kills.push(`${n('result')} results/${n('pack')} packs/${n('tx')} tx/${n('receipt')} receipts`);
+      args = ['run', '--resume', runId, '--state-dir', stateDir, '--json'];
+    }
+    expect(kills.length, 'the run ended before it could be killed').toBeGreaterThan(0);
+
+    const last = await hcs25(['run', '--resume', runId!, '--state-dir', stateDir, '--json']).done;
+    expect(last.code, last.stderr).toBe(0);
+    const report = JSON.parse(last.stdout) as RunReport;
+    expect(report.status).toBe('complete');
+    expect(report.signals).toMatchObject({ expected, published: expected, unsent: 0 });
+    // Packed: far fewer messages than signals.
+    expect(report.messages.count).toBeLessThan(expected / 2);
+
+    const read = await topicSignals(h.mirror, topic, expected);
+    expect(read.rejected).toEqual([]);
+    expect(read.duplicates).toBe(0);
+    expect(read.signals).toHaveLength(expected);
+    expect(read.occurrences.size).toBe(expected);
+    expect([...read.occurrences.values()].every((c) => c === 1)).toBe(true);
+    expect(read.signals.every((s) => s.message.run === runId)).toBe(true);
+    // Every message on the topic is a journaled pack, and each signal sits at the (sequence, index) the journal says.
+    const onTopic = await readTopic(h.mirror, topic, report.messages.count);
+    expect(onTopic).toHaveLength(report.messages.count);
+    const final = await readJournal(join(stateDir, 'runs', `${runId}.jsonl`));
+    const byPlace = new Map(read.signals.map((s) => [`${s.sequenceNumber}.${s.index}`, s.message]));
+    for (const s of final.state.signals.values()) {
+      const receipt = signalReceipt(final.state, s);
+      expect(receipt, s.key).toBeDefined();
+      const m = byPlace.get(`${receipt!.seq}.${receipt!.index}`);
+      expect(m && `${m.subject}`).toBe(s.result.agent.subject);
+    }
+    process.stderr.write(`crash test (dense): killed at ${kills.join('; then ')}; ${report.messages.count} messages for ${expected} signals\n`);
   });
 });

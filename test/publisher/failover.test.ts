@@ -39,7 +39,7 @@ async function run(harness: Harness, n: number, prefix: string, onEvent: (e: Sub
     onEvent: (e) => onEvent(e, submitter),
     ...extra,
   });
-  const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, json: messageFor(key) })));
+  const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
   await journal.close();
   return { topicId, keys, journal, submitter, outcomes };
 }

@@ -16,6 +16,7 @@ import type { Agent } from '../../src/core/agent.js';
 import { runSignals, type RunSignalsParameters } from '../../src/actions/run-signals.js';
 import { createHcs25Client } from '../../src/client.js';
 import type { RunReport } from '../../src/publisher/report.js';
+import { collectTopicSignals, type CollectedSignals } from '../../src/consumer/reader.js';
 
 export interface Harness {
   node: LocalNode;
@@ -107,6 +108,28 @@ export async function readTopic(mirror: MirrorRestClient, topicId: string, atLea
     const all: TopicMessage[] = [];
     for await (const m of mirror.topicMessages(topicId)) all.push(m);
     if (all.length >= atLeast || Date.now() > deadline) return all;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The signals on a topic as a consumer reads them (v1, v2, packs), waiting until at least `atLeast` distinct ones are
+ * visible. `occurrences` counts each (run, signal, subject) the reader kept; `duplicates` counts the copies it dropped
+ * (a repeat of a signal already read), so a signal published twice shows.
+ */
+export async function topicSignals(
+  mirror: MirrorRestClient,
+  topic: string,
+  atLeast = 0,
+  timeoutMs = 15_000,
+): Promise<CollectedSignals & { occurrences: Map<string, number>; duplicates: number }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const read = await collectTopicSignals({ topic, mirror });
+    if (read.signals.length >= atLeast || Date.now() > deadline) {
+      const occurrences = countBy(read.signals, (s) => `${s.message.run}|${s.message.signal}|${s.message.subject}`);
+      return { ...read, occurrences, duplicates: read.rejected.filter((x) => x.reason === 'duplicate').length };
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }

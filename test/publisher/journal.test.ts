@@ -1,10 +1,15 @@
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Journal, JournalError, listRuns, parseJournal, readJournal, resultKey, revealKey } from '../../src/publisher/journal.js';
+import { Journal, JournalError, listRuns, packBytes, parseJournal, readJournal, resultKey, revealKey, signalReceipt } from '../../src/publisher/journal.js';
 import { journalWith, tempDir, TEST_AGENT } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
+
+/** Any journal written in `dir` so far. */
+function journalPathOf(dir: string): string {
+  return `${dir}/runs/${readdirSync(`${dir}/runs`).find((f) => f.endsWith('.jsonl'))!}`;
+}
 
 const TX = (n: number) => `0.0.2@1700000000.${String(n).padStart(9, '0')}`;
 
@@ -15,6 +20,38 @@ describe('run journal', () => {
     expect(statSync(journal.path).mode & 0o777).toBe(0o600);
     expect(statSync(`${tmp.dir}/runs`).mode & 0o777).toBe(0o700);
     expect(await listRuns(tmp.dir)).toContain(journal.runId);
+  });
+
+  it('rebuilds packs: the bytes as submitted, each signal at its index, the pack\'s ids and receipt', async () => {
+    const journal = await journalWith(tmp.dir, ['k1', 'k2', 'k3']);
+    const zlib = Buffer.from([0x78, 0xda, 1, 2, 3, 0xff]);
+    journal.append({ t: 'pack', key: 'pack|0', encoding: 'zlib', data: zlib.toString('base64'), bytes: zlib.length, signals: ['k2', 'k1'] });
+    journal.append({ t: 'pack', key: 'pack|1', encoding: 'json', data: '{"p":"hcs-25"}', bytes: 14, signals: ['k3'] });
+    journal.append({ t: 'tx', key: 'pack|0', txId: TX(1), validSeconds: 120 });
+    journal.append({ t: 'receipt', key: 'pack|0', txId: TX(1), seq: 4, duplicate: true });
+    journal.append({ t: 'landed', entries: [{ key: 'pack|0', seq: 4, consensusTimestamp: '1700000001.000000001' }] });
+    journal.append({ t: 'tx', key: 'pack|1', txId: TX(2), validSeconds: 120 });
+    await journal.close();
+
+    const { state } = await readJournal(journal.path);
+    expect([...state.packs.keys()]).toEqual(['pack|0', 'pack|1']);
+    expect(packBytes(state.packs.get('pack|0')!).equals(zlib)).toBe(true);
+    expect(packBytes(state.packs.get('pack|1')!).toString('utf8')).toBe('{"p":"hcs-25"}');
+    expect(state.signals.get('k1')!.pack).toEqual({ key: 'pack|0', index: 1 });
+    expect(signalReceipt(state, state.signals.get('k1')!)).toEqual({ txId: TX(1), seq: 4, duplicate: true, consensusTimestamp: '1700000001.000000001', index: 1 });
+    expect(signalReceipt(state, state.signals.get('k2')!)).toMatchObject({ seq: 4, index: 0 });
+    // Sent, not confirmed: a resume resends pack|1 under its journaled id.
+    expect(signalReceipt(state, state.signals.get('k3')!)).toBeUndefined();
+    expect(state.packs.get('pack|1')!.txIds).toEqual([{ txId: TX(2), validSeconds: 120, consumed: false }]);
+  });
+
+  it('refuses a pack of a signal it has no result for, and a tx of an unknown pack', () => {
+    const start = readFileSync(journalPathOf(tmp.dir), 'utf8').split('\n')[0]!;
+    const at = '2026-01-01T00:00:00.000Z';
+    const pack = JSON.stringify({ t: 'pack', at, key: 'pack|0', encoding: 'json', data: '{}', bytes: 2, signals: ['nope'] });
+    expect(() => parseJournal(`${start}\n${pack}\n`)).toThrow(JournalError);
+    const tx = JSON.stringify({ t: 'tx', at, key: 'pack|3', txId: TX(1), validSeconds: 120 });
+    expect(() => parseJournal(`${start}\n${tx}\n`)).toThrow(/pack pack\|3 before its pack record/);
   });
 
   it('rebuilds the run state: results, ids, receipts, consumed ids, fees, reveals', async () => {

@@ -38,7 +38,7 @@ describe('Submitter guards', () => {
     const journal = await journalWith(tmp.dir, ['j-0', 'j-1']);
     const submitter = submitterFor(journal);
     await journal.close(); // every later write fails, as on a full disk
-    const outcomes = await Promise.all(['j-0', 'j-1'].map((key) => submitter.submit({ key, json: '{"p":"test"}' })));
+    const outcomes = await Promise.all(['j-0', 'j-1'].map((key) => submitter.submit({ key, message: '{"p":"test"}' })));
     await submitter.drain();
     expect(outcomes.map((o) => o.status)).toEqual(['unsent', 'unsent']);
     expect(submitter.fatal?.code).toBe('SUBMIT_JOURNAL');
@@ -48,7 +48,7 @@ describe('Submitter guards', () => {
   it('refuses a journaled message over 1024 bytes without giving it an id, and goes on with the others', async () => {
     const journal = await journalWith(tmp.dir, ['big-0']);
     const submitter = submitterFor(journal);
-    const outcome = await submitter.submit({ key: 'big-0', json: JSON.stringify({ p: 'test', pad: 'é'.repeat(520) }) });
+    const outcome = await submitter.submit({ key: 'big-0', message: JSON.stringify({ p: 'test', pad: 'é'.repeat(520) }) });
     await journal.close();
     expect(outcome.status).toBe('unsent');
     expect(outcome.status === 'unsent' && outcome.reason).toMatch(/1061 bytes.*limit is 1024/);

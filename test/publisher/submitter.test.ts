@@ -47,7 +47,7 @@ function expectExactlyOnce(messages: { message: Buffer }[], keys: string[]): voi
 describe('Submitter on the emulator', () => {
   it('puts every message on the topic exactly once, with many in flight, and journals id before receipt', async () => {
     const { topicId, keys, journal, submitter } = await setup(40, 'basic', { window: 16 });
-    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, json: messageFor(key) })));
+    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
     await journal.close();
     expect(outcomes.every((o) => o.status === 'confirmed')).toBe(true);
     const seqs = outcomes.map((o) => (o as Extract<SubmitOutcome, { status: 'confirmed' }>).seq).sort((a, b) => a - b);
@@ -76,7 +76,7 @@ describe('Submitter on the emulator', () => {
     h.node.faults.injectPrecheck('submitMessage', 'PLATFORM_TRANSACTION_NOT_CREATED', 4);
     h.node.faults.injectGrpcError('submitMessage', 14, 3);
     h.node.faults.injectGrpcError('getTransactionReceipts', 14, 2);
-    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, json: messageFor(key) })));
+    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
     h.node.faults.clear();
     await journal.close();
     expect(submitter.fatal).toBeUndefined();
@@ -88,12 +88,12 @@ describe('Submitter on the emulator', () => {
   it('counts DUPLICATE_TRANSACTION as success when an id that already landed is sent again', async () => {
     const { topicId, journal, submitter } = await setup(1, 'dup');
     const key = 'dup-0';
-    const first = await submitter.submit({ key, json: messageFor(key) });
+    const first = await submitter.submit({ key, message: messageFor(key) });
     expect(first.status).toBe('confirmed');
     const { state } = await readJournal(journal.path);
     const prior = state.signals.get(key)!.txIds.map((t) => ({ ...t }));
     // As after a crash between send and receipt: the same id is sent again.
-    const again = await submitter.submit({ key, json: messageFor(key), prior });
+    const again = await submitter.submit({ key, message: messageFor(key), prior });
     await journal.close();
     expect(again).toMatchObject({ status: 'confirmed', duplicate: true, txId: prior[0]!.txId, seq: (first as { seq: number }).seq });
     expectExactlyOnce(await readTopic(h.mirror, topicId, 1), [key]);
@@ -112,8 +112,8 @@ describe('Submitter on the emulator', () => {
 
     offsetMs = 200_000; // the submitter now believes both ids are past their 120 s validity
     const [a, b] = await Promise.all([
-      submitter.submit({ key: 'exp-0', json: messageFor('exp-0'), prior: [{ txId: landedId.toString(), validSeconds: 120, consumed: false }] }),
-      submitter.submit({ key: 'exp-1', json: messageFor('exp-1'), prior: [{ txId: oldId.toString(), validSeconds: 120, consumed: false }] }),
+      submitter.submit({ key: 'exp-0', message: messageFor('exp-0'), prior: [{ txId: landedId.toString(), validSeconds: 120, consumed: false }] }),
+      submitter.submit({ key: 'exp-1', message: messageFor('exp-1'), prior: [{ txId: oldId.toString(), validSeconds: 120, consumed: false }] }),
     ]);
     await journal.close();
     expect(a).toMatchObject({ status: 'confirmed', via: 'mirror', duplicate: true, txId: landedId.toString() });
@@ -131,7 +131,7 @@ describe('Submitter on the emulator', () => {
     const keys = Array.from({ length: 20 }, (_, i) => `locked-${i}`);
     const journal = await journalWith(tmp.dir, keys, topicId);
     const submitter = new Submitter({ client: h.client, signer: h.signer, operatorId: h.node.operator.accountId, topicId, journal, memo: TRANSACTION_MEMOS.signal, mirror: h.mirror, window: 4 });
-    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, json: messageFor(key) })));
+    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
     await journal.close();
     expect(submitter.fatal?.code).toBe('SUBMIT_INVALID_SIGNATURE');
     expect(submitter.fatal?.message).toContain('INVALID_SIGNATURE');
@@ -147,7 +147,7 @@ describe('Submitter on the emulator', () => {
   it('stops on an unknown topic with INVALID_TOPIC_ID', async () => {
     const journal = await journalWith(tmp.dir, ['nt-0'], '0.0.999999');
     const submitter = new Submitter({ client: h.client, signer: h.signer, operatorId: h.node.operator.accountId, topicId: '0.0.999999', journal, memo: TRANSACTION_MEMOS.signal, mirror: h.mirror });
-    const outcome = await submitter.submit({ key: 'nt-0', json: messageFor('nt-0') });
+    const outcome = await submitter.submit({ key: 'nt-0', message: messageFor('nt-0') });
     await journal.close();
     expect(outcome.status).toBe('unsent');
     expect(submitter.fatal?.code).toBe('SUBMIT_INVALID_TOPIC_ID');
@@ -159,7 +159,7 @@ describe('Submitter on the emulator', () => {
     const fees = new FeeMeter({ capTinybar: 1_050_000n, estimateTinybar: 100_000n, balance });
     const { keys, journal, submitter } = await setup(25, 'cap', { fees, window: 4 });
     await fees.begin();
-    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, json: messageFor(key) })));
+    const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
     await fees.end();
     await journal.close();
     expect(submitter.fatal?.code).toBe('FEE_CAP');
