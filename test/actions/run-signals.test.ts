@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { PrivateKey } from '@hashgraph/sdk';
+import { KeyList, PrivateKey } from '@hashgraph/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,7 +155,9 @@ describe('hcs25 run on the emulator', () => {
   });
 
   it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
-    const t = (await createSignalTopic(h.client, { submitKey: PrivateKey.generateED25519().publicKey })).topicId;
+    // A key list: the pre-run check cannot tell whether the operator is in it (a single foreign key is refused
+    // before evaluating: test/cli/run-topic-check.test.ts), so the network's INVALID_SIGNATURE stops the run.
+    const t = (await createSignalTopic(h.client, { submitKey: new KeyList([PrivateKey.generateED25519().publicKey], 1) })).topicId;
     const r = await runWith(configFor(`${tmp.dir}/badkey`), { source: { registry }, topic: t, evals: ['availability', 'math'] });
     expect(r.status).toBe('stopped');
     expect(r.error?.code).toBe('SUBMIT_INVALID_SIGNATURE');

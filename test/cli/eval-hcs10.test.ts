@@ -43,9 +43,9 @@ describe('hcs25 eval --protocol hcs-10', () => {
     ]);
   });
 
-  it('times out on an agent that never answers, within its budget', async () => {
+  it('times out on an agent that never answers, within its budget (exit 1: nothing could be measured)', async () => {
     const r = await hcs25(['--json', 'eval', '--protocol', 'hcs-10', '--account', account('hcs10-silent'), '--evals', 'math', '--hcs10-budget-ms', '2000']);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ results: [{ kind: 'math', outcome: 'timeout', score: 0 }] });
   });
 
