@@ -24,4 +24,5 @@ export {
 export { createTopic, type CreateTopicParameters, type CreateTopicReturnType } from './create-topic.js';
 export { readSignals, collectSignals, getSignalTopic, type ReadSignalsParameters, type ReadSignalsReturnType } from './read-signals.js';
 export { scoreSignals, publishScoreRecords, type ScoreSignalsParameters, type ScoreSignalsReturnType, type PublishScoresParameters } from './score-signals.js';
+export { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 export { revealRun, type RevealRunParameters, type RevealRunReturnType } from './reveal-run.js';

@@ -14,6 +14,8 @@ interface ScoresFlags extends SourceFlags {
   html?: string;
   publish?: boolean;
   scoreTopic?: string;
+  /** A names file, false for --no-names. */
+  names?: string | false;
 }
 
 export function register(program: Command): void {
@@ -35,6 +37,8 @@ export function register(program: Command): void {
     .option('--html <file>', 'also write a self-contained HTML report to this file')
     .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
     .option('--score-topic <id>', 'topic that receives the score messages')
+    .option('--names <file>', 'display names: JSON {uaid: name}, or agent records (JSON list or lines, e.g. from hcs25 agents)')
+    .option('--no-names', 'do not look up names in the registries the signals cite (subjects show their native id)')
     .action(
       action(async (flags: ScoresFlags, cmd: Command) => {
         const json = globals(cmd).json === true;
@@ -51,12 +55,25 @@ export function register(program: Command): void {
           return;
         }
 
+        const file = typeof flags.names === 'string' ? (await import('../consumer/names.js')).loadNamesFile(flags.names) : undefined;
         const { scoreSignals, publishScoreRecords } = await import('../actions/score-signals.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
-          const { report, signals } = await scoreSignals(client, { ...readFilters(source, flags), scoring, now });
+          const { report, signals, names } = await scoreSignals(client, {
+            ...readFilters(source, flags),
+            scoring,
+            now,
+            resolveNames: { ...(file && { file }), registries: flags.names !== false },
+          });
+          if (names && names.failed.length > 0) {
+            const first = names.failed[0]!;
+            note(
+              `note: names from ${names.failed.length} registr${names.failed.length === 1 ? 'y' : 'ies'} unavailable (${first.source}: ${first.reason}); ` +
+                'those subjects show their native id (--names FILE to name them, --no-names to skip lookups)',
+            );
+          }
           if (flags.html) {
             const { renderHtmlReport } = await import('../consumer/html-report.js');
-            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger }));
+            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger, scoring }));
             note(`wrote ${flags.html}`);
           }
           if (!flags.publish || !flags.scoreTopic) return { report };
