@@ -483,7 +483,7 @@ function latencyChart(probes: Point[], subject: string): string {
         : `<rect class="down" x="${n(x(p.ms) - 3)}" y="${n(b.top + plotHeight(b) - 6)}" width="6" height="6"><title>${esc(new Date(p.ms).toISOString())}: ${esc(p.label)}</title></rect>`,
     )
     .join('');
-  return `${svgOpen(b, `Probe latency over time for ${printable(subjectLabel(subject))}`, 'chart latency')}${yGrid(b, max, step, (v) => `${n(v)} ms`)}${line}${marks}${timeAxis(probes, b)}</svg><div class="keys"><span class="key"><i style="background:#5b4bd6"></i>reachable (latency)</span><span class="key"><i style="background:#c63d3d"></i>unreachable</span></div>`;
+  return `${svgOpen(b, `Probe latency over time for ${printable(subjectLabel(subject))}`, 'chart latency')}${yGrid(b, max, step, (v) => `${n(v)} ms`)}${line}${marks}${timeAxis(probes, b)}</svg><div class="keys"><span class="key"><i style="background:#5b4bd6"></i>reachable (latency)</span><span class="key"><i style="background:#c63d3d"></i>not reachable (timeout or unreachable)</span></div>`;
 }
 
 // ---------- data ----------
