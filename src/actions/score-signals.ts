@@ -9,6 +9,7 @@ import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../consumer/scoring-
 import type { ReadSignal } from '../consumer/types.js';
 import type { PublishedScore } from '../consumer/publish-scores.js';
 import { collectSignals, type ReadSignalsParameters } from './read-signals.js';
+import { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 
 export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'follow'> {
   /** Default: the built-in configuration (the spec's example adapters). */
@@ -17,6 +18,8 @@ export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'fol
   now?: Date;
   /** Display names by subject (local knowledge; names are not on-chain). */
   labels?: Readonly<Record<string, string>>;
+  /** Also name the subjects without a label: from a names file and the registries their signals cite (resolve-names.ts). */
+  resolveNames?: Omit<ResolveNamesParameters, 'signals'>;
 }
 
 export interface ScoreSignalsReturnType {
@@ -25,11 +28,15 @@ export interface ScoreSignalsReturnType {
   signals: ReadSignal[];
   /** Messages the reader rejected (counted by reason in the report). */
   rejected: number;
+  /** What name resolution found and which registries failed, when `resolveNames` was given. */
+  names?: ResolveNamesReturnType;
 }
 
 export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignalsParameters): Promise<ScoreSignalsReturnType> {
-  const { scoring = DEFAULT_SCORING_CONFIG, now = new Date(), labels, ...read } = parameters;
+  const { scoring = DEFAULT_SCORING_CONFIG, now = new Date(), labels: given, resolveNames: naming, ...read } = parameters;
   const collected = await collectSignals(client, read);
+  const names = naming && (await resolveNames(client, { ...naming, signals: collected.signals }));
+  const labels = names ? { ...names.labels, ...given } : given;
   const report = computeScores(collected.signals, scoring, {
     now,
     ...(read.publishers && { publishers: read.publishers }),
@@ -37,7 +44,7 @@ export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignals
     rejected: countReasons(collected.rejected),
     ...(labels && { labels }),
   });
-  return { report, signals: collected.signals, rejected: collected.rejected.length };
+  return { report, signals: collected.signals, rejected: collected.rejected.length, ...(names && { names }) };
 }
 
 export interface PublishScoresParameters {

@@ -17,6 +17,8 @@ interface ScoresFlags extends SourceFlags {
   publish?: boolean;
   scoreTopic?: string;
   checkPublished?: boolean;
+  /** A names file, false for --no-names. */
+  names?: string | false;
 }
 
 export function register(program: Command): void {
@@ -39,6 +41,8 @@ export function register(program: Command): void {
     .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
     .option('--score-topic <id>', 'topic that receives the score messages (with --check-published: the one to check)')
     .option('--check-published', 'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift')
+    .option('--names <file>', 'display names: JSON {uaid: name}, or agent records (JSON list or lines, e.g. from hcs25 agents)')
+    .option('--no-names', 'do not look up names in the registries the signals cite (subjects show their native id)')
     .action(
       action(async (flags: ScoresFlags, cmd: Command) => {
         const json = globals(cmd).json === true;
@@ -59,12 +63,25 @@ export function register(program: Command): void {
         }
         if (flags.checkPublished) return checkPublished(cmd, flags, scoring, json);
 
+        const file = typeof flags.names === 'string' ? (await import('../consumer/names.js')).loadNamesFile(flags.names) : undefined;
         const { scoreSignals, publishScoreRecords } = await import('../actions/score-signals.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
-          const { report, signals } = await scoreSignals(client, { ...readFilters(source, flags), scoring, now });
+          const { report, signals, names } = await scoreSignals(client, {
+            ...readFilters(source, flags),
+            scoring,
+            now,
+            resolveNames: { ...(file && { file }), registries: flags.names !== false },
+          });
+          if (names && names.failed.length > 0) {
+            const first = names.failed[0]!;
+            note(
+              `note: names from ${names.failed.length} registr${names.failed.length === 1 ? 'y' : 'ies'} unavailable (${first.source}: ${first.reason}); ` +
+                'those subjects show their native id (--names FILE to name them, --no-names to skip lookups)',
+            );
+          }
           if (flags.html) {
             const { renderHtmlReport } = await import('../consumer/html-report.js');
-            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger }));
+            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger, scoring }));
             note(`wrote ${flags.html}`);
           }
           if (!flags.publish || !flags.scoreTopic) return { report };

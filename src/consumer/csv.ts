@@ -19,6 +19,7 @@ export function renderScoresCsv(report: ScoreReport): string {
   const header = [
     'rank',
     'subject',
+    'name',
     'registry',
     'protocol',
     'native_id',
@@ -44,6 +45,7 @@ export function renderScoresCsv(report: ScoreReport): string {
     return [
       i + 1,
       s.subject,
+      s.label ?? null,
       s.registry,
       s.protocol,
       s.nativeId,

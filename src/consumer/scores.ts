@@ -2,11 +2,12 @@
  * Signals → per-subject HCS-25 components → `aggregateTrustScore` → an explainable breakdown.
  *
  * Pure and deterministic: the same signals (in any order), config and `now` give byte-identical JSON. Signals are
- * ordered by sequence number, subjects by score, ties by subject id (code-unit order, never locale order), and
- * every number that leaves here is rounded.
+ * ordered by sequence number, subjects by score, ties by confidence, then name, then subject id (code-unit order,
+ * never locale order), and every number that leaves here is rounded.
  */
 import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
 import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
+import { displayName, subjectLabel } from './display.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { parseUaid } from './uaid.js';
@@ -121,11 +122,17 @@ export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConf
   const digest = scoringConfigDigest(config);
   for (const subject of [...bySubject.keys()].sort(byCodeUnit)) {
     const scored = scoreSubject(subject, bySubject.get(subject)!, config, options.now, digest);
-    const label = options.labels?.[subject];
+    const given = options.labels?.[subject];
+    const label = given === undefined ? undefined : displayName(given);
     subjects.push(label ? { ...scored, label } : scored);
   }
+  // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a stable order.
   subjects.sort(
-    (a, b) => b.trustScores.total - a.trustScores.total || b.trustConfidence - a.trustConfidence || byCodeUnit(a.subject, b.subject),
+    (a, b) =>
+      b.trustScores.total - a.trustScores.total ||
+      b.trustConfidence - a.trustConfidence ||
+      byCodeUnit(a.label ?? subjectLabel(a.subject), b.label ?? subjectLabel(b.subject)) ||
+      byCodeUnit(a.subject, b.subject),
   );
 
   const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);

@@ -2,6 +2,7 @@
  * Tiny SVG chart primitives for the HTML report: strings in, strings out, no DOM, no script. Every number is printed
  * with fixed decimals so the same data always gives the same bytes.
  */
+import type { OutcomeWord } from './display.js';
 
 export function esc(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -69,13 +70,14 @@ export function scoreColor(score: number): string {
   return score >= 80 ? '#12845a' : score >= 50 ? '#c7851a' : '#c63d3d';
 }
 
-export const OUTCOME_COLORS: Readonly<Record<string, string>> = {
+/** One colour per outcome word (display.ts `OutcomeWord`): the chips, the chart marks and their legends agree. */
+export const OUTCOME_COLORS: Readonly<Record<OutcomeWord, string>> = {
   correct: '#12845a',
+  reachable: '#12845a',
   wrong: '#c63d3d',
   unparseable: '#e0892b',
-  empty: '#e0892b',
   timeout: '#8b90a3',
-  error: '#4a4f63',
-  'upstream-error': '#4a4f63',
-  skipped: '#c9ccd6',
+  unreachable: '#4a4f63',
+  error: '#7a2e8a',
+  'not measured': '#c9ccd6',
 };

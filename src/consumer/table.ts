@@ -55,7 +55,8 @@ export function renderScoreTable(report: ScoreReport): string {
   const lines = [renderRow(columns, columns.map((c) => c.header))];
   report.subjects.forEach((s, i) => {
     const latency = s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-';
-    const label = `${scoreLabel(s)}${s.protocol ? ` (${s.protocol})` : ''}`;
+    // A name is someone's claim: the native id stays beside it.
+    const label = `${s.label ? `${scoreLabel(s)} · ${subjectLabel(s.subject)}` : scoreLabel(s)}${s.protocol ? ` (${s.protocol})` : ''}`;
     lines.push(
       renderRow(columns, [
         String(i + 1),

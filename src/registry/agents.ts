@@ -70,22 +70,11 @@ export class AgentBuilder {
     if (this.options.preferEndpointHints === false && d.inboundTopicId && d.accountId) {
       d.protocol = 'hcs-10';
     }
-    let subject = d.uaid;
-    if (subject === undefined) {
-      try {
-        subject = await buildUaid({
-          name: d.name,
-          protocol: d.protocol,
-          network: this.options.network,
-          ...(d.endpoint !== undefined && { endpoint: d.endpoint }),
-          ...(d.accountId !== undefined && { accountId: d.accountId }),
-          ...(d.inboundTopicId !== undefined && { inboundTopicId: d.inboundTopicId }),
-          ...(d.version !== undefined && { version: d.version }),
-          ...(d.skills !== undefined && { skills: d.skills }),
-        });
-      } catch (err) {
-        return this.skip(origin, `could not build a UAID: ${errorMessage(err)}`);
-      }
+    let subject: string;
+    try {
+      subject = await subjectOf(d, this.options.network);
+    } catch (err) {
+      return this.skip(origin, `could not build a UAID: ${errorMessage(err)}`);
     }
     return {
       subject,
@@ -193,6 +182,21 @@ function normaliseUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** A described agent's subject: the UAID it declares, else the one HCS-14 derives from it (registry/uaid.ts). */
+export async function subjectOf(d: AgentDescription, network: LedgerName): Promise<string> {
+  if (d.uaid !== undefined) return d.uaid;
+  return buildUaid({
+    name: d.name,
+    protocol: d.protocol,
+    network,
+    ...(d.endpoint !== undefined && { endpoint: d.endpoint }),
+    ...(d.accountId !== undefined && { accountId: d.accountId }),
+    ...(d.inboundTopicId !== undefined && { inboundTopicId: d.inboundTopicId }),
+    ...(d.version !== undefined && { version: d.version }),
+    ...(d.skills !== undefined && { skills: d.skills }),
+  });
 }
 
 const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'g');

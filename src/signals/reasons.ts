@@ -3,34 +3,7 @@
  * and consumers can count and translate them. A reason is present only on a failure (an unreachable probe, an eval
  * that did not produce a gradable correct/wrong answer); never on a reachable probe or a graded answer.
  *
- * | reason               | meaning                                                                      |
- * | -------------------- | ---------------------------------------------------------------------------- |
- * | timeout              | no (complete) answer within the time budget                                  |
- * | aborted              | the run was stopped before the check finished (nothing measured)             |
- * | connect-refused      | the TCP connection was refused                                               |
- * | connection-reset     | the connection was reset or closed mid-exchange                              |
- * | dns                  | the host name did not resolve                                                |
- * | tls                  | TLS handshake or certificate failure                                         |
- * | unreachable          | host/network unreachable, or the agent's topic/endpoint does not exist       |
- * | private-address      | the endpoint resolves to a non-public address (not contacted)                |
- * | http-4xx             | the agent answered with an HTTP 4xx status (other than 401/402/403/429)      |
- * | http-5xx             | the agent answered with an HTTP 5xx status                                   |
- * | rate-limited         | HTTP 429 or a rate-limit error object                                        |
- * | auth-required        | HTTP 401/402/403, an auth-required task, or a gated HCS-10 inbound topic     |
- * | too-large            | the response exceeded the size cap                                           |
- * | bad-body             | the response body was not what the protocol promises (HTML, not JSON, empty) |
- * | protocol-error       | the exchange broke the protocol in another way                               |
- * | agent-error          | the agent reported its own failure (error object, failed task)               |
- * | no-endpoint          | the agent description has no way to reach it (no URL, no inbound topic)      |
- * | bad-endpoint         | the endpoint is not a usable URL (bad syntax, scheme, credentials)           |
- * | unsupported-protocol | hcs25 has no transport for the agent's protocol in this run                  |
- * | not-chat-capable     | the protocol has no chat operation (MCP): evals are skipped                  |
- * | refusal              | graded unparseable: the agent declined to answer                             |
- * | ambiguous            | graded unparseable: more than one candidate answer                           |
- * | conflict             | graded unparseable: the answer contradicts itself                            |
- * | invalid-option       | graded unparseable: a letter that is not one of the options                  |
- * | unit                 | graded unparseable: a number only with a unit or inside other text           |
- * | no-answer            | graded unparseable: no answer token found                                    |
+ * The codes and what each means: FAILURE_REASON_TEXT below (the HTML report shows it beside each failure).
  */
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../evals/types.js';
 
@@ -63,6 +36,35 @@ export const FAILURE_REASONS = [
   'no-answer',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+export const FAILURE_REASON_TEXT: Readonly<Record<FailureReason, string>> = {
+  timeout: 'no (complete) answer within the time budget',
+  aborted: 'the run was stopped before the check finished (nothing measured)',
+  'connect-refused': 'the TCP connection was refused',
+  'connection-reset': 'the connection was reset or closed mid-exchange',
+  dns: 'the host name did not resolve',
+  tls: 'TLS handshake or certificate failure',
+  unreachable: 'host/network unreachable, or the agent\'s topic/endpoint does not exist',
+  'private-address': 'the endpoint resolves to a non-public address (not contacted)',
+  'http-4xx': 'the agent answered with an HTTP 4xx status (other than 401/402/403/429)',
+  'http-5xx': 'the agent answered with an HTTP 5xx status',
+  'rate-limited': 'HTTP 429 or a rate-limit error object',
+  'auth-required': 'HTTP 401/402/403, an auth-required task, or a gated HCS-10 inbound topic',
+  'too-large': 'the response exceeded the size cap',
+  'bad-body': 'the response body was not what the protocol promises (HTML, not JSON, empty)',
+  'protocol-error': 'the exchange broke the protocol in another way',
+  'agent-error': 'the agent reported its own failure (error object, failed task)',
+  'no-endpoint': 'the agent description has no way to reach it (no URL, no inbound topic)',
+  'bad-endpoint': 'the endpoint is not a usable URL (bad syntax, scheme, credentials)',
+  'unsupported-protocol': 'hcs25 has no transport for the agent\'s protocol in this run',
+  'not-chat-capable': 'the protocol has no chat operation (MCP): evals are skipped',
+  refusal: 'graded unparseable: the agent declined to answer',
+  ambiguous: 'graded unparseable: more than one candidate answer',
+  conflict: 'graded unparseable: the answer contradicts itself',
+  'invalid-option': 'graded unparseable: a letter that is not one of the options',
+  unit: 'graded unparseable: a number only with a unit or inside other text',
+  'no-answer': 'graded unparseable: no answer token found',
+};
 
 const GRADE_REASONS: ReadonlySet<string> = new Set<FailureReason>(['refusal', 'ambiguous', 'conflict', 'invalid-option', 'unit', 'no-answer']);
 

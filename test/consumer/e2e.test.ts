@@ -4,7 +4,7 @@
  * `dist/`, run as child processes) including `--publish` of op "score" messages.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,6 +156,52 @@ describe('consumer on the emulator', () => {
       expect(stderr).toContain('not an hcs-25 signal-topic memo');
       expect(stderr).toContain('evil\\x1b]0;pwned\\x07\\u202e memo');
       expect(stderr).not.toMatch(/[\u001b\u0007\u202e]/);
+    });
+
+    it('hcs25 scores names subjects from the registry their signals cite, from --names, or not at all (--no-names)', async () => {
+      const registry = await writer.createTopic('hcs-2:0:86400');
+      const record = { name: 'Calc\u001b[31m bot', protocol: 'a2a', endpoint: 'http://127.0.0.1:4999' };
+      await writer.submit(registry, { p: 'hcs-2', op: 'register', t_id: registry, metadata: record });
+      const dir = mkdtempSync(join(tmpdir(), 'hcs25-names-'));
+      const discovered = await hcs25(['discover', '--registry', registry, '--json']);
+      writeFileSync(join(dir, 'discovered.json'), discovered.stdout);
+      const subject = (JSON.parse(discovered.stdout) as { agents: Array<{ subject: string }> }).agents[0]!.subject;
+      const orphan = uaid('orphan.example.com');
+      const named = await writer.createTopic('hcs-25:0:86400');
+      const at = Date.now() - 60_000;
+      await writer.submit(named, probe(subject, { seq: 1, at, run: 1, sources: [`hcs://2/${registry}`] }).message);
+      await writer.submit(named, probe(orphan, { seq: 2, at, run: 1, sources: ['hcs://2/0.0.987654'] }).message);
+      const args = ['scores', '--topic', named, '--publisher', operator];
+      type Json = { subjects: Array<{ subject: string; label?: string }> };
+      const labels = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as Json).subjects.map((x) => [x.subject, x.label]));
+
+      // From the registry (discovery blanks control characters); the registry that does not exist is one note, and its subject keeps its native id.
+      const fromRegistry = await hcs25([...args, '--json']);
+      expect(labels(fromRegistry.stdout)).toEqual({ [subject]: 'Calc [31m bot', [orphan]: undefined });
+      expect(fromRegistry.stderr.match(/registr(y|ies) unavailable/g)).toHaveLength(1);
+      expect(fromRegistry.stderr).toContain('hcs://2/0.0.987654');
+      const table = await hcs25(args);
+      // The name, then the native id (middle cut to fit 80 columns).
+      expect(table.stdout).toMatch(/ Calc \[31m bot · 12…1:4999 \(a2a\)\n/);
+      expect(table.stdout).toContain('orphan.example.com (a2a)');
+      expect(table.stdout).not.toContain('\u001b');
+
+      // --no-names: no lookups, no note, native ids.
+      const none = await hcs25([...args, '--json', '--no-names']);
+      expect(labels(none.stdout)).toEqual({ [subject]: undefined, [orphan]: undefined });
+      expect(none.stderr).not.toContain('unavailable');
+
+      // --names: a subject → name object wins over the registry; agent records as `discover --json` and `hcs25 agents`
+      // (JSON lines, no UAID: derived as run --agents derives it) write them.
+      writeFileSync(join(dir, 'names.json'), JSON.stringify({ [orphan]: 'Orphan', [subject]: 'x'.repeat(200) }));
+      const fromFile = labels((await hcs25([...args, '--json', '--names', join(dir, 'names.json')])).stdout);
+      expect(fromFile[orphan]).toBe('Orphan');
+      expect(fromFile[subject]).toHaveLength(48);
+      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'discovered.json')])).stdout)[subject]).toBe('Calc [31m bot');
+      // (A name read from a file is escaped, not blanked.)
+      writeFileSync(join(dir, 'agents.jsonl'), `${JSON.stringify(record)}\n${JSON.stringify({ name: 'other', protocol: 'http', endpoint: 'http://127.0.0.1:1' })}\n`);
+      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'agents.jsonl')])).stdout)[subject]).toBe('Calc\\x1b[31m bot');
+      await expect(hcs25([...args, '--names', join(dir, 'missing.json')])).rejects.toMatchObject({ code: 2 });
     });
 
     it('hcs25 scores --print-config prints the default scoring configuration', async () => {

@@ -2,6 +2,8 @@
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { consensusIso } from '../../src/consumer/time.js';
 import { SIGNAL_IDS, signalMessageSchema, type SignalMessage } from '../../src/signals/schemas.js';
+import { SIGNAL_IDS_V2, signalMessageV2Schema, type SignalMessageV2 } from '../../src/signals/schemas-v2.js';
+import type { FailureReason } from '../../src/signals/reasons.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -31,17 +33,21 @@ interface Common {
   fetched?: number;
   run?: number;
   payer?: string;
+  /** Place in a packed message (0 for a single signal). */
+  index?: number;
+  /** Registry HRLs the subject came from. */
+  sources?: string[];
 }
 
-function wrap(message: SignalMessage, c: Common): ReadSignal {
+function wrap(message: SignalMessage | SignalMessageV2, c: Common): ReadSignal {
   const ts = `${Math.floor(c.at / 1000)}.${String((c.at % 1000) * 1_000_000).padStart(9, '0')}`;
   return {
     sequenceNumber: c.seq,
     consensusTimestamp: ts,
     consensusAt: consensusIso(ts),
     payerAccountId: c.payer ?? '0.0.1001',
-    index: 0,
-    message: signalMessageSchema.parse(message),
+    index: c.index ?? 0,
+    message: message.v === 2 ? (signalMessageV2Schema.parse(message) as SignalMessageV2) : signalMessageSchema.parse(message),
   };
 }
 
@@ -53,6 +59,7 @@ function envelope(subject: string, c: Common) {
     subject,
     fetchedAt: new Date(c.fetched ?? c.at - 1000).toISOString(),
     run: runId(c.run ?? c.seq),
+    ...(c.sources && { sources: c.sources }),
   } as const;
 }
 
@@ -145,4 +152,40 @@ export function vectorSignals(subject: string, firstSeq = 1, start = T0): ReadSi
   math.forEach((o, i) => out.push(evalSignal(subject, 'math', o, { seq: seq++, at: start + (20 + i) * 60_000, run: i })));
   out.push(evalSignal(subject, 'science', 'skipped', { seq: seq++, at: start + 30 * 60_000, run: 0 }));
   return out;
+}
+
+/** A v2 signal (single or one of a pack, `index`), with its closed failure reason when it failed. */
+export function signalV2(
+  subject: string,
+  kind: 'math' | 'science' | 'probe',
+  outcome: 'correct' | 'wrong' | 'unparseable' | 'timeout' | 'error' | 'skipped' | 'reachable' | 'unreachable',
+  c: Common & { reason?: FailureReason; latencyMs?: number },
+): ReadSignal {
+  const base = { ...envelope(subject, c), v: 2 as const };
+  const reason = c.reason ? { reason: c.reason } : {};
+  if (kind === 'probe') {
+    const reachable = outcome === 'reachable';
+    return wrap(
+      { ...base, signal: SIGNAL_IDS_V2.availability, status: 'ok', data: { reachable, score: reachable ? 100 : 0, latencyMs: c.latencyMs ?? 100, transport: 'a2a', ...reason } },
+      c,
+    );
+  }
+  const status = outcome === 'timeout' ? 'timeout' : outcome === 'error' ? 'error' : outcome === 'skipped' ? 'missing' : 'ok';
+  return wrap(
+    {
+      ...base,
+      signal: kind === 'math' ? SIGNAL_IDS_V2.math : SIGNAL_IDS_V2.science,
+      status,
+      data: {
+        outcome: outcome as 'correct',
+        score: outcome === 'correct' ? 100 : 0,
+        compliant: outcome === 'correct',
+        latencyMs: c.latencyMs ?? 500,
+        grader: 'first-token@1',
+        transport: 'a2a',
+        ...reason,
+      },
+    },
+    c,
+  );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, renderScoresCsv } from '../../src/consumer/csv.js';
-import { renderHtmlReport } from '../../src/consumer/html-report.js';
+import { HCS25_URL, renderHtmlReport } from '../../src/consumer/html-report.js';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { renderScoreTable, renderSignalHeader, renderSignalLine, TERMINAL_WIDTH } from '../../src/consumer/table.js';
@@ -55,7 +55,7 @@ describe('csv', () => {
     const { report } = sample();
     const lines = renderScoresCsv(report).trimEnd().split('\r\n');
     expect(lines).toHaveLength(1 + report.subjects.length);
-    expect(lines[0]).toMatch(/^rank,subject,registry,protocol,native_id,trust_score,trust_confidence,score_availability,/);
+    expect(lines[0]).toMatch(/^rank,subject,name,registry,protocol,native_id,trust_score,trust_confidence,score_availability,/);
     expect(renderScoresCsv(report)).toContain(",'=cmd|calc,");
   });
 });
@@ -69,8 +69,10 @@ describe('html report (string checks; the browser test renders it)', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     // Bidi overrides and control characters from a hostile subject cannot reorder or hide what the page shows.
     expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202a-\u202e\u2066-\u2069]/);
-    // No URL other than the SVG namespace: nothing to fetch.
-    expect(html.match(/\b(?:https?:)?\/\/[^\s"'<>]+/g)?.filter((u) => u !== 'http://www.w3.org/2000/svg') ?? []).toEqual([]);
+    // No URL other than the SVG namespace and the link to the HCS-25 text (on a local network no HashScan links).
+    const urls = html.match(/\b(?:https?:)?\/\/[^\s"'<>]+/g) ?? [];
+    expect([...new Set(urls)].filter((u) => u !== 'http://www.w3.org/2000/svg')).toEqual([HCS25_URL]);
+    expect(html.match(/<a href="https:[^"]*"/g)?.every((a) => a === `<a href="${HCS25_URL}"`)).toBe(true);
     expect(html).not.toMatch(/<(?:link|img|iframe|object|embed)\b(?![^>]*href="data:)/);
     expect(renderHtmlReport(report, [...signals].reverse(), { network: 'local' })).toBe(html);
   });
