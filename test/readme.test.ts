@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../src/devtools/agents/index.js';
 import { startLocalNode, type LocalNode } from '../src/localnode/index.js';
+import { emulatorEnv } from './support/cli.js';
 
 const root = resolve(import.meta.dirname, '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -59,12 +60,7 @@ describe('README', () => {
     const env = {
       ...process.env,
       PATH: `${bin}:${process.env.PATH}`,
-      HCS25_NETWORK: 'custom',
-      HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`,
-      HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`,
-      HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
-      HCS25_OPERATOR_ID: node.operator.accountId,
-      HCS25_OPERATOR_KEY: node.operator.privateKey,
+      ...emulatorEnv(node),
       HCS25_ALLOW_PRIVATE_ENDPOINTS: 'true',
       HCS25_BUDGET_MS: '5000',
     };

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
+import { emulatorEnv } from '../support/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/hcs25');
@@ -116,14 +117,7 @@ describe('exit codes of long-running commands and of eval', () => {
   let fleet: AgentFleet;
   beforeAll(async () => {
     node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true });
-    env = {
-      HCS25_NETWORK: 'custom',
-      HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`,
-      HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`,
-      HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
-      HCS25_OPERATOR_ID: node.operator.accountId,
-      HCS25_OPERATOR_KEY: node.operator.privateKey,
-    };
+    env = emulatorEnv(node);
     fleet = await startAgentFleet({ include: ['perfect'] });
   });
   afterAll(async () => {

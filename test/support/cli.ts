@@ -7,18 +7,22 @@ import { vi } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { LocalNode } from '../../src/localnode/index.js';
 
-/** Points the process environment at `node` (operator 0.0.2, state in `stateDir`); returns a function that restores it. */
-export function useEmulatorEnv(node: LocalNode, stateDir: string): () => void {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
+/** The environment a user sets to point hcs25 at `node` (a `custom` network, operator 0.0.2). */
+export function emulatorEnv(node: LocalNode): Record<string, string> {
+  return {
     HCS25_NETWORK: 'custom',
     HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`,
     HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`,
     HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
     HCS25_OPERATOR_ID: node.operator.accountId,
     HCS25_OPERATOR_KEY: node.operator.privateKey,
-    HCS25_STATE_DIR: stateDir,
-  });
+  };
+}
+
+/** Points the process environment at `node` (operator 0.0.2, state in `stateDir`); returns a function that restores it. */
+export function useEmulatorEnv(node: LocalNode, stateDir: string): () => void {
+  const saved = { ...process.env };
+  Object.assign(process.env, { ...emulatorEnv(node), HCS25_STATE_DIR: stateDir });
   return () => {
     process.env = saved;
   };
