@@ -1,37 +1,9 @@
 /** Small helpers shared by the table, CSV and HTML views. Subjects come from public topics: treat them as hostile. */
-import { escapeTerminal } from '../core/terminal.js';
 import type { SubjectScore } from './scores.js';
 import type { ReadSignal } from './types.js';
-import { parseUaid } from './uaid.js';
 
-/** Characters that could drive a terminal or spoof text direction, shown escaped (the CLI still imports this name). */
-export const printable = (text: string): string => escapeTerminal(text);
-
-/** Cuts the middle out of a long string: `uaid:aid:2ayF…;proto=a2a`. */
-export function ellipsize(text: string, max: number): string {
-  if (text.length <= max) return text;
-  if (max <= 1) return text.slice(0, max);
-  const head = Math.ceil((max - 1) * 0.6);
-  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
-}
-
-/** Longest display name shown; longer ones lose their middle. */
-export const MAX_NAME_LENGTH = 48;
-
-/**
- * A name from a registry or a file as it may be shown: trimmed, escaped, capped; undefined when nothing is left.
- * Whoever wrote the name chose it: it is shown beside the UAID, never instead of it.
- */
-export function displayName(raw: string): string | undefined {
-  const text = printable(raw.trim());
-  return text === '' ? undefined : ellipsize(text, MAX_NAME_LENGTH);
-}
-
-/** What people recognise a subject by: its native id (endpoint host, Hedera account) when the UAID has one. */
-export function subjectLabel(subject: string): string {
-  const parts = parseUaid(subject);
-  return parts.nativeId ?? (parts.target ? `${parts.target}:${parts.id}` : subject);
-}
+export { printable, ellipsize, MAX_NAME_LENGTH, displayName, subjectLabel } from './labels.js';
+import { printable, subjectLabel } from './labels.js';
 
 /** A scored subject's display name: the caller's label, else the UAID's native id. */
 export function scoreLabel(s: Pick<SubjectScore, 'subject' | 'label'>): string {

@@ -7,7 +7,7 @@
  */
 import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
 import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
-import { displayName, subjectLabel } from './display.js';
+import { displayName, subjectLabel } from './labels.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { parseUaid } from './uaid.js';
