@@ -80,10 +80,12 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
     return publishRun(client, parameters, journal, state, { skipped: [], resumed: true, started });
   }
   const evals = parameters.evals ?? [...DEFAULT_EVALS];
-  if (!parameters.dryRun) client.requireOperator();
-  if (!parameters.dryRun && !parameters.topic) throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
-  // Found out now, not after every agent was evaluated.
-  if (!parameters.dryRun) await client.connect();
+  if (!parameters.dryRun) {
+    client.requireOperator();
+    if (!parameters.topic) throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
+    // An unreachable network is found out now, not after every agent was evaluated.
+    await client.connect();
+  }
   if (parameters.topic) {
     await checkSignalTopic(client.mirror, parameters.topic, {
       ...(!parameters.dryRun && { operatorKey: parsePrivateKey(client.requireOperator()).publicKey.toStringRaw() }),

@@ -126,7 +126,7 @@ export class Hcs10Requester {
   }
 
   async connect(signal: AbortSignal): Promise<Hcs10Connection> {
-    const { mirror, client } = this.options;
+    const { mirror } = this.options;
     const inbound = this.target.inboundTopicId;
     const topic = await this.mirrorCall(() => mirror.getTopic(inbound, signal));
     if (topic === null || topic.deleted) throw new Hcs10AskError('refused', `inbound topic ${inbound} does not exist`);

@@ -5,7 +5,7 @@
  */
 import { proto } from '@hashgraph/proto';
 import { Status, accountNum, longToBigInt, longToNumber, tsFromProto, NS_PER_S } from './codec.js';
-import type { HandleContext, TransactionHandler } from './context.js';
+import type { TransactionHandler } from './context.js';
 import { evmAddressOf, isSatisfied, isValidKey } from './keys.js';
 import type { Account, LedgerState } from './state.js';
 import { memoStatus } from './topics.js';

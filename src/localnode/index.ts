@@ -12,18 +12,17 @@
  *
  * See client.ts for the SDK's ~grpcDeadline exit delay after the last request.
  */
-import type { Client } from '@hashgraph/sdk';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nowNs } from './codec.js';
 import { createClient, type SdkModule } from './client.js';
 import { LOCAL_NODE_PORT_STEP, LOCAL_PORTS } from '../core/ports.js';
-import type { ConsensusNodeFaults, ConsensusNodeInfo, LocalNode, LocalNodeFaults, LocalNodeOptions } from './types.js';
+import type { ConsensusNodeFaults, LocalNode, LocalNodeOptions } from './types.js';
 import { LocalNodeError } from './errors.js';
 import { FaultPlan } from './faults.js';
 import { DEFAULT_ACCOUNTS, FIRST_NODE_ACCOUNT, MAX_NODES, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
 import { bindServer, dropConnections as drainPort, shutdown, type grpc } from './grpc.js';
-import { createHapiServer, newStats, type NodeStats } from './hapi-server.js';
+import { createHapiServer, newStats } from './hapi-server.js';
 import { Ledger } from './ledger.js';
 import { TopicStreams, createMirrorGrpcServer } from './mirror-grpc.js';
 import { createMirrorRestServer } from './mirror-rest.js';
