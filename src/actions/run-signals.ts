@@ -17,7 +17,7 @@ import { randomSeed } from '../evals/rng.js';
 import { inflateSync } from 'node:zlib';
 import { FeeCapError, estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
-import { Journal, signalKey, signalReceipt, type RunConfigSummary, type RunState } from '../publisher/journal.js';
+import { Journal, emptyRunState, signalKey, signalReceipt, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
 import { SignalPacker, type PackMode, type PackedMessage } from '../signals/pack.js';
 import type { SignalMessageV2 } from '../signals/schemas-v2.js';
@@ -251,25 +251,17 @@ function newRunState(client: Hcs25Client, parameters: RunSignalsParameters, agen
     pack: parameters.pack ?? 'dense',
     ...gradingExtra(parameters),
   };
-  return {
-    start: {
-      t: 'start',
-      v: 1,
-      at: new Date().toISOString(),
-      run: ulid(),
-      seed: parameters.seed ?? randomSeed(),
-      runKey: encodeRunKey(newRunKey()),
-      topic: parameters.topic ?? '',
-      config: summary,
-      agents,
-    },
-    signals: new Map(),
-    failures: [],
-    spentTinybar: 0n,
-    resumes: 0,
-    reveals: new Map(),
-    packs: new Map(),
-  };
+  return emptyRunState({
+    t: 'start',
+    v: 1,
+    at: new Date().toISOString(),
+    run: ulid(),
+    seed: parameters.seed ?? randomSeed(),
+    runKey: encodeRunKey(newRunKey()),
+    topic: parameters.topic ?? '',
+    config: summary,
+    agents,
+  });
 }
 
 /** Opens a journaled run for a resume, after checking it can be resumed here (topic, operator, network). */

@@ -44,9 +44,8 @@ export async function withSource<T>(cmd: Command, flags: SourceFlags, fn: (clien
     const { getSignalTopic } = await import('../actions/read-signals.js');
     const info = await getSignalTopic(client, config.topic);
     if (!info.memo.startsWith('hcs-25:')) {
-      // The memo is whoever created the topic's text: keep its escape sequences off the operator's terminal.
-      const { printable } = await import('../consumer/display.js');
-      note(`note: topic ${config.topic} has memo "${printable(info.memo.slice(0, 40))}", not an hcs-25 signal-topic memo; reading anyway`);
+      // The memo is whoever created the topic's text: note() shows its escape sequences escaped.
+      note(`note: topic ${config.topic} has memo "${info.memo.slice(0, 40)}", not an hcs-25 signal-topic memo; reading anyway`);
     }
     if (config.publishers.length === 0) {
       note('warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)');

@@ -110,9 +110,8 @@ async function checkPublished(cmd: Command, flags: ScoresFlags, scoring: Scoring
   );
   if (json) printJson(result);
   else {
-    const { printable } = await import('../consumer/display.js');
     printLine(`${result.topic}: score records checked against scoring config v${result.config!.version} (${result.config!.digest})`);
-    printScoreChecks(result.counts, result.results, printable);
+    printScoreChecks(result.counts, result.results);
   }
   return result.counts.mismatch > 0 ? 1 : 0;
 }

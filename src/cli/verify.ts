@@ -68,7 +68,6 @@ export function register(program: Command): void {
 }
 
 async function printVerifyReport(report: VerifySignalsReturnType): Promise<void> {
-  const { printable } = await import('../consumer/display.js');
   const { counts } = report;
   const checked = counts.verified + counts.mismatch + counts.unverifiable;
   printLine(
@@ -87,7 +86,7 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
   if (mismatches.length > 0) printLine('mismatches:');
   for (const s of mismatches) {
     // The detail quotes published values (an answer token): as hostile as the subject.
-    printLine(`  ${where(s)}  ${s.signal}  ${printable(s.subject)}  ${s.field}: ${printable(s.detail)}`);
+    printLine(`  ${where(s)}  ${s.signal}  ${s.subject}  ${s.field}: ${s.detail}`);
   }
   // Unverifiable signals share their run's reason: one line per run and reason.
   const blocked = new Map<string, { run: string; reason: string; detail: string; n: number }>();
@@ -99,23 +98,22 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
     blocked.set(key, entry);
   }
   if (blocked.size > 0) printLine('unverifiable:');
-  for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${printable(b.detail)}`);
+  for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${b.detail}`);
   const checkedResponses = report.signals.filter((s) => s.responseChecked).length;
   if (checkedResponses > 0) note(`response hashes checked against ${report.journals.length} local run journal(s): ${checkedResponses}`);
-  if (report.scores.length > 0) printScoreChecks(report.scoreCounts, report.scores, printable);
+  if (report.scores.length > 0) printScoreChecks(report.scoreCounts, report.scores);
   const rejected = Object.entries(report.read.rejected);
   if (rejected.length > 0) note(`messages not read: ${rejected.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 }
 
-/** The score-record part of `verify` and `scores --check-published`: counts, then every drift of every record. */
-export function printScoreChecks(
-  counts: { verified: number; mismatch: number; unverifiable: number },
-  results: readonly PublishedScoreCheck[],
-  printable: (text: string) => string,
-): void {
+/**
+ * The score-record part of `verify` and `scores --check-published`: counts, then every drift of every record.
+ * (Subjects and details are published text: printLine shows them escaped.)
+ */
+export function printScoreChecks(counts: { verified: number; mismatch: number; unverifiable: number }, results: readonly PublishedScoreCheck[]): void {
   printLine(`score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`);
   for (const r of results) {
-    const subject = printable(r.subject ?? '(no subject)');
+    const subject = r.subject ?? '(no subject)';
     if (r.status === 'unverifiable') printLine(`  #${r.sequenceNumber}  ${subject}  unverifiable: no explanation to recompute from`);
     for (const d of r.drifts) printLine(`  #${r.sequenceNumber}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
   }

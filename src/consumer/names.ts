@@ -7,6 +7,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { UsageError, errorMessage } from '../core/errors.js';
+import { parseJsonOrLines } from '../core/json-lines.js';
 import { displayName } from './display.js';
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -28,12 +29,7 @@ export interface NamesFile {
  */
 export function parseNamesFile(text: string, name: string): NamesFile {
   const out: NamesFile = { bySubject: {}, records: [] };
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = jsonLines(text, name);
-  }
+  const data = parseJsonOrLines(text, (line, cause) => badFile(name, `line ${line} is not JSON (${errorMessage(cause)})`));
   if (data !== null && typeof data === 'object' && !Array.isArray(data) && !('agents' in data)) {
     const parsed = nameMap.safeParse(data);
     if (!parsed.success) throw badFile(name, 'an object must map subject UAIDs to names');
@@ -69,17 +65,6 @@ export function loadNamesFile(path: string): NamesFile {
 function add(out: NamesFile, subject: string, raw: string): void {
   const shown = displayName(raw);
   if (shown !== undefined) out.bySubject[subject] = shown;
-}
-
-function jsonLines(text: string, name: string): unknown[] {
-  return text.split('\n').flatMap((line, i) => {
-    if (line.trim() === '') return [];
-    try {
-      return [JSON.parse(line) as unknown];
-    } catch (err) {
-      throw badFile(name, `line ${i + 1} is not JSON (${errorMessage(err)})`);
-    }
-  });
 }
 
 function badFile(name: string, why: string): UsageError {

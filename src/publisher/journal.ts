@@ -568,6 +568,11 @@ function parseLine(line: string): JournalRecord | null {
   return parsed.success ? parsed.data : null;
 }
 
+/** The state of a run that has journaled only its start. */
+export function emptyRunState(start: StartRecord): RunState {
+  return { start, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map() };
+}
+
 /** Rebuilds a run's state from its records. */
 export function foldJournal(records: readonly JournalRecord[], path = 'journal'): RunState {
   const first = records[0];
@@ -576,7 +581,7 @@ export function foldJournal(records: readonly JournalRecord[], path = 'journal')
       hint: 'the file is not an hcs25 run journal, or its first line was lost',
     });
   }
-  const state: RunState = { start: first, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map() };
+  const state = emptyRunState(first);
   for (const record of records.slice(1)) apply(state, record);
   return state;
 }

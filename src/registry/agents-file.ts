@@ -6,6 +6,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { LedgerName } from '../config/networks.js';
 import { UsageError, errorMessage } from '../core/errors.js';
+import { parseJsonOrLines } from '../core/json-lines.js';
 import type { Agent } from '../core/agent.js';
 import { agentRecordSchema, looksLikeAgentRecord } from './agent-record.js';
 import { AgentBuilder, dedupeAgents, mapLimit } from './agents.js';
@@ -25,12 +26,13 @@ export interface AgentsFileOptions extends ResolveSettings {
  * `hcs25 discover --json` prints), or JSON lines, one record per line (as `hcs25 agents` prints).
  */
 function agentEntries(text: string, name: string): unknown[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return jsonLines(text, name);
-  }
+  const data = parseJsonOrLines(
+    text,
+    (line, cause) =>
+      new UsageError(`${name} is neither JSON nor JSON lines: line ${line}: ${errorMessage(cause)}`, {
+        hint: 'the agents file is a JSON list of agent records, or one JSON record per line',
+      }),
+  );
   if (Array.isArray(data)) return data;
   const agents = (data as { agents?: unknown } | null)?.agents;
   if (Array.isArray(agents)) return agents;
@@ -39,22 +41,6 @@ function agentEntries(text: string, name: string): unknown[] {
   throw new UsageError(`${name} must be a JSON list of agent records, {"agents": [...]}, or JSON lines`, {
     hint: 'e.g. [{"name":"calc-bot","protocol":"a2a","endpoint":"https://calc.example.com"}]',
   });
-}
-
-function jsonLines(text: string, name: string): unknown[] {
-  const lines = text.split(/\r?\n/);
-  const items: unknown[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      items.push(JSON.parse(line));
-    } catch (err) {
-      throw new UsageError(`${name} is neither JSON nor JSON lines: line ${i + 1}: ${errorMessage(err)}`, {
-        hint: 'the agents file is a JSON list of agent records, or one JSON record per line',
-      });
-    }
-  });
-  return items;
 }
 
 /** The records of an agents file that pass the schema, each with its reference (`file.json#index`). */
