@@ -38,6 +38,8 @@ export interface RunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** HTTP client tuning: per-host cap, and for tests an injected resolver/dialler. */
   http?: Omit<HttpClientOptions, 'allowPrivateEndpoints'>;
+  /** Tests: filled with what the runner holds in memory (bounded by the concurrency, never by the agents). */
+  footprint?: RunnerFootprint;
 }
 
 export const DEFAULT_BUDGET_MS = 30_000;
@@ -87,10 +89,21 @@ interface Task {
   kind: EvalKind;
 }
 
+/** Results a runner holds for a consumer that has not pulled them yet, per unit of concurrency, before its workers wait. */
+const READY_PER_SLOT = 2;
+
 /**
  * Evaluates agents: availability probe, SimpleMath and SimpleScience (as selected), each within its budget and
  * with at most one retry on a transient failure, at most `concurrency` at a time. Results stream out as each
  * eval finishes, so a publisher can submit while later agents are still being asked.
+ *
+ * When the availability probe is among the evals it runs first for each agent, and an agent it finds unreachable is
+ * not asked its other evals: they come out at once as not measured (`skipped`, reason `probe-unreachable: …`),
+ * without a transport call or budget spent. Other agents' evals fill the slots, so the schedule stays dense.
+ *
+ * Memory: what the runner holds is bounded by the concurrency, not by the number of agents — tasks are derived from
+ * a cursor, follow-up evals of probed agents wait in a queue of at most `concurrency × evals`, and workers pause
+ * while `concurrency × 2` results wait for the consumer (back-pressure: a slow consumer slows the asking).
  *
  * Stopping: abort `signal`, or stop iterating. Iteration ends at once without error; in-flight asks are aborted
  * and their results dropped (an aborted ask is not the agent's timeout), as are results not yet handed out.
@@ -98,6 +111,19 @@ interface Task {
 export function runEvals(agents: Agent[], options: RunnerOptions): AsyncIterable<AnyEvalResult> {
   return { [Symbol.asyncIterator]: () => runEvaluation(agents, options) };
 }
+
+/** The runner's in-memory footprint, for tests: entries held now and the most held at once. */
+export interface RunnerFootprint {
+  ready: number;
+  maxReady: number;
+  queued: number;
+  maxQueued: number;
+  openTransports: number;
+  maxOpenTransports: number;
+}
+
+/** Reason text of an eval not asked because the agent's probe found it unreachable (reason code `probe-unreachable`). */
+export const PROBE_UNREACHABLE = 'probe-unreachable';
 
 async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGenerator<AnyEvalResult> {
   validate(agents, options);
@@ -110,13 +136,13 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
   if (!factory) {
     const rules = options.agentHeaders ?? {};
     const env = options.env ?? process.env;
-    // Resolve every agent's headers up front so a missing variable fails the run before anything is asked.
-    const headers = new Map(agents.map((a) => [a.subject, resolveAgentHeaders(rules, a, env)]));
+    // Every agent's headers are resolved up front so a missing variable fails the run before anything is asked,
+    // and again when its transport opens (not kept: a registry's worth of header maps is not worth the memory).
+    for (const a of agents) resolveAgentHeaders(rules, a, env);
     const shared = new HttpClient({ ...options.http, allowPrivateEndpoints: options.allowPrivateEndpoints });
     client = shared;
     factory = (agent) =>
-      options.protocolTransports?.[agent.protocol]?.(agent) ??
-      createTransport(agent, { client: shared, headers: headers.get(agent.subject) ?? {} });
+      options.protocolTransports?.[agent.protocol]?.(agent) ?? createTransport(agent, { client: shared, headers: resolveAgentHeaders(rules, agent, env) });
   }
   const makeTransport = factory;
 
@@ -127,12 +153,21 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
   if (options.signal?.aborted) stop.abort(options.signal.reason);
   else options.signal?.addEventListener('abort', onOuterAbort, { once: true });
 
-  const tasks: Task[] = [];
-  agents.forEach((_, agentIndex) => {
-    for (const kind of options.evals) tasks.push({ agentIndex, kind });
-  });
-  const progress = emptyProgress(tasks.length);
+  const probeFirst = options.evals.includes('availability');
+  const followUps = probeFirst ? options.evals.filter((k) => k !== 'availability') : options.evals.slice(1);
+  const total = agents.length * options.evals.length;
+  const progress = emptyProgress(total);
   const report = () => options.onProgress?.({ ...progress });
+  const footprint = options.footprint;
+  const note = () => {
+    if (!footprint) return;
+    footprint.ready = ready.length - head;
+    footprint.maxReady = Math.max(footprint.maxReady, footprint.ready);
+    footprint.queued = queue.length - queueHead;
+    footprint.maxQueued = Math.max(footprint.maxQueued, footprint.queued);
+    footprint.openTransports = open.size;
+    footprint.maxOpenTransports = Math.max(footprint.maxOpenTransports, open.size);
+  };
 
   // One transport per agent, opened on its first eval and closed after its last.
   const open = new Map<number, { transport: Transport; left: number }>();
@@ -144,16 +179,19 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     }
     return entry.transport;
   };
-  const releaseTransport = async (i: number): Promise<void> => {
+  const releaseTransport = async (i: number, evals = 1): Promise<void> => {
     const entry = open.get(i);
-    if (entry && --entry.left === 0) {
+    if (!entry) return;
+    entry.left -= evals;
+    if (entry.left <= 0) {
       open.delete(i);
       await entry.transport.close?.().catch(() => undefined);
     }
   };
 
-  // Results wait here until the consumer pulls them.
-  const ready: AnyEvalResult[] = [];
+  // Results wait here until the consumer pulls them; workers pause while too many wait.
+  const highWater = Math.max(1, options.concurrency * READY_PER_SLOT);
+  let ready: AnyEvalResult[] = [];
   let head = 0;
   let wake: (() => void) | undefined;
   const signalConsumer = () => {
@@ -161,14 +199,60 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     wake = undefined;
     w?.();
   };
+  const paused: (() => void)[] = [];
+  const resumeWorkers = () => {
+    for (const w of paused.splice(0)) w();
+  };
+  const deliver = (result: AnyEvalResult) => {
+    count(progress, result);
+    ready.push(result);
+    note();
+    signalConsumer();
+  };
 
-  let next = 0;
+  // Evals of agents whose probe came back (or every eval after an agent's first when there is no probe) go first,
+  // so an agent's transport closes soon after it opens and the queue stays short.
+  let queue: Task[] = [];
+  let queueHead = 0;
+  let nextAgent = 0;
+  const take = (): Task | undefined => {
+    if (queueHead < queue.length) {
+      const task = queue[queueHead++]!;
+      if (queueHead > 1024 && queueHead * 2 > queue.length) {
+        queue = queue.slice(queueHead);
+        queueHead = 0;
+      }
+      return task;
+    }
+    if (nextAgent >= agents.length) return undefined;
+    const agentIndex = nextAgent++;
+    if (probeFirst) return { agentIndex, kind: 'availability' };
+    for (const kind of followUps) queue.push({ agentIndex, kind });
+    return { agentIndex, kind: options.evals[0]! };
+  };
+
+  let probing = 0;
+  const idle: (() => void)[] = [];
+  const wakeIdle = () => {
+    for (const w of idle.splice(0)) w();
+  };
+
   const worker = async (): Promise<void> => {
-    while (!stop.signal.aborted && next < tasks.length) {
-      const task = tasks[next++]!;
+    while (!stop.signal.aborted) {
+      while (ready.length - head >= highWater && !stop.signal.aborted) await new Promise<void>((resolve) => paused.push(resolve));
+      if (stop.signal.aborted) break;
+      const task = take();
+      if (!task) {
+        // Probes still running may queue follow-up evals: wait for them rather than leave slots idle at the end.
+        if (probing === 0) break;
+        await new Promise<void>((resolve) => idle.push(resolve));
+        continue;
+      }
+      if (task.kind === 'availability') probing++;
       const agent = agents[task.agentIndex]!;
       progress.running += 1;
       report();
+      note();
       let result: AnyEvalResult;
       try {
         result = await runOne(agent, task.kind, transportFor(task.agentIndex), options.budgetMs, stop.signal, bank, options.seed, grader);
@@ -176,17 +260,25 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
         progress.running -= 1;
         await releaseTransport(task.agentIndex);
       }
+      if (task.kind === 'availability') probing--;
       if (stop.signal.aborted) break;
-      count(progress, result);
+      deliver(result);
+      if (task.kind === 'availability' && followUps.length > 0) {
+        if (result.kind === 'availability' && !result.reachable) {
+          await releaseTransport(task.agentIndex, followUps.length);
+          for (const kind of followUps) deliver(notAsked(agent, kind as 'math' | 'science', result, questionFor(kind as 'math' | 'science', agent.subject, options.seed, bank).id, grader));
+        } else {
+          for (const kind of followUps) queue.push({ agentIndex: task.agentIndex, kind });
+        }
+      }
+      if (task.kind === 'availability') wakeIdle();
       report();
-      ready.push(result);
-      signalConsumer();
     }
   };
 
   let finished = false;
   let failure: unknown;
-  const workers = Promise.all(Array.from({ length: Math.min(options.concurrency, tasks.length) }, worker)).then(
+  const workers = Promise.all(Array.from({ length: Math.min(options.concurrency, total) }, worker)).then(
     () => {
       finished = true;
       signalConsumer();
@@ -198,6 +290,14 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
       signalConsumer();
     },
   );
+  stop.signal.addEventListener(
+    'abort',
+    () => {
+      resumeWorkers();
+      wakeIdle();
+    },
+    { once: true },
+  );
 
   try {
     for (;;) {
@@ -205,6 +305,12 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
       if (head < ready.length) {
         const r = ready[head]!;
         ready[head++] = undefined as unknown as AnyEvalResult; // let yielded results be collected
+        if (head === ready.length || (head > 1024 && head * 2 > ready.length)) {
+          ready = ready.slice(head);
+          head = 0;
+        }
+        note();
+        resumeWorkers();
         yield r;
         continue;
       }
@@ -219,6 +325,26 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     await Promise.all([...open.values()].map((e) => e.transport.close?.().catch(() => undefined)));
     await client?.close();
   }
+}
+
+/** An eval that was not asked because the agent's probe found it unreachable: not measured, nothing spent. */
+function notAsked(agent: Agent, kind: 'math' | 'science', probe: ProbeEvalResult, questionId: string, grader: GraderId): EvalResult {
+  return {
+    kind,
+    agent,
+    // The question it would have been asked: a v1 signal carries its hash even when skipped.
+    questionId,
+    outcome: 'skipped',
+    score: 0,
+    answer: null,
+    compliant: false,
+    latencyMs: 0,
+    response: null,
+    reason: `${PROBE_UNREACHABLE}: not asked, the availability probe found the agent unreachable${probe.reason ? ` (${probe.reason})` : ''}`,
+    transport: agent.protocol,
+    grader,
+    fetchedAt: probe.fetchedAt,
+  };
 }
 
 function count(p: Progress, r: AnyEvalResult): void {

@@ -28,6 +28,7 @@ export const FAILURE_REASONS = [
   'bad-endpoint',
   'unsupported-protocol',
   'not-chat-capable',
+  'probe-unreachable',
   'refusal',
   'ambiguous',
   'conflict',
@@ -58,6 +59,7 @@ export const FAILURE_REASON_TEXT: Readonly<Record<FailureReason, string>> = {
   'bad-endpoint': 'the endpoint is not a usable URL (bad syntax, scheme, credentials)',
   'unsupported-protocol': 'hcs25 has no transport for the agent\'s protocol in this run',
   'not-chat-capable': 'the protocol has no chat operation (MCP): evals are skipped',
+  'probe-unreachable': 'not asked: the availability probe of the same run found the agent unreachable (status missing, nothing measured)',
   refusal: 'graded unparseable: the agent declined to answer',
   ambiguous: 'graded unparseable: more than one candidate answer',
   conflict: 'graded unparseable: the answer contradicts itself',
@@ -73,6 +75,8 @@ const GRADE_REASONS: ReadonlySet<string> = new Set<FailureReason>(['refusal', 'a
  * The `kind: ` prefix the runner puts in front of a transport failure is matched as part of the text.
  */
 const TEXT_RULES: ReadonlyArray<readonly [RegExp, FailureReason]> = [
+  // The runner's own rule (evals/runner.ts): first, since the text goes on to quote the probe's failure.
+  [/^probe-unreachable\b/, 'probe-unreachable'],
   [/aborted by the caller/i, 'aborted'],
   [/non-public address|private endpoints/i, 'private-address'],
   [/^timeout\b|timed out|in time\b|within \d+ ?ms|budget ran out|stalled/i, 'timeout'],

@@ -72,10 +72,12 @@ describe('runner against the sample agent fleet', () => {
     expect(evalOf('flaky', 'math')).toMatchObject({ outcome: 'correct', reason: 'answered on retry' });
   });
 
-  it('garbage is an error, and its probe is unreachable', () => {
-    expect(evalOf('garbage', 'math')).toMatchObject({ outcome: 'error', score: 0 });
-    expect(evalOf('garbage', 'math').reason).toMatch(/^protocol-error: .*HTML/);
+  it('garbage: its probe is unreachable, so its evals are not asked (skipped, probe-unreachable)', () => {
     expect(probeOf('garbage')).toMatchObject({ reachable: false, httpStatus: 500 });
+    for (const kind of ['math', 'science'] as const) {
+      expect(evalOf('garbage', kind)).toMatchObject({ outcome: 'skipped', score: 0, response: null, latencyMs: 0 });
+      expect(evalOf('garbage', kind).reason).toMatch(/^probe-unreachable: /);
+    }
   });
 
   it('huge is an error: too large', () => {
@@ -189,6 +191,83 @@ describe('runner scheduling (injected transports)', () => {
     }
     expect(log.inFlight).toBe(0);
     expect(log.closed).toBe(log.created);
+  });
+
+  it('holds results bounded by the concurrency, not by the agents, when the consumer is slower than the agents', async () => {
+    const held = async (n: number) => {
+      const footprint = { ready: 0, maxReady: 0, queued: 0, maxQueued: 0, openTransports: 0, maxOpenTransports: 0 };
+      const log = newLog();
+      let count = 0;
+      for await (const r of runEvals(fakeAgents(n), { ...base, concurrency: 4, footprint, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) })) {
+        expect(r).toBeDefined();
+        count++;
+        // A consumer that yields to the event loop between results: the agents (zero latency) are faster.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(count).toBe(n * 3);
+      return footprint;
+    };
+    const small = await held(50);
+    const large = await held(400);
+    // The high-water mark is 2 × concurrency; a dead agent's skipped evals may come on top of it.
+    for (const f of [small, large]) {
+      expect(f.maxReady).toBeGreaterThan(0);
+      expect(f.maxReady).toBeLessThanOrEqual(4 * 2 + 3);
+      expect(f.maxQueued).toBeLessThanOrEqual(4 * 2);
+      expect(f.maxOpenTransports).toBeLessThanOrEqual(4 * 3);
+      expect(f.ready).toBe(0);
+      expect(f.openTransports).toBe(0);
+    }
+    expect(large.maxReady).toBeLessThanOrEqual(small.maxReady + 3);
+  });
+
+  it('asks nothing more of an agent whose probe failed: its evals are not measured (skipped, probe-unreachable)', async () => {
+    const logs = new Map<string, ReturnType<typeof newLog>>();
+    const agents = fakeAgents(12);
+    const dead = (name: string) => Number(name.split('-')[1]) % 3 === 0;
+    const results = await collect(
+      runEvals(agents, {
+        ...base,
+        concurrency: 3,
+        transportFactory: (agent) => {
+          const log = newLog();
+          logs.set(agent.name, log);
+          return fakeTransport(log, (p) => ok(rightAnswer(p)), {
+            probe: () => (dead(agent.name) ? { reachable: false, latencyMs: 3, reason: 'connection refused' } : { reachable: true, latencyMs: 1, httpStatus: 200 }),
+          });
+        },
+      }),
+    );
+    expect(results).toHaveLength(36);
+    for (const agent of agents) {
+      const log = logs.get(agent.name)!;
+      const mine = results.filter((r) => r.agent.name === agent.name);
+      // The probe first, always; then the evals only for a live agent.
+      expect(mine[0]!.kind).toBe('availability');
+      expect(log.probes).toBe(1);
+      expect(log.closed).toBe(1);
+      if (dead(agent.name)) {
+        expect(log.asks).toBe(0);
+        for (const r of mine.slice(1)) {
+          expect(r).toMatchObject({ outcome: 'skipped', score: 0, latencyMs: 0, response: null });
+          expect((r as EvalResult).reason).toMatch(/^probe-unreachable: .*connection refused/);
+          expect((r as EvalResult).questionId).toBe(questionFor(r.kind as 'math', agent.subject, base.seed, loadScienceBank()).id);
+        }
+      } else {
+        expect(log.asks).toBe(2);
+        expect(mine.slice(1).every((r) => ['correct', 'wrong'].includes((r as EvalResult).outcome))).toBe(true);
+      }
+    }
+  });
+
+  it('without the probe, every eval is asked', async () => {
+    const log = newLog();
+    const results = await collect(
+      runEvals(fakeAgents(5), { ...base, evals: ['math', 'science'], transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p)), { probe: () => ({ reachable: false, latencyMs: 1 }) }) }),
+    );
+    expect(results).toHaveLength(10);
+    expect(log.asks).toBe(10);
+    expect(log.probes).toBe(0);
   });
 
   it('refuses duplicate subjects, bad concurrency and unknown evals', async () => {
