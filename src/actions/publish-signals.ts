@@ -14,7 +14,7 @@ import { errorMessage } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { confirmOnMirror, type Expected } from '../publisher/confirm.js';
 import { FeeCapError, FeeMeter, hbarToTinybar } from '../publisher/fees.js';
-import { PACK_KEY_PREFIX, applyPack, packBytes, packData, type Journal, type RunState } from '../publisher/journal.js';
+import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, packData, settleMessage, type Journal, type RunState } from '../publisher/journal.js';
 import { capHbar, type RunReport } from '../publisher/report.js';
 import { withTransientRetry } from '../publisher/retry.js';
 import { operatorSigner } from '../publisher/signer.js';
@@ -43,10 +43,19 @@ export interface PublishSignalsParameters {
   submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
 }
 
+/** Messages read back from the mirror node after a run (a larger run reads back a sample: its first confirmed messages). */
+export const READ_BACK_LIMIT = 2_000;
+/** Messages queued or in flight in the submitter, per slot of its window, before the publisher stops pulling signals. */
+const BACKLOG_PER_SLOT = 2;
+
 export interface PublishSignalsReturnType {
   status: 'complete' | 'stopped' | 'interrupted';
   error?: unknown;
-  /** By message key: a pack's key, or in a v1 run the signal's. */
+  /**
+   * By message key: a pack's key, or in a v1 run the signal's. With a compact state (`state.keep === 'pending'`, as
+   * `Journal.open`/`emptyRunState` make it) confirmed messages are settled into the state instead and only the
+   * outcomes of unsent messages are kept here.
+   */
   outcomes: Map<string, SubmitOutcome>;
   fees?: FeeMeter;
   submitter?: Submitter;
@@ -66,6 +75,9 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   let error: unknown;
   let mirror: RunReport['mirror'];
   let journaledSpent = state.spentTinybar;
+  /** Confirmed messages of a compact state, for the read-back (settled messages leave the state). */
+  const readBackSample: (Expected & { signals: number })[] = [];
+  let readBackSkipped = 0;
   const onAbort = () => {
     stop.abort(signal?.reason);
     submitter?.stop(new SubmitError('INTERRUPTED', 'the run was interrupted', { hint: 'resume it with --resume' }));
@@ -107,7 +119,20 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       },
     }));
     if (signal?.aborted) onAbort();
-    const track = (key: string, p: Promise<SubmitOutcome>) => void p.then((o) => outcomes.set(key, o));
+    const compact = state.keep === 'pending';
+    const track = (key: string, p: Promise<SubmitOutcome>) =>
+      void p.then((o) => {
+        if (!compact || o.status !== 'confirmed') {
+          outcomes.set(key, o);
+          return;
+        }
+        if (readBackSample.length < READ_BACK_LIMIT) {
+          const message = key.startsWith(PACK_KEY_PREFIX) ? state.packs.get(key) : state.signals.get(key);
+          const bytes = message && ('signals' in message ? packBytes(message) : message.message?.json);
+          if (bytes) readBackSample.push({ key, seq: o.seq, message: bytes, signals: 'signals' in message! ? message.signals.length : 1 });
+        } else readBackSkipped++;
+        settleMessage(state, key, { txId: o.txId, seq: o.seq, ...(o.duplicate && { duplicate: true }), ...(o.consensusTimestamp && { consensusTimestamp: o.consensusTimestamp }) });
+      });
     const mode = start.config.pack;
     // One packer, or in subject mode one per subject whose signals are still coming (results arrive interleaved).
     const packers = new Map<string, SignalPacker>();
@@ -119,7 +144,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     let timer: NodeJS.Timeout | undefined;
     const send = (messages: PackedMessage[]) => {
       for (const m of messages) {
-        const key = `${PACK_KEY_PREFIX}${state.packs.size}`;
+        const key = `${PACK_KEY_PREFIX}${state.packCount}`;
         const signals = m.keys.map((k) => packing.get(k)!);
         for (const k of m.keys) packing.delete(k);
         const record = { key, encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes.length, signals };
@@ -176,16 +201,19 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         else track(sig.key, s.submit({ key: sig.key, message: sig.message.json, prior: sig.txIds }));
       }
       const keepResponses = start.config.keepResponses;
+      const backlog = (parameters.submitter?.window ?? 128) * BACKLOG_PER_SLOT;
       for await (const built of parameters.signals) {
         const { key, result, message, buildError } = built;
-        if (state.signals.has(key)) continue;
+        if (hasResult(state, key)) continue;
         const stored = keepResponses || result.kind === 'availability' ? result : { ...result, response: null };
         const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
         journal.append({ t: 'result', key, result: stored, ...record });
-        state.signals.set(key, { key, result: stored, ...record, txIds: [] });
+        addResult(state, { key, result: stored, ...record });
         if (message && pack) pack(key, message.message as SignalMessageV2);
         else if (message) track(key, s.submit({ key, message: message.json }));
         else await journal.flush();
+        // Back-pressure: signals are pulled (and agents asked) no faster than the network confirms them.
+        await s.whenBelow(backlog);
       }
       flushAll();
     } finally {
@@ -196,7 +224,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     else if (s.fatal) {
       status = 'stopped';
       error = s.fatal;
-    } else mirror = await readBack(client, state, outcomes, journal, parameters);
+    } else mirror = await readBack(client, state, outcomes, journal, parameters, readBackSample, readBackSkipped);
   } catch (err) {
     status = signal?.aborted ? 'interrupted' : 'stopped';
     error = err;
@@ -231,8 +259,11 @@ async function readBack(
   outcomes: Map<string, SubmitOutcome>,
   journal: Journal,
   parameters: PublishSignalsParameters,
+  sample: (Expected & { signals: number })[],
+  skipped: number,
 ): Promise<RunReport['mirror']> {
-  const expected: Expected[] = [];
+  const expected: Expected[] = [...sample];
+  const carried = new Map(sample.map((e) => [e.key, e.signals]));
   const expect = (key: string, journaled: { seq: number; consensusTimestamp?: string } | undefined, message: string | Buffer) => {
     const outcome = outcomes.get(key);
     const receipt = journaled ?? (outcome?.status === 'confirmed' ? { seq: outcome.seq, consensusTimestamp: outcome.consensusTimestamp } : undefined);
@@ -244,8 +275,9 @@ async function readBack(
   try {
     const found = await confirmOnMirror(client.mirror, state.start.topic, expected, { ...(parameters.signal && { signal: parameters.signal }) });
     if (found.confirmed.length > 0) journal.append({ t: 'landed', entries: found.confirmed });
-    const signals = (items: { key: string }[]) => items.reduce((n, e) => n + (state.packs.get(e.key)?.signals.length ?? 1), 0);
+    const signals = (items: { key: string }[]) => items.reduce((n, e) => n + (carried.get(e.key) ?? state.packs.get(e.key)?.signals.length ?? 1), 0);
     const missing = signals(found.missing);
+    if (skipped > 0) parameters.onNote?.(`note: read back the first ${sample.length} messages from the mirror node (a sample); ${skipped} more are confirmed by receipt`);
     if (missing > 0) parameters.onNote?.(`note: the mirror node does not show ${missing} of the signals yet (mirror lag); their receipts are journaled`);
     for (const m of found.mismatched.slice(0, 3)) {
       parameters.onNote?.(`warning: the mirror node shows other content at sequence ${m.seq} than message ${m.key} whose receipt named it`);

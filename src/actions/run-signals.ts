@@ -15,9 +15,9 @@ import type { Progress } from '../evals/progress.js';
 import { emptyProgress } from '../evals/progress.js';
 import { randomSeed } from '../evals/rng.js';
 import { inflateSync } from 'node:zlib';
-import { FeeCapError, estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
+import { estimateSubmitFee, feeForecast } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
-import { Journal, emptyRunState, signalKey, signalReceipt, type RunConfigSummary, type RunState } from '../publisher/journal.js';
+import { Journal, addResult, emptyRunState, hasResult, settleSignal, signalKey, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
 import { SignalPacker, type PackMode, type PackedMessage } from '../signals/pack.js';
 import type { SignalMessageV2 } from '../signals/schemas-v2.js';
@@ -99,7 +99,9 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const state = newRunState(client, parameters, agents, evals);
   if (parameters.dryRun) return dryRun(client, parameters, state, { skipped, started });
   const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
-  checkForecast(expectedMessages(agents.length, evals.length, state.start.config.pack), estimate.tinybar, client.config.maxFeeHbar);
+  const forecast = feeForecast(agents.length, evals.length, state.start.config.pack, estimate.tinybar, client.config.maxFeeHbar);
+  parameters.onNote?.(forecast.line);
+  if (forecast.over) throw forecast.refusal;
   const { run, seed, runKey, topic, config, agents: listed } = state.start;
   const journal = await Journal.create(client.config.stateDir, { run, seed, runKey, topic, config, agents: listed });
   parameters.onNote?.(`run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`);
@@ -187,11 +189,9 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
   const { config } = client;
   const start = state.start;
   const estimate = await estimateSubmitFee(config.network.ledger, client.mirror);
-  const expected = expectedMessages(start.agents.length, start.config.evals.length, start.config.pack);
-  const forecast = BigInt(expected) * estimate.tinybar;
-  if (forecast > hbarToTinybar(config.maxFeeHbar)) {
-    parameters.onNote?.(`warning: about ${expected} messages at ~${formatHbar(estimate.tinybar)} each (${formatHbar(forecast)}) exceed --max-fee-hbar ${config.maxFeeHbar}; a real run would refuse to start`);
-  }
+  const forecast = feeForecast(start.agents.length, start.config.evals.length, start.config.pack, estimate.tinybar, config.maxFeeHbar);
+  parameters.onNote?.(forecast.line);
+  if (forecast.over) parameters.onNote?.(`warning: a real run would refuse to start: ${forecast.refusal.message} (${forecast.refusal.hint})`);
   let evals = emptyProgress(0);
   const results = evaluateAgents(client, {
     agents: start.agents,
@@ -208,17 +208,21 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
   });
   // No flush timer: a dry run shows the messages a run fills when agents answer without long pauses.
   const packer = new SignalPacker({ mode: start.config.pack ?? 'none' });
-  const messages: DryRunEntry[] = [];
+  const messages = { count: 0, bytes: 0, maxBytes: 0 };
   const show = (packed: PackedMessage[]) => {
     for (const m of packed) {
-      const entry = dryRunEntry(m, estimate.tinybar);
-      messages.push(entry);
-      parameters.onDryRunMessage?.(entry);
+      messages.count++;
+      messages.bytes += m.bytes.length;
+      messages.maxBytes = Math.max(messages.maxBytes, m.bytes.length);
+      if (parameters.onDryRunMessage) parameters.onDryRunMessage(dryRunEntry(m, estimate.tinybar));
     }
   };
   for await (const built of buildSignals(results, { run: start.run, runKey: decodeRunKey(start.runKey) })) {
     const record = built.message ? { message: { json: built.message.json, bytes: built.message.bytes } } : built.buildError ? { buildError: built.buildError } : {};
-    state.signals.set(built.key, { key: built.key, result: built.result, ...record, txIds: [] });
+    addResult(state, { key: built.key, result: built.result, ...record });
+    // Nothing is sent: the signal is counted (and listed while the list has room) and let go.
+    const sig = state.signals.get(built.key);
+    if (sig) settleSignal(state, sig);
     if (built.message) show(packer.add(built.message.message as SignalMessageV2));
   }
   show(packer.flush());
@@ -282,8 +286,9 @@ async function openRun(client: Hcs25Client, runId: string, parameters: RunSignal
   if (start.config.network !== config.network.ledger) await refuse(`run ${runId} ran on ${start.config.network}, not ${config.network.ledger}`, `pass --network ${start.config.network}`);
   journal.append({ t: 'resume' });
   await journal.flush();
-  const pending = [...state.signals.values()].filter((s) => s.message && !signalReceipt(state, s)).length;
-  parameters.onNote?.(`resuming run ${runId}: ${state.signals.size} results journaled, ${pending} of them not yet confirmed`);
+  // A compact state holds exactly the journaled signals whose message is not yet confirmed.
+  const pending = [...state.signals.values()].filter((s) => s.message).length;
+  parameters.onNote?.(`resuming run ${runId}: ${state.results} results journaled, ${pending} of them not yet confirmed`);
   return { journal, state };
 }
 
@@ -307,21 +312,11 @@ function dryRunEntry(m: PackedMessage, estimate: bigint): DryRunEntry {
   return { encoding: m.encoding, bytes: m.bytes.length, signals: m.signals.length, preview, estimatedFeeTinybar: estimate };
 }
 
-function checkForecast(expected: number, estimate: bigint, capHbar: number): void {
-  const forecast = BigInt(expected) * estimate;
-  if (forecast > hbarToTinybar(capHbar)) {
-    throw new FeeCapError(
-      `about ${expected} messages at an estimated ${formatHbar(estimate)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${capHbar}`,
-      'raise --max-fee-hbar, evaluate fewer agents or evals, or check the cost first with --dry-run',
-    );
-  }
-}
-
 /** Agents grouped by the evals they still lack. */
 function missingWork(agents: Agent[], evals: EvalKind[], state: RunState): { agents: Agent[]; evals: EvalKind[] }[] {
   const groups = new Map<string, { agents: Agent[]; evals: EvalKind[] }>();
   for (const agent of agents) {
-    const lacking = evals.filter((kind) => !state.signals.has(signalKey(kind, agent.subject)));
+    const lacking = evals.filter((kind) => !hasResult(state, signalKey(kind, agent.subject)));
     if (lacking.length === 0) continue;
     const id = lacking.join(',');
     let group = groups.get(id);

@@ -183,11 +183,11 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
     ['status', r.status],
     ['topic', r.topic || '—'],
     ['agents', `${r.agents}${r.skipped.length ? ` (${r.skipped.length} registry entries skipped)` : ''}`],
-    ['evals', `${r.evals.total}: ${r.evals.correct} correct, ${r.evals.wrong} wrong, ${r.evals.failed} failed${r.evals.skipped ? `, ${r.evals.skipped} skipped` : ''}`],
+    ['evals', `${r.evals.total}: ${r.evals.correct} correct, ${r.evals.wrong} wrong, ${r.evals.failed} failed${r.evals.skipped ? `, ${r.evals.skipped} skipped` : ''}${r.evals.notAsked ? ` (${r.evals.notAsked} not asked: probe unreachable)` : ''}`],
     [
       r.status === 'dry-run' ? 'signals built' : 'signals published',
       r.status === 'dry-run'
-        ? `${r.list.filter((l) => l.bytes > 0).length} (nothing submitted)`
+        ? `${r.evals.total - r.signals.buildErrors} (nothing submitted)`
         : `${r.signals.published}/${r.signals.expected}${r.signals.duplicates ? ` (${r.signals.duplicates} confirmed as duplicates)` : ''}${r.signals.unsent ? `, ${r.signals.unsent} unsent` : ''}${r.signals.buildErrors ? `, ${r.signals.buildErrors} not built` : ''}`,
     ],
     [

@@ -82,6 +82,31 @@ export function expectedMessages(agents: number, evals: number, pack: PackMode |
   return agents * evals;
 }
 
+/**
+ * The forecast a run prints before it starts, and its refusal when the forecast passes the cap: messages (from the
+ * pack mode) × the estimated price of one. The refusal names the flag and a cap that fits (the forecast + 25%).
+ */
+export function feeForecast(
+  agents: number,
+  evals: number,
+  pack: PackMode | undefined,
+  estimate: bigint,
+  capHbar: number,
+): { messages: number; tinybar: bigint; over: boolean; line: string; refusal: FeeCapError } {
+  const messages = expectedMessages(agents, evals, pack);
+  const tinybar = BigInt(messages) * estimate;
+  const cap = hbarToTinybar(capHbar);
+  const packing = pack === 'dense' ? `dense, ${DENSE_SIGNALS_PER_MESSAGE} signals per message` : pack === 'subject' ? 'one per agent' : 'one per signal';
+  const line = `fee forecast: ${agents} agents × ${evals} evals → about ${messages} messages (${packing}) at ~${formatHbar(estimate)} each = ${formatHbar(tinybar)}; cap ${formatHbar(cap)} (--max-fee-hbar)`;
+  const fits = (tinybar * 5n + 3n) / 4n;
+  const suggestion = Math.ceil(Number(fits) / 1e8);
+  const refusal = new FeeCapError(
+    `about ${messages} messages at an estimated ${formatHbar(estimate)} each come to ${formatHbar(tinybar)}, more than --max-fee-hbar ${capHbar}`,
+    `to run them all pass --max-fee-hbar ${suggestion} (the forecast + 25%), or evaluate fewer agents or evals; --dry-run shows the messages first`,
+  );
+  return { messages, tinybar, over: tinybar > cap, line, refusal };
+}
+
 export interface FeeMeterOptions {
   capTinybar: bigint;
   /** Per-submission estimate until the run has measured its own. */

@@ -8,7 +8,7 @@
  * appending, so the file stays valid JSON lines.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
@@ -288,10 +288,14 @@ export class Journal {
    */
   static async open(stateDir: string, runId: string): Promise<{ journal: Journal; state: RunState }> {
     const path = journalPath(stateDir, runId);
-    await readJournal(path); // a clear error for a missing or foreign file before taking the lock
+    // A clear error for a missing file before taking the lock.
+    await stat(path).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' }) : err;
+    });
     const lock = acquireLock(path, runId);
     try {
-      const read = await readJournal(path);
+      // Compact: a resume needs what is not yet confirmed, and counts of the rest.
+      const read = await readJournal(path, { keep: 'pending' });
       if (read.tornBytes > 0) await truncate(path, read.validBytes);
       await chmod(path, 0o600);
       const fh = await open(path, 'a', 0o600);
@@ -492,6 +496,11 @@ export function revealKey(topic: string): string {
 
 export interface RunState {
   start: StartRecord;
+  /**
+   * Journaled results by key. A compact state (`keep: 'pending'`: a resume, a new run) holds only those whose
+   * message is not yet confirmed; confirmed ones are settled into `settled` and dropped, so a run's memory follows
+   * what is in flight, not the registry. A full state (`keep: 'all'`, `readJournal`: verify, tests) holds every one.
+   */
   signals: Map<string, SignalState>;
   failures: FailureRecord[];
   /** Fees paid across all attempts of the run, tinybars. */
@@ -499,8 +508,174 @@ export interface RunState {
   resumes: number;
   end?: EndRecord;
   reveals: Map<string, RevealState>;
-  /** Packed messages by key, in the order they were journaled. */
+  /** Packed messages by key, in the order they were journaled (a compact state: the unconfirmed ones only). */
   packs: Map<string, PackState>;
+  keep: 'all' | 'pending';
+  /** Every journaled result, settled or not: subject → a bit per eval kind (what a resume must not ask again). */
+  done: Map<string, number>;
+  results: number;
+  /** Packs journaled so far, settled or not (pack keys are numbered from it). */
+  packCount: number;
+  /** What settled signals and messages add to the run's report. */
+  settled: SettledTally;
+}
+
+/** One signal as the run report lists it. */
+export interface SignalSummary {
+  key: string;
+  /** The agent's name as its registry entry gave it (local knowledge: names are not on-chain). */
+  name: string;
+  signal: string;
+  subject: string;
+  status: string;
+  bytes: number;
+  seq?: number;
+  /** Position of the signal inside the message at `seq` (0 for a message of its own). */
+  index?: number;
+  txId?: string;
+  /** Why it is not on the topic (build error, unsent). */
+  problem?: string;
+}
+
+/** Counts of eval outcomes: `notAsked` are the skipped evals of agents whose probe failed (part of `skipped`). */
+export interface EvalTally {
+  total: number;
+  correct: number;
+  wrong: number;
+  failed: number;
+  skipped: number;
+  notAsked: number;
+}
+
+/** Signals and messages a compact state has settled (confirmed, or with nothing to send) and dropped. */
+export interface SettledTally {
+  evals: EvalTally;
+  signals: number;
+  /** Settled signals that had a message (a dry run's "would be published"). */
+  built: number;
+  published: number;
+  duplicates: number;
+  buildErrors: number;
+  messages: { count: number; bytes: number; maxBytes: number };
+  /** The first settled signals, for the report's list (at most REPORT_LIST_LIMIT). */
+  list: SignalSummary[];
+}
+
+/** Signals a run report lists one by one; a larger run is counted, and its problems listed first. */
+export const REPORT_LIST_LIMIT = 1_000;
+
+const KIND_BITS: Readonly<Record<string, number>> = { availability: 1, math: 2, science: 4 };
+
+function emptyEvalTally(): EvalTally {
+  return { total: 0, correct: 0, wrong: 0, failed: 0, skipped: 0, notAsked: 0 };
+}
+
+/** Counts one result into an eval tally. */
+export function countOutcome(tally: EvalTally, result: AnyEvalResult): void {
+  tally.total++;
+  if (result.kind === 'availability') {
+    if (result.reachable) tally.correct++;
+    else tally.failed++;
+    return;
+  }
+  switch (result.outcome) {
+    case 'correct':
+      tally.correct++;
+      return;
+    case 'wrong':
+    case 'unparseable':
+    case 'empty':
+      tally.wrong++;
+      return;
+    case 'skipped':
+      tally.skipped++;
+      if (result.reason?.startsWith('probe-unreachable')) tally.notAsked++;
+      return;
+    default:
+      tally.failed++;
+  }
+}
+
+/** Whether the run has journaled a result under this key (settled or not). */
+export function hasResult(state: RunState, key: string): boolean {
+  const bar = key.indexOf('|');
+  const bit = KIND_BITS[key.slice(0, bar)];
+  return bit !== undefined && ((state.done.get(key.slice(bar + 1)) ?? 0) & bit) !== 0;
+}
+
+/**
+ * Adds a journaled result to the state (a result is written once per key; a repeat never replaces a built message).
+ * A compact state settles at once what has nothing to send (a build error).
+ */
+export function addResult(state: RunState, record: Omit<SignalState, 'txIds' | 'receipt' | 'pack'>): void {
+  if (hasResult(state, record.key)) return;
+  const subject = record.result.agent.subject;
+  state.done.set(subject, (state.done.get(subject) ?? 0) | (KIND_BITS[record.result.kind] ?? 0));
+  state.results++;
+  const sig: SignalState = { ...record, txIds: [] };
+  state.signals.set(record.key, sig);
+  if (state.keep === 'pending' && !sig.message) settleSignal(state, sig);
+}
+
+/**
+ * Settles one signal of a compact state: counted into `settled` (listed while the list has room) and dropped.
+ * `receipt` is where it landed; without one it had nothing to send (a build error, a dry run).
+ */
+export function settleSignal(state: RunState, sig: SignalState, receipt?: SignalState['receipt'] & { index?: number }): void {
+  const t = state.settled;
+  countOutcome(t.evals, sig.result);
+  t.signals++;
+  if (sig.message) t.built++;
+  if (receipt) {
+    t.published++;
+    if (receipt.duplicate) t.duplicates++;
+  } else if (sig.buildError) t.buildErrors++;
+  if (t.list.length < REPORT_LIST_LIMIT) t.list.push(signalSummary(sig, receipt));
+  state.signals.delete(sig.key);
+}
+
+/**
+ * Settles a confirmed message of a compact state: its signals (a pack's, or a v1 signal's own) and its size. A full
+ * state keeps everything (the receipt goes on the message, as the journal's records say).
+ */
+export function settleMessage(state: RunState, key: string, receipt: NonNullable<SignalState['receipt']>): void {
+  const target = key.startsWith(PACK_KEY_PREFIX) ? state.packs.get(key) : state.signals.get(key);
+  if (!target) return;
+  if (state.keep === 'all') {
+    target.receipt ??= receipt;
+    return;
+  }
+  const t = state.settled.messages;
+  const bytes = 'signals' in target ? target.bytes : (target.message?.bytes ?? 0);
+  t.count++;
+  t.bytes += bytes;
+  t.maxBytes = Math.max(t.maxBytes, bytes);
+  if ('signals' in target) {
+    state.packs.delete(key);
+    target.signals.forEach((k, index) => {
+      const sig = state.signals.get(k);
+      if (sig) settleSignal(state, sig, { ...receipt, index });
+    });
+  } else settleSignal(state, target, receipt);
+}
+
+/** A signal as the report lists it: where it landed, or why it is not on the topic. */
+export function signalSummary(sig: SignalState, receipt?: SignalState['receipt'] & { index?: number }): SignalSummary {
+  const message = sig.message ? (JSON.parse(sig.message.json) as { signal?: string; status?: string }) : undefined;
+  const entry: SignalSummary = {
+    key: sig.key,
+    signal: message?.signal ?? sig.result.kind,
+    subject: sig.result.agent.subject,
+    name: sig.result.agent.name,
+    status: message?.status ?? 'unbuilt',
+    bytes: sig.message?.bytes ?? 0,
+  };
+  if (receipt) {
+    entry.seq = receipt.seq;
+    entry.index = receipt.index ?? 0;
+    entry.txId = receipt.txId;
+  } else if (sig.buildError) entry.problem = `not built: ${sig.buildError.message}`;
+  return entry;
 }
 
 export interface JournalRead {
@@ -512,49 +687,97 @@ export interface JournalRead {
   tornBytes: number;
 }
 
-export async function readJournal(path: string): Promise<JournalRead> {
-  let text: string;
+/**
+ * Reads a run journal line by line, folding each record into the run's state as it goes: the file is never held
+ * whole, and with `keep: 'pending'` (what a resume needs) neither is any signal whose message was confirmed.
+ * Default `keep: 'all'`: every result with its receipt (verify, tests).
+ */
+export async function readJournal(path: string, options: { keep?: RunState['keep'] } = {}): Promise<JournalRead> {
+  const fold = new JournalFold(path, options.keep ?? 'all');
+  let stream;
   try {
-    text = await readFile(path, 'utf8');
+    const fh = await open(path, 'r');
+    stream = fh.createReadStream({ highWaterMark: 1 << 20 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' });
     }
     throw err;
   }
-  return parseJournal(text, path);
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let nl = chunk.indexOf(10, from); nl !== -1; nl = chunk.indexOf(10, from)) {
+      const piece = chunk.subarray(from, nl);
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      pending = [];
+      pendingBytes = 0;
+      fold.line(line.toString('utf8'), line.length + 1);
+      from = nl + 1;
+    }
+    if (from < chunk.length) {
+      pending.push(chunk.subarray(from));
+      pendingBytes += chunk.length - from;
+    }
+  }
+  // No newline at the end: the writer died mid-line. Even if it parses, it was never acknowledged as written.
+  return fold.finish(pendingBytes);
 }
 
 /** Parses journal text. Exported for tests; `readJournal` is the normal entry. */
-export function parseJournal(text: string, path = 'journal'): JournalRead {
-  const records: JournalRecord[] = [];
+export function parseJournal(text: string, path = 'journal', options: { keep?: RunState['keep'] } = {}): JournalRead {
+  const fold = new JournalFold(path, options.keep ?? 'all');
   let offset = 0;
-  let lineNo = 0;
-  let tornBytes = 0;
   while (offset < text.length) {
     const nl = text.indexOf('\n', offset);
-    const line = nl === -1 ? text.slice(offset) : text.slice(offset, nl);
-    lineNo++;
+    if (nl === -1) return fold.finish(Buffer.byteLength(text.slice(offset), 'utf8'));
+    const line = text.slice(offset, nl);
+    fold.line(line, Buffer.byteLength(line, 'utf8') + 1);
+    offset = nl + 1;
+  }
+  return fold.finish(0);
+}
+
+/** Folds journal lines into a run state, one at a time. */
+class JournalFold {
+  private state: RunState | undefined;
+  private records = 0;
+  private lineNo = 0;
+  private validBytes = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly keep: RunState['keep'],
+  ) {}
+
+  line(line: string, bytes: number): void {
+    this.lineNo++;
+    this.validBytes += bytes;
     const parsed = parseLine(line);
-    if (nl === -1) {
-      // No newline: the writer died mid-line. Even if it parses, it was never acknowledged as written.
-      tornBytes = Buffer.byteLength(line, 'utf8');
-      break;
-    }
     if (parsed === null) {
-      if (line.trim() === '') {
-        offset = nl + 1;
-        continue;
-      }
-      throw new JournalError(`journal ${path} is corrupt at line ${lineNo}`, {
+      if (line.trim() === '') return;
+      throw new JournalError(`journal ${this.path} is corrupt at line ${this.lineNo}`, {
         hint: 'a line in the middle of the journal does not parse; restore it from a backup or start a new run',
       });
     }
-    records.push(parsed);
-    offset = nl + 1;
+    this.records++;
+    if (!this.state) {
+      if (parsed.t !== 'start') throw notAJournal(this.path);
+      this.state = emptyRunState(parsed, this.keep);
+    } else apply(this.state, parsed);
   }
-  const validBytes = Buffer.byteLength(text, 'utf8') - tornBytes;
-  return { state: foldJournal(records, path), records: records.length, validBytes, tornBytes };
+
+  finish(tornBytes: number): JournalRead {
+    if (!this.state) throw notAJournal(this.path);
+    return { state: this.state, records: this.records, validBytes: this.validBytes, tornBytes };
+  }
+}
+
+function notAJournal(path: string): JournalError {
+  return new JournalError(`journal ${path} does not begin with a run start record`, {
+    hint: 'the file is not an hcs25 run journal, or its first line was lost',
+  });
 }
 
 function parseLine(line: string): JournalRecord | null {
@@ -568,20 +791,17 @@ function parseLine(line: string): JournalRecord | null {
   return parsed.success ? parsed.data : null;
 }
 
-/** The state of a run that has journaled only its start. */
-export function emptyRunState(start: StartRecord): RunState {
-  return { start, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map() };
+/** The state of a run that has journaled only its start (compact unless `keep: 'all'`). */
+export function emptyRunState(start: StartRecord, keep: RunState['keep'] = 'pending'): RunState {
+  const settled: SettledTally = { evals: emptyEvalTally(), signals: 0, built: 0, published: 0, duplicates: 0, buildErrors: 0, messages: { count: 0, bytes: 0, maxBytes: 0 }, list: [] };
+  return { start, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map(), keep, done: new Map(), results: 0, packCount: 0, settled };
 }
 
 /** Rebuilds a run's state from its records. */
-export function foldJournal(records: readonly JournalRecord[], path = 'journal'): RunState {
+export function foldJournal(records: readonly JournalRecord[], path = 'journal', keep: RunState['keep'] = 'all'): RunState {
   const first = records[0];
-  if (first?.t !== 'start') {
-    throw new JournalError(`journal ${path} does not begin with a run start record`, {
-      hint: 'the file is not an hcs25 run journal, or its first line was lost',
-    });
-  }
-  const state = emptyRunState(first);
+  if (first?.t !== 'start') throw notAJournal(path);
+  const state = emptyRunState(first, keep);
   for (const record of records.slice(1)) apply(state, record);
   return state;
 }
@@ -591,31 +811,29 @@ function apply(state: RunState, record: JournalRecord): void {
     case 'start':
       throw new JournalError('journal holds a second start record');
     case 'result':
-      // A result is written once per key; a repeat (a resume that re-evaluated) never replaces a built message.
-      if (!state.signals.has(record.key)) {
-        state.signals.set(record.key, {
-          key: record.key,
-          result: record.result,
-          ...(record.message ? { message: record.message } : {}),
-          ...(record.buildError ? { buildError: record.buildError } : {}),
-          txIds: [],
-        });
-      }
+      addResult(state, {
+        key: record.key,
+        result: record.result,
+        ...(record.message ? { message: record.message } : {}),
+        ...(record.buildError ? { buildError: record.buildError } : {}),
+      });
       return;
     case 'pack':
       applyPack(state, record);
       return;
     case 'tx':
-      signal(state, record.key).txIds.push({ txId: record.txId, validSeconds: record.validSeconds, consumed: false });
+      signal(state, record.key)?.txIds.push({ txId: record.txId, validSeconds: record.validSeconds, consumed: false });
       return;
     case 'receipt': {
-      const s = signal(state, record.key);
-      s.receipt ??= {
+      const receipt = {
         txId: record.txId,
         seq: record.seq,
         ...(record.consensusTimestamp ? { consensusTimestamp: record.consensusTimestamp } : {}),
         ...(record.duplicate ? { duplicate: true } : {}),
       };
+      const s = signal(state, record.key);
+      if (s && !record.key.startsWith(REVEAL_KEY_PREFIX)) settleMessage(state, record.key, receipt);
+      else if (s) s.receipt ??= receipt;
       return;
     }
     case 'landed':
@@ -625,9 +843,11 @@ function apply(state: RunState, record: JournalRecord): void {
       }
       return;
     case 'failure':
+      // A compact state keeps the last few: the report names failures, a resume needs none of them.
+      if (state.keep === 'pending' && state.failures.length >= REPORT_LIST_LIMIT) state.failures.shift();
       state.failures.push(record);
       if (record.key && record.txId && record.consumed) {
-        const tx = signal(state, record.key).txIds.find((t) => t.txId === record.txId);
+        const tx = signal(state, record.key)?.txIds.find((t) => t.txId === record.txId);
         if (tx) tx.consumed = true;
       }
       return;
@@ -648,6 +868,7 @@ function apply(state: RunState, record: JournalRecord): void {
 export function applyPack(state: RunState, record: Omit<PackRecord, 't' | 'at'>): void {
   const { key, encoding, data, bytes, signals } = record;
   state.packs.set(key, { key, encoding, data, bytes, signals, txIds: [] });
+  state.packCount = Math.max(state.packCount, packIndex(key) + 1);
   signals.forEach((k, index) => {
     const s = state.signals.get(k);
     if (!s) throw new JournalError(`journal packs signal ${k} before its result record`);
@@ -655,11 +876,18 @@ export function applyPack(state: RunState, record: Omit<PackRecord, 't' | 'at'>)
   });
 }
 
-function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'receipt'> {
+function packIndex(key: string): number {
+  const n = Number(key.slice(PACK_KEY_PREFIX.length));
+  return Number.isInteger(n) && n >= 0 ? n : -1;
+}
+
+/** The message a tx/receipt/failure record refers to; undefined when a compact state settled it already. */
+function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'receipt'> | undefined {
   if (key.startsWith(PACK_KEY_PREFIX)) {
     const pack = state.packs.get(key);
-    if (!pack) throw new JournalError(`journal refers to pack ${key} before its pack record`);
-    return pack;
+    if (pack) return pack;
+    if (state.keep === 'pending' && packIndex(key) >= 0 && packIndex(key) < state.packCount) return undefined;
+    throw new JournalError(`journal refers to pack ${key} before its pack record`);
   }
   if (key.startsWith(REVEAL_KEY_PREFIX)) {
     const topic = key.slice(REVEAL_KEY_PREFIX.length);
@@ -668,7 +896,8 @@ function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'rece
     return reveal;
   }
   const s = state.signals.get(key);
-  if (!s) throw new JournalError(`journal refers to signal ${key} before its result record`);
-  return s;
+  if (s) return s;
+  if (state.keep === 'pending' && hasResult(state, key)) return undefined;
+  throw new JournalError(`journal refers to signal ${key} before its result record`);
 }
 

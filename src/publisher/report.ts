@@ -6,9 +6,10 @@ import type { ResolvedConfig } from '../config/load.js';
 import { Hcs25Error, errorMessage } from '../core/errors.js';
 import type { Progress } from '../evals/progress.js';
 import type { SkippedEntry } from '../registry/skips.js';
-import type { SignalMessage } from '../signals/schemas.js';
 import { formatHbar, hbarToTinybar, type FeeMeter } from './fees.js';
-import { signalReceipt, type RunState, type SignalState } from './journal.js';
+import { REPORT_LIST_LIMIT, countOutcome, signalReceipt, signalSummary, type EvalTally, type RunState, type SignalSummary } from './journal.js';
+
+export type { SignalSummary } from './journal.js';
 import type { Submitter, SubmitOutcome } from './submitter.js';
 
 export interface RunProgress {
@@ -28,22 +29,6 @@ export interface DryRunEntry {
   estimatedFeeTinybar: bigint;
 }
 
-export interface SignalSummary {
-  key: string;
-  /** The agent's name as its registry entry gave it (local knowledge: names are not on-chain). */
-  name: string;
-  signal: string;
-  subject: string;
-  status: string;
-  bytes: number;
-  seq?: number;
-  /** Position of the signal inside the message at `seq` (0 for a message of its own). */
-  index?: number;
-  txId?: string;
-  /** Why it is not on the topic (build error, unsent). */
-  problem?: string;
-}
-
 export interface RunReport {
   run: string;
   topic?: string;
@@ -52,7 +37,8 @@ export interface RunReport {
   resumed: boolean;
   agents: number;
   skipped: SkippedEntry[];
-  evals: { total: number; correct: number; wrong: number; failed: number; skipped: number };
+  /** `notAsked`: evals skipped because the agent's probe found it unreachable (counted in `skipped` too). */
+  evals: EvalTally;
   signals: { expected: number; published: number; duplicates: number; unsent: number; buildErrors: number; retries: number; reissued: number };
   /** Messages on the topic (or, for a dry run, that a run would submit). */
   messages: { count: number; bytes: number; maxBytes: number; signalsPerMessage: number; perAgent: number };
@@ -61,7 +47,10 @@ export interface RunReport {
   /** Read back from the mirror node after publishing: at the receipt's sequence number, byte for byte. */
   mirror?: { confirmed: number; missing: number; mismatched: number };
   error?: { code: string; message: string; hint?: string };
+  /** Signals one by one: problems first, then the first of the rest, at most REPORT_LIST_LIMIT (1,000). */
   list: SignalSummary[];
+  /** Signals counted above but not in `list` (a large run). */
+  listOmitted: number;
 }
 
 export interface ReportExtra {
@@ -74,7 +63,8 @@ export interface ReportExtra {
   journal?: string;
   error?: unknown;
   dryRunEstimate?: bigint;
-  dryRunMessages?: DryRunEntry[];
+  /** Messages a dry run would submit. */
+  dryRunMessages?: { count: number; bytes: number; maxBytes: number };
   durationMs: number;
 }
 
@@ -95,48 +85,45 @@ export function addProgress(base: Progress, p: Progress): Progress {
   };
 }
 
+/**
+ * The run's report from its state: what a compact state settled (counted as it was confirmed) plus what it still
+ * holds (unconfirmed, unsent), or everything a full state holds. Memory and time follow the signals still held.
+ */
 export function buildReport(config: ResolvedConfig, state: RunState, outcomes: Map<string, SubmitOutcome>, extra: ReportExtra): RunReport {
-  const list: SignalSummary[] = [];
-  const tally = { total: 0, correct: 0, wrong: 0, failed: 0, skipped: 0 };
-  let published = 0;
-  let duplicates = 0;
+  const settled = state.settled;
+  const tally = { ...settled.evals };
+  const problems: SignalSummary[] = [];
+  const rest: SignalSummary[] = [];
+  let published = settled.published;
+  let duplicates = settled.duplicates;
   let unsent = 0;
-  let buildErrors = 0;
+  let buildErrors = settled.buildErrors;
+  let built = settled.built;
   for (const sig of state.signals.values()) {
-    const message = sig.message ? (JSON.parse(sig.message.json) as SignalMessage) : undefined;
-    countOutcome(tally, sig);
+    countOutcome(tally, sig.result);
+    if (sig.message) built++;
     // Outcomes are by message: the signal's pack, or in a v1 run the signal itself.
     const outcome = outcomes.get(sig.pack?.key ?? sig.key);
     const receipt =
       signalReceipt(state, sig) ??
       (outcome?.status === 'confirmed' ? { seq: outcome.seq, txId: outcome.txId, duplicate: outcome.duplicate, ...(sig.pack && { index: sig.pack.index }) } : undefined);
-    const entry: SignalSummary = {
-      key: sig.key,
-      signal: message?.signal ?? sig.result.kind,
-      subject: sig.result.agent.subject,
-      name: sig.result.agent.name,
-      status: message?.status ?? 'unbuilt',
-      bytes: sig.message?.bytes ?? 0,
-    };
+    const listed = problems.length + rest.length < REPORT_LIST_LIMIT;
+    const entry = listed ? signalSummary(sig, receipt) : undefined;
     if (receipt) {
-      entry.seq = receipt.seq;
-      entry.index = receipt.index ?? 0;
-      entry.txId = receipt.txId;
       published++;
       if (receipt.duplicate) duplicates++;
-    } else if (sig.buildError) {
-      entry.problem = `not built: ${sig.buildError.message}`;
-      buildErrors++;
-    } else if (extra.status !== 'dry-run') {
-      entry.problem = outcome?.status === 'unsent' ? `unsent: ${outcome.reason}` : 'unsent';
+    } else if (sig.buildError) buildErrors++;
+    else if (extra.status !== 'dry-run') {
+      if (entry) entry.problem = outcome?.status === 'unsent' ? `unsent: ${outcome.reason}` : 'unsent';
       unsent++;
     }
-    list.push(entry);
+    if (entry) (entry.problem ? problems : rest).push(entry);
   }
+  const list = [...problems, ...settled.list.filter((l) => l.problem), ...rest, ...settled.list.filter((l) => !l.problem)].slice(0, REPORT_LIST_LIMIT);
   const estimate = extra.dryRunEstimate ?? extra.fees?.estimateTinybar ?? 0n;
-  const sizes = extra.status === 'dry-run' ? (extra.dryRunMessages ?? []).map((m) => m.bytes) : publishedSizes(state, outcomes);
-  const spent = extra.status === 'dry-run' ? BigInt(sizes.length) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
-  const carried = extra.status === 'dry-run' ? list.filter((l) => l.bytes > 0).length : published;
+  const sizes = extra.status === 'dry-run' ? (extra.dryRunMessages ?? { count: 0, bytes: 0, maxBytes: 0 }) : publishedSizes(state, outcomes);
+  const spent = extra.status === 'dry-run' ? BigInt(sizes.count) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
+  const carried = extra.status === 'dry-run' ? built : published;
   const agents = state.start.agents.length;
   const error = extra.error;
   const expectedSignals = state.start.agents.length * state.start.config.evals.length;
@@ -159,11 +146,11 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
       reissued: extra.submitter?.stats.reissued ?? 0,
     },
     messages: {
-      count: sizes.length,
-      bytes: sizes.reduce((n, b) => n + b, 0),
-      maxBytes: sizes.reduce((n, b) => Math.max(n, b), 0),
-      signalsPerMessage: sizes.length > 0 ? round2(carried / sizes.length) : 0,
-      perAgent: agents > 0 ? round3(sizes.length / agents) : 0,
+      count: sizes.count,
+      bytes: sizes.bytes,
+      maxBytes: sizes.maxBytes,
+      signalsPerMessage: sizes.count > 0 ? round2(carried / sizes.count) : 0,
+      perAgent: agents > 0 ? round3(sizes.count / agents) : 0,
     },
     fees: {
       spentTinybar: spent.toString(),
@@ -182,41 +169,23 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
         }
       : {}),
     list,
+    listOmitted: tally.total - list.length,
   };
 }
 
-/** Sizes of the run's messages that are on the topic: its packs, or in a v1 run its signals' own messages. */
-function publishedSizes(state: RunState, outcomes: Map<string, SubmitOutcome>): number[] {
-  const landed = (key: string, receipt: unknown) => receipt !== undefined || outcomes.get(key)?.status === 'confirmed';
-  const sizes = [...state.packs.values()].filter((p) => landed(p.key, p.receipt)).map((p) => p.bytes);
-  for (const sig of state.signals.values()) if (sig.message && !sig.pack && landed(sig.key, sig.receipt)) sizes.push(sig.message.bytes);
+/** Sizes of the run's messages that are on the topic: settled ones, and the packs (or v1 signals' own messages) still held. */
+function publishedSizes(state: RunState, outcomes: Map<string, SubmitOutcome>): { count: number; bytes: number; maxBytes: number } {
+  const sizes = { ...state.settled.messages };
+  const landed = (key: string, receipt: unknown, bytes: number) => {
+    if (receipt === undefined && outcomes.get(key)?.status !== 'confirmed') return;
+    sizes.count++;
+    sizes.bytes += bytes;
+    sizes.maxBytes = Math.max(sizes.maxBytes, bytes);
+  };
+  for (const p of state.packs.values()) landed(p.key, p.receipt, p.bytes);
+  for (const sig of state.signals.values()) if (sig.message && !sig.pack) landed(sig.key, sig.receipt, sig.message.bytes);
   return sizes;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-function countOutcome(tally: RunReport['evals'], sig: SignalState): void {
-  tally.total++;
-  const r = sig.result;
-  if (r.kind === 'availability') {
-    if (r.reachable) tally.correct++;
-    else tally.failed++;
-    return;
-  }
-  switch (r.outcome) {
-    case 'correct':
-      tally.correct++;
-      return;
-    case 'wrong':
-    case 'unparseable':
-    case 'empty':
-      tally.wrong++;
-      return;
-    case 'skipped':
-      tally.skipped++;
-      return;
-    default:
-      tally.failed++;
-  }
-}

@@ -167,6 +167,7 @@ export class Submitter {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly pending = new Set<Promise<SubmitOutcome>>();
+  private readonly roomWaiters: (() => void)[] = [];
   private readonly stopController = new AbortController();
   private fatalError: SubmitError | FeeCapError | undefined;
   readonly stats = { sent: 0, confirmed: 0, duplicates: 0, retries: 0, reissued: 0, unsent: 0 };
@@ -201,8 +202,24 @@ export class Submitter {
       return outcome;
     });
     this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+    void p.finally(() => {
+      this.pending.delete(p);
+      for (const wake of this.roomWaiters.splice(0)) wake();
+    });
     return p;
+  }
+
+  /** Messages queued or in flight. */
+  get backlog(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Resolves when fewer than `limit` messages are queued or in flight, or submission stopped: back-pressure for
+   * whoever feeds the submitter, so a run holds a window's worth of messages, not the registry's.
+   */
+  async whenBelow(limit: number): Promise<void> {
+    while (this.pending.size >= limit && !this.fatalError) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Waits until every queued message has an outcome. */
@@ -217,6 +234,7 @@ export class Submitter {
     this.stopController.abort(error);
     this.o.onEvent?.({ type: 'stopped', error });
     for (const wake of this.waiting.splice(0)) wake();
+    for (const wake of this.roomWaiters.splice(0)) wake();
   }
 
   private async withSlot(job: SubmitJob): Promise<SubmitOutcome> {

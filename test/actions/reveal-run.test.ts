@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { QUESTION_GENERATOR, scienceBankDigest } from '../../src/evals/generator.js';
 import { loadScienceBank } from '../../src/evals/science.js';
-import { readJournal, type RunConfigSummary, type RunState } from '../../src/publisher/journal.js';
+import { emptyRunState, readJournal, type RunConfigSummary, type RunState } from '../../src/publisher/journal.js';
 import { revealMessageFor, revealRun } from '../../src/actions/reveal-run.js';
 import { createHcs25Client } from '../../src/client.js';
 import { revealMessageV2Schema } from '../../src/signals/reveal.js';
@@ -39,8 +39,8 @@ describe('revealRun', () => {
 });
 
 describe('revealMessageFor (reveal v2)', () => {
-  const start = (config: Partial<RunConfigSummary>): RunState => ({
-    start: {
+  const start = (config: Partial<RunConfigSummary>): RunState =>
+    emptyRunState({
       t: 'start',
       v: 1,
       at: '2026-11-21T10:00:00.000Z',
@@ -50,14 +50,7 @@ describe('revealMessageFor (reveal v2)', () => {
       topic: '0.0.1001',
       config: { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: false, ...config },
       agents: [],
-    },
-    signals: new Map(),
-    failures: [],
-    spentTinybar: 0n,
-    resumes: 0,
-    reveals: new Map(),
-    packs: new Map(),
-  });
+    });
 
   it('publishes key, seed, generator, grader and the bundled bank digest, and parses back', () => {
     const built = revealMessageFor(start({}));
