@@ -199,9 +199,13 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     wake = undefined;
     w?.();
   };
-  const paused: (() => void)[] = [];
+  let paused: (() => void)[] = [];
+  // One result taken makes room for one worker: waking them all would have all but one pause again.
+  const resumeOne = () => paused.shift()?.();
   const resumeWorkers = () => {
-    for (const w of paused.splice(0)) w();
+    const all = paused;
+    paused = [];
+    for (const w of all) w();
   };
   const deliver = (result: AnyEvalResult) => {
     count(progress, result);
@@ -310,7 +314,7 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
           head = 0;
         }
         note();
-        resumeWorkers();
+        resumeOne();
         yield r;
         continue;
       }

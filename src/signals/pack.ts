@@ -56,6 +56,9 @@ export interface SignalPackerOptions {
   maxBytes?: number;
 }
 
+/** Encode for real once the estimated size passes this share of the limit. */
+const ESTIMATE_HEADROOM = 0.92;
+
 /**
  * Packs signals into messages incrementally. `add` returns the messages that became full; `flush` returns the
  * partial one. Each message is filled as close to the limit as the next signal allows and never exceeds it (dense
@@ -65,7 +68,11 @@ export class SignalPacker {
   readonly mode: PackMode;
   private readonly maxBytes: number;
   private open: SignalMessageV2[] = [];
+  /** The open signals encoded, when that is known (undefined while only estimated). */
   private encoded: PackedMessage | undefined;
+  /** Sum of the open signals' own JSON sizes, and the encoded/raw ratio of the last real encoding. */
+  private rawBytes = 0;
+  private ratio: number | undefined;
 
   constructor(options: SignalPackerOptions) {
     this.mode = options.mode;
@@ -81,28 +88,51 @@ export class SignalPacker {
     if (this.mode === 'none') return [this.single(signal)];
     const out: PackedMessage[] = [];
     if (this.open.length > 0 && !this.belongs(signal)) out.push(...this.flush());
-    const tried = this.encode([...this.open, signal]);
+    const before = this.encoded;
+    this.open.push(signal);
+    this.rawBytes += JSON.stringify(signal).length;
+    this.encoded = undefined;
+    // Encoding (and deflating) the whole open message on every add costs O(n²) per message: while the size
+    // estimated from the last real encoding is well under the limit, the check waits (flush makes it exact).
+    if (this.ratio !== undefined && this.rawBytes * this.ratio < this.maxBytes * ESTIMATE_HEADROOM) return out;
+    const tried = this.encode(this.open);
+    this.ratio = tried.bytes.length / this.rawBytes;
     if (tried.bytes.length <= this.maxBytes) {
-      this.open.push(signal);
       this.encoded = tried;
       return out;
     }
+    // Too big with this signal: what was open goes out (re-checked if it was never encoded), this one starts anew.
+    this.open.pop();
+    this.encoded = before;
     out.push(...this.flush());
     const alone = this.encode([signal]);
     // A signal too big for a pack of its own (a very long UAID) still goes out, as a v2 single message.
     if (alone.bytes.length > this.maxBytes) out.push(this.single(signal));
     else {
       this.open = [signal];
+      this.rawBytes = JSON.stringify(signal).length;
       this.encoded = alone;
     }
     return out;
   }
 
+  /** The open message (exactly encoded; in the rare case the estimate let it grow past the limit, split to fit). */
   flush(): PackedMessage[] {
-    const done = this.encoded;
+    const out: PackedMessage[] = [];
+    let rest = this.open;
+    let encoded = this.encoded;
     this.open = [];
     this.encoded = undefined;
-    return done ? [done] : [];
+    this.rawBytes = 0;
+    while (rest.length > 0) {
+      let n = rest.length;
+      encoded ??= this.encode(rest);
+      while (encoded.bytes.length > this.maxBytes && n > 1) encoded = this.encode(rest.slice(0, --n));
+      out.push(encoded.bytes.length > this.maxBytes ? this.single(rest[0]!) : encoded);
+      rest = rest.slice(n);
+      encoded = undefined;
+    }
+    return out;
   }
 
   private belongs(signal: SignalMessageV2): boolean {

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+/**
+ * Registry scale (run after the build; `npm run bench` does both): a whole registry through `runSignals` — evaluate →
+ * build → pack (dense) → journal → submit → read back a sample — against the emulator (its own process), with
+ * simulated agents: an injected transport answering each probe and question after a latency drawn uniformly from
+ * 50–500 ms (deterministic), concurrency 1,000, and BENCH_DEAD (default 2%) of the agents unreachable (their probe
+ * fails after its latency, so their math and science are not asked).
+ *
+ * Reports the evaluation's wall time against the ideal schedule (sum of the latencies of what was asked / concurrency;
+ * target ≤ 1.05×) and the peak RSS of the run's process (target ≤ 512 MB), measured in a child process by
+ * `process.resourceUsage().maxRSS` (the emulator, standing in for the network, is another process and not counted).
+ * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
+ * Env: BENCH_AGENTS (default 190000: about 3 minutes on 2 cores; BENCH_AGENTS=20000 takes about 25 s),
+ * BENCH_CONCURRENCY (1000), BENCH_DEAD (0.02).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 190_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1000);
+const DEAD = Number(process.env.BENCH_DEAD ?? 0.02);
+const EVALS = ['availability', 'math', 'science'];
+const MAX_RATIO = 1.05;
+const MAX_RSS_MB = 512;
+
+if (process.argv[2] === '--child') await child();
+else await parent();
+
+async function parent() {
+  const self = fileURLToPath(import.meta.url);
+  const proc = spawn(process.execPath, ['--expose-gc', self, '--child'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout.on('data', (d) => {
+    out += d;
+    process.stdout.write(d.toString().split('\n').filter((l) => l && !l.startsWith('{')).map((l) => `${l}\n`).join(''));
+  });
+  const code = await new Promise((resolve) => proc.on('close', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !line) {
+    console.error(`bench-registry-scale: the run's process exited ${code}`);
+    process.exit(1);
+  }
+  const r = JSON.parse(line);
+  const ratio = r.evalWallMs / r.idealMs;
+  const rssMb = r.maxRssKb / 1024;
+  console.log(`agents ${r.agents} × ${EVALS.length} evals, concurrency ${CONCURRENCY}, latency uniform 50–500 ms, ${r.dead} agents unreachable`);
+  console.log(`ideal schedule (sum of latencies asked / concurrency): ${(r.idealMs / 1000).toFixed(1)} s`);
+  console.log(`evaluation wall time: ${(r.evalWallMs / 1000).toFixed(1)} s = ${ratio.toFixed(3)}× ideal (target ≤ ${MAX_RATIO}×)  ${ratio <= MAX_RATIO ? 'OK' : 'OVER'}`);
+  console.log(`whole run: ${(r.runWallMs / 1000).toFixed(1)} s (status ${r.status}); ${r.published}/${r.expected} signals published in ${r.messages} messages (${r.perAgent} per agent; forecast ${r.forecastMessages} = ${(r.forecastMessages / r.agents).toFixed(3)} per agent)`);
+  console.log(`dead agents: ${r.notAsked} evals not asked (probe unreachable); transport calls ${r.calls} for ${r.agents * EVALS.length} signals`);
+  console.log(`peak RSS of the run's process: ${rssMb.toFixed(0)} MB (target ≤ ${MAX_RSS_MB} MB)  ${rssMb <= MAX_RSS_MB ? 'OK' : 'OVER'}; heap after the run ${(r.heapAfterMb).toFixed(0)} MB; largest heap sampled ${r.maxHeapMb.toFixed(0)} MB`);
+  if (ratio > MAX_RATIO || rssMb > MAX_RSS_MB || r.status !== 'complete' || r.published !== r.expected) process.exit(1);
+}
+
+async function child() {
+  const { DIST, startEmulator } = await import('./lib/emulator.mjs');
+  const { loadConfig } = await import(DIST('config/load.js'));
+  const { createHcs25Client } = await import(DIST('client.js'));
+  const { runSignals } = await import(DIST('actions/run-signals.js'));
+  const { createSignalTopic } = await import(DIST('publisher/topic.js'));
+  const { expectedMessages } = await import(DIST('publisher/fees.js'));
+
+  // Deterministic latencies (mulberry32 over agent and eval), so runs are comparable.
+  const latency = (i, k) => {
+    let a = (i * 3 + k + 0x9e3779b9) >>> 0;
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return 50 + (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 450;
+  };
+  const dead = (i) => (i * 2654435761) % 10_000 < DEAD * 10_000;
+  const agents = Array.from({ length: AGENTS }, (_, i) => ({
+    subject: `uaid:aid:${(i * 2654435761).toString(36).padStart(8, '0')}Qm${String(i).padStart(7, '0')}bench;uid=0;registry=hol;proto=a2a;nativeId=agent-${i}.agents.example.com`,
+    name: `agent-${i}`,
+    protocol: 'a2a',
+    endpoint: `https://agent-${i}.agents.example.com`,
+  }));
+  const index = new Map(agents.map((a, i) => [a.subject, i]));
+  let idealSum = 0;
+  let calls = 0;
+  const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+  const answer = (prompt) => {
+    const m = /(\d+) ([+\-×]) (\d+)\?/.exec(prompt);
+    if (!m) return 'B';
+    const a = Number(m[1]);
+    const b = Number(m[3]);
+    return String(m[2] === '+' ? a + b : m[2] === '-' ? a - b : a * b);
+  };
+  const transportFactory = (agent) => {
+    const i = index.get(agent.subject);
+    return {
+      protocol: 'a2a',
+      canAsk: true,
+      async ask(prompt) {
+        calls++;
+        const ms = latency(i, prompt.includes('A)') ? 2 : 1);
+        idealSum += ms;
+        await wait(ms);
+        return { ok: true, text: answer(prompt), latencyMs: ms, meta: {} };
+      },
+      async probe() {
+        calls++;
+        const ms = latency(i, 0);
+        idealSum += ms;
+        await wait(ms);
+        return dead(i) ? { reachable: false, latencyMs: ms, reason: 'connection refused' } : { reachable: true, latencyMs: ms, httpStatus: 200 };
+      },
+    };
+  };
+
+  const emu = await startEmulator({ accounts: 1 });
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
+  const config = loadConfig({
+    cwd: stateDir,
+    env: {
+      HCS25_NETWORK: 'local',
+      HCS25_NODES: `127.0.0.1:${emu.ports.consensus}=0.0.3`,
+      HCS25_MIRROR_GRPC: `127.0.0.1:${emu.ports.mirrorGrpc}`,
+      HCS25_MIRROR_REST_URL: emu.mirrorRestUrl,
+      HCS25_OPERATOR_ID: emu.operator.accountId,
+      HCS25_OPERATOR_KEY: emu.operator.privateKey,
+    },
+    flags: { stateDir, maxFeeHbar: 10_000, concurrency: CONCURRENCY, budgetMs: 30_000 },
+  });
+  const client = createHcs25Client(config);
+  let maxHeap = 0;
+  const sampler = setInterval(() => (maxHeap = Math.max(maxHeap, process.memoryUsage().heapUsed)), 500);
+  try {
+    const topic = (await createSignalTopic(client.sdk)).topicId;
+    let evalStart = 0;
+    let evalEnd = 0;
+    const t0 = performance.now();
+    const report = await runSignals(client, {
+      source: { agents },
+      topic,
+      evals: EVALS,
+      seed: 'bench-scale',
+      pack: 'dense',
+      keepResponses: false,
+      runner: { transportFactory },
+      onNote: (line) => {
+        if (line.startsWith('fee forecast')) console.log(line);
+      },
+      onProgress: (p) => {
+        if (!evalStart && p.evals.running > 0) evalStart = performance.now();
+        if (p.evals.total > 0 && p.evals.done === p.evals.total && !evalEnd) evalEnd = performance.now();
+      },
+    });
+    const runWallMs = performance.now() - t0;
+    clearInterval(sampler);
+    globalThis.gc?.();
+    const result = {
+      agents: AGENTS,
+      dead: agents.filter((_, i) => dead(i)).length,
+      idealMs: idealSum / CONCURRENCY,
+      evalWallMs: evalEnd - evalStart,
+      runWallMs,
+      status: report.status,
+      published: report.signals.published,
+      expected: report.signals.expected,
+      messages: report.messages.count,
+      perAgent: report.messages.perAgent,
+      forecastMessages: expectedMessages(AGENTS, EVALS.length, 'dense'),
+      notAsked: report.evals.notAsked,
+      calls,
+      maxRssKb: process.resourceUsage().maxRSS,
+      heapAfterMb: process.memoryUsage().heapUsed / 2 ** 20,
+      maxHeapMb: maxHeap / 2 ** 20,
+      error: report.error,
+    };
+    if (report.error) console.log(`run error: ${report.error.code}: ${report.error.message}`);
+    console.log(JSON.stringify(result));
+  } finally {
+    clearInterval(sampler);
+    await client.close();
+    await emu.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  // The SDK's uncleared gRPC deadline timers would keep the process alive for seconds.
+  process.exit(0);
+}
