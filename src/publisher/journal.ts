@@ -596,11 +596,17 @@ export function countOutcome(tally: EvalTally, result: AnyEvalResult): void {
   }
 }
 
+/** A result key as (subject, bit of its eval kind); a key of another shape stands for itself. */
+function keyParts(key: string): [string, number] {
+  const bar = key.indexOf('|');
+  const bit = bar > 0 ? KIND_BITS[key.slice(0, bar)] : undefined;
+  return bit === undefined ? [key, 8] : [key.slice(bar + 1), bit];
+}
+
 /** Whether the run has journaled a result under this key (settled or not). */
 export function hasResult(state: RunState, key: string): boolean {
-  const bar = key.indexOf('|');
-  const bit = KIND_BITS[key.slice(0, bar)];
-  return bit !== undefined && ((state.done.get(key.slice(bar + 1)) ?? 0) & bit) !== 0;
+  const [subject, bit] = keyParts(key);
+  return ((state.done.get(subject) ?? 0) & bit) !== 0;
 }
 
 /**
@@ -609,8 +615,10 @@ export function hasResult(state: RunState, key: string): boolean {
  */
 export function addResult(state: RunState, record: Omit<SignalState, 'txIds' | 'receipt' | 'pack'>): void {
   if (hasResult(state, record.key)) return;
-  const subject = record.result.agent.subject;
-  state.done.set(subject, (state.done.get(subject) ?? 0) | (KIND_BITS[record.result.kind] ?? 0));
+  const [part, bit] = keyParts(record.key);
+  // The agent's own string when it is the same (one string per agent in a new run, not a slice of every key).
+  const subject = record.result.agent.subject === part ? record.result.agent.subject : part;
+  state.done.set(subject, (state.done.get(subject) ?? 0) | bit);
   state.results++;
   const sig: SignalState = { ...record, txIds: [] };
   state.signals.set(record.key, sig);

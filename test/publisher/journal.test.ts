@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Journal, JournalError, listRuns, packBytes, parseJournal, readJournal, resultKey, revealKey, signalReceipt } from '../../src/publisher/journal.js';
-import { journalWith, tempDir, TEST_AGENT } from './helpers.js';
+import { Journal, JournalError, hasResult, listRuns, packBytes, parseJournal, readJournal, resultKey, revealKey, signalReceipt } from '../../src/publisher/journal.js';
+import { journalWith, messageFor, tempDir, TEST_AGENT } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -185,5 +185,89 @@ describe('run journal', () => {
 
   it('keys a signal by eval kind and subject', () => {
     expect(resultKey({ kind: 'math', agent: TEST_AGENT })).toBe(`math|${TEST_AGENT.subject}`);
+  });
+});
+
+describe('run journal read for a resume (compact, line by line)', () => {
+  it('keeps only what is not confirmed, counts the rest, and knows every result as done', async () => {
+    const journal = await journalWith(`${tmp.dir}/compact`, ['availability|a', 'math|a', 'science|a', 'availability|b', 'math|b']);
+    journal.append({ t: 'pack', key: 'pack|0', encoding: 'json', data: '{"p":"hcs-25","n":0}', bytes: 20, signals: ['math|a', 'availability|a', 'science|a'] });
+    journal.append({ t: 'tx', key: 'pack|0', txId: TX(1), validSeconds: 120 });
+    journal.append({ t: 'receipt', key: 'pack|0', txId: TX(1), seq: 4, duplicate: true });
+    // Records about a settled pack after its receipt: ignored, not an error.
+    journal.append({ t: 'landed', entries: [{ key: 'pack|0', seq: 4, consensusTimestamp: '1700000001.000000001' }] });
+    journal.append({ t: 'failure', key: 'pack|0', txId: TX(1), code: 'X', message: 'late', fatal: false, consumed: true });
+    journal.append({ t: 'pack', key: 'pack|1', encoding: 'json', data: '{"p":"hcs-25","n":1}', bytes: 20, signals: ['availability|b'] });
+    journal.append({ t: 'tx', key: 'pack|1', txId: TX(2), validSeconds: 120 });
+    await journal.close();
+
+    const { state } = await readJournal(journal.path, { keep: 'pending' });
+    expect(state.keep).toBe('pending');
+    expect([...state.signals.keys()].sort()).toEqual(['availability|b', 'math|b']);
+    expect([...state.packs.keys()]).toEqual(['pack|1']);
+    expect(state.packs.get('pack|1')!.txIds).toHaveLength(1);
+    expect(state.packCount).toBe(2);
+    expect(state.results).toBe(5);
+    for (const key of ['availability|a', 'math|a', 'science|a', 'availability|b', 'math|b']) expect(key).toSatisfy((k: string) => hasResult(state, k));
+    expect(hasResult(state, 'science|b')).toBe(false);
+    expect(state.settled).toMatchObject({ signals: 3, published: 3, duplicates: 3, messages: { count: 1, bytes: 20, maxBytes: 20 } });
+    expect(state.settled.list.map((l) => [l.key, l.seq, l.index])).toEqual([
+      ['math|a', 4, 0],
+      ['availability|a', 4, 1],
+      ['science|a', 4, 2],
+    ]);
+
+    // The full read (verify) keeps everything, as before.
+    const full = await readJournal(journal.path);
+    expect(full.state.signals.size).toBe(5);
+    expect(full.state.packs.size).toBe(2);
+    expect(signalReceipt(full.state, full.state.signals.get('science|a')!)).toMatchObject({ seq: 4, index: 2, consensusTimestamp: '1700000001.000000001' });
+
+    // Journal.open reads compact.
+    const opened = await Journal.open(`${tmp.dir}/compact`, journal.runId);
+    expect(opened.state.signals.size).toBe(2);
+    await opened.journal.close();
+  });
+
+  it('resumes a journal from before packing (one v1 message per signal) the same way', async () => {
+    const journal = await journalWith(`${tmp.dir}/compact-v1`, ['k1', 'k2', 'k3']);
+    journal.append({ t: 'tx', key: 'k1', txId: TX(1), validSeconds: 120 });
+    journal.append({ t: 'receipt', key: 'k1', txId: TX(1), seq: 7 });
+    journal.append({ t: 'landed', entries: [{ key: 'k1', seq: 7, consensusTimestamp: '1700000001.000000001' }] });
+    journal.append({ t: 'tx', key: 'k2', txId: TX(2), validSeconds: 120 });
+    journal.append({ t: 'failure', key: 'k2', txId: TX(2), code: 'INVALID_SIGNATURE', message: 'x', fatal: true, consumed: true });
+    await journal.close();
+    const { state } = await readJournal(journal.path, { keep: 'pending' });
+    expect([...state.signals.keys()]).toEqual(['k2', 'k3']);
+    expect(state.signals.get('k2')!.txIds).toEqual([{ txId: TX(2), validSeconds: 120, consumed: true }]);
+    expect(state.settled).toMatchObject({ published: 1, messages: { count: 1 } });
+    expect(['k1', 'k2', 'k3'].every((k) => hasResult(state, k))).toBe(true);
+  });
+
+  it('reads lines longer than its read buffer, and a torn last line, as the text parser does', async () => {
+    const agents = Array.from({ length: 6_000 }, (_, i) => ({ ...TEST_AGENT, subject: `uaid:aid:${'x'.repeat(150)}${i};uid=0;proto=http;nativeId=127.0.0.1`, name: `agent ${i}` }));
+    const journal = await Journal.create(`${tmp.dir}/long`, {
+      run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB',
+      seed: 'long',
+      runKey: Buffer.alloc(32, 7).toString('base64url'),
+      topic: '0.0.1001',
+      config: { network: 'local', evals: ['availability'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: true },
+      agents,
+    });
+    for (const agent of agents.slice(0, 3000)) {
+      const key = `availability|${agent.subject}`;
+      journal.append({ t: 'result', key, result: { kind: 'availability', agent, reachable: true, latencyMs: 1, transport: 'http', fetchedAt: '2026-01-01T00:00:00.000Z' }, message: { json: messageFor(key), bytes: 10 } });
+    }
+    await journal.close();
+    appendFileSync(journal.path, '{"t":"end","at":"x","sta');
+    const text = readFileSync(journal.path, 'utf8');
+    expect(text.indexOf('\n')).toBeGreaterThan(1 << 20);
+    const streamed = await readJournal(journal.path, { keep: 'pending' });
+    const parsed = parseJournal(text, 'journal', { keep: 'pending' });
+    expect(streamed.state.start.agents).toHaveLength(6_000);
+    expect(streamed.state.results).toBe(3_000);
+    expect(streamed.state.signals.size).toBe(3_000);
+    expect([streamed.records, streamed.validBytes, streamed.tornBytes]).toEqual([parsed.records, parsed.validBytes, parsed.tornBytes]);
+    expect(streamed.tornBytes).toBe(Buffer.byteLength('{"t":"end","at":"x","sta'));
   });
 });
