@@ -196,3 +196,22 @@ describe('computeScores — signal ids', () => {
     expect(s.components['availability.uptime']).toMatchObject({ value: 0, status: 'ok', samples: 2 });
   });
 });
+
+describe('computeScores — evals not asked because the probe failed', () => {
+  it('are not measured: an earlier measurement in the window still counts, and without one the component is missing', () => {
+    const notAsked = (kind: 'math' | 'science', seq: number) => {
+      const s = evalSignal(A2A, kind, 'skipped', { seq, at: T0 + seq * 1000, run: seq });
+      (s.message.data as Record<string, unknown>).reason = 'probe-unreachable';
+      return s;
+    };
+    const r = score([
+      evalSignal(A2A, 'math', 'correct', { seq: 1, at: T0, run: 1 }),
+      probe(A2A, { seq: 2, at: T0 + 2000, run: 2, reachable: false, status: 'ok' }),
+      notAsked('math', 3),
+      notAsked('science', 4),
+    ]);
+    const s = r.subjects[0]!;
+    expect(s.components['simple-math.score']).toMatchObject({ value: 100, status: 'ok', samples: 1 });
+    expect(s.components['simple-science.score']).toMatchObject({ value: 0, status: 'missing', samples: 0 });
+  });
+});

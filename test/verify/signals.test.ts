@@ -2,9 +2,11 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../../src/evals/generator.js';
 import { gradeQuestion } from '../../src/evals/graders.js';
-import { questionFor } from '../../src/evals/runner.js';
+import { questionFor, runEvals } from '../../src/evals/runner.js';
+import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { fakeTransport, newLog, ok } from '../evals/runner-helpers.js';
 import { loadScienceBank, type ScienceBankEntry } from '../../src/evals/science.js';
-import type { EvalResult, GraderId, Question } from '../../src/evals/types.js';
+import type { AnyEvalResult, EvalResult, GraderId, Question } from '../../src/evals/types.js';
 import { signalKey, type RunState } from '../../src/publisher/journal.js';
 import type { Agent } from '../../src/core/agent.js';
 import { buildSignalMessage } from '../../src/signals/build.js';
@@ -126,6 +128,32 @@ describe('verifySignals — an honest run', () => {
     });
     expect(report.counts).toMatchObject({ verified: 12, mismatch: 0 });
     expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
+  });
+
+  it('evals not asked because the probe found the agent unreachable verify as not asked (v1 and v2), never as mismatches', async () => {
+    const log = newLog();
+    const results: AnyEvalResult[] = [];
+    for await (const r of runEvals(agents, {
+      evals: ['availability', 'math', 'science'],
+      budgetMs: 1000,
+      concurrency: 3,
+      seed: SEED,
+      grader: GRADER,
+      allowPrivateEndpoints: false,
+      transportFactory: () => fakeTransport(log, () => ok('x'), { probe: () => ({ reachable: false, latencyMs: 1, reason: 'connection refused' }) }),
+    })) {
+      results.push(r);
+    }
+    expect(log.asks).toBe(0);
+    const evals = results.filter((r): r is EvalResult => r.kind !== 'availability');
+    expect(evals.every((r) => r.outcome === 'skipped' && r.reason?.startsWith('probe-unreachable'))).toBe(true);
+    const v1 = evals.map((r) => buildSignalMessage(r, { run: RUN, runKey: KEY }).message as EvalSignalMessage);
+    const v2 = evals.map((r) => buildSignalV2(r, { run: RUN, runKey: KEY }).message as unknown as VerifiableSignal);
+    expect(v2.every((s) => s.status === 'missing' && (s.data as { reason?: string }).reason === 'probe-unreachable')).toBe(true);
+    for (const signals of [v1, v2]) {
+      const report = verifySignals({ signals, reveals: [reveal()] });
+      expect(report.counts).toEqual({ verified: 12, mismatch: 0, unverifiable: 0, ignored: 0 });
+    }
   });
 
   it('ignores signals that carry no question (availability) and counts them', () => {
