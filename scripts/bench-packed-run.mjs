@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DIST, startEmulator } from './lib/emulator.mjs';
+import { DIST, emulatorEnv, startEmulator } from './lib/emulator.mjs';
 import { syntheticResults } from './lib/fleet.mjs';
 
 const AGENTS = Number(process.env.BENCH_PACKED_AGENTS ?? 1000);
@@ -34,14 +34,7 @@ const emu = await startEmulator({ accounts: 1 });
 const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-packed-'));
 const config = loadConfig({
   cwd: stateDir,
-  env: {
-    HCS25_NETWORK: 'local',
-    HCS25_NODES: `127.0.0.1:${emu.ports.consensus}=0.0.3`,
-    HCS25_MIRROR_GRPC: `127.0.0.1:${emu.ports.mirrorGrpc}`,
-    HCS25_MIRROR_REST_URL: emu.mirrorRestUrl,
-    HCS25_OPERATOR_ID: emu.operator.accountId,
-    HCS25_OPERATOR_KEY: emu.operator.privateKey,
-  },
+  env: emulatorEnv(emu),
   flags: { stateDir, maxFeeHbar: 1000 },
 });
 const client = createHcs25Client(config);

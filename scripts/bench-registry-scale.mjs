@@ -62,7 +62,7 @@ async function parent() {
 }
 
 async function child() {
-  const { DIST, startEmulator } = await import('./lib/emulator.mjs');
+  const { DIST, emulatorEnv, startEmulator } = await import('./lib/emulator.mjs');
   const { loadConfig } = await import(DIST('config/load.js'));
   const { createHcs25Client } = await import(DIST('client.js'));
   const { runSignals } = await import(DIST('actions/run-signals.js'));
@@ -122,14 +122,7 @@ async function child() {
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
   const config = loadConfig({
     cwd: stateDir,
-    env: {
-      HCS25_NETWORK: 'local',
-      HCS25_NODES: `127.0.0.1:${emu.ports.consensus}=0.0.3`,
-      HCS25_MIRROR_GRPC: `127.0.0.1:${emu.ports.mirrorGrpc}`,
-      HCS25_MIRROR_REST_URL: emu.mirrorRestUrl,
-      HCS25_OPERATOR_ID: emu.operator.accountId,
-      HCS25_OPERATOR_KEY: emu.operator.privateKey,
-    },
+    env: emulatorEnv(emu),
     flags: { stateDir, maxFeeHbar: 10_000, concurrency: CONCURRENCY, budgetMs: 30_000 },
   });
   const client = createHcs25Client(config);

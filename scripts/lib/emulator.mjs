@@ -11,6 +11,18 @@ export async function startEmulator(options = {}) {
   return startLocalNodeProcess({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, ...options });
 }
 
+/** The `HCS25_*` environment of an hcs25 config for the emulator (network, nodes, mirror, operator). */
+export function emulatorEnv(node) {
+  return {
+    HCS25_NETWORK: 'local',
+    HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`,
+    HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`,
+    HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
+    HCS25_OPERATOR_ID: node.operator.accountId,
+    HCS25_OPERATOR_KEY: node.operator.privateKey,
+  };
+}
+
 /** The emulator process's own CPU time so far, in ms. */
 export async function emulatorCpuMs(node) {
   const { cpu } = await node.usage();

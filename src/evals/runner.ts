@@ -333,22 +333,15 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
 
 /** An eval that was not asked because the agent's probe found it unreachable: not measured, nothing spent. */
 function notAsked(agent: Agent, kind: 'math' | 'science', probe: ProbeEvalResult, questionId: string, grader: GraderId): EvalResult {
-  return {
-    kind,
-    agent,
-    // The question it would have been asked: a v1 signal carries its hash even when skipped.
-    questionId,
-    outcome: 'skipped',
-    score: 0,
-    answer: null,
-    compliant: false,
-    latencyMs: 0,
-    response: null,
-    reason: `${PROBE_UNREACHABLE}: not asked, the availability probe found the agent unreachable${probe.reason ? ` (${probe.reason})` : ''}`,
-    transport: agent.protocol,
-    grader,
-    fetchedAt: probe.fetchedAt,
-  };
+  // The question it would have been asked: a v1 signal carries its hash even when skipped.
+  const base = { kind, agent, questionId, transport: agent.protocol, grader };
+  const why = `${PROBE_UNREACHABLE}: not asked, the availability probe found the agent unreachable${probe.reason ? ` (${probe.reason})` : ''}`;
+  return skipped(base, why, probe.fetchedAt);
+}
+
+/** An eval that asked nothing: skipped, score 0, no answer. */
+function skipped(base: Pick<EvalResult, 'kind' | 'agent' | 'questionId' | 'transport' | 'grader'>, reason: string, fetchedAt: string): EvalResult {
+  return { ...base, outcome: 'skipped', score: 0, answer: null, compliant: false, latencyMs: 0, response: null, reason, fetchedAt };
 }
 
 function count(p: Progress, r: AnyEvalResult): void {
@@ -402,17 +395,7 @@ async function runOne(
   const question = questionFor(kind, agent.subject, seed, bank);
   const base = { kind, agent, questionId: question.id, transport: agent.protocol, grader };
   if (!transport.canAsk) {
-    return {
-      ...base,
-      outcome: 'skipped',
-      score: 0,
-      answer: null,
-      compliant: false,
-      latencyMs: 0,
-      response: null,
-      reason: agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`,
-      fetchedAt: new Date().toISOString(),
-    };
+    return skipped(base, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, new Date().toISOString());
   }
   const { attempt, retried } = await askWithRetry(transport, question.prompt, budgetMs, signal);
   const fetchedAt = new Date().toISOString();
