@@ -12,8 +12,9 @@
  * The child runs with a V8 heap limit (BENCH_HEAP_MB, default 256 MB, --max-old-space-size): V8 otherwise lets
  * garbage pile up to several times the live heap before collecting, and a run that kept every result would die.
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
- * Env: BENCH_AGENTS (default 190000: about 3 minutes on 2 cores; BENCH_AGENTS=20000 takes about 25 s),
- * BENCH_CONCURRENCY (1000), BENCH_DEAD (0.02).
+ * First the runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
+ * Env: BENCH_AGENTS (default 190000; BENCH_AGENTS=20000 for a quick look), BENCH_CONCURRENCY (1000), BENCH_DEAD
+ * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_HEAP_MB (256).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +53,11 @@ async function parent() {
   const ratio = r.evalWallMs / r.idealMs;
   const rssMb = r.maxRssKb / 1024;
   console.log(`agents ${r.agents} × ${EVALS.length} evals, concurrency ${CONCURRENCY}, latency uniform 50–500 ms, ${r.dead} agents unreachable`);
-  console.log(`ideal schedule (sum of latencies asked / concurrency): ${(r.idealMs / 1000).toFixed(1)} s`);
+  if (r.runnerOnly) {
+    const q = r.runnerOnly.wallMs / r.runnerOnly.idealMs;
+    console.log(`runner alone (consumer only counts): ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}× (target ≤ ${MAX_RATIO}×)  ${q <= MAX_RATIO ? 'OK' : 'OVER'}`);
+  }
+  console.log(`whole pipeline — ideal schedule (sum of latencies asked / concurrency): ${(r.idealMs / 1000).toFixed(1)} s`);
   console.log(`evaluation wall time: ${(r.evalWallMs / 1000).toFixed(1)} s = ${ratio.toFixed(3)}× ideal (target ≤ ${MAX_RATIO}×)  ${ratio <= MAX_RATIO ? 'OK' : 'OVER'}`);
   console.log(`whole run: ${(r.runWallMs / 1000).toFixed(1)} s (status ${r.status}); ${r.published}/${r.expected} signals published in ${r.messages} messages (${r.perAgent} per agent; forecast ${r.forecastMessages} = ${(r.forecastMessages / r.agents).toFixed(3)} per agent)`);
   console.log(`CPU of the run's process: ${(r.cpuMs / 1000).toFixed(1)} s = ${((r.cpuMs * 1000) / (r.agents * EVALS.length)).toFixed(0)} µs per signal (one core; the evaluation can only keep to the ideal schedule when this fits inside it: ≤ ${((r.idealMs * 1000) / (r.agents * EVALS.length)).toFixed(0)} µs per signal)`);
@@ -118,6 +123,24 @@ async function child() {
     };
   };
 
+  // Phase 1, the runner alone (its consumer only counts): the scheduling — probe first, dead agents not asked,
+  // back-pressure — against the ideal schedule, without the publisher's CPU on the same thread.
+  const { runEvals } = await import(DIST('evals/runner.js'));
+  let runnerOnly;
+  if (process.env.BENCH_RUNNER !== '0') {
+    let first = 0;
+    let n = 0;
+    const t = performance.now();
+    for await (const r of runEvals(agents, { evals: EVALS, budgetMs: 30_000, concurrency: CONCURRENCY, seed: 'bench-scale', allowPrivateEndpoints: false, transportFactory })) {
+      if (!first) first = performance.now();
+      if (r) n++;
+    }
+    runnerOnly = { wallMs: performance.now() - t, idealMs: idealSum / CONCURRENCY, results: n };
+    idealSum = 0;
+    calls = 0;
+  }
+
+  const cpu0 = process.cpuUsage();
   const emu = await startEmulator({ accounts: 1 });
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
   const config = loadConfig({
@@ -159,6 +182,7 @@ async function child() {
     globalThis.gc?.();
     const result = {
       agents: AGENTS,
+      runnerOnly,
       dead: agents.filter((_, i) => dead(i)).length,
       idealMs: idealSum / CONCURRENCY,
       evalWallMs: evalEnd - evalStart,
@@ -172,7 +196,7 @@ async function child() {
       notAsked: report.evals.notAsked,
       calls,
       maxRssKb: process.resourceUsage().maxRSS,
-      cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+      cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
       heapAfterMb: process.memoryUsage().heapUsed / 2 ** 20,
       maxHeapMb: maxHeap / 2 ** 20,
       peakMb: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v / 2 ** 20)])),
