@@ -36,6 +36,7 @@ import {
   type Client,
   type TransactionReceipt,
 } from '@hashgraph/sdk';
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
@@ -185,6 +186,8 @@ export class Submitter {
       ...options,
     };
     this.now = options.now ?? Date.now;
+    // Every message backing off listens on this signal: up to `window` listeners is expected, not a leak.
+    setMaxListeners(0, this.stopController.signal);
     this.operator = AccountId.fromString(options.operatorId);
     this.nodes = nodesOf(options.client);
     if (this.nodes.length === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
