@@ -14,7 +14,7 @@
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
  * First the runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
  * Env: BENCH_AGENTS (default 190000; BENCH_AGENTS=20000 for a quick look), BENCH_CONCURRENCY (1000), BENCH_DEAD
- * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_HEAP_MB (256).
+ * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_PIPELINE=0 runs only that phase, BENCH_HEAP_MB (256).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,6 +50,11 @@ async function parent() {
     process.exit(1);
   }
   const r = JSON.parse(line);
+  if (!r.status) {
+    const q = r.runnerOnly.wallMs / r.runnerOnly.idealMs;
+    console.log(`runner alone, ${r.agents} agents: ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}×`);
+    process.exit(q <= MAX_RATIO ? 0 : 1);
+  }
   const ratio = r.evalWallMs / r.idealMs;
   const rssMb = r.maxRssKb / 1024;
   console.log(`agents ${r.agents} × ${EVALS.length} evals, concurrency ${CONCURRENCY}, latency uniform 50–500 ms, ${r.dead} agents unreachable`);
@@ -140,6 +145,10 @@ async function child() {
     calls = 0;
   }
 
+  if (process.env.BENCH_PIPELINE === '0') {
+    console.log(JSON.stringify({ agents: AGENTS, runnerOnly }));
+    process.exit(0);
+  }
   const cpu0 = process.cpuUsage();
   const emu = await startEmulator({ accounts: 1 });
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
