@@ -52,7 +52,7 @@ async function parent() {
   const r = JSON.parse(line);
   if (!r.status) {
     const q = r.runnerOnly.wallMs / r.runnerOnly.idealMs;
-    console.log(`runner alone, ${r.agents} agents: ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}×`);
+    console.log(`runner alone, ${r.agents} agents: ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}× (target ≤ ${MAX_RATIO}×); CPU ${(r.runnerOnly.cpuMs / 1000).toFixed(1)} s`);
     process.exit(q <= MAX_RATIO ? 0 : 1);
   }
   const ratio = r.evalWallMs / r.idealMs;
@@ -60,7 +60,7 @@ async function parent() {
   console.log(`agents ${r.agents} × ${EVALS.length} evals, concurrency ${CONCURRENCY}, latency uniform 50–500 ms, ${r.dead} agents unreachable`);
   if (r.runnerOnly) {
     const q = r.runnerOnly.wallMs / r.runnerOnly.idealMs;
-    console.log(`runner alone (consumer only counts): ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}× (target ≤ ${MAX_RATIO}×)  ${q <= MAX_RATIO ? 'OK' : 'OVER'}`);
+    console.log(`runner alone (consumer only counts): ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}× (target ≤ ${MAX_RATIO}×)  ${q <= MAX_RATIO ? 'OK' : 'OVER'}; CPU ${(r.runnerOnly.cpuMs / 1000).toFixed(1)} s`);
   }
   console.log(`whole pipeline — ideal schedule (sum of latencies asked / concurrency): ${(r.idealMs / 1000).toFixed(1)} s`);
   console.log(`evaluation wall time: ${(r.evalWallMs / 1000).toFixed(1)} s = ${ratio.toFixed(3)}× ideal (target ≤ ${MAX_RATIO}×)  ${ratio <= MAX_RATIO ? 'OK' : 'OVER'}`);
@@ -135,12 +135,14 @@ async function child() {
   if (process.env.BENCH_RUNNER !== '0') {
     let first = 0;
     let n = 0;
+    const c0 = process.cpuUsage();
     const t = performance.now();
     for await (const r of runEvals(agents, { evals: EVALS, budgetMs: 30_000, concurrency: CONCURRENCY, seed: 'bench-scale', allowPrivateEndpoints: false, transportFactory })) {
       if (!first) first = performance.now();
       if (r) n++;
     }
-    runnerOnly = { wallMs: performance.now() - t, idealMs: idealSum / CONCURRENCY, results: n };
+    const c = process.cpuUsage(c0);
+    runnerOnly = { wallMs: performance.now() - t, idealMs: idealSum / CONCURRENCY, results: n, cpuMs: (c.user + c.system) / 1000 };
     idealSum = 0;
     calls = 0;
   }
