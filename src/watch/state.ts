@@ -1,0 +1,70 @@
+/**
+ * What `hcs25 watch` keeps between restarts, besides the run journals: the registry cursor (last registry message
+ * folded) and the current cycle (its run id; the run's seed and key are in its journal). One small JSON file per
+ * (registry, topic), `<stateDir>/watch/<registry>-<topic>.json`, replaced atomically (write, fsync, rename).
+ */
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { JournalError, RUN_ID_PATTERN } from '../publisher/journal.js';
+
+const watchStateSchema = z.object({
+  v: z.literal(1),
+  registry: z.string(),
+  topic: z.string(),
+  /** The last registry message folded: registrations after it are new to this watcher. */
+  cursor: z.object({ seq: z.number().int().nonnegative(), consensusTimestamp: z.string() }).nullable(),
+  /** The cycle in progress: its run, when it began (ms) and its period. */
+  /** Messages confirmed on `day` (UTC) by cycles already finished: the daily fee cap survives a rotation and a restart. */
+  feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
+  cycle: z.object({ run: z.string().regex(RUN_ID_PATTERN), startedAt: z.number().int().nonnegative(), periodMs: z.number().int().positive() }).nullable(),
+});
+
+export type WatchState = z.infer<typeof watchStateSchema>;
+
+export function watchStatePath(stateDir: string, registry: string, topic: string): string {
+  return join(stateDir, 'watch', `${registry}-${topic}.json`);
+}
+
+export async function loadWatchState(path: string, registry: string, topic: string): Promise<WatchState> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { v: 1, registry, topic, cursor: null, cycle: null };
+    throw err;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const parsed = watchStateSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new JournalError(`the watch state ${path} is not valid`, { hint: 'remove it to start over (journaled runs are kept and can be resumed with `hcs25 run --resume`)' });
+  }
+  return parsed.data;
+}
+
+export async function saveWatchState(path: string, state: WatchState): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+  syncFile(tmp);
+  await rename(tmp, path);
+  syncFile(dirname(path));
+}
+
+function syncFile(path: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Not every filesystem syncs directories; the rename still lands with the next metadata flush.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
