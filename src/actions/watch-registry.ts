@@ -6,8 +6,10 @@
  * hash of its subject), at most `perHost` asks per endpoint host per minute, with bounded concurrency. An agent
  * registered (or updated) while the watcher runs is asked at once, in the current cycle; one updated after it was
  * already asked this cycle is asked first thing in the next (a run holds one signal per (eval, subject)). At the end
- * of a cycle its publisher drains, the run is revealed (`reveal-run`) and the next cycle starts a new journal: memory
- * and the journal being appended to stay bounded by one cycle.
+ * of a cycle its publisher drains, the run is revealed (`reveal-run`) and the next cycle starts a new journal. A
+ * cycle whose signals would pass `maxRunSignals` is published as several runs in turn (each drained and revealed
+ * before the next begins; agents asked in an earlier run of the cycle are not asked again): what the publisher holds
+ * stays bounded by one run, and the watcher's own per-agent state is a few small map entries.
  *
  * Restart rule — everything goes through the run journal and publishSignals, as `hcs25 run --resume` does: a result
  * is journaled before it is packed, a pack before its transaction id is used. After SIGKILL the watcher reopens the
@@ -19,6 +21,7 @@
  * Fees: a daily cap (`maxFeePerDayHbar`, default 20 ℏ), see DailyBudget; when reached, asking pauses until 00:00 UTC.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
 import type { Agent } from '../core/agent.js';
@@ -29,7 +32,7 @@ import type { EvalKind, GraderId } from '../evals/types.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
-import { Journal, PACK_KEY_PREFIX, emptyRunState, signalKey, type JournalInput, type RunState } from '../publisher/journal.js';
+import { Journal, PACK_KEY_PREFIX, emptyRunState, journalPath, readJournal, signalKey, type JournalInput, type RunState } from '../publisher/journal.js';
 import { checkSignalTopic } from '../publisher/topic.js';
 import type { PackMode } from '../signals/pack.js';
 import { decodeRunKey, encodeRunKey, newRunKey } from '../signals/hashing.js';
@@ -47,12 +50,18 @@ import { revealRun } from './reveal-run.js';
 export const DEFAULT_WATCH_EVERY_MS = 24 * 3_600_000;
 export const DEFAULT_PER_HOST = 60;
 export const DEFAULT_MAX_FEE_PER_DAY_HBAR = 20;
+export const DEFAULT_MAX_RUN_SIGNALS = 30_000;
 
 export interface WatchRegistryParameters {
   registry: string;
   topic: string;
   /** Cycle length: every agent is asked once per cycle (default 24 h). */
   everyMs?: number;
+  /**
+   * Signals one run holds at most (default 30,000): a cycle whose registry is larger is published as several runs in
+   * turn, so what the publisher holds for its run stays bounded whatever the registry's size.
+   */
+  maxRunSignals?: number;
   /** Asks per endpoint host per minute (default 60). */
   perHost?: number;
   /** Daily fee cap, ℏ (default 20). */
@@ -118,8 +127,10 @@ interface Cycle {
   abort: AbortController;
   /** Results on their way to the publisher (bounded: asking waits while it is full). */
   channel: Channel<BuiltSignal>;
-  /** The cycle's time is over (or a stop was asked): nothing new is started. */
+  /** The cycle's time is over, its run is full, or a stop was asked: nothing new is started. */
   closing: boolean;
+  /** Ends the run early (it is full): set while it runs. */
+  rotate?: () => void;
 }
 
 const TICK_MS = 250;
@@ -137,6 +148,10 @@ class Watcher {
   private readonly due = new Set<string>();
   /** Updated after they were asked this cycle: first in the next. */
   private readonly nextFront = new Set<string>();
+  /** Agents asked in this cycle's earlier runs (a cycle of a large registry spans several runs). */
+  private readonly askedInCycle = new Set<string>();
+  /** The schedule of the cycle in progress, kept across its runs. */
+  private schedule: { order: string[]; next: number } | undefined;
   private budget!: DailyBudget;
   private estimate = 0n;
   private follower!: RegistryFollower;
@@ -240,7 +255,7 @@ class Watcher {
           throw published.error ?? new Hcs25Error('STOPPED', `cycle ${cycle.run} stopped (${published.status})`, { hint: `finish it with \`hcs25 run --resume ${cycle.run}\`` });
         }
         if (this.stopping.signal.aborted && this.now() < cycle.endsAt) break;
-        await this.endCycle(cycle);
+        await this.endRun(cycle, this.now() >= cycle.endsAt);
       }
       this.phase = 'stopped';
       this.detail = undefined;
@@ -292,7 +307,14 @@ class Watcher {
     let state: RunState;
     let startedAt: number;
     let periodMs: number;
-    if (saved) {
+    if (saved && !this.schedule) {
+      // A restart: agents asked in the cycle's earlier runs are not asked again (their journals are read one at a time).
+      for (const run of saved.previous ?? []) {
+        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run));
+        for (const sig of earlier.signals.values()) this.askedInCycle.add(sig.result.agent.subject);
+      }
+    }
+    if (saved?.run) {
       ({ journal, state } = await Journal.open(client.config.stateDir, saved.run));
       if (state.start.topic !== p.topic) {
         await journal.close();
@@ -332,18 +354,26 @@ class Watcher {
       };
       journal = await Journal.create(client.config.stateDir, start);
       state = emptyRunState({ t: 'start', v: 1, at: new Date().toISOString(), ...start });
-      startedAt = this.now();
-      periodMs = this.everyMs;
-      this.watchState.cycle = { run: start.run, startedAt, periodMs };
+      startedAt = saved?.startedAt ?? this.now();
+      periodMs = saved?.periodMs ?? this.everyMs;
+      this.watchState.cycle = { run: start.run, startedAt, periodMs, previous: saved?.previous ?? [] };
       await this.save(true);
-      p.onNote?.(`cycle ${start.run} started: ${this.known.size} agents, until ${new Date(startedAt + periodMs).toISOString()} (journal ${journal.path})`);
+      p.onNote?.(`${saved ? 'next run of the cycle' : 'cycle started'}: run ${start.run}, ${this.known.size} agents, until ${new Date(startedAt + periodMs).toISOString()} (journal ${journal.path})`);
     }
-    this.counters.cycles++;
+    if (!saved) {
+      this.counters.cycles++;
+      this.askedInCycle.clear();
+      this.schedule = undefined;
+      for (const s of this.nextFront) this.front.add(s);
+      this.nextFront.clear();
+      this.due.clear();
+    }
     this.runs.push(state.start.run);
-    for (const s of this.nextFront) this.front.add(s);
-    this.nextFront.clear();
-    this.due.clear();
-    const order = [...this.known.keys()].sort((a, b) => this.known.get(a)!.slot - this.known.get(b)!.slot);
+    const abort = new AbortController();
+    // Every agent being asked listens on it: `concurrency` listeners is expected, not a leak.
+    setMaxListeners(0, abort.signal);
+    this.schedule ??= { order: [...this.known.keys()].sort((a, b) => this.known.get(a)!.slot - this.known.get(b)!.slot), next: 0 };
+    const { order, next } = this.schedule;
     return {
       run: state.start.run,
       journal,
@@ -352,9 +382,9 @@ class Watcher {
       endsAt: startedAt + periodMs,
       runKey: decodeRunKey(state.start.runKey),
       order,
-      next: 0,
+      next,
       asking: new Set(),
-      abort: new AbortController(),
+      abort,
       channel: new Channel<BuiltSignal>(256),
       closing: false,
     };
@@ -389,6 +419,7 @@ class Watcher {
         clearTimeout(timer);
         resolve();
       };
+      cycle.rotate = done;
       this.stopping.signal.addEventListener('abort', done, { once: true });
       stop.signal.addEventListener('abort', done, { once: true });
       void publishing.finally(done);
@@ -417,20 +448,29 @@ class Watcher {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The cycle's run is complete: reveal it (its key re-derives the questions), then the next cycle starts a new run. */
-  private async endCycle(cycle: Cycle): Promise<void> {
+  /**
+   * A run is complete: reveal it (its key re-derives the questions). Then the next cycle starts, or — when the run
+   * was full before the cycle's end — the cycle goes on in a new run.
+   */
+  private async endRun(cycle: Cycle, cycleOver: boolean): Promise<void> {
     const { client, p } = this;
     try {
       const revealed = await revealRun(client, { run: cycle.run });
-      p.onNote?.(`cycle ${cycle.run} complete and revealed (topic sequence ${revealed.seq})`);
+      p.onNote?.(`run ${cycle.run} complete and revealed (topic sequence ${revealed.seq})`);
     } catch (err) {
       this.error(err);
-      p.onNote?.(`cycle ${cycle.run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${cycle.run}\``);
+      p.onNote?.(`run ${cycle.run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${cycle.run}\``);
     }
-    const day = utcDay(this.now());
-    // Messages confirmed today survive the rotation (a restart reads only the current cycle's journal).
-    this.watchState.feeDay = { day, confirmed: this.budget.confirmedToday };
-    this.watchState.cycle = null;
+    // Messages confirmed today survive the rotation (a restart reads only the current run's journal).
+    this.watchState.feeDay = { day: utcDay(this.now()), confirmed: this.budget.confirmedToday };
+    const saved = this.watchState.cycle!;
+    if (cycleOver) {
+      this.watchState.cycle = null;
+    } else {
+      for (const sig of cycle.state.signals.values()) this.askedInCycle.add(sig.result.agent.subject);
+      this.watchState.cycle = { ...saved, run: null, previous: [...(saved.previous ?? []), cycle.run] };
+      this.schedule = { order: cycle.order, next: cycle.next };
+    }
     await this.save(true);
   }
 
@@ -439,7 +479,7 @@ class Watcher {
   private askedThisCycle(subject: string): boolean {
     const c = this.cycle;
     if (!c) return false;
-    return c.asking.has(subject) || this.lacking(c, subject).length === 0;
+    return c.asking.has(subject) || this.askedInCycle.has(subject) || this.lacking(c, subject).length === 0;
   }
 
   private lacking(cycle: Cycle, subject: string): EvalKind[] {
@@ -450,6 +490,11 @@ class Watcher {
   private tick(): void {
     const c = this.cycle;
     if (!c || c.closing || c.abort.signal.aborted || this.stopping.signal.aborted) return;
+    if (c.state.signals.size + c.asking.size * this.evals.length >= (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
+      c.closing = true;
+      c.rotate?.();
+      return;
+    }
     const now = this.now();
     const elapsed = (now - c.startedAt) / (c.endsAt - c.startedAt);
     while (c.next < c.order.length) {
@@ -465,7 +510,7 @@ class Watcher {
       for (const subject of queue) {
         if (c.asking.size >= this.concurrency) break;
         const k = this.known.get(subject);
-        const lacking = k ? this.lacking(c, subject) : [];
+        const lacking = k && !this.askedInCycle.has(subject) ? this.lacking(c, subject) : [];
         if (!k || lacking.length === 0 || c.asking.has(subject)) {
           if (!c.asking.has(subject)) queue.delete(subject);
           continue;

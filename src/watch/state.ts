@@ -15,10 +15,20 @@ const watchStateSchema = z.object({
   topic: z.string(),
   /** The last registry message folded: registrations after it are new to this watcher. */
   cursor: z.object({ seq: z.number().int().nonnegative(), consensusTimestamp: z.string() }).nullable(),
-  /** The cycle in progress: its run, when it began (ms) and its period. */
-  /** Messages confirmed on `day` (UTC) by cycles already finished: the daily fee cap survives a rotation and a restart. */
+  /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
-  cycle: z.object({ run: z.string().regex(RUN_ID_PATTERN), startedAt: z.number().int().nonnegative(), periodMs: z.number().int().positive() }).nullable(),
+  /**
+   * The cycle in progress: when it began (ms), its period, its current run (null between two runs) and the runs it
+   * already published (a cycle of a large registry is several runs).
+   */
+  cycle: z
+    .object({
+      run: z.string().regex(RUN_ID_PATTERN).nullable(),
+      startedAt: z.number().int().nonnegative(),
+      periodMs: z.number().int().positive(),
+      previous: z.array(z.string().regex(RUN_ID_PATTERN)).optional(),
+    })
+    .nullable(),
 });
 
 export type WatchState = z.infer<typeof watchStateSchema>;
