@@ -411,19 +411,23 @@ class Watcher {
     // The publisher stopped for good (a fatal error): stop asking.
     stop.signal.addEventListener('abort', () => cycle.abort.abort(), { once: true });
     const ticker = setInterval(() => this.tick(), TICK_MS);
-    this.tick();
-    // The cycle runs until its end, a stop request, or the publisher stopping.
-    await new Promise<void>((resolve) => {
+    // The run goes on until the cycle's end, a stop request, the run being full, or the publisher stopping.
+    let done!: () => void;
+    const over = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, Math.max(0, cycle.endsAt - this.now()));
-      const done = () => {
+      done = () => {
         clearTimeout(timer);
         resolve();
       };
-      cycle.rotate = done;
-      this.stopping.signal.addEventListener('abort', done, { once: true });
-      stop.signal.addEventListener('abort', done, { once: true });
-      void publishing.finally(done);
     });
+    cycle.rotate = done;
+    this.stopping.signal.addEventListener('abort', done, { once: true });
+    stop.signal.addEventListener('abort', done, { once: true });
+    void publishing.finally(done);
+    this.tick();
+    await over;
+    // The watcher's stop signal outlives every run: a listener left on it would keep this run's state alive.
+    this.stopping.signal.removeEventListener('abort', done);
     clearInterval(ticker);
     cycle.closing = true;
     const graceful = this.stopping.signal.aborted;
@@ -490,11 +494,6 @@ class Watcher {
   private tick(): void {
     const c = this.cycle;
     if (!c || c.closing || c.abort.signal.aborted || this.stopping.signal.aborted) return;
-    if (c.state.signals.size + c.asking.size * this.evals.length >= (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
-      c.closing = true;
-      c.rotate?.();
-      return;
-    }
     const now = this.now();
     const elapsed = (now - c.startedAt) / (c.endsAt - c.startedAt);
     while (c.next < c.order.length) {
@@ -516,6 +515,13 @@ class Watcher {
           continue;
         }
         if (blocked.has(k.host)) continue;
+        // The run is full (counting what is being asked): the cycle goes on in a new run.
+        const signals = c.state.signals.size + c.asking.size * this.evals.length;
+        if (signals > 0 && signals + lacking.length > (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
+          c.closing = true;
+          c.rotate?.();
+          return;
+        }
         if (!this.budget.tryReserve(lacking.length)) {
           paused = true;
           break;

@@ -13,6 +13,7 @@ interface WatchFlags {
   every: string;
   perHost?: number;
   maxFeePerDay?: number;
+  maxRunSignals?: number;
   statusPort?: number;
   statusEvery: string;
   evals: string;
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     .option('--every <duration>', 'cycle: every agent is asked once per cycle, spread evenly over it (one run per cycle)', '24h')
     .option('--per-host <n>', 'asks per endpoint host per minute (default 60)', intOption('--per-host', 1, 100_000))
     .option('--max-fee-per-day <hbar>', 'daily fee cap; asking pauses until 00:00 UTC when reached (default 20)', numberOption('--max-fee-per-day', 0.00000001, 100_000))
+    .option('--max-run-signals <n>', 'signals per run at most: a larger cycle is published as several runs (default 30000)', intOption('--max-run-signals', 3, 10_000_000))
     .option('--status-port <port>', 'serve GET /healthz (JSON) and GET /metrics (Prometheus) on 127.0.0.1:PORT', intOption('--status-port', 0, 65_535))
     .option('--status-every <duration>', 'without a terminal: print a status line this often', '60s')
     .option('--evals <list>', `comma-separated: ${DEFAULT_EVALS.join(', ')}`, DEFAULT_EVALS.join(','))
@@ -112,6 +114,7 @@ export function register(program: Command): void {
                 evals,
                 ...(flags.perHost !== undefined && { perHost: flags.perHost }),
                 ...(flags.maxFeePerDay !== undefined && { maxFeePerDayHbar: flags.maxFeePerDay }),
+                ...(flags.maxRunSignals !== undefined && { maxRunSignals: flags.maxRunSignals }),
                 ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
                 ...(flags.keepResponses && { keepResponses: true }),
                 ...(flags.grader && { grader: parseGraderId(flags.grader) }),

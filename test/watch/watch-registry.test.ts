@@ -132,6 +132,30 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     await w.done;
   }, 120_000);
 
+  it('publishes a cycle larger than one run as several runs, each agent asked once in the cycle', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    for (const r of fleet.agents) await register(registry, r);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/rotate`;
+    // Two agents' signals per run: the four agents take at least two runs of one cycle.
+    const w = startWatch(stateDir, registry, topic, { maxRunSignals: 6 });
+    const expected = fleet.agents.length * 3;
+    const read = await until('every agent on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= expected ? r : undefined;
+    });
+    w.stop.abort();
+    const result = await w.done;
+    const runs = new Set(read.signals.map((s) => s.message.run));
+    expect(runs.size).toBeGreaterThanOrEqual(2);
+    expect(result.status.counters.cycles).toBe(1);
+    // Each (signal, subject) once across the cycle's runs: no agent was asked again in a later run.
+    expect(new Set(read.signals.map((s) => `${s.message.signal}|${s.message.subject}`)).size).toBe(expected);
+    expect(read.signals).toHaveLength(expected);
+    const first = await readJournal(journalPath(stateDir, result.runs[0]!));
+    expect(first.state.reveals.get(topic)?.receipt).toBeDefined();
+  }, 120_000);
+
   it('ends a cycle: its run is revealed and the next cycle publishes under a new run id', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     await register(registry, fleet.agents[0]!);
