@@ -131,6 +131,9 @@ interface Cycle {
   closing: boolean;
   /** Ends the run early (it is full): set while it runs. */
   rotate?: () => void;
+  rotated?: boolean;
+  /** Called when the last ask of the run ends. */
+  onIdle?: () => void;
 }
 
 const TICK_MS = 250;
@@ -163,6 +166,12 @@ class Watcher {
   private lastError: WatchStatus['lastError'];
   private readonly counters: WatchStatus['counters'] = { cycles: 0, evaluations: 0, asks: 0, signalsJournaled: 0, signalsPublished: 0, messagesPublished: 0, errors: 0 };
   private readonly stopping = new AbortController();
+  /** Aborts every publisher at once: a graceful stop that took longer than `shutdownMs`. */
+  private readonly hardStop = new AbortController();
+  /** Runs still asking or publishing (a full run drains while the next one asks). */
+  private readonly open = new Set<Cycle>();
+  /** Runs draining and being revealed in the background. */
+  private readonly background = new Set<Promise<void>>();
   private readonly followAbort = new AbortController();
   private readonly runs: string[] = [];
   private savedAt = 0;
@@ -202,7 +211,15 @@ class Watcher {
 
   async run(): Promise<WatchRegistryReturnType> {
     const { client, p } = this;
-    const onStop = () => this.stopping.abort();
+    const onStop = () => {
+      this.stopping.abort();
+      // Stop asking everywhere; answers not journaled yet are asked again after a restart.
+      for (const c of this.open) {
+        c.closing = true;
+        c.abort.abort();
+      }
+      setTimeout(() => this.hardStop.abort(new Error('stopped')), p.shutdownMs ?? 30_000).unref();
+    };
     p.signal?.addEventListener('abort', onStop, { once: true });
     if (p.signal?.aborted) onStop();
     let following: Promise<void> | undefined;
@@ -247,16 +264,27 @@ class Watcher {
       );
       if (perDay > this.budget.cap) p.onNote?.('warning: the forecast passes the daily fee cap: some agents will wait for the next UTC day (raise --max-fee-per-day or --every)');
       await p.onReady?.(() => this.status());
+      // Runs closed before the last stop that may still lack receipts or their reveal.
+      for (const run of this.watchState.unrevealed ?? []) this.inBackground(this.finishRun(run));
       while (!this.stopping.signal.aborted) {
         const cycle = await this.openCycle();
-        const published = await this.runCycle(cycle);
+        const { rotated, finish } = await this.runCycle(cycle);
+        if (rotated && !this.stopping.signal.aborted) {
+          // The next run of the cycle starts asking now; this one drains and is revealed meanwhile.
+          await this.closeRun(cycle, false);
+          this.inBackground(finish.then((published) => this.completeRun(cycle.run, published)));
+          continue;
+        }
+        const published = await finish;
         if (published.status !== 'complete') {
           if (this.stopping.signal.aborted) break;
-          throw published.error ?? new Hcs25Error('STOPPED', `cycle ${cycle.run} stopped (${published.status})`, { hint: `finish it with \`hcs25 run --resume ${cycle.run}\`` });
+          throw published.error ?? new Hcs25Error('STOPPED', `run ${cycle.run} stopped (${published.status})`, { hint: `finish it with \`hcs25 run --resume ${cycle.run}\`` });
         }
-        if (this.stopping.signal.aborted && this.now() < cycle.endsAt) break;
-        await this.endRun(cycle, this.now() >= cycle.endsAt);
+        if (this.stopping.signal.aborted && this.now() < cycle.endsAt && !rotated) break;
+        await this.closeRun(cycle, this.now() >= cycle.endsAt);
+        await this.completeRun(cycle.run, published);
       }
+      await Promise.all(this.background);
       this.phase = 'stopped';
       this.detail = undefined;
       return { status: this.status(), runs: this.runs };
@@ -268,6 +296,7 @@ class Watcher {
       p.signal?.removeEventListener('abort', onStop);
       this.followAbort.abort();
       await following?.catch(() => undefined);
+      await Promise.all(this.background);
       if (this.watchState) await this.save(true).catch(() => undefined);
     }
   }
@@ -390,24 +419,18 @@ class Watcher {
     };
   }
 
-  private async runCycle(cycle: Cycle): Promise<PublishSignalsReturnType> {
-    const { client, p } = this;
+  /**
+   * Asks agents for a run until the cycle ends, a stop is asked, the run is full (`rotated`) or its publisher stops.
+   * `finish` then waits for the run's last asks, closes its signal stream and resolves with what publishing returned.
+   */
+  private async runCycle(cycle: Cycle): Promise<{ rotated: boolean; finish: Promise<PublishSignalsReturnType> }> {
     const channel = cycle.channel;
     const stop = new AbortController();
-    const hardStop = new AbortController();
     this.cycle = cycle;
+    this.open.add(cycle);
     this.phase = 'running';
-    const publishing = publishSignals(client, {
-      journal: this.observe(cycle),
-      state: cycle.state,
-      signals: channel,
-      estimateTinybar: this.estimate,
-      ...(p.flushMs !== undefined && { flushMs: p.flushMs }),
-      stop,
-      signal: hardStop.signal,
-      ...(p.onNote && { onNote: p.onNote }),
-      ...(p.submitter && { submitter: p.submitter }),
-    });
+    const publishing = this.publish(cycle.journal, cycle.state, channel, stop);
+    void publishing.finally(() => this.open.delete(cycle));
     // The publisher stopped for good (a fatal error): stop asking.
     stop.signal.addEventListener('abort', () => cycle.abort.abort(), { once: true });
     const ticker = setInterval(() => this.tick(), TICK_MS);
@@ -420,7 +443,10 @@ class Watcher {
         resolve();
       };
     });
-    cycle.rotate = done;
+    cycle.rotate = () => {
+      cycle.rotated = true;
+      done();
+    };
     this.stopping.signal.addEventListener('abort', done, { once: true });
     stop.signal.addEventListener('abort', done, { once: true });
     void publishing.finally(done);
@@ -430,51 +456,86 @@ class Watcher {
     this.stopping.signal.removeEventListener('abort', done);
     clearInterval(ticker);
     cycle.closing = true;
-    const graceful = this.stopping.signal.aborted;
-    if (graceful) {
-      this.phase = 'stopping';
-      // Stop asking: answers that are not journaled yet are asked again after a restart.
-      cycle.abort.abort();
-    }
-    const bound = graceful ? setTimeout(() => hardStop.abort(new Error('stopped')), p.shutdownMs ?? 30_000) : undefined;
-    await this.idle(cycle);
-    channel.close();
-    const published = await publishing;
-    clearTimeout(bound);
-    this.cycle = undefined;
-    return published;
+    if (this.stopping.signal.aborted) this.phase = 'stopping';
+    const finish = (async () => {
+      if (cycle.asking.size > 0) await new Promise<void>((resolve) => (cycle.onIdle = resolve));
+      channel.close();
+      return publishing;
+    })();
+    return { rotated: cycle.rotated === true, finish };
   }
 
-  private idleWaiters: (() => void)[] = [];
+  /** publishSignals for one run, its journal observed (counts, the fee budget); every run stops with `hardStop`. */
+  private publish(journal: Journal, state: RunState, signals: AsyncIterable<BuiltSignal>, stop: AbortController): Promise<PublishSignalsReturnType> {
+    const { client, p } = this;
+    return publishSignals(client, {
+      journal: this.observe(journal, state),
+      state,
+      signals,
+      estimateTinybar: this.estimate,
+      ...(p.flushMs !== undefined && { flushMs: p.flushMs }),
+      stop,
+      signal: this.hardStop.signal,
+      ...(p.onNote && { onNote: p.onNote }),
+      ...(p.submitter && { submitter: p.submitter }),
+    });
+  }
 
-  private idle(cycle: Cycle): Promise<void> {
-    if (cycle.asking.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  private inBackground(task: Promise<void>): void {
+    const tracked = task.catch((err) => this.error(err)).finally(() => this.background.delete(tracked));
+    this.background.add(tracked);
+  }
+
+  /** A run closed before a restart: resend what it journaled but did not confirm, then reveal it. */
+  private async finishRun(run: string): Promise<void> {
+    const { journal, state } = await Journal.open(this.client.config.stateDir, run);
+    journal.append({ t: 'resume' });
+    const unpacked = [...state.signals.values()].filter((s) => s.message && !s.pack).length;
+    const unconfirmed = [...state.packs.values()].filter((k) => !k.receipt).length;
+    this.budget.carry(unpacked, unconfirmed);
+    this.p.onNote?.(`finishing run ${run}: ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
+    const published = await this.publish(journal, state, (async function* () {})(), new AbortController());
+    await this.completeRun(run, published);
   }
 
   /**
-   * A run is complete: reveal it (its key re-derives the questions). Then the next cycle starts, or — when the run
-   * was full before the cycle's end — the cycle goes on in a new run.
+   * A run takes no more signals: agents it asked are not asked again this cycle, and the watch state names it as
+   * unrevealed until `completeRun`, so a restart finishes it. Then the next cycle starts, or — when the run was full
+   * before the cycle's end — the cycle goes on in a new run.
    */
-  private async endRun(cycle: Cycle, cycleOver: boolean): Promise<void> {
-    const { client, p } = this;
-    try {
-      const revealed = await revealRun(client, { run: cycle.run });
-      p.onNote?.(`run ${cycle.run} complete and revealed (topic sequence ${revealed.seq})`);
-    } catch (err) {
-      this.error(err);
-      p.onNote?.(`run ${cycle.run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${cycle.run}\``);
-    }
-    // Messages confirmed today survive the rotation (a restart reads only the current run's journal).
-    this.watchState.feeDay = { day: utcDay(this.now()), confirmed: this.budget.confirmedToday };
+  private async closeRun(cycle: Cycle, cycleOver: boolean): Promise<void> {
     const saved = this.watchState.cycle!;
+    this.watchState.unrevealed = [...(this.watchState.unrevealed ?? []), cycle.run];
     if (cycleOver) {
       this.watchState.cycle = null;
     } else {
       for (const sig of cycle.state.signals.values()) this.askedInCycle.add(sig.result.agent.subject);
+      for (const subject of cycle.asking) this.askedInCycle.add(subject);
       this.watchState.cycle = { ...saved, run: null, previous: [...(saved.previous ?? []), cycle.run] };
       this.schedule = { order: cycle.order, next: cycle.next };
     }
+    if (this.cycle === cycle) this.cycle = undefined;
+    await this.save(true);
+  }
+
+  /** A closed run has published everything: reveal it (its key re-derives the questions). */
+  private async completeRun(run: string, published: PublishSignalsReturnType): Promise<void> {
+    const { client, p } = this;
+    if (published.status !== 'complete') {
+      // Left unrevealed: the next start finishes it.
+      if (!this.stopping.signal.aborted) this.error(published.error ?? new Error(`run ${run} stopped (${published.status})`));
+      return;
+    }
+    try {
+      const revealed = await revealRun(client, { run });
+      p.onNote?.(`run ${run} complete and revealed (topic sequence ${revealed.seq})`);
+    } catch (err) {
+      this.error(err);
+      p.onNote?.(`run ${run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${run}\``);
+    }
+    this.watchState.unrevealed = (this.watchState.unrevealed ?? []).filter((r) => r !== run);
+    // Messages confirmed today survive the rotation (a restart reads only the current run's journal).
+    this.watchState.feeDay = { day: utcDay(this.now()), confirmed: this.budget.confirmedToday };
     await this.save(true);
   }
 
@@ -571,13 +632,13 @@ class Watcher {
     } finally {
       this.budget.release(lacking.length - journaled);
       c.asking.delete(subject);
-      if (c.asking.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+      if (c.asking.size === 0) c.onIdle?.();
       this.tick();
     }
   }
 
   /** The journal as publishSignals sees it, with each record also counted here (published signals, the fee budget). */
-  private observe(c: Cycle): Journal {
+  private observe(journal: Journal, state: RunState): Journal {
     const on = (r: JournalInput) => {
       if (r.t === 'result') {
         if (r.message) this.counters.signalsJournaled++;
@@ -585,11 +646,11 @@ class Watcher {
       } else if (r.t === 'pack') this.budget.packed(r.signals.length);
       else if (r.t === 'receipt' && r.key.startsWith(PACK_KEY_PREFIX)) {
         this.counters.messagesPublished++;
-        this.counters.signalsPublished += c.state.packs.get(r.key)?.signals.length ?? 0;
+        this.counters.signalsPublished += state.packs.get(r.key)?.signals.length ?? 0;
         this.budget.confirmed();
       }
     };
-    return new Proxy(c.journal, {
+    return new Proxy(journal, {
       get(target, prop) {
         if (prop === 'append' || prop === 'write') {
           return (r: JournalInput) => {

@@ -15,6 +15,8 @@ const watchStateSchema = z.object({
   topic: z.string(),
   /** The last registry message folded: registrations after it are new to this watcher. */
   cursor: z.object({ seq: z.number().int().nonnegative(), consensusTimestamp: z.string() }).nullable(),
+  /** Runs closed to new signals whose receipts or reveal may still be missing: finished at the next start. */
+  unrevealed: z.array(z.string().regex(RUN_ID_PATTERN)).optional(),
   /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
   /**
