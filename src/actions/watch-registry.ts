@@ -186,6 +186,8 @@ class Watcher {
     this.concurrency = client.config.concurrency;
     this.limiter = new HostLimiter({ perMinute: p.perHost ?? DEFAULT_PER_HOST, now: this.now });
     this.statePath = watchStatePath(client.config.stateDir, p.registry, p.topic);
+    // Long-lived signals that every registry read (up to 16 resolutions at once) and every run's publisher listen on.
+    setMaxListeners(0, this.followAbort.signal, this.hardStop.signal, this.stopping.signal);
     if (this.everyMs < 1_000) throw new UsageError('--every must be at least 1s');
   }
 
@@ -688,11 +690,17 @@ class Watcher {
     if (this.follower && this.follower.seq > 0) {
       let seq = this.follower.seq;
       for (const s of this.front) seq = Math.min(seq, (this.known.get(s)?.seq ?? seq + 1) - 1);
-      if (this.cycle) for (const s of this.cycle.asking) seq = Math.min(seq, (this.known.get(s)?.seq ?? seq + 1) - 1);
+      for (const c of this.open) for (const s of c.asking) seq = Math.min(seq, (this.known.get(s)?.seq ?? seq + 1) - 1);
       this.watchState.cursor = { seq, consensusTimestamp: this.follower.consensusTimestamp };
     }
-    await saveWatchState(this.statePath, this.watchState);
+    // One write at a time (they share the temporary file), each with the state as it was when asked for.
+    const snapshot = structuredClone(this.watchState);
+    const write = this.saving.then(() => saveWatchState(this.statePath, snapshot));
+    this.saving = write.catch(() => undefined);
+    await write;
   }
+
+  private saving: Promise<void> = Promise.resolve();
 
   private error(err: unknown): void {
     this.counters.errors++;

@@ -3,11 +3,10 @@
  * folded) and the current cycle (its run id; the run's seed and key are in its journal). One small JSON file per
  * (registry, topic), `<stateDir>/watch/<registry>-<topic>.json`, replaced atomically (write, fsync, rename).
  */
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { JournalError, RUN_ID_PATTERN } from '../publisher/journal.js';
+import { JournalError, RUN_ID_PATTERN, syncDir } from '../publisher/journal.js';
 
 const watchStateSchema = z.object({
   v: z.literal(1),
@@ -64,19 +63,8 @@ export async function saveWatchState(path: string, state: WatchState): Promise<v
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.tmp`;
   await writeFile(tmp, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-  syncFile(tmp);
+  // syncDir fsyncs whatever path it opens: the new file's data first, then (below) its directory entry.
+  syncDir(tmp);
   await rename(tmp, path);
-  syncFile(dirname(path));
-}
-
-function syncFile(path: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Not every filesystem syncs directories; the rename still lands with the next metadata flush.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  syncDir(dirname(path));
 }

@@ -7,11 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
-import { createTopic, submitMessage } from '../../src/hedera/tx.js';
+import { createTopic } from '../../src/hedera/tx.js';
 import { journalPath, listRuns, readJournal, signalReceipt } from '../../src/publisher/journal.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { spawnCli, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 import { parseExposition } from '../watch/prometheus.js';
+import { register as registerAgent, until } from '../watch/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -28,17 +29,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
-const register = (registry: string, record: object) => submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }), undefined);
+const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
 
 describe('hcs25 watch (process)', () => {
   it('SIGKILL + restart loses and repeats nothing; /metrics and /healthz; SIGTERM is graceful', async () => {

@@ -9,11 +9,12 @@ import { watchRegistry, type WatchRegistryReturnType } from '../../src/actions/w
 import { createHcs25Client } from '../../src/client.js';
 import type { Agent } from '../../src/core/agent.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
-import { createTopic, submitMessage } from '../../src/hedera/tx.js';
+import { createTopic } from '../../src/hedera/tx.js';
 import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publisher/journal.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import type { Transport } from '../../src/transports/types.js';
 import type { WatchStatus } from '../../src/watch/status.js';
+import { register as registerAgent, until } from './helpers.js';
 import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 
 let h: Harness;
@@ -31,17 +32,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-const register = (registry: string, record: object) => submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }), undefined);
+const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 function startWatch(stateDir: string, registry: string, topic: string, extra: Partial<Parameters<typeof watchRegistry>[1]> = {}) {
   const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir, budgetMs: 3_000, concurrency: 8 }));
