@@ -3,9 +3,11 @@
  * `hcs25 watch` under a stream of registrations (run after the build; `npm run bench` does both): the emulator (own
  * process, 2 s mirror lag) holds an HCS-2 registry that receives BENCH_WATCH_AGENTS registrations (default 10,000)
  * at a steady rate while `watchRegistry` follows it and publishes to a signal topic (fast simulated agents, 5-20 ms
- * per ask, each on its own host). Prints RSS sampled every second — first/last/peak after warm-up and the spread
- * (goal: flat within ±10% after warm-up) — and, for every 50th agent, the time from its registration to all three
- * of its signals being readable on the topic from the mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000.
+ * per ask, each on its own host; runs of at most BENCH_WATCH_RUN_SIGNALS signals, default 6,000, so the registrations
+ * span several runs). Prints RSS sampled every second — first/last/peak after warm-up and the spread (goal: flat
+ * within ±10% after warm-up) — the live heap after a full GC every 10 s (what the watcher really holds), and, for
+ * every 50th agent, the time from its registration to all three of its signals being readable on the topic from the
+ * mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 registrations. Env: BENCH_WATCH_AGENTS, BENCH_WATCH_RATE.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
