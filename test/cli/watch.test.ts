@@ -93,4 +93,41 @@ describe('hcs25 watch (process)', () => {
     expect(after.signals).toHaveLength(expected);
     expect(after.duplicates).toBe(0);
   }, 180_000);
+
+  it('SIGKILL while a full run drains in the background: the restart finishes and reveals it, nothing repeated', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    for (const r of fleet.agents) await register(registry, r);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/rotate`;
+    // Two agents per run: the first run is full at once and drains (receipts, read-back, reveal) while the second asks.
+    const args = ['watch', '--registry', registry, '--topic', topic, '--state-dir', stateDir, '--poll-ms', '500', '--budget-ms', '3000', '--max-run-signals', '6'];
+    const first = spawnCli(h, tmp.dir, args);
+    await until('a second run', async () => ((await listRuns(stateDir)).length >= 2 ? true : undefined));
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    const second = spawnCli(h, tmp.dir, args);
+    const expected = fleet.agents.length * 3;
+    const read = await until('every signal on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= expected ? r : undefined;
+    });
+    // Every run closed before the last one is finished and revealed (the run killed while draining included).
+    await until('the closed runs revealed', async () => {
+      const runs = await listRuns(stateDir);
+      const states = await Promise.all(runs.slice(0, -1).map(async (run) => (await readJournal(journalPath(stateDir, run))).state));
+      return states.length >= 1 && states.every((st) => st.reveals.get(topic)?.receipt) ? true : undefined;
+    });
+    second.child.kill('SIGTERM');
+    const stopped = await second.done;
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect(read.duplicates).toBe(0);
+    expect([...read.occurrences.values()].every((n) => n === 1)).toBe(true);
+    // No agent asked in two runs of the cycle.
+    expect(new Set(read.signals.map((s) => `${s.message.signal}|${s.message.subject}`)).size).toBe(expected);
+    for (const run of await listRuns(stateDir)) {
+      const { state } = await readJournal(journalPath(stateDir, run));
+      expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
+    }
+  }, 180_000);
 });
