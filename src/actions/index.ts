@@ -26,6 +26,11 @@ export { readSignals, collectSignals, getSignalTopic, type ReadSignalsParameters
 export { scoreSignals, publishScoreRecords, type ScoreSignalsParameters, type ScoreSignalsReturnType, type PublishScoresParameters } from './score-signals.js';
 export { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 export { revealRun, type RevealRunParameters, type RevealRunReturnType } from './reveal-run.js';
+export {
+  watchRegistry,
+  type WatchRegistryParameters,
+  type WatchRegistryReturnType,
+} from './watch-registry.js';
 export { verifySignals, type VerifySignalsParameters, type VerifySignalsReturnType } from './verify-signals.js';
 export {
   checkScores,

@@ -425,7 +425,7 @@ async function ensurePrivateDir(dir: string): Promise<void> {
 }
 
 /** Makes a new directory entry durable (the file's own data is synced by `flush`). */
-function syncDir(dir: string): void {
+export function syncDir(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, 'r');

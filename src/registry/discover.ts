@@ -118,7 +118,7 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
   }
 }
 
-interface Shape {
+export interface Shape {
   kind: RegistryKind;
   indexed: boolean;
   ttl: number;
@@ -132,7 +132,7 @@ function tryRegistryShape(topic: TopicInfo, kind: RegistryKind | undefined): Sha
   return kind ? { kind, indexed: true, ttl: 86_400 } : null;
 }
 
-function registryShape(topic: TopicInfo, kind: RegistryKind | undefined): Shape {
+export function registryShape(topic: TopicInfo, kind: RegistryKind | undefined): Shape {
   const shape = tryRegistryShape(topic, kind);
   if (shape === null) {
     throw new RegistryError(

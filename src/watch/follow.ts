@@ -1,0 +1,244 @@
+/**
+ * Follows a registry topic (HCS-2 or HCS-10) for `hcs25 watch`: reads it from the start up to the mirror node's
+ * head, then reads each new message as it reaches the mirror node and reports what changed — agents registered or
+ * updated (upsert) and agents deleted. Messages are folded by the same folders as discovery (updates and deletes of
+ * indexed HCS-2 entries, HCS-10 re-registrations) and entries become agents through the same AgentBuilder.
+ *
+ * New messages are noticed through a mirror gRPC subscription to the topic (a wake-up: the messages themselves are
+ * read over REST after the cursor, so chunked messages are assembled as discovery does), with REST polling as the
+ * fallback when the subscription is unavailable or fails, and as a slow safety net when it works.
+ * Memory: the folder's live entries plus two small maps per live entry (its last change, its subject).
+ */
+import type { LedgerName } from '../config/networks.js';
+import type { Agent } from '../core/agent.js';
+import { errorMessage } from '../core/errors.js';
+import type { MirrorRestClient, TopicMessage } from '../hedera/mirror-rest.js';
+import { AgentBuilder, mapLimit, type Origin } from '../registry/agents.js';
+import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from '../registry/discover.js';
+import { Hcs2Folder, type Hcs2Entry } from '../registry/hcs2.js';
+import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
+import { openResolveContext } from '../registry/resolve.js';
+import { SkipList, messageRef } from '../registry/skips.js';
+
+export type RegistryChange = { type: 'upsert'; agent: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
+
+/** A live subscription's wake-ups: `onMessage` when the topic has a new message, `onError` when it broke for good. */
+export type Subscribe = (topicId: string, handlers: { onMessage: (seq: number) => void; onError: (err: unknown) => void }) => { unsubscribe(): void };
+
+export interface RegistryFollowerOptions {
+  registry: string;
+  mirror: MirrorRestClient;
+  network: LedgerName;
+  allowPrivateEndpoints?: boolean;
+  ipfsGateway?: string;
+  kind?: RegistryKind;
+  preferEndpointHints?: boolean;
+  /** The mirror gRPC subscription; none: REST polling only. */
+  subscribe?: Subscribe;
+  /** REST polling period without a working subscription, ms (default 2000); with one, 15× this as a safety net. */
+  pollMs?: number;
+  /** Every change, in registry order; `initial` for the read up to the head at start. Awaited before the next read. */
+  onChanges: (changes: RegistryChange[], head: { seq: number; consensusTimestamp: string; initial: boolean }) => void | Promise<void>;
+  onNote?: (line: string) => void;
+  onError?: (err: unknown) => void;
+  signal: AbortSignal;
+}
+
+type Entry = Hcs2Entry | Hcs10Entry;
+
+export class RegistryFollower {
+  readonly topicId: string;
+  /** The last registry message folded. */
+  seq = 0;
+  consensusTimestamp = '0.0';
+  /** When the registry was last read up to the mirror node's head (ms), 0 before. */
+  headReadAt = 0;
+  private folder!: Hcs2Folder | Hcs10Folder;
+  /** uid → sequence number of the message that last changed the entry. */
+  private readonly changedAt = new Map<number, number>();
+  /** uid → the subject its agent has (entries that did not make an agent have none). */
+  private readonly subjects = new Map<number, string>();
+  /** Live entries per subject (two entries may describe one agent). */
+  private readonly holders = new Map<string, number>();
+  private wake: (() => void) | undefined;
+  private woken = false;
+  private subscribed = false;
+  private migrateNoted = false;
+
+  constructor(private readonly options: RegistryFollowerOptions) {
+    this.topicId = parseRegistryId(options.registry);
+  }
+
+  /** Reads up to the head (reporting every live agent as `initial`), then follows until the signal aborts. */
+  async run(): Promise<void> {
+    const { mirror, signal } = this.options;
+    const topic = await mirror.getTopic(this.topicId, signal);
+    if (topic === null) throw new RegistryError('REGISTRY_NOT_FOUND', `registry topic ${this.topicId} does not exist on this network`, 'check the topic id and --network');
+    const shape = registryShape(topic, this.options.kind);
+    // Folding skips are counted, not kept: a registry followed for days must not accumulate reasons.
+    const skips = new SkipList(0);
+    this.folder = shape.kind === 'hcs-2' ? new Hcs2Folder(this.topicId, shape.indexed, skips) : new Hcs10Folder(this.topicId, skips);
+    this.startSubscription();
+    await this.readNew(true);
+    const pollMs = this.options.pollMs ?? 2_000;
+    while (!signal.aborted) {
+      await this.sleep(this.subscribed ? pollMs * 15 : pollMs);
+      if (signal.aborted) break;
+      try {
+        await this.readNew(false);
+      } catch (err) {
+        if (signal.aborted) break;
+        this.options.onError?.(err);
+      }
+    }
+    this.unsubscribe?.();
+  }
+
+  private unsubscribe: (() => void) | undefined;
+
+  private startSubscription(): void {
+    const subscribe = this.options.subscribe;
+    if (!subscribe) return;
+    try {
+      const handle = subscribe(this.topicId, {
+        onMessage: () => this.poke(),
+        onError: (err) => {
+          if (!this.subscribed) return;
+          this.subscribed = false;
+          this.options.onNote?.(`registry subscription (mirror gRPC) failed: ${errorMessage(err)}; polling the mirror REST API instead`);
+          this.poke();
+        },
+      });
+      this.subscribed = true;
+      this.unsubscribe = () => handle.unsubscribe();
+    } catch (err) {
+      this.options.onNote?.(`no registry subscription (mirror gRPC): ${errorMessage(err)}; polling the mirror REST API`);
+    }
+  }
+
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.options.signal.removeEventListener('abort', done);
+        this.wake = undefined;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+      this.options.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Folds every message after the cursor, then reports the entries that changed. */
+  private async readNew(initial: boolean): Promise<void> {
+    const { mirror, signal } = this.options;
+    const before = this.seq;
+    let last: TopicMessage | undefined;
+    // The cursor moves only past whole messages: a chunked registration still arriving is read again, whole, later.
+    for await (const msg of mirror.topicMessages(this.topicId, { ...(this.seq > 0 && { afterSequence: this.seq }), signal })) {
+      this.folder.add(msg);
+      last = msg;
+      this.seq = msg.sequenceNumber;
+      this.consensusTimestamp = msg.consensusTimestamp;
+    }
+    this.headReadAt = Date.now();
+    if (!initial && this.seq === before) return;
+    if (this.folder.migrateTo !== undefined && !this.migrateNoted) {
+      this.migrateNoted = true;
+      this.options.onNote?.(`registry ${this.topicId} migrated to ${this.folder.migrateTo}; later entries are on that topic (watch it with --registry ${this.folder.migrateTo})`);
+    }
+    const changes = await this.diff();
+    if (changes.length > 0 || initial) await this.options.onChanges(changes, { seq: this.seq, consensusTimestamp: last?.consensusTimestamp ?? this.consensusTimestamp, initial });
+  }
+
+  private async diff(): Promise<RegistryChange[]> {
+    const entries: Entry[] = this.folder.entries();
+    const live = new Set<number>();
+    const changed: Entry[] = [];
+    for (const e of entries) {
+      live.add(e.uid);
+      const at = 'seq' in e ? e.seq : e.uid;
+      if (this.changedAt.get(e.uid) !== at) {
+        this.changedAt.set(e.uid, at);
+        changed.push(e);
+      }
+    }
+    const changes: RegistryChange[] = [];
+    for (const uid of [...this.changedAt.keys()]) {
+      if (live.has(uid)) continue;
+      this.changedAt.delete(uid);
+      this.drop(uid, this.seq, changes);
+    }
+    if (changed.length === 0) return changes;
+    const { ctx, close } = openResolveContext({
+      mirror: this.options.mirror,
+      signal: this.options.signal,
+      ...(this.options.allowPrivateEndpoints !== undefined && { allowPrivateEndpoints: this.options.allowPrivateEndpoints }),
+      ...(this.options.ipfsGateway !== undefined && { ipfsGateway: this.options.ipfsGateway }),
+    });
+    try {
+      const builder = new AgentBuilder(ctx, new SkipList(0), {
+        network: this.options.network,
+        ...(this.options.preferEndpointHints !== undefined && { preferEndpointHints: this.options.preferEndpointHints }),
+      });
+      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source: `hcs://2/${this.topicId}`, registrySeq: uid });
+      const agents = await mapLimit(changed, 16, (e) =>
+        'accountId' in e ? builder.fromAccount(e, origin(e.uid)) : builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, origin(e.uid)),
+      );
+      changed.forEach((e, i) => {
+        const agent = agents[i];
+        const at = 'seq' in e ? e.seq : e.uid;
+        const prev = this.subjects.get(e.uid);
+        if (prev !== undefined && prev !== agent?.subject) this.drop(e.uid, at, changes);
+        if (!agent) return;
+        if (prev !== agent.subject) {
+          this.subjects.set(e.uid, agent.subject);
+          this.holders.set(agent.subject, (this.holders.get(agent.subject) ?? 0) + 1);
+        }
+        changes.push({ type: 'upsert', agent, seq: at });
+      });
+    } finally {
+      await close();
+    }
+    return changes;
+  }
+
+  /** An entry no longer describes its agent: the agent is deleted when no other entry describes it. */
+  private drop(uid: number, seq: number, changes: RegistryChange[]): void {
+    const subject = this.subjects.get(uid);
+    if (subject === undefined) return;
+    this.subjects.delete(uid);
+    const n = (this.holders.get(subject) ?? 1) - 1;
+    if (n > 0) this.holders.set(subject, n);
+    else {
+      this.holders.delete(subject);
+      changes.push({ type: 'delete', subject, seq });
+    }
+  }
+}
+
+/** A mirror gRPC subscription (the SDK's TopicMessageQuery) from now on, used as a wake-up. */
+export async function mirrorSubscription(sdk: import('@hashgraph/sdk').Client): Promise<Subscribe> {
+  const { TopicMessageQuery, Timestamp } = await import('@hashgraph/sdk');
+  return (topicId, handlers) =>
+    new TopicMessageQuery()
+      .setTopicId(topicId)
+      .setStartTime(Timestamp.fromDate(new Date()))
+      .setMaxAttempts(5)
+      .subscribe(
+        sdk,
+        (_m, err) => handlers.onError(err),
+        (m) => handlers.onMessage(m.sequenceNumber.toNumber()),
+      );
+}

@@ -1,0 +1,166 @@
+/**
+ * `watchRegistry` on the emulator (2 s mirror lag) with the sample agents: an agent registered while the watcher
+ * runs has its signals on the topic within a deadline (polled, no speed assertion); an agent deleted from the
+ * registry is dropped; the per-host limit holds (asks counted per host); a graceful stop ends with exit status
+ * "stopped" and every journaled signal confirmed; a cycle that ends is revealed and the next one starts a new run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchRegistry, type WatchRegistryReturnType } from '../../src/actions/watch-registry.js';
+import { createHcs25Client } from '../../src/client.js';
+import type { Agent } from '../../src/core/agent.js';
+import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
+import { createTopic } from '../../src/hedera/tx.js';
+import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publisher/journal.js';
+import { createSignalTopic } from '../../src/publisher/topic.js';
+import type { Transport } from '../../src/transports/types.js';
+import type { WatchStatus } from '../../src/watch/status.js';
+import { register as registerAgent, until } from './helpers.js';
+import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
+
+let h: Harness;
+let fleet: AgentFleet;
+const tmp = tempDir();
+
+beforeAll(async () => {
+  h = await startHarness({ mirrorLagMs: 2_000 });
+  fleet = await startAgentFleet({ include: ['perfect', 'wrong', 'a2a-calc', 'plain-http'] });
+});
+
+afterAll(async () => {
+  await fleet.stop();
+  await h.close();
+  tmp.cleanup();
+});
+
+const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
+
+
+function startWatch(stateDir: string, registry: string, topic: string, extra: Partial<Parameters<typeof watchRegistry>[1]> = {}) {
+  const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir, budgetMs: 3_000, concurrency: 8 }));
+  const stop = new AbortController();
+  let status: (() => WatchStatus) | undefined;
+  const notes: string[] = [];
+  const done: Promise<WatchRegistryReturnType> = watchRegistry(client, {
+    registry,
+    topic,
+    everyMs: 3_600_000,
+    flushMs: 300,
+    pollMs: 500,
+    signal: stop.signal,
+    onNote: (l) => notes.push(l),
+    onReady: (s) => {
+      status = s;
+    },
+    ...extra,
+  }).finally(() => client.close());
+  return { stop, done, notes, status: () => status?.() };
+}
+
+describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
+  it('publishes the registry at start, then an agent registered while it runs, each signal once; a stop is graceful', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    const [first, ...later] = fleet.agents;
+    await register(registry, first!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/e2e`;
+    const w = startWatch(stateDir, registry, topic);
+    // The agent listed before the watcher started is new to it (no cursor yet): asked at once.
+    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    for (const record of later) await register(registry, record);
+    const expected = fleet.agents.length * 3;
+    const read = await until('every agent on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= expected ? r : undefined;
+    });
+    expect(w.status()?.agentsKnown).toBe(fleet.agents.length);
+    w.stop.abort();
+    const result = await w.done;
+    expect(result.status.state).toBe('stopped');
+    expect(result.runs).toHaveLength(1);
+    expect(read.duplicates).toBe(0);
+    expect([...read.occurrences.values()].every((n) => n === 1)).toBe(true);
+    expect(new Set(read.signals.map((s) => s.message.run))).toEqual(new Set(result.runs));
+    // The journal and the topic agree: every journaled signal confirmed, and nothing on the topic that is not journaled.
+    const { state } = await readJournal(journalPath(stateDir, result.runs[0]!));
+    const journaled = [...state.signals.values()].filter((s) => s.message);
+    expect(journaled.every((s) => signalReceipt(state, s))).toBe(true);
+    expect(new Set(read.signals.map((s) => `${s.message.signal}|${s.message.subject}`)).size).toBe(journaled.length);
+    expect(result.status.counters.signalsPublished).toBe(expected);
+  }, 120_000);
+
+  it('holds the per-host limit: asks per host counted while agents wait', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    // Five agents on one host and one on another; fake transports count every ask and probe by host.
+    const records = [0, 1, 2, 3, 4].map((i) => ({ name: `same-${i}`, protocol: 'openai', endpoint: `http://same.invalid:${8000 + i}/v1`, model: 'm' }));
+    records.push({ name: 'other', protocol: 'openai', endpoint: 'http://other.invalid:9000/v1', model: 'm' });
+    for (const r of records) await register(registry, r);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const asks = new Map<string, number>();
+    const count = (agent: Agent) => asks.set(new URL(agent.endpoint!).hostname, (asks.get(new URL(agent.endpoint!).hostname) ?? 0) + 1);
+    const transportFactory = (agent: Agent): Transport => ({
+      protocol: agent.protocol,
+      canAsk: true,
+      ask: async () => {
+        count(agent);
+        return { ok: true, text: '42', latencyMs: 1, meta: {} };
+      },
+      probe: async () => {
+        count(agent);
+        return { reachable: true, latencyMs: 1 };
+      },
+    });
+    // 6 asks per host per minute: two agents of three evals each, then the bucket is empty for the rest of the test.
+    const w = startWatch(`${tmp.dir}/per-host`, registry, topic, { perHost: 6, runner: { transportFactory } });
+    await until('the other host asked', () => ((asks.get('other.invalid') ?? 0) >= 3 ? true : undefined));
+    await until('two agents of the busy host asked', () => ((asks.get('same.invalid') ?? 0) >= 6 ? true : undefined));
+    // Let the watcher tick for a while: the busy host's bucket refills at 0.1 ask/s, too slow for another agent.
+    await new Promise((r) => setTimeout(r, 4_000));
+    const status = w.status()!;
+    expect(asks.get('same.invalid')).toBe(6);
+    expect(asks.get('other.invalid')).toBe(3);
+    expect(status.queue).toBe(3);
+    expect(status.counters.evaluations).toBe(3);
+    w.stop.abort();
+    await w.done;
+  }, 120_000);
+
+  it('publishes a cycle larger than one run as several runs, each agent asked once in the cycle', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    for (const r of fleet.agents) await register(registry, r);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/rotate`;
+    // Two agents' signals per run: the four agents take at least two runs of one cycle.
+    const w = startWatch(stateDir, registry, topic, { maxRunSignals: 6 });
+    const expected = fleet.agents.length * 3;
+    const read = await until('every agent on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= expected ? r : undefined;
+    });
+    w.stop.abort();
+    const result = await w.done;
+    const runs = new Set(read.signals.map((s) => s.message.run));
+    expect(runs.size).toBeGreaterThanOrEqual(2);
+    expect(result.status.counters.cycles).toBe(1);
+    // Each (signal, subject) once across the cycle's runs: no agent was asked again in a later run.
+    expect(new Set(read.signals.map((s) => `${s.message.signal}|${s.message.subject}`)).size).toBe(expected);
+    expect(read.signals).toHaveLength(expected);
+    const first = await readJournal(journalPath(stateDir, result.runs[0]!));
+    expect(first.state.reveals.get(topic)?.receipt).toBeDefined();
+  }, 120_000);
+
+  it('ends a cycle: its run is revealed and the next cycle publishes under a new run id', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    await register(registry, fleet.agents[0]!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/cycles`;
+    const w = startWatch(stateDir, registry, topic, { everyMs: 8_000 });
+    await until('two cycles', async () => ((await listRuns(stateDir)).length >= 2 ? true : undefined));
+    const runs = await listRuns(stateDir);
+    const first = await readJournal(journalPath(stateDir, runs[0]!));
+    expect(first.state.end?.status).toBe('complete');
+    expect(first.state.reveals.get(topic)?.receipt).toBeDefined();
+    w.stop.abort();
+    const result = await w.done;
+    expect(result.runs.slice(0, 2)).toEqual(runs.slice(0, 2));
+  }, 120_000);
+});
