@@ -32,7 +32,7 @@ import type { EvalKind, GraderId } from '../evals/types.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
-import { Journal, PACK_KEY_PREFIX, emptyRunState, journalPath, readJournal, signalKey, type JournalInput, type RunState } from '../publisher/journal.js';
+import { Journal, PACK_KEY_PREFIX, emptyRunState, hasResult, journalPath, readJournal, signalKey, type JournalInput, type RunState } from '../publisher/journal.js';
 import { checkSignalTopic } from '../publisher/topic.js';
 import type { PackMode } from '../signals/pack.js';
 import { decodeRunKey, encodeRunKey, newRunKey } from '../signals/hashing.js';
@@ -341,8 +341,8 @@ class Watcher {
     if (saved && !this.schedule) {
       // A restart: agents asked in the cycle's earlier runs are not asked again (their journals are read one at a time).
       for (const run of saved.previous ?? []) {
-        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run));
-        for (const sig of earlier.signals.values()) this.askedInCycle.add(sig.result.agent.subject);
+        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), { keep: 'pending' });
+        for (const subject of earlier.done.keys()) this.askedInCycle.add(subject);
       }
     }
     if (saved?.run) {
@@ -359,7 +359,7 @@ class Watcher {
       const unconfirmed = [...state.packs.values()].filter((k) => !k.receipt).length;
       this.budget.carry(unpacked, unconfirmed);
       this.budget.restore(await receiptsOn(journal.path, utcDay(this.now())));
-      p.onNote?.(`resuming cycle ${saved.run}: ${state.signals.size} signals journaled, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
+      p.onNote?.(`resuming cycle ${saved.run}: ${state.results} signals journaled, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
     } else {
       const grading = gradingExtra(p);
       const start = {
@@ -511,7 +511,7 @@ class Watcher {
     if (cycleOver) {
       this.watchState.cycle = null;
     } else {
-      for (const sig of cycle.state.signals.values()) this.askedInCycle.add(sig.result.agent.subject);
+      for (const subject of cycle.state.done.keys()) this.askedInCycle.add(subject);
       for (const subject of cycle.asking) this.askedInCycle.add(subject);
       this.watchState.cycle = { ...saved, run: null, previous: [...(saved.previous ?? []), cycle.run] };
       this.schedule = { order: cycle.order, next: cycle.next };
@@ -550,7 +550,7 @@ class Watcher {
   }
 
   private lacking(cycle: Cycle, subject: string): EvalKind[] {
-    return this.evals.filter((kind) => !cycle.state.signals.has(signalKey(kind, subject)));
+    return this.evals.filter((kind) => !hasResult(cycle.state, signalKey(kind, subject)));
   }
 
   /** Starts every ask it may: new agents first, then due ones; per-host tokens, the fee cap and concurrency permitting. */
@@ -579,7 +579,7 @@ class Watcher {
         }
         if (blocked.has(k.host)) continue;
         // The run is full (counting what is being asked): the cycle goes on in a new run.
-        const signals = c.state.signals.size + c.asking.size * this.evals.length;
+        const signals = c.state.results + c.asking.size * this.evals.length;
         if (signals > 0 && signals + lacking.length > (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
           c.closing = true;
           c.rotate?.();
