@@ -5,19 +5,23 @@
  * message: no strings shared between signals), then:
  *  - scale: computeScores over N signals about S subjects, then what `hcs25 scores --json` and the table view do
  *    with the report; time and peak RSS of the whole process (signals included);
- *  - pure: computeScores at 1,000 subjects, best of 3, as signals/s.
- * Env: BENCH_SCORING_SIGNALS (default 1000000), BENCH_SCORING_SUBJECTS (default 190000); `--quick` = a tenth.
+ *  - pure: computeScores at 1,000 subjects, best of 3, as signals/s;
+ *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process) through the journaled,
+ *    pipelined submitter: records/s and messages per record.
+ * Env: BENCH_SCORING_SIGNALS (default 1000000), BENCH_SCORING_SUBJECTS (default 190000), BENCH_SCORING_PUBLISH
+ * (default 2000 records); `--quick` = a tenth.
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { DIST } from './lib/emulator.mjs';
+import { DIST, startEmulator } from './lib/emulator.mjs';
 import { signalBodies } from './lib/signal-bodies.mjs';
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const SIGNALS = Number(process.env.BENCH_SCORING_SIGNALS ?? (quick ? 100_000 : 1_000_000));
 const SUBJECTS = Number(process.env.BENCH_SCORING_SUBJECTS ?? (quick ? 19_000 : 190_000));
 const PURE_SIGNALS = quick ? 100_000 : 300_000;
+const PUBLISH = Number(process.env.BENCH_SCORING_PUBLISH ?? (quick ? 200 : 2000));
 
 if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]));
 else await main();
@@ -27,6 +31,7 @@ async function main() {
   for (const scenario of [
     { kind: 'scale', signals: SIGNALS, subjects: SUBJECTS },
     { kind: 'pure', signals: PURE_SIGNALS, subjects: 1000 },
+    { kind: 'publish', signals: PUBLISH * 3, subjects: PUBLISH },
   ]) {
     const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(scenario)], { stdio: 'inherit' });
     const code = await new Promise((resolve) => proc.once('exit', (c) => resolve(c ?? 1)));
@@ -71,6 +76,7 @@ async function child({ kind, signals: total, subjects }) {
   const options = { now, publishers: ['0.0.2'], topic: '0.0.1001', rejected: {} };
   const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);
 
+  if (kind === 'publish') return publish(signals, options);
   if (kind === 'pure') {
     const runs = [];
     const cpu = [];
@@ -111,5 +117,37 @@ async function child({ kind, signals: total, subjects }) {
   if (report.counts.signals !== total || table.length === 0) {
     console.log('UNEXPECTED: not every signal was scored');
     process.exit(1);
+  }
+}
+
+/** Score records of the signals' subjects to a fresh topic on the emulator, as `hcs25 scores --publish` sends them. */
+async function publish(signals, options) {
+  const { computeScores } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { loadConfig } = await import(DIST('config/load.js'));
+  const { createHcs25Client } = await import(DIST('client.js'));
+  const { createTopic, publishScoreRecords } = await import(DIST('actions/index.js'));
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const subjects = computeScores(signals, DEFAULT_SCORING_CONFIG, options).subjects;
+  const node = await startEmulator();
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scoring-'));
+  const env = { HCS25_NETWORK: 'local', HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`, HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`, HCS25_MIRROR_REST_URL: node.mirrorRestUrl, HCS25_STATE_DIR: stateDir };
+  const client = createHcs25Client(loadConfig({ cwd: stateDir, env }));
+  try {
+    const { topicId } = await createTopic(client, {});
+    const t0 = performance.now();
+    const { published } = await publishScoreRecords(client, { scoreTopic: topicId, subjects });
+    const s = (performance.now() - t0) / 1000;
+    const bytes = published.reduce((n, p) => n + p.bytes, 0);
+    console.log(
+      `publish: ${published.length.toLocaleString('en-US')} score records in ${s.toFixed(1)} s = ${Math.round(published.length / s)} records/s to the emulator, ` +
+        `1 message per record (${Math.round(bytes / published.length)} bytes on average)`,
+    );
+  } finally {
+    await client.close();
+    await node.stop();
+    rmSync(stateDir, { recursive: true, force: true });
   }
 }
