@@ -33,7 +33,8 @@ async function main() {
     { kind: 'pure', signals: PURE_SIGNALS, subjects: 1000 },
     { kind: 'publish', signals: PUBLISH * 3, subjects: PUBLISH },
   ]) {
-    const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(scenario)], { stdio: 'inherit' });
+    // --expose-gc: the scale scenario collects what building the signals left behind before it measures scoring.
+    const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(scenario)], { stdio: 'inherit', execArgv: ['--expose-gc'] });
     const code = await new Promise((resolve) => proc.once('exit', (c) => resolve(c ?? 1)));
     if (code !== 0) failed++;
   }
