@@ -214,17 +214,13 @@ export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
   };
 }
 
-/** Graders of the question objects graded so far (question objects are not changed once asked). */
-const graders = new WeakMap<ChoiceQuestion, ChoiceGrader>();
-
 /**
  * Grades a SimpleScience response against the options as asked. `first-token@1` (default): a lone letter,
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
- * The question's grader is prepared on its first grading and reused for every later one.
+ * A run grades each question object once, so nothing is kept between calls (a cache keyed by question object costs
+ * more than it saves there); to grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
-  let grade = graders.get(question);
-  if (!grade) graders.set(question, (grade = prepareChoiceQuestion(question)));
-  return grade(response, opts);
+  return prepareChoiceQuestion(question)(response, opts);
 }

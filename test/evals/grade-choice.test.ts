@@ -134,14 +134,16 @@ describe('options are prepared once per question', () => {
   // Replies that need the option texts: full-text matches, lettered options to mask, a leading conflict.
   const replies = ['Carbon dioxide', 'It is carbon dioxide, not Vitamin D', 'B) Oxygen', 'A or B', 'Helium? No: B'];
 
-  it("gradeChoice reads a question object's options once, however many replies it grades", () => {
+  it('gradeChoice reads each option once per grading, whatever the reply needs (texts, lettered options, conflicts)', () => {
     const { question, reads } = counted();
-    const first = replies.map((r) => gradeChoice(r, question));
-    const afterFirst = reads();
-    for (let i = 0; i < 50; i++) for (const r of replies) gradeChoice(r, question, { grader: i % 2 ? 'last-answer@1' : 'first-token@1' });
-    expect(afterFirst).toBeLessThanOrEqual(4);
-    expect(reads()).toBe(afterFirst);
-    expect(first).toEqual(replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })));
+    for (const r of replies) {
+      const before = reads();
+      gradeChoice(r, question, { grader: 'last-answer@1' });
+      expect(reads() - before).toBeLessThanOrEqual(4);
+    }
+    expect(replies.map((r) => gradeChoice(r, question))).toEqual(
+      replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })),
+    );
   });
 
   it('prepareChoiceQuestion reads the options when prepared, never while grading', () => {
