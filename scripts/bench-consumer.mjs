@@ -12,6 +12,7 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DIST, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
+import { signalBodies } from './lib/signal-bodies.mjs';
 
 const SIGNALS = Number(process.env.BENCH_CONSUMER_SIGNALS ?? 100_000);
 const SUBJECTS = Number(process.env.BENCH_CONSUMER_SUBJECTS ?? 1000);
@@ -84,36 +85,3 @@ async function runReader({ topic, mirrorRestUrl, publisher }) {
   }
   process.exit(0);
 }
-
-/** N valid signals: per run, one probe and one math and one science eval for each subject, cycling subjects. */
-function* signalBodies(total, subjects) {
-  const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  const ulid = (i) => {
-    let tail = '';
-    for (let k = 0, v = i; k < 6; k++, v = Math.floor(v / 32)) tail = CROCKFORD[v % 32] + tail;
-    return `01JDX3V9W5Q8K6T2N4M7${tail}`;
-  };
-  const fetchedAt = new Date().toISOString();
-  let made = 0;
-  for (let run = 0; made < total; run++) {
-    for (let s = 0; s < subjects && made < total; s++) {
-      const subject = `uaid:aid:bench${s};uid=0;registry=hol;proto=${s % 10 === 0 ? 'mcp' : 'a2a'};nativeId=agent-${s}.example.com`;
-      const base = { p: 'hcs-25', op: 'signal', v: 1, subject, fetchedAt, run: ulid(run), sources: ['hcs://2/0.0.1234'] };
-      const up = (run + s) % 7 !== 0;
-      yield JSON.stringify({ ...base, signal: 'availability.probe', status: up ? 'ok' : 'timeout', data: { reachable: up, latencyMs: 50 + ((run * 31 + s * 17) % 900), transport: 'a2a', ...(up ? { httpStatus: 200 } : {}), score: up ? 100 : 0, ...(up ? {} : { reason: 'timeout' }) } });
-      made++;
-      if (s % 10 === 0) continue;
-      for (const [signal, correct] of [['simple-evals.math', (run + s) % 3 !== 0], ['simple-evals.science', (run * s) % 4 !== 1]]) {
-        if (made >= total) break;
-        yield JSON.stringify({
-          ...base,
-          signal,
-          status: 'ok',
-          data: { outcome: correct ? 'correct' : 'wrong', score: correct ? 100 : 0, questionHash: `hs256:${'A'.repeat(22)}`, answer: '42', responseHash: `sha256:${'B'.repeat(43)}`, compliant: true, latencyMs: 300 + ((run + s) % 700), grader: 'first-token@1', transport: 'a2a' },
-        });
-        made++;
-      }
-    }
-  }
-}
-

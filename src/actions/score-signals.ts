@@ -7,7 +7,7 @@ import { countReasons } from '../consumer/reader.js';
 import { computeScores, type ScoreReport, type SubjectScore } from '../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../consumer/scoring-config.js';
 import type { ReadSignal } from '../consumer/types.js';
-import type { PublishedScore } from '../consumer/publish-scores.js';
+import type { PublishScoresOptions, PublishScoresResult } from '../consumer/publish-scores.js';
 import { collectSignals, type ReadSignalsParameters } from './read-signals.js';
 import { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 
@@ -50,11 +50,19 @@ export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignals
 export interface PublishScoresParameters {
   scoreTopic: string;
   subjects: readonly SubjectScore[];
+  /** Finish this earlier, interrupted publication (the id it printed) instead of publishing `subjects`. */
+  resume?: string;
+  /** Tests and benches: submitter tuning. */
+  submitter?: PublishScoresOptions['submitter'];
 }
 
-/** Submits one `op: "score"` record per subject to the score topic (transaction memo `hcs-25:op:1`). */
-export async function publishScoreRecords(client: Hcs25Client, parameters: PublishScoresParameters): Promise<PublishedScore[]> {
+/**
+ * Submits one `op: "score"` record per subject to the score topic (transaction memo `hcs-25:op:1`): journaled, then
+ * pipelined through the submitter under pre-set transaction ids, so a resumed publication never sends one twice.
+ */
+export async function publishScoreRecords(client: Hcs25Client, parameters: PublishScoresParameters): Promise<PublishScoresResult> {
   client.requireOperator();
   const { publishScores } = await import('../consumer/publish-scores.js');
-  return publishScores(await client.connect(), parameters.scoreTopic, parameters.subjects);
+  const { scoreTopic, subjects, resume, submitter } = parameters;
+  return publishScores(client, scoreTopic, subjects, { ...(resume && { resume }), ...(submitter && { submitter }) });
 }

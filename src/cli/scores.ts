@@ -15,6 +15,7 @@ interface ScoresFlags extends SourceFlags {
   csv?: boolean;
   html?: string;
   publish?: boolean;
+  resume?: string;
   scoreTopic?: string;
   checkPublished?: boolean;
   /** A names file, false for --no-names. */
@@ -39,6 +40,7 @@ export function register(program: Command): void {
     .option('--csv', 'CSV on stdout (one row per subject, ranked)')
     .option('--html <file>', 'also write a self-contained HTML report to this file')
     .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
+    .option('--resume <publication>', 'with --publish: finish an interrupted publication (the id it printed) instead of publishing anew')
     .option('--score-topic <id>', 'topic that receives the score messages (with --check-published: the one to check)')
     .option('--check-published', 'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift')
     .option('--names <file>', 'display names: JSON {uaid: name}, or agent records (JSON list or lines, e.g. from hcs25 agents)')
@@ -50,6 +52,7 @@ export function register(program: Command): void {
         if (flags.checkPublished && (flags.publish || flags.csv || flags.html)) {
           throw new UsageError('--check-published cannot be combined with --publish, --csv or --html');
         }
+        if (flags.resume && !flags.publish) throw new UsageError('--resume goes with --publish', { hint: 'pass --publish --score-topic 0.0.1234 --resume ID' });
         if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
         if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
@@ -85,8 +88,13 @@ export function register(program: Command): void {
             note(`wrote ${flags.html}`);
           }
           if (!flags.publish || !flags.scoreTopic) return { report };
-          const published = await publishScoreRecords(client, { scoreTopic: flags.scoreTopic, subjects: report.subjects });
-          note(`published ${published.length} score message(s) to ${flags.scoreTopic}`);
+          note(`publishing ${flags.resume ? `what publication ${flags.resume} left unsent` : `${report.subjects.length} score record(s)`} to ${flags.scoreTopic}`);
+          const { published, publication } = await publishScoreRecords(client, {
+            scoreTopic: flags.scoreTopic,
+            subjects: report.subjects,
+            ...(flags.resume && { resume: flags.resume }),
+          });
+          note(`published ${published.length} score message(s) to ${flags.scoreTopic} (publication ${publication})`);
           return { report, published };
         });
 

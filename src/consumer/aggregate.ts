@@ -69,7 +69,15 @@ const UNAVAILABLE: ReadonlySet<SignalStatus> = new Set(['missing', 'timeout', 'e
  * m_stale), each adapter total, and the composite computed from the rounded totals.
  */
 export function aggregateTrustScore(input: AggregateInput): AggregateResult {
-  validate(input);
+  validateAggregation(input);
+  return aggregateValidated(input, (input.now ?? new Date()).toISOString());
+}
+
+/**
+ * `aggregateTrustScore` for an input `validateAggregation` already accepted (scoring validates its config once, not
+ * per subject), with trustScoreUpdatedAt given as ISO text.
+ */
+export function aggregateValidated(input: AggregateInput, updatedAt: string): AggregateResult {
   const staleMultiplier = input.staleMultiplier ?? 1;
   const trustScores: AggregateResult['trustScores'] = { total: 0 };
   const components: AggregateResult['components'] = {};
@@ -85,23 +93,28 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
     const mode = adapter.contributionMode ?? 'conditional';
     const weight = adapter.weight ?? 1;
 
-    const kept: Array<{ key: string; value: number; status: SignalStatus }> = [];
+    // Components are written as they are kept: an adapter that keeps none writes none (unless it synthesizes one).
+    let sum = 0;
+    let kept = 0;
     for (const component of adapter.components) {
       if (UNAVAILABLE.has(component.status) && component.nonScorable) {
         unavailable.push(component.key);
         continue;
       }
-      kept.push({ key: component.key, value: componentValue(component.value, component.status, staleMultiplier), status: component.status });
+      const value = componentValue(component.value, component.status, staleMultiplier);
+      components[component.key] = { value, status: component.status };
+      sum += value;
+      kept++;
     }
-    if (kept.length === 0) {
+    if (kept === 0) {
       if (mode === 'conditional') continue;
-      kept.push({ key: adapter.defaultComponentKey ?? `${adapter.adapterId}.score`, value: 0, status: 'missing' });
+      components[adapter.defaultComponentKey ?? `${adapter.adapterId}.score`] = { value: 0, status: 'missing' };
+      kept = 1;
     }
 
     // Rounded where the reference implementation rounds (each component, each adapter total, then the composite),
     // so two implementations agree to the cent.
-    const total = round2(kept.reduce((sum, c) => sum + c.value, 0) / kept.length);
-    for (const c of kept) components[c.key] = { value: c.value, status: c.status };
+    const total = round2(sum / kept);
     trustScores[adapter.adapterId] = total;
     // Weight 0 is informational: its total is shown but it stays out of the denominator.
     if (weight > 0) denominator.push({ adapterId: adapter.adapterId, weight, total });
@@ -116,7 +129,7 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
     notApplicable,
     denominator,
     trustScoreConfigVersion: input.trustScoreConfigVersion,
-    trustScoreUpdatedAt: (input.now ?? new Date()).toISOString(),
+    trustScoreUpdatedAt: updatedAt,
   };
 }
 
@@ -143,7 +156,8 @@ export function isApplicable(
   return true;
 }
 
-function validate(input: AggregateInput): void {
+/** What `aggregateTrustScore` checks before aggregating: everything it checks is configuration, not subject. */
+export function validateAggregation(input: Pick<AggregateInput, 'trustScoreConfigVersion' | 'staleMultiplier' | 'adapters'>): void {
   if (!Number.isInteger(input.trustScoreConfigVersion) || input.trustScoreConfigVersion < 1) {
     throw new ScoringConfigError(`trustScoreConfigVersion must be a positive integer, got ${input.trustScoreConfigVersion}`);
   }

@@ -1,6 +1,6 @@
 /** How subjects are named in every view: escaped, capped, beside their UAID. Subjects come from public topics. */
 import { escapeTerminal } from '../core/terminal.js';
-import { parseUaid } from './uaid.js';
+import { parseUaid, type UaidParts } from './uaid.js';
 
 /** Characters that could drive a terminal or spoof text direction, shown escaped (the CLI still imports this name). */
 export const printable = (text: string): string => escapeTerminal(text);
@@ -27,7 +27,11 @@ export function displayName(raw: string): string | undefined {
 
 /** What people recognise a subject by: its native id (endpoint host, Hedera account) when the UAID has one. */
 export function subjectLabel(subject: string): string {
-  const parts = parseUaid(subject);
+  return uaidLabel(parseUaid(subject), subject);
+}
+
+/** `subjectLabel` of a subject already parsed. */
+export function uaidLabel(parts: UaidParts, subject: string): string {
   return parts.nativeId ?? (parts.target ? `${parts.target}:${parts.id}` : subject);
 }
 

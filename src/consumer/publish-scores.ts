@@ -1,6 +1,21 @@
-/** Publishes computed scores as HCS-25 `op: "score"` v2 messages (transaction memo `hcs-25:op:1`). */
-import { TopicMessageSubmitTransaction, type Client } from '@hashgraph/sdk';
-import { MessageTooLargeError } from '../core/errors.js';
+/**
+ * Publishes computed scores as HCS-25 `op: "score"` v2 messages (transaction memo `hcs-25:op:1`), pipelined and
+ * exactly once, as signals are: every record is journaled (a publication journal in the runs folder, one `score`
+ * record per message: its exact text and the subject it scores) before the submitter gives it a pre-set
+ * transaction id, so a crash and `--resume` resend the journaled bytes under the journaled ids, never a second copy.
+ *
+ * Score records are not packed: a v2 `op: "pack"` body holds signals only, and today's readers validate every such
+ * message against that body, so packed score records would read as malformed there (see the README's on-chain section).
+ */
+import { ulid } from 'ulid';
+import type { Hcs25Client } from '../client.js';
+import { MessageTooLargeError, UsageError } from '../core/errors.js';
+import { parsePrivateKey } from '../hedera/client.js';
+import { FeeCapError, estimateSubmitFee, formatHbar, hbarToTinybar } from '../publisher/fees.js';
+import { JOURNAL_VERSION, Journal, SCORE_KEY_PREFIX, emptyRunState, type RunState, type ScoreState, type StartRecord } from '../publisher/journal.js';
+import { operatorSigner } from '../publisher/signer.js';
+import { SubmitError, Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
+import { encodeRunKey, newRunKey } from '../signals/hashing.js';
 import type { BuiltMessage } from '../signals/build.js';
 import { buildScoreMessageV2, type ScoreExplanation, type ScoreMessageV2 } from '../signals/score.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
@@ -59,33 +74,134 @@ export function explanationFor(s: SubjectScore): ScoreExplanation {
   };
 }
 
+/** What marks a journal in the runs folder as a score publication (start record `config.extra`). */
+const PUBLICATION = 'scores';
+
+export interface PublishScoresOptions {
+  /** Finish this earlier publication (its id was printed when it stopped) instead of starting one. */
+  resume?: string;
+  /** Tests and benches: submitter tuning. */
+  submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
+}
+
+export interface PublishScoresResult {
+  /** The publication's journal id (`--resume` takes it). */
+  publication: string;
+  /** In the order the records were journaled. */
+  published: PublishedScore[];
+}
+
 /**
- * Submits one score message per subject, a few at a time, and waits for each receipt. Results are in the order of
- * `subjects`; the first failure stops the rest and is thrown.
+ * Publishes one score record per subject to `scoreTopic` through the pipelined submitter (its default window: 128
+ * in flight), journaled first; or, with `resume`, sends what that publication journaled and never confirmed, under
+ * the ids it already had. The fee forecast (records × estimated submit fee) must fit --max-fee-hbar before anything
+ * is journaled or sent.
  */
-export async function publishScores(client: Client, scoreTopic: string, subjects: readonly SubjectScore[], concurrency = 8): Promise<PublishedScore[]> {
-  const built = subjects.map(scoreMessageFor);
-  const out = new Array<PublishedScore>(subjects.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < built.length) {
-      const i = next++;
-      const { json, bytes, explained } = built[i]!;
-      const response = await new TopicMessageSubmitTransaction()
-        .setTopicId(scoreTopic)
-        .setMessage(json)
-        .setTransactionMemo(TRANSACTION_MEMOS.score)
-        .execute(client);
-      const receipt = await response.getReceipt(client);
-      out[i] = {
-        subject: subjects[i]!.subject,
-        transactionId: response.transactionId.toString(),
-        sequenceNumber: receipt.topicSequenceNumber?.toNumber() ?? 0,
-        bytes,
-        explained,
-      };
+export async function publishScores(
+  client: Hcs25Client,
+  scoreTopic: string,
+  subjects: readonly SubjectScore[],
+  options: PublishScoresOptions = {},
+): Promise<PublishScoresResult> {
+  const operator = client.requireOperator();
+  const { journal, state } = options.resume ? await reopen(client, scoreTopic, options.resume) : await begin(client, scoreTopic, subjects);
+  const outcomes: Array<Promise<SubmitOutcome>> = [];
+  try {
+    const submitter = new Submitter({
+      client: await client.connect(),
+      signer: operatorSigner(parsePrivateKey(operator)),
+      operatorId: operator.accountId,
+      topicId: scoreTopic,
+      journal,
+      memo: TRANSACTION_MEMOS.score,
+      mirror: client.mirror,
+      ...options.submitter,
+    });
+    if (options.resume) journal.append({ t: 'resume' });
+    const scores = (state.scores ??= new Map<string, ScoreState>());
+    for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: r.json, prior: r.txIds }));
+    for (const s of options.resume ? [] : subjects) {
+      const built = scoreMessageFor(s);
+      const record = { key: `${SCORE_KEY_PREFIX}${scores.size}`, json: built.json, bytes: built.bytes, subject: s.subject };
+      // Appended before the submitter journals (and syncs) the transaction id: durable before the id is used.
+      journal.append({ t: 'score', ...record });
+      scores.set(record.key, { ...record, txIds: [] });
+      outcomes.push(submitter.submit({ key: record.key, message: built.json }));
     }
+    const settled = await Promise.all(outcomes);
+    await submitter.drain();
+    const byKey = new Map(settled.map((o) => [o.key, o]));
+    const published: PublishedScore[] = [];
+    let unsent = 0;
+    for (const r of scores.values()) {
+      const outcome = byKey.get(r.key);
+      const receipt = r.receipt ?? (outcome?.status === 'confirmed' ? { txId: outcome.txId, seq: outcome.seq } : undefined);
+      if (!receipt) {
+        unsent++;
+        continue;
+      }
+      const explained = (JSON.parse(r.json) as { explanation?: unknown }).explanation !== undefined;
+      published.push({ subject: r.subject, transactionId: receipt.txId, sequenceNumber: receipt.seq, bytes: r.bytes, explained });
+    }
+    journal.append({ t: 'end', status: unsent === 0 ? 'complete' : 'stopped' });
+    if (unsent > 0) {
+      const reason = submitter.fatal?.message ?? 'not every record was confirmed';
+      throw new SubmitError('INCOMPLETE', `${unsent} of ${scores.size} score records were not published (${reason})`, {
+        hint: `finish them with \`hcs25 scores --publish --score-topic ${scoreTopic} --resume ${journal.runId}\``,
+      });
+    }
+    return { publication: journal.runId, published };
+  } finally {
+    await journal.close().catch(() => undefined);
+  }
+}
+
+async function begin(client: Hcs25Client, scoreTopic: string, subjects: readonly SubjectScore[]): Promise<{ journal: Journal; state: RunState }> {
+  const { config } = client;
+  const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
+  const forecast = BigInt(subjects.length) * estimate.tinybar;
+  if (forecast > hbarToTinybar(config.maxFeeHbar)) {
+    throw new FeeCapError(
+      `${subjects.length} score records at an estimated ${formatHbar(estimate.tinybar)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${config.maxFeeHbar}`,
+      'raise --max-fee-hbar, or publish fewer subjects (a narrower --subject or --since)',
+    );
+  }
+  const start: Omit<StartRecord, 't' | 'v' | 'at'> = {
+    run: ulid(),
+    seed: PUBLICATION,
+    // Unused by score records; the journal format wants one, and a fresh one reveals nothing.
+    runKey: encodeRunKey(newRunKey()),
+    topic: scoreTopic,
+    config: {
+      network: client.network.ledger,
+      operator: client.requireOperator().accountId,
+      evals: [],
+      concurrency: 1,
+      budgetMs: 1,
+      maxFeeHbar: config.maxFeeHbar,
+      keepResponses: false,
+      extra: { publication: PUBLICATION },
+    },
+    agents: [],
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, built.length)) }, worker));
-  return out;
+  const journal = await Journal.create(config.stateDir, start);
+  return { journal, state: emptyRunState({ t: 'start', v: JOURNAL_VERSION, at: new Date().toISOString(), ...start }) };
+}
+
+async function reopen(client: Hcs25Client, scoreTopic: string, id: string): Promise<{ journal: Journal; state: RunState }> {
+  const opened = await Journal.open(client.config.stateDir, id);
+  const { start } = opened.state;
+  const problem =
+    start.config.extra?.publication !== PUBLICATION
+      ? `${id} is a run, not a score publication`
+      : start.topic !== scoreTopic
+        ? `publication ${id} went to ${start.topic}, not ${scoreTopic}`
+        : start.config.network !== client.network.ledger
+          ? `publication ${id} was on ${start.config.network}, not ${client.network.ledger}`
+          : undefined;
+  if (problem) {
+    await opened.journal.close().catch(() => undefined);
+    throw new UsageError(problem, { hint: 'pass the id `hcs25 scores --publish` printed when it stopped, with the same --score-topic and network' });
+  }
+  return opened;
 }

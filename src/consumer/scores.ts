@@ -1,17 +1,21 @@
 /**
- * Signals → per-subject HCS-25 components → `aggregateTrustScore` → an explainable breakdown.
+ * Signals → per-subject HCS-25 components → the HCS-25 aggregation → an explainable breakdown.
+ *
+ * Built for registry scale (a million signals, 190,000 subjects): the config is validated and laid out once
+ * (`compileScoringConfig`), each signal's times are parsed once into typed columns, and signals are grouped by two
+ * counting sorts, so the cost follows the number of signals rather than per-subject overhead.
  *
  * Pure and deterministic: the same signals (in any order), config and `now` give byte-identical JSON. Signals are
  * ordered by sequence number, subjects by score, ties by confidence, then name, then subject id (code-unit order,
  * never locale order), and every number that leaves here is rounded.
  */
-import { aggregateTrustScore, isApplicable, round2, type AdapterInput, type ComponentInput } from './aggregate.js';
+import { aggregateValidated, round2, validateAggregation, type AdapterInput, type ComponentInput } from './aggregate.js';
 import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
-import { displayName, subjectLabel } from './labels.js';
-import { consensusMs } from './time.js';
+import { displayName, uaidLabel } from './labels.js';
+import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
-import { parseUaid } from './uaid.js';
-import type { SignalStatus } from '../signals/schemas.js';
+import { parseUaid, type UaidParts } from './uaid.js';
+import { SIGNAL_STATUSES, type SignalStatus } from '../signals/schemas.js';
 import { canonicalSignalId } from '../signals/schemas-v2.js';
 
 export interface ScoreOptions {
@@ -96,44 +100,110 @@ export interface ScoreReport {
   subjects: SubjectScore[];
 }
 
-/** One signal reduced to what scoring needs, with its observation time computed once. */
-interface Observation {
-  seq: number;
-  /** min(fetchedAt, consensus): see scoring-config.ts. */
-  observedMs: number;
-  consensusMs: number;
-  status: SignalStatus;
-  score: number;
-  latencyMs: number;
-  /** Probes: reachable. Evals: graded (status ok). */
-  measured: boolean;
-  run: string;
-  payer: string;
+/** A component of a compiled config: its signal id in catalog form and its window resolved. */
+interface CompiledComponent {
+  readonly key: string;
+  readonly signal: string;
+  readonly window: WindowConfig;
+  readonly nonScorable: boolean;
 }
 
-type SubjectSignals = Map<string, Observation[]>;
+interface CompiledAdapter {
+  readonly config: AdapterConfig;
+  /** The adapter as the aggregation takes it, with one subject's components. */
+  readonly input: (components: ComponentInput[]) => AdapterInput;
+  readonly components: readonly CompiledComponent[];
+  readonly defaultKey: string;
+}
+
+/** A scoring config validated and laid out once; every subject's scoring reads it. */
+export interface CompiledScoringConfig {
+  readonly config: ScoringConfig;
+  /** `scoringConfigDigest(config)`. */
+  readonly digest: string;
+  readonly adapters: readonly CompiledAdapter[];
+  /** The latency signal id in catalog form. */
+  readonly latencySignal: string;
+  /** Every component key a breakdown can hold (components and default components), in code-unit order. */
+  readonly componentKeys: readonly string[];
+}
+
+const compiledConfigs = new WeakMap<ScoringConfig, CompiledScoringConfig>();
+
+/**
+ * Validates a scoring config as the aggregation does and lays it out for scoring. `computeScores` calls this and
+ * remembers the result per config object, so scoring in batches with one config pays for it once; a config is
+ * therefore not to be mutated after its first use (parsed configs and the frozen default never are).
+ */
+export function compileScoringConfig(config: ScoringConfig): CompiledScoringConfig {
+  const known = compiledConfigs.get(config);
+  if (known) return known;
+  const adapters: CompiledAdapter[] = config.adapters.map((adapter) => ({
+    config: adapter,
+    // One object shape for every subject (absent lists are undefined, which the aggregation treats as absent).
+    input: (components) => ({
+      adapterId: adapter.adapterId,
+      contributionMode: adapter.contributionMode,
+      weight: adapter.weight,
+      includeRegistries: adapter.includeRegistries,
+      excludeRegistries: adapter.excludeRegistries,
+      protocols: adapter.protocols,
+      excludeProtocols: adapter.excludeProtocols,
+      defaultComponentKey: adapter.defaultComponentKey,
+      components,
+    }),
+    components: adapter.components.map((c: ComponentConfig) => ({
+      key: c.key,
+      signal: canonicalSignalId(c.signal),
+      window: c.window ?? config.window,
+      nonScorable: c.nonScorableWhenUnavailable === true,
+    })),
+    defaultKey: adapter.defaultComponentKey ?? `${adapter.adapterId}.score`,
+  }));
+  validateAggregation({
+    trustScoreConfigVersion: config.trustScoreConfigVersion,
+    staleMultiplier: config.staleMultiplier,
+    adapters: adapters.map((a) => a.input(a.components.map((c) => ({ key: c.key, value: 0, status: 'ok' as const })))),
+  });
+  const componentKeys = [...new Set(adapters.flatMap((a) => [...a.components.map((c) => c.key), a.defaultKey]))].sort(byCodeUnit);
+  const out: CompiledScoringConfig = { config, digest: scoringConfigDigest(config), adapters, latencySignal: canonicalSignalId(config.latency.signal), componentKeys };
+  compiledConfigs.set(config, out);
+  return out;
+}
 
 export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConfig, options: ScoreOptions): ScoreReport {
   const nowMs = options.now.getTime();
   if (!Number.isFinite(nowMs)) throw new RangeError('computeScores: now is not a valid date');
-  const { bySubject, scored, ignoredAfterNow } = group(signals, nowMs);
+  const compiled = compileScoringConfig(config);
+  const table = collect(signals, nowMs);
+  const scorer = new SubjectScorer(table, compiled, nowMs, options.now.toISOString());
 
-  const subjects: SubjectScore[] = [];
-  const digest = scoringConfigDigest(config);
-  for (const subject of [...bySubject.keys()].sort(byCodeUnit)) {
-    const scored = scoreSubject(subject, bySubject.get(subject)!, config, options.now, digest);
+  const count = table.subjects.length;
+  const scores = new Array<SubjectScore>(count);
+  const sortNames = new Array<string>(count);
+  for (let i = 0; i < count; i++) {
+    const subject = table.subjects[i]!;
+    const uaid = parseUaid(subject);
+    const scored = scorer.score(i, uaid);
     const given = options.labels?.[subject];
     const label = given === undefined ? undefined : displayName(given);
-    subjects.push(label ? { ...scored, label } : scored);
+    scores[i] = label ? { ...scored, label } : scored;
+    sortNames[i] = label ?? uaidLabel(uaid, subject);
   }
-  // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a stable order.
-  subjects.sort(
-    (a, b) =>
-      b.trustScores.total - a.trustScores.total ||
-      b.trustConfidence - a.trustConfidence ||
-      byCodeUnit(a.label ?? subjectLabel(a.subject), b.label ?? subjectLabel(b.subject)) ||
-      byCodeUnit(a.subject, b.subject),
-  );
+  // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a total order,
+  // so the result does not depend on the order signals came in.
+  const order = Array.from({ length: count }, (_, i) => i);
+  order.sort((a, b) => {
+    const x = scores[a]!;
+    const y = scores[b]!;
+    return (
+      y.trustScores.total - x.trustScores.total ||
+      y.trustConfidence - x.trustConfidence ||
+      byCodeUnit(sortNames[a]!, sortNames[b]!) ||
+      byCodeUnit(x.subject, y.subject)
+    );
+  });
+  const subjects = order.map((i) => scores[i]!);
 
   const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
   return {
@@ -144,185 +214,424 @@ export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConf
     window: config.window,
     freshnessSeconds: config.freshnessSeconds,
     staleMultiplier: config.staleMultiplier,
-    counts: { subjects: subjects.length, signals: scored, ignoredAfterNow, rejected: sortedRecord(options.rejected ?? {}) },
+    counts: { subjects: subjects.length, signals: table.n, ignoredAfterNow: table.ignoredAfterNow, rejected: sortedRecord(options.rejected ?? {}) },
     subjects,
   };
 }
 
-/** Groups signals by subject and signal id, each list in sequence order; signals after `now` are left out. */
-function group(signals: Iterable<ReadSignal>, nowMs: number): { bySubject: Map<string, SubjectSignals>; scored: number; ignoredAfterNow: number } {
-  const bySubject = new Map<string, SubjectSignals>();
-  let scored = 0;
+const STATUS_CODES: Readonly<Record<SignalStatus, number>> = Object.fromEntries(SIGNAL_STATUSES.map((s, i) => [s, i])) as Record<SignalStatus, number>;
+const MISSING = STATUS_CODES.missing;
+const OK = STATUS_CODES.ok;
+const STALE = STATUS_CODES.stale;
+
+/**
+ * The scored signals, one typed column per field (about 60 bytes a signal, no object per signal), and `order`: row
+ * numbers grouped by subject, then signal id (code-unit order), then sequence number (ties in input order).
+ * `subjectStart[s]..subjectStart[s + 1]` are subject s's positions in `order`.
+ */
+interface SignalTable {
+  n: number;
+  ignoredAfterNow: number;
+  subjects: string[];
+  /** Catalog signal ids by rank (code-unit order). */
+  signalIds: string[];
+  subject: Int32Array;
+  signal: Int32Array;
+  run: Int32Array;
+  payer: Int32Array;
+  seq: Float64Array;
+  /** min(fetchedAt, consensus): see scoring-config.ts. */
+  observedMs: Float64Array;
+  consensusMs: Float64Array;
+  score: Float64Array;
+  latencyMs: Float64Array;
+  status: Uint8Array;
+  /** Probes: reachable. Evals: graded (status ok). */
+  measured: Uint8Array;
+  runs: number;
+  payers: number;
+  order: Int32Array;
+  subjectStart: Int32Array;
+}
+
+type Columns = Pick<SignalTable, 'subject' | 'signal' | 'run' | 'payer' | 'seq' | 'observedMs' | 'consensusMs' | 'score' | 'latencyMs' | 'status' | 'measured'>;
+
+function allocate(capacity: number, from?: Columns): Columns {
+  const grown = <T extends Int32Array | Float64Array | Uint8Array>(make: new (n: number) => T, old: T | undefined): T => {
+    const a = new make(capacity);
+    if (old) a.set(old);
+    return a;
+  };
+  return {
+    subject: grown(Int32Array, from?.subject),
+    signal: grown(Int32Array, from?.signal),
+    run: grown(Int32Array, from?.run),
+    payer: grown(Int32Array, from?.payer),
+    seq: grown(Float64Array, from?.seq),
+    observedMs: grown(Float64Array, from?.observedMs),
+    consensusMs: grown(Float64Array, from?.consensusMs),
+    score: grown(Float64Array, from?.score),
+    latencyMs: grown(Float64Array, from?.latencyMs),
+    status: grown(Uint8Array, from?.status),
+    measured: grown(Uint8Array, from?.measured),
+  };
+}
+
+/** Id of a string in a table of distinct strings, added if new. */
+function intern(ids: Map<string, number>, value: string): number {
+  let id = ids.get(value);
+  if (id === undefined) ids.set(value, (id = ids.size));
+  return id;
+}
+
+/** One pass over the signals (time parsed once per signal), then two counting sorts: cost linear in signals. */
+function collect(signals: Iterable<ReadSignal>, nowMs: number): SignalTable {
+  let capacity = Array.isArray(signals) ? Math.max(1, signals.length) : 1024;
+  let c = allocate(capacity);
+  const subjectIds = new Map<string, number>();
+  const rawSignalIds = new Map<string, number>();
+  const signalIds = new Map<string, number>();
+  const runIds = new Map<string, number>();
+  const payerIds = new Map<string, number>();
+  let n = 0;
   let ignoredAfterNow = 0;
+  let seqSorted = true;
+  const recentSignals: string[] = [];
+  const recentSignalIds: number[] = [];
+  let lastSubject: string | undefined;
+  let lastSubjectId = 0;
+  let lastRun: string | undefined;
+  let lastRunId = 0;
+  let lastPayer: string | undefined;
+  let lastPayerId = 0;
+  // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
+  const signalIdOf = (raw: string): number => {
+    let id = rawSignalIds.get(raw);
+    if (id === undefined) rawSignalIds.set(raw, (id = intern(signalIds, canonicalSignalId(raw))));
+    if (recentSignals.length < 8) {
+      recentSignals.push(raw);
+      recentSignalIds.push(id);
+    }
+    return id;
+  };
   for (const s of signals) {
-    const observation = observe(s);
-    if (!(observation.consensusMs <= nowMs)) {
+    const cMs = consensusMs(s.consensusTimestamp);
+    if (!(cMs <= nowMs)) {
       ignoredAfterNow++;
       continue;
     }
-    scored++;
-    const { subject } = s.message;
-    // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
-    const signal = canonicalSignalId(s.message.signal);
-    let bySignal = bySubject.get(subject);
-    if (!bySignal) bySubject.set(subject, (bySignal = new Map()));
-    const list = bySignal.get(signal);
-    if (list) list.push(observation);
-    else bySignal.set(signal, [observation]);
+    if (n === capacity) c = allocate((capacity *= 2), c);
+    const m = s.message;
+    // Neighbouring signals mostly share subject, run and payer, and a topic uses a handful of signal ids: comparing
+    // text is cheaper than hashing another copy of it.
+    if (m.subject !== lastSubject) lastSubjectId = intern(subjectIds, (lastSubject = m.subject));
+    if (m.run !== lastRun) lastRunId = intern(runIds, (lastRun = m.run));
+    if (s.payerAccountId !== lastPayer) lastPayerId = intern(payerIds, (lastPayer = s.payerAccountId));
+    const recent = recentSignals.indexOf(m.signal);
+    c.signal[n] = recent >= 0 ? recentSignalIds[recent]! : signalIdOf(m.signal);
+    c.subject[n] = lastSubjectId;
+    c.run[n] = lastRunId;
+    c.payer[n] = lastPayerId;
+    const data = m.data;
+    const probe = 'reachable' in data;
+    // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
+    // v1 published it as timeout/error, which here would mean nothing was measured.
+    const failedProbe = probe && !data.reachable && (m.status === 'timeout' || m.status === 'error');
+    c.seq[n] = s.sequenceNumber;
+    if (n > 0 && s.sequenceNumber < c.seq[n - 1]!) seqSorted = false;
+    c.observedMs[n] = Math.min(cMs, parseIsoMs(m.fetchedAt));
+    c.consensusMs[n] = cMs;
+    c.status[n] = failedProbe ? OK : STATUS_CODES[m.status];
+    c.score[n] = data.score;
+    c.latencyMs[n] = data.latencyMs;
+    c.measured[n] = (probe ? data.reachable : m.status === 'ok') ? 1 : 0;
+    n++;
   }
-  for (const bySignal of bySubject.values()) {
-    for (const list of bySignal.values()) {
-      if (!isSortedBySeq(list)) list.sort((a, b) => a.seq - b.seq);
-    }
+
+  // Signal ids ranked in code-unit order, so a subject's groups come out in the order its counts list them.
+  const names = [...signalIds.keys()];
+  const ranked = names.slice().sort(byCodeUnit);
+  const rankOf = new Int32Array(names.length);
+  ranked.forEach((name, rank) => (rankOf[signalIds.get(name)!] = rank));
+  for (let i = 0; i < n; i++) c.signal[i] = rankOf[c.signal[i]!]!;
+
+  // Topics are read in sequence order, so this sort rarely runs; stable, as the grouping sorts below are.
+  let rows: Int32Array = new Int32Array(n);
+  for (let i = 0; i < n; i++) rows[i] = i;
+  if (!seqSorted) {
+    const seq = c.seq;
+    rows = Int32Array.from(Array.from(rows).sort((a, b) => seq[a]! - seq[b]!));
   }
-  return { bySubject, scored, ignoredAfterNow };
+  rows = countingSort(rows, c.signal, ranked.length);
+  const subjectStart = new Int32Array(subjectIds.size + 1);
+  const order = countingSort(rows, c.subject, subjectIds.size, subjectStart);
+  return { n, ignoredAfterNow, subjects: [...subjectIds.keys()], signalIds: ranked, ...c, runs: runIds.size, payers: payerIds.size, order, subjectStart };
 }
 
-function observe(s: ReadSignal): Observation {
-  const cMs = consensusMs(s.consensusTimestamp);
-  const fetchedMs = Date.parse(s.message.fetchedAt);
-  const data = s.message.data;
-  // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
-  // v1 published it as timeout/error, which here would mean nothing was measured.
-  const failedProbe = 'reachable' in data && !data.reachable && (s.message.status === 'timeout' || s.message.status === 'error');
-  return {
-    seq: s.sequenceNumber,
-    observedMs: Math.min(cMs, fetchedMs),
-    consensusMs: cMs,
-    status: failedProbe ? 'ok' : s.message.status,
-    score: data.score,
-    latencyMs: data.latencyMs,
-    measured: 'reachable' in data ? data.reachable : s.message.status === 'ok',
-    run: s.message.run,
-    payer: s.payerAccountId,
-  };
-}
-
-function scoreSubject(subject: string, bySignal: SubjectSignals, config: ScoringConfig, now: Date, configDigest: string): SubjectScore {
-  const nowMs = now.getTime();
-  const uaid = parseUaid(subject);
-  const subjectRef = {
-    id: subject,
-    ...(uaid.registry !== undefined ? { registry: uaid.registry } : {}),
-    ...(uaid.proto !== undefined ? { protocol: uaid.proto } : {}),
-  };
-
-  const computedBy = new Map<string, ComputedComponent[]>();
-  const adapterInputs: AdapterInput[] = [];
-  for (const adapter of config.adapters) {
-    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, bySignal.get(canonicalSignalId(c.signal)) ?? [], config, nowMs));
-    // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
-    // is `missing` and scores 0 inside it (TV1).
-    const emitted = computed.some((c) => c.samples > 0) ? computed : [];
-    adapterInputs.push(toAdapterInput(adapter, emitted));
-    computedBy.set(adapter.adapterId, emitted);
+/** Stable counting sort of `rows` by `key[row]` ∈ [0, buckets); `starts` (length buckets + 1) receives the bounds. */
+function countingSort(rows: Int32Array, key: Int32Array, buckets: number, starts: Int32Array = new Int32Array(buckets + 1)): Int32Array {
+  const n = rows.length;
+  for (let i = 0; i < n; i++) starts[key[rows[i]!]! + 1]!++;
+  for (let b = 0; b < buckets; b++) starts[b + 1]! += starts[b]!;
+  const next = starts.slice(0, buckets);
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    out[next[key[row]!]!++] = row;
   }
-
-  const result = aggregateTrustScore({
-    subject: subjectRef,
-    trustScoreConfigVersion: config.trustScoreConfigVersion,
-    staleMultiplier: config.staleMultiplier,
-    adapters: adapterInputs,
-    now,
-  });
-
-  const omitted = new Set(result.unavailable);
-  const inDenominator = new Map(result.denominator.map((d) => [d.adapterId, d]));
-  const components: Record<string, ComponentBreakdown> = {};
-  const adapters: AdapterBreakdown[] = [];
-  let weighted = 0;
-  let weightSum = 0;
-  for (const adapter of config.adapters) {
-    const applicable = isApplicable(adapter, subjectRef);
-    const total = applicable ? result.trustScores[adapter.adapterId] : undefined;
-    const emitted = computedBy.get(adapter.adapterId) ?? [];
-    if (total !== undefined) {
-      for (const { key, nonScorable: _, ...c } of emitted) {
-        components[key] = omitted.has(key)
-          ? { ...c, value: 0, omitted: true }
-          : { ...c, value: result.components[key]!.value, ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}) };
-      }
-      if (emitted.every((c) => omitted.has(c.key))) {
-        // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
-        const key = adapter.defaultComponentKey ?? `${adapter.adapterId}.score`;
-        components[key] = { adapterId: adapter.adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
-      }
-    }
-    const confidence = total === undefined ? null : adapterConfidence(emitted, config);
-    const d = inDenominator.get(adapter.adapterId);
-    if (d && confidence !== null) {
-      weighted += d.weight * confidence;
-      weightSum += d.weight;
-    }
-    adapters.push({
-      adapterId: adapter.adapterId,
-      contributionMode: adapter.contributionMode,
-      weight: adapter.weight,
-      applicable,
-      inDenominator: d !== undefined,
-      total: total ?? null,
-      confidence: confidence === null ? null : round2(confidence),
-    });
-  }
-
-  return {
-    subject,
-    registry: uaid.registry ?? null,
-    protocol: uaid.proto ?? null,
-    nativeId: uaid.nativeId ?? null,
-    trustScores: result.trustScores,
-    trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
-    trustScoreConfigVersion: result.trustScoreConfigVersion,
-    trustScoreConfigDigest: configDigest,
-    staleMultiplier: config.staleMultiplier,
-    trustScoreUpdatedAt: result.trustScoreUpdatedAt,
-    adapters,
-    components: sortedRecord(components),
-    latency: latency(bySignal.get(canonicalSignalId(config.latency.signal)) ?? [], config.latency.window),
-    counts: subjectCounts(bySignal),
-  };
+  return out;
 }
 
 type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolean };
 
-function computeComponent(adapterId: string, c: ComponentConfig, all: Observation[], config: ScoringConfig, nowMs: number): ComputedComponent {
-  const windowed = applyWindow(all, c.window ?? config.window);
-  const informative = windowed.filter((o) => o.status !== 'missing');
-  const base = { key: c.key, adapterId, nonScorable: c.nonScorableWhenUnavailable === true };
-  if (informative.length === 0) return { ...base, value: 0, status: 'missing', samples: 0, newestAt: null };
+/** Scores one subject at a time from a SignalTable; its scratch space is reused from subject to subject. */
+class SubjectScorer {
+  /** For each signal rank: the subject last seen with it, and that subject's range of positions in `order`. */
+  private readonly groupOwner: Int32Array;
+  private readonly groupFrom: Int32Array;
+  private readonly groupTo: Int32Array;
+  private readonly runOwner: Int32Array;
+  private readonly payerOwner: Int32Array;
+  private latencies = new Float64Array(64);
+  private readonly componentRanks: number[][];
+  private readonly latencyRank: number;
+  private readonly keyRank: Map<string, number>;
+  /** One subject's breakdown by component key rank (compiled.componentKeys). */
+  private readonly components: Array<ComponentBreakdown | undefined>;
 
-  let sum = 0;
-  let anyOk = false;
-  let newest = informative[0]!;
-  for (const o of informative) {
-    const okLike = o.status === 'ok' || o.status === 'stale';
-    if (okLike) {
-      sum += o.score;
-      anyOk = true;
-    }
-    if (o.observedMs > newest.observedMs || (o.observedMs === newest.observedMs && o.seq > newest.seq)) newest = o;
+  constructor(
+    private readonly t: SignalTable,
+    private readonly compiled: CompiledScoringConfig,
+    private readonly nowMs: number,
+    private readonly nowIso: string,
+  ) {
+    const ranks = t.signalIds.length;
+    this.groupOwner = new Int32Array(ranks).fill(-1);
+    this.groupFrom = new Int32Array(ranks);
+    this.groupTo = new Int32Array(ranks);
+    this.runOwner = new Int32Array(t.runs).fill(-1);
+    this.payerOwner = new Int32Array(t.payers).fill(-1);
+    const rankOf = new Map(t.signalIds.map((id, rank) => [id, rank]));
+    this.componentRanks = compiled.adapters.map((a) => a.components.map((c) => rankOf.get(c.signal) ?? -1));
+    this.latencyRank = rankOf.get(compiled.latencySignal) ?? -1;
+    this.keyRank = new Map(compiled.componentKeys.map((key, rank) => [key, rank]));
+    this.components = new Array<ComponentBreakdown | undefined>(compiled.componentKeys.length).fill(undefined);
   }
-  const value = sum / informative.length;
-  // ok when anything was measured (a failed probe or a wrong answer is a measured 0); timeout/error/missing only when
-  // nothing was, and then they still score 0 here (HCS-25 Missing Data), unless the component is non-scorable.
-  let status: SignalStatus = anyOk ? 'ok' : newest.status;
-  if (status === 'ok' && nowMs - newest.observedMs > config.freshnessSeconds * 1000) status = 'stale';
-  return { ...base, value, status, samples: informative.length, newestAt: new Date(newest.observedMs).toISOString() };
-}
 
-function toAdapterInput(adapter: AdapterConfig, emitted: ComputedComponent[]): AdapterInput {
-  const components: ComponentInput[] = emitted.map((c) => ({ key: c.key, value: c.value, status: c.status, nonScorable: c.nonScorable }));
-  return {
-    adapterId: adapter.adapterId,
-    contributionMode: adapter.contributionMode,
-    weight: adapter.weight,
-    ...(adapter.includeRegistries ? { includeRegistries: adapter.includeRegistries } : {}),
-    ...(adapter.excludeRegistries ? { excludeRegistries: adapter.excludeRegistries } : {}),
-    ...(adapter.protocols ? { protocols: adapter.protocols } : {}),
-    ...(adapter.excludeProtocols ? { excludeProtocols: adapter.excludeProtocols } : {}),
-    ...(adapter.defaultComponentKey ? { defaultComponentKey: adapter.defaultComponentKey } : {}),
-    components,
-  };
+  score(index: number, uaid: UaidParts): SubjectScore {
+    const { t, compiled } = this;
+    const { config } = compiled;
+    const subject = t.subjects[index]!;
+    const from = t.subjectStart[index]!;
+    const to = t.subjectStart[index + 1]!;
+    const bySignal: Record<string, number> = {};
+    for (let i = from; i < to; ) {
+      const rank = t.signal[t.order[i]!]!;
+      let j = i + 1;
+      while (j < to && t.signal[t.order[j]!] === rank) j++;
+      this.groupOwner[rank] = index;
+      this.groupFrom[rank] = i;
+      this.groupTo[rank] = j;
+      bySignal[t.signalIds[rank]!] = j - i;
+      i = j;
+    }
+
+    const subjectRef = { id: subject, registry: uaid.registry, protocol: uaid.proto };
+    const computedBy: ComputedComponent[][] = [];
+    const adapterInputs: AdapterInput[] = [];
+    for (let a = 0; a < compiled.adapters.length; a++) {
+      const adapter = compiled.adapters[a]!;
+      const ranks = this.componentRanks[a]!;
+      const computed: ComputedComponent[] = [];
+      let any = false;
+      for (let k = 0; k < adapter.components.length; k++) {
+        const c = this.component(adapter.config.adapterId, adapter.components[k]!, ranks[k]!, index);
+        computed.push(c);
+        if (c.samples > 0) any = true;
+      }
+      // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
+      // is `missing` and scores 0 inside it (TV1). A ComputedComponent is a ComponentInput (key, value, status,
+      // nonScorable), so it goes to the aggregation as is.
+      const emitted = any ? computed : [];
+      adapterInputs.push(adapter.input(emitted));
+      computedBy.push(emitted);
+    }
+
+    const result = aggregateValidated(
+      { subject: subjectRef, trustScoreConfigVersion: config.trustScoreConfigVersion, staleMultiplier: config.staleMultiplier, adapters: adapterInputs },
+      this.nowIso,
+    );
+
+    // By key rank, so the record is built in code-unit order without sorting its keys per subject.
+    const components = this.components;
+    const adapters: AdapterBreakdown[] = [];
+    let weighted = 0;
+    let weightSum = 0;
+    for (let a = 0; a < compiled.adapters.length; a++) {
+      const { config: adapter, defaultKey } = compiled.adapters[a]!;
+      const applicable = !result.notApplicable.includes(adapter.adapterId);
+      const total = applicable ? result.trustScores[adapter.adapterId] : undefined;
+      const emitted = computedBy[a]!;
+      if (total !== undefined) {
+        for (const c of emitted) {
+          const omitted = result.unavailable.includes(c.key);
+          components[this.keyRank.get(c.key)!] = omitted
+            ? { adapterId: c.adapterId, value: 0, status: c.status, samples: c.samples, newestAt: c.newestAt, omitted: true }
+            : {
+                adapterId: c.adapterId,
+                value: result.components[c.key]!.value,
+                status: c.status,
+                samples: c.samples,
+                newestAt: c.newestAt,
+                ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}),
+              };
+        }
+        if (emitted.every((c) => result.unavailable.includes(c.key))) {
+          // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
+          components[this.keyRank.get(defaultKey)!] = { adapterId: adapter.adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
+        }
+      }
+      const confidence = total === undefined ? null : adapterConfidence(emitted, config);
+      const d = result.denominator.find((x) => x.adapterId === adapter.adapterId);
+      if (d && confidence !== null) {
+        weighted += d.weight * confidence;
+        weightSum += d.weight;
+      }
+      adapters.push({
+        adapterId: adapter.adapterId,
+        contributionMode: adapter.contributionMode,
+        weight: adapter.weight,
+        applicable,
+        inDenominator: d !== undefined,
+        total: total ?? null,
+        confidence: confidence === null ? null : round2(confidence),
+      });
+    }
+
+    return {
+      subject,
+      registry: uaid.registry ?? null,
+      protocol: uaid.proto ?? null,
+      nativeId: uaid.nativeId ?? null,
+      trustScores: result.trustScores,
+      trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
+      trustScoreConfigVersion: result.trustScoreConfigVersion,
+      trustScoreConfigDigest: compiled.digest,
+      staleMultiplier: config.staleMultiplier,
+      trustScoreUpdatedAt: result.trustScoreUpdatedAt,
+      adapters,
+      components: this.takeComponents(),
+      latency: this.latency(index),
+      counts: this.counts(index, from, to, bySignal),
+    };
+  }
+
+  /** The breakdown in `components` as a record in key order; `components` is left empty for the next subject. */
+  private takeComponents(): Record<string, ComponentBreakdown> {
+    const out: Record<string, ComponentBreakdown> = {};
+    const keys = this.compiled.componentKeys;
+    for (let k = 0; k < keys.length; k++) {
+      const c = this.components[k];
+      if (c === undefined) continue;
+      out[keys[k]!] = c;
+      this.components[k] = undefined;
+    }
+    return out;
+  }
+
+  /** Positions [from, to) in `order` of this subject's signals with that rank (empty when it has none). */
+  private group(rank: number, subject: number): [number, number] {
+    return rank >= 0 && this.groupOwner[rank] === subject ? [this.groupFrom[rank]!, this.groupTo[rank]!] : [0, 0];
+  }
+
+  /**
+   * The window over a group: `latest` keeps its last `count` positions, `time` keeps positions observed at or after
+   * the returned instant (NaN when every position counts).
+   */
+  private window(from: number, to: number, window: WindowConfig): [number, number] {
+    if (window.kind === 'latest') return [Math.max(from, to - window.count), Number.NaN];
+    let newest = Number.NEGATIVE_INFINITY;
+    for (let i = from; i < to; i++) {
+      const observed = this.t.observedMs[this.t.order[i]!]!;
+      if (observed > newest) newest = observed;
+    }
+    return [from, newest - window.seconds * 1000];
+  }
+
+  private component(adapterId: string, c: CompiledComponent, rank: number, subject: number): ComputedComponent {
+    const { t } = this;
+    const [groupFrom, to] = this.group(rank, subject);
+    const [from, since] = this.window(groupFrom, to, c.window);
+    const timed = c.window.kind === 'time';
+    let samples = 0;
+    let sum = 0;
+    let anyOk = false;
+    let newest = -1;
+    for (let i = from; i < to; i++) {
+      const row = t.order[i]!;
+      if (timed && !(t.observedMs[row]! >= since)) continue;
+      const status = t.status[row]!;
+      if (status === MISSING) continue;
+      samples++;
+      if (status === OK || status === STALE) {
+        sum += t.score[row]!;
+        anyOk = true;
+      }
+      if (newest < 0) newest = row;
+      else {
+        const observed = t.observedMs[row]!;
+        const newestObserved = t.observedMs[newest]!;
+        if (observed > newestObserved || (observed === newestObserved && t.seq[row]! > t.seq[newest]!)) newest = row;
+      }
+    }
+    if (samples === 0) return { key: c.key, adapterId, nonScorable: c.nonScorable, value: 0, status: 'missing', samples: 0, newestAt: null };
+    // ok when anything was measured (a failed probe or a wrong answer is a measured 0); timeout/error/missing only when
+    // nothing was, and then they still score 0 here (HCS-25 Missing Data), unless the component is non-scorable.
+    let status: SignalStatus = anyOk ? 'ok' : SIGNAL_STATUSES[t.status[newest]!]!;
+    const newestObserved = t.observedMs[newest]!;
+    if (status === 'ok' && this.nowMs - newestObserved > this.compiled.config.freshnessSeconds * 1000) status = 'stale';
+    return { key: c.key, adapterId, nonScorable: c.nonScorable, value: sum / samples, status, samples, newestAt: isoFromMs(newestObserved) };
+  }
+
+  private latency(subject: number): LatencySummary | null {
+    const { t } = this;
+    const [groupFrom, to] = this.group(this.latencyRank, subject);
+    const window = this.compiled.config.latency.window;
+    const [from, since] = this.window(groupFrom, to, window);
+    if (this.latencies.length < to - from) this.latencies = new Float64Array(to - from);
+    let count = 0;
+    for (let i = from; i < to; i++) {
+      const row = t.order[i]!;
+      if (window.kind === 'time' && !(t.observedMs[row]! >= since)) continue;
+      if (t.measured[row]) this.latencies[count++] = t.latencyMs[row]!;
+    }
+    if (count === 0) return null;
+    const values = this.latencies.subarray(0, count).sort();
+    return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: count };
+  }
+
+  private counts(subject: number, from: number, to: number, bySignal: Record<string, number>): SubjectScore['counts'] {
+    const { t } = this;
+    let runs = 0;
+    let publishers = 0;
+    let first = Number.POSITIVE_INFINITY;
+    let last = Number.NEGATIVE_INFINITY;
+    for (let i = from; i < to; i++) {
+      const row = t.order[i]!;
+      if (this.runOwner[t.run[row]!] !== subject) {
+        this.runOwner[t.run[row]!] = subject;
+        runs++;
+      }
+      if (this.payerOwner[t.payer[row]!] !== subject) {
+        this.payerOwner[t.payer[row]!] = subject;
+        publishers++;
+      }
+      const at = t.consensusMs[row]!;
+      if (at < first) first = at;
+      if (at > last) last = at;
+    }
+    return { signals: to - from, bySignal, runs, publishers, firstAt: isoFromMs(first), lastAt: isoFromMs(last) };
+  }
 }
 
 /**
@@ -341,61 +650,11 @@ function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig)
   return sum / emitted.length;
 }
 
-export function applyWindow<T extends { observedMs: number }>(list: T[], window: WindowConfig): T[] {
-  if (window.kind === 'latest') return list.length <= window.count ? list : list.slice(list.length - window.count);
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const o of list) if (o.observedMs > newest) newest = o.observedMs;
-  const from = newest - window.seconds * 1000;
-  return list.filter((o) => o.observedMs >= from);
-}
-
-function latency(list: Observation[], window: WindowConfig): LatencySummary | null {
-  const values = applyWindow(list, window)
-    .filter((o) => o.measured)
-    .map((o) => o.latencyMs)
-    .sort((a, b) => a - b);
-  if (values.length === 0) return null;
-  return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: values.length };
-}
-
 /** Nearest-rank percentile of ascending values: always one of the values, so integer ms stay integers. */
-export function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) throw new RangeError('percentile of no values');
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
-function subjectCounts(bySignal: SubjectSignals): SubjectScore['counts'] {
-  const runs = new Set<string>();
-  const payers = new Set<string>();
-  const bySignalCount: Record<string, number> = {};
-  let signals = 0;
-  let first = Number.POSITIVE_INFINITY;
-  let last = Number.NEGATIVE_INFINITY;
-  for (const id of [...bySignal.keys()].sort(byCodeUnit)) {
-    const list = bySignal.get(id)!;
-    bySignalCount[id] = list.length;
-    signals += list.length;
-    for (const o of list) {
-      runs.add(o.run);
-      payers.add(o.payer);
-      if (o.consensusMs < first) first = o.consensusMs;
-      if (o.consensusMs > last) last = o.consensusMs;
-    }
-  }
-  return {
-    signals,
-    bySignal: bySignalCount,
-    runs: runs.size,
-    publishers: payers.size,
-    firstAt: new Date(first).toISOString(),
-    lastAt: new Date(last).toISOString(),
-  };
-}
-
-function isSortedBySeq(list: Observation[]): boolean {
-  for (let i = 1; i < list.length; i++) if (list[i]!.seq < list[i - 1]!.seq) return false;
-  return true;
 }
 
 export function byCodeUnit(a: string, b: string): number {

@@ -15,21 +15,27 @@ export interface UaidParts {
   nativeId?: string;
 }
 
-const PREFIX = /^uaid:(aid|did):/;
+/** Both prefixes (`uaid:aid:`, `uaid:did:`) are this long. */
+const PREFIX_LENGTH = 9;
 
 export function parseUaid(uaid: string): UaidParts {
-  const prefix = PREFIX.exec(uaid);
-  if (!prefix) return { target: null, id: uaid, params: {} };
-  const [id = '', ...pairs] = uaid.slice(prefix[0].length).split(';');
+  // Scanned with indexOf rather than a regex and split: scoring parses every subject of a registry.
+  const target = uaid.startsWith('uaid:aid:') ? 'aid' : uaid.startsWith('uaid:did:') ? 'did' : null;
+  if (target === null) return { target: null, id: uaid, params: {} };
   // A null-prototype record: a hostile `__proto__=x` parameter must stay a plain key.
   const params: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=');
-    if (eq <= 0) continue;
-    const key = pair.slice(0, eq);
-    if (!(key in params)) params[key] = decodeValue(pair.slice(eq + 1));
+  let end = uaid.indexOf(';', PREFIX_LENGTH);
+  const id = uaid.slice(PREFIX_LENGTH, end === -1 ? uaid.length : end);
+  while (end !== -1) {
+    const from = end + 1;
+    end = uaid.indexOf(';', from);
+    const to = end === -1 ? uaid.length : end;
+    const eq = uaid.indexOf('=', from);
+    if (eq <= from || eq >= to) continue;
+    const key = uaid.slice(from, eq);
+    if (!(key in params)) params[key] = decodeValue(uaid.slice(eq + 1, to));
   }
-  const parts: UaidParts = { target: prefix[1] as 'aid' | 'did', id, params };
+  const parts: UaidParts = { target, id, params };
   if (params.registry) parts.registry = params.registry;
   if (params.proto) parts.proto = params.proto;
   if (params.nativeId) parts.nativeId = params.nativeId;

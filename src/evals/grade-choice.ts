@@ -30,11 +30,13 @@ const WORD_CHAR = /[a-z0-9]/;
 const NOT_AFTER_ARTICLE = new Set(['or', 'and', 'nor', 'but', 'is', 'was', 'because', 'since', 'vs', 'versus', 'then']);
 
 /**
- * The options as the grader needs them, worked out only on demand: a bare letter needs none of it, and a
- * run grades each question object about once, so nothing is cached across calls.
+ * The options as the grader needs them, worked out once per question (`prepareChoiceQuestion`): the normalised,
+ * lower-cased texts, and which options hold a standalone A–D of their own (`Vitamin D`), masked before the letter
+ * scan. A bare-letter reply needs neither, so neither is computed before a reply needs it.
  */
 class PreparedOptions {
   private normalised: string[] | undefined;
+  private letteredIndices: number[] | undefined;
   constructor(private readonly options: readonly string[]) {}
 
   /** Normalised, lower-cased option texts, in the asked order. */
@@ -43,13 +45,16 @@ class PreparedOptions {
     return this.normalised;
   }
 
-  /** Indices of options holding a standalone A–D of their own (`Vitamin D`): masked before the letter scan. */
+  /** Indices of options holding a standalone A–D of their own. */
   get lettered(): number[] {
-    const out: number[] = [];
-    this.options.forEach((o, i) => {
-      if (OPTION_HAS_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
-    });
-    return out;
+    if (this.letteredIndices === undefined) {
+      const out: number[] = [];
+      this.options.forEach((o, i) => {
+        if (OPTION_HAS_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
+      });
+      this.letteredIndices = out;
+    }
+    return this.letteredIndices;
   }
 }
 
@@ -162,7 +167,7 @@ function firstLineLetter(normalised: string): Letter | undefined {
 
 type Extraction = { letter: Letter } | { reason: string };
 
-function extract(normalised: string, options: readonly string[], grader: GraderId): Extraction {
+function extract(normalised: string, p: PreparedOptions, grader: GraderId): Extraction {
   const lone = LONE_LETTER.exec(normalised);
   if (lone) {
     const letter = (lone[1] as string).toUpperCase() as Letter;
@@ -173,7 +178,6 @@ function extract(normalised: string, options: readonly string[], grader: GraderI
     const first = firstLineLetter(normalised);
     if (first) return { letter: first };
   }
-  const p = new PreparedOptions(options);
   if (leadingConflict(normalised, p)) return { reason: 'conflict' };
   const lower = normalised.toLowerCase();
   const scanned = maskLetteredOptions(normalised, lower, p);
@@ -191,15 +195,32 @@ function extract(normalised: string, options: readonly string[], grader: GraderI
   return { reason: unparseableReason(normalised, 'no-answer') };
 }
 
+/** Grades replies to one question: its options are prepared once, whatever the number of replies. */
+export type ChoiceGrader = (response: string, opts?: GradeChoiceOptions) => GradeResult;
+
+/**
+ * Prepares a question's options once and returns its grader. The question's options are read here and never again,
+ * so grading many replies to one question (a run asks each bank question of many agents) costs only the replies.
+ */
+export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
+  const prepared = new PreparedOptions([...question.options]);
+  const answer = question.answer;
+  return (response, opts = {}) => {
+    if (isBlank(response)) return { ...EMPTY_RESULT };
+    const normalised = normaliseResponse(response);
+    const got = extract(normalised, prepared, opts.grader ?? DEFAULT_GRADER);
+    if ('reason' in got) return gradeResult('unparseable', null, false, got.reason);
+    return gradeResult(got.letter === answer ? 'correct' : 'wrong', got.letter, normalised === got.letter);
+  };
+}
+
 /**
  * Grades a SimpleScience response against the options as asked. `first-token@1` (default): a lone letter,
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
+ * A run grades each question object once, so nothing is kept between calls (a cache keyed by question object costs
+ * more than it saves there); to grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
-  if (isBlank(response)) return { ...EMPTY_RESULT };
-  const normalised = normaliseResponse(response);
-  const got = extract(normalised, question.options, opts.grader ?? DEFAULT_GRADER);
-  if ('reason' in got) return gradeResult('unparseable', null, false, got.reason);
-  return gradeResult(got.letter === question.answer ? 'correct' : 'wrong', got.letter, normalised === got.letter);
+  return prepareChoiceQuestion(question)(response, opts);
 }

@@ -20,7 +20,7 @@ export {
 } from './science.js';
 export { normaliseResponse } from './normalise.js';
 export { gradeMath, canonicalNumber, type GradeMathOptions } from './grade-math.js';
-export { gradeChoice, LETTERS, type ChoiceQuestion, type GradeChoiceOptions } from './grade-choice.js';
+export { gradeChoice, prepareChoiceQuestion, LETTERS, type ChoiceGrader, type ChoiceQuestion, type GradeChoiceOptions } from './grade-choice.js';
 export { gradeQuestion, isGraderId, parseGraderId, DEFAULT_GRADER, GRADER_IDS } from './graders.js';
 export { questionById } from './questions.js';
 export { DEFAULT_EVALS, parseEvalList } from './eval-list.js';

@@ -110,6 +110,19 @@ const packSchema = z.object({
   signals: z.array(z.string().min(1)).min(1),
 });
 
+/**
+ * A score record (`hcs25 scores --publish`), journaled before its transaction id is used: the exact message and the
+ * subject it scores. Its tx and receipt records use its key. Only score publications (not runs) hold these.
+ */
+const scoreSchema = z.object({
+  t: z.literal('score'),
+  at: isoTime,
+  key: z.string().startsWith('score|'),
+  json: z.string().min(1),
+  bytes: z.number().int().positive(),
+  subject: z.string().min(1),
+});
+
 /** A transaction id assigned to a message, durable before the first send. */
 const txSchema = z.object({
   t: z.literal('tx'),
@@ -177,6 +190,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   startSchema,
   resultSchema,
   packSchema,
+  scoreSchema,
   txSchema,
   receiptSchema,
   landedSchema,
@@ -191,6 +205,7 @@ export type StartRecord = z.infer<typeof startSchema>;
 export type ResultRecord = z.infer<typeof resultSchema>;
 export type PackRecord = z.infer<typeof packSchema>;
 export type TxRecord = z.infer<typeof txSchema>;
+export type ScoreRecord = z.infer<typeof scoreSchema>;
 export type ReceiptRecord = z.infer<typeof receiptSchema>;
 export type FailureRecord = z.infer<typeof failureSchema>;
 export type EndRecord = z.infer<typeof endSchema>;
@@ -494,6 +509,18 @@ export function revealKey(topic: string): string {
   return `${REVEAL_KEY_PREFIX}${topic}`;
 }
 
+/** A journaled score record of a score publication, with its transaction ids and receipt. */
+export interface ScoreState {
+  key: string;
+  json: string;
+  bytes: number;
+  subject: string;
+  txIds: SignalState['txIds'];
+  receipt?: SignalState['receipt'];
+}
+
+export const SCORE_KEY_PREFIX = 'score|';
+
 export interface RunState {
   start: StartRecord;
   /**
@@ -510,6 +537,8 @@ export interface RunState {
   reveals: Map<string, RevealState>;
   /** Packed messages by key, in the order they were journaled (a compact state: the unconfirmed ones only). */
   packs: Map<string, PackState>;
+  /** A score publication's records by key, in the order they were journaled. */
+  scores?: Map<string, ScoreState>;
   keep: 'all' | 'pending';
   /** Every journaled result, settled or not: subject → a bit per eval kind (what a resume must not ask again). */
   done: Map<string, number>;
@@ -829,6 +858,11 @@ function apply(state: RunState, record: JournalRecord): void {
     case 'pack':
       applyPack(state, record);
       return;
+    case 'score': {
+      const { key, json, bytes, subject } = record;
+      (state.scores ??= new Map()).set(key, { key, json, bytes, subject, txIds: [] });
+      return;
+    }
     case 'tx':
       signal(state, record.key)?.txIds.push({ txId: record.txId, validSeconds: record.validSeconds, consumed: false });
       return;
@@ -896,6 +930,11 @@ function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'rece
     if (pack) return pack;
     if (state.keep === 'pending' && packIndex(key) >= 0 && packIndex(key) < state.packCount) return undefined;
     throw new JournalError(`journal refers to pack ${key} before its pack record`);
+  }
+  if (key.startsWith(SCORE_KEY_PREFIX)) {
+    const score = state.scores?.get(key);
+    if (!score) throw new JournalError(`journal refers to score record ${key} before its score record`);
+    return score;
   }
   if (key.startsWith(REVEAL_KEY_PREFIX)) {
     const topic = key.slice(REVEAL_KEY_PREFIX.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gradeChoice, type ChoiceQuestion } from '../../src/evals/grade-choice.js';
+import { gradeChoice, prepareChoiceQuestion, type ChoiceQuestion } from '../../src/evals/grade-choice.js';
 import type { GradeOutcome, GraderId } from '../../src/evals/types.js';
 
 /** The digest's letter ladder question: correct is B. */
@@ -112,5 +112,46 @@ describe('gradeChoice with lettered options', () => {
     const shuffled: ChoiceQuestion = { options: ['Helium', 'Nitrogen', 'Oxygen', 'Carbon dioxide'], answer: 'D' };
     expectRow('first-token@1', ['Carbon dioxide', 'correct', 'D', false], shuffled);
     expectRow('first-token@1', ['B', 'wrong', 'B', true], shuffled);
+  });
+});
+
+describe('options are prepared once per question', () => {
+  /** A question whose option texts count how often they are read. */
+  function counted(): { question: ChoiceQuestion; reads: () => number } {
+    let reads = 0;
+    const texts = ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'];
+    const options = [0, 1, 2, 3].map(() => '') as unknown as ChoiceQuestion['options'];
+    texts.forEach((text, i) =>
+      Object.defineProperty(options, i, {
+        get: () => {
+          reads++;
+          return text;
+        },
+      }),
+    );
+    return { question: { options, answer: 'B' }, reads: () => reads };
+  }
+  // Replies that need the option texts: full-text matches, lettered options to mask, a leading conflict.
+  const replies = ['Carbon dioxide', 'It is carbon dioxide, not Vitamin D', 'B) Oxygen', 'A or B', 'Helium? No: B'];
+
+  it('gradeChoice reads each option once per grading, whatever the reply needs (texts, lettered options, conflicts)', () => {
+    const { question, reads } = counted();
+    for (const r of replies) {
+      const before = reads();
+      gradeChoice(r, question, { grader: 'last-answer@1' });
+      expect(reads() - before).toBeLessThanOrEqual(4);
+    }
+    expect(replies.map((r) => gradeChoice(r, question))).toEqual(
+      replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })),
+    );
+  });
+
+  it('prepareChoiceQuestion reads the options when prepared, never while grading', () => {
+    const { question, reads } = counted();
+    const grade = prepareChoiceQuestion(question);
+    const prepared = reads();
+    for (const r of replies) grade(r);
+    expect(reads()).toBe(prepared);
+    expect(replies.map((r) => grade(r))).toEqual(replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })));
   });
 });

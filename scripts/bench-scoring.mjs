@@ -1,0 +1,154 @@
+#!/usr/bin/env node
+/**
+ * Scoring at registry scale (run after the build; `npm run bench` does both). Each scenario runs in a fresh child
+ * process, so its peak RSS is its own. Signals are built in memory as the reader hands them over (one JSON.parse per
+ * message: no strings shared between signals), then:
+ *  - scale: computeScores over N signals about S subjects, then what `hcs25 scores --json` and the table view do
+ *    with the report; time and peak RSS of the whole process (signals included);
+ *  - pure: computeScores at 1,000 subjects, best of 3, as signals/s;
+ *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process) through the journaled,
+ *    pipelined submitter: records/s and messages per record.
+ * Env: BENCH_SCORING_SIGNALS (default 1000000), BENCH_SCORING_SUBJECTS (default 190000), BENCH_SCORING_PUBLISH
+ * (default 2000 records); `--quick` = a tenth.
+ */
+import { fork } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { DIST, startEmulator } from './lib/emulator.mjs';
+import { signalBodies } from './lib/signal-bodies.mjs';
+
+const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const SIGNALS = Number(process.env.BENCH_SCORING_SIGNALS ?? (quick ? 100_000 : 1_000_000));
+const SUBJECTS = Number(process.env.BENCH_SCORING_SUBJECTS ?? (quick ? 19_000 : 190_000));
+const PURE_SIGNALS = quick ? 100_000 : 300_000;
+const PUBLISH = Number(process.env.BENCH_SCORING_PUBLISH ?? (quick ? 200 : 2000));
+
+if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]));
+else await main();
+
+async function main() {
+  let failed = 0;
+  for (const scenario of [
+    { kind: 'scale', signals: SIGNALS, subjects: SUBJECTS },
+    { kind: 'pure', signals: PURE_SIGNALS, subjects: 1000 },
+    { kind: 'publish', signals: PUBLISH * 3, subjects: PUBLISH },
+  ]) {
+    // --expose-gc: the scale scenario collects what building the signals left behind before it measures scoring.
+    const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(scenario)], { stdio: 'inherit', execArgv: ['--expose-gc'] });
+    const code = await new Promise((resolve) => proc.once('exit', (c) => resolve(c ?? 1)));
+    if (code !== 0) failed++;
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+/** ReadSignals as the reader yields them: sequence numbers and consensus timestamps in topic order. */
+function readSignals(total, subjects) {
+  const out = [];
+  const startS = Math.floor(Date.now() / 1000) - 86_400;
+  let seq = 0;
+  for (const body of signalBodies(total, subjects)) {
+    seq++;
+    const seconds = startS + Math.floor(seq / 50);
+    const consensusTimestamp = `${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}`;
+    out.push({
+      sequenceNumber: seq,
+      consensusTimestamp,
+      consensusAt: new Date(seconds * 1000).toISOString(),
+      payerAccountId: '0.0.2',
+      index: 0,
+      message: JSON.parse(body),
+    });
+  }
+  return out;
+}
+
+/** CPU time of this process since `start` (all threads), in ms: on a shared machine, wall time says little. */
+function cpuMs(start) {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
+}
+
+async function child({ kind, signals: total, subjects }) {
+  const { computeScores } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { renderScoreTable } = await import(DIST('consumer/table.js'));
+  const signals = readSignals(total, subjects);
+  const now = new Date(Date.now() + 60_000);
+  const options = { now, publishers: ['0.0.2'], topic: '0.0.1001', rejected: {} };
+  const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);
+
+  if (kind === 'publish') return publish(signals, options);
+  if (kind === 'pure') {
+    const runs = [];
+    const cpu = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      computeScores(signals, DEFAULT_SCORING_CONFIG, options);
+      cpu.push(cpuMs(c0));
+      runs.push(performance.now() - t0);
+    }
+    const ms = Math.min(...runs);
+    console.log(
+      `pure scoring: ${total.toLocaleString('en-US')} signals about ${subjects.toLocaleString('en-US')} subjects in ${ms.toFixed(0)} ms (best of 3; CPU ${Math.min(...cpu).toFixed(0)} ms) = ` +
+        `${Math.round(total / (ms / 1000)).toLocaleString('en-US')} signals/s (goal ≥ 2,000,000)`,
+    );
+    return;
+  }
+
+  global.gc?.();
+  const rssSignals = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const report = computeScores(signals, DEFAULT_SCORING_CONFIG, options);
+  const scoreCpu = cpuMs(c0);
+  const scoreMs = performance.now() - t0;
+  const json = JSON.stringify(report, null, 2);
+  const jsonMs = performance.now() - t0 - scoreMs;
+  const t1 = performance.now();
+  const table = renderScoreTable(report);
+  const tableMs = performance.now() - t1;
+  const peakMb = process.resourceUsage().maxRSS / 1024;
+  console.log(
+    `scale: ${total.toLocaleString('en-US')} signals about ${report.counts.subjects.toLocaleString('en-US')} subjects: ` +
+      `score ${scoreMs.toFixed(0)} ms (CPU ${scoreCpu.toFixed(0)} ms, GC threads included; ${Math.round(total / (scoreMs / 1000)).toLocaleString('en-US')} signals/s), ` +
+      `score + JSON (${(json.length / 2 ** 20).toFixed(0)} MB) ${(scoreMs + jsonMs).toFixed(0)} ms (goal ≤ 2000), table ${tableMs.toFixed(0)} ms`,
+  );
+  console.log(`scale: peak RSS ${peakMb.toFixed(0)} MB for the whole process (goal ≤ 1024; the signals alone: ${mb(rssSignals)} MB)`);
+  if (report.counts.signals !== total || table.length === 0) {
+    console.log('UNEXPECTED: not every signal was scored');
+    process.exit(1);
+  }
+}
+
+/** Score records of the signals' subjects to a fresh topic on the emulator, as `hcs25 scores --publish` sends them. */
+async function publish(signals, options) {
+  const { computeScores } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { loadConfig } = await import(DIST('config/load.js'));
+  const { createHcs25Client } = await import(DIST('client.js'));
+  const { createTopic, publishScoreRecords } = await import(DIST('actions/index.js'));
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const subjects = computeScores(signals, DEFAULT_SCORING_CONFIG, options).subjects;
+  const node = await startEmulator();
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scoring-'));
+  const env = { HCS25_NETWORK: 'local', HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`, HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`, HCS25_MIRROR_REST_URL: node.mirrorRestUrl, HCS25_STATE_DIR: stateDir };
+  const client = createHcs25Client(loadConfig({ cwd: stateDir, env }));
+  try {
+    const { topicId } = await createTopic(client, {});
+    const t0 = performance.now();
+    const { published } = await publishScoreRecords(client, { scoreTopic: topicId, subjects });
+    const s = (performance.now() - t0) / 1000;
+    const bytes = published.reduce((n, p) => n + p.bytes, 0);
+    console.log(
+      `publish: ${published.length.toLocaleString('en-US')} score records in ${s.toFixed(1)} s = ${Math.round(published.length / s)} records/s to the emulator, ` +
+        `1 message per record (${Math.round(bytes / published.length)} bytes on average)`,
+    );
+  } finally {
+    await client.close();
+    await node.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
