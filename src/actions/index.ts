@@ -34,3 +34,4 @@ export {
   type CheckScoresReturnType,
   type PublishedScoreCheck,
 } from './check-scores.js';
+export { startServer, DEFAULT_SERVE_PORT, type StartServerParameters, type StartServerReturnType } from './serve-scores.js';
