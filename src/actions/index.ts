@@ -34,3 +34,4 @@ export {
   type CheckScoresReturnType,
   type PublishedScoreCheck,
 } from './check-scores.js';
+export { indexSignals, type IndexSignalsParameters, type IndexSignalsReturnType } from './index-signals.js';
