@@ -25,6 +25,8 @@ export interface IndexerLag {
   behind: number | null;
   source: IndexSource;
   lastSequence: number;
+  /** After a stored batch: the subjects its signals are about (the live page and /v1/events announce them). */
+  subjects?: readonly string[];
 }
 
 export interface IndexerOptions {
@@ -114,7 +116,8 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         read += r.signals;
         if (r.signals > 0) rescore.wake();
         const ts = batch.cursor.consensusTimestamp;
-        options.onLag?.({ topic, lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null, behind: null, source, lastSequence: batch.cursor.sequence });
+        const subjects = [...new Set(batch.signals.map((x) => x.message.subject))];
+        options.onLag?.({ topic, lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null, behind: null, source, lastSequence: batch.cursor.sequence, subjects });
       };
       try {
         const cursor = await store.cursor(topic);
