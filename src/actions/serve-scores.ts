@@ -30,7 +30,7 @@ export interface StartServerParameters {
 export interface StartServerReturnType {
   url: string;
   engine: 'pglite' | 'postgres';
-  /** Whether this instance holds the indexer lock now (another instance on the same database may). */
+  /** Whether this instance indexes (holds the indexer lock; another instance on the same database may instead). */
   indexing(): boolean;
   /** Stops the HTTP server, the indexer and the store, in that order. */
   close(): Promise<void>;
@@ -65,6 +65,8 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
   };
   try {
     await store.migrate();
+    // Asked once up front so the caller can say at once whether this instance indexes (the indexer asks again).
+    const lockedAtStart = await store.tryIndexerLock();
     const events = new ServeEvents({ store, maxClients: limits.maxEventClients, onError });
     events.start();
     closers.push(() => events.close());
@@ -77,8 +79,10 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
       topics: parameters.topics,
       publishers,
       signal: stop.signal,
-      onBatch: (topic: string, batch: { sequence: number; fromSequence: number | null; subjects: readonly string[] }) =>
-        events.indexed({ topic, fromSequence: batch.fromSequence, sequence: batch.sequence, subjects: [...batch.subjects] }),
+      // A stored batch: announced at once with its subjects (the revision watch would find it a poll later, without them).
+      onLag: (lag) => {
+        if (lag.subjects) events.indexed({ topic: lag.topic, fromSequence: null, sequence: lag.lastSequence, subjects: [...lag.subjects] });
+      },
       ...(parameters.onNote && { onNote: parameters.onNote }),
     });
     closers.push(async () => {
@@ -99,7 +103,7 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
       onError,
     });
     closers.push(() => http.close());
-    return { url: http.url, engine: store.engine, indexing: () => indexer.indexing(), close: closeAll };
+    return { url: http.url, engine: store.engine, indexing: () => indexer.indexing || lockedAtStart, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

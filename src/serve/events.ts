@@ -3,6 +3,7 @@
  * does not index (another one holds the lock on a shared database) still sees new data; an indexer in this process
  * announces its batches directly with the subjects they touched. Events:
  *   `indexed` {topic, fromSequence, sequence, subjects?}: new data on a topic (subjects when this process indexed it);
+ *   `revision` {revision}: anything changed (a batch, or scores recomputed after one): views re-read;
  *   `lag`     {topic, lagMs, behind, source}: each topic's indexing lag, every `lagEveryMs` and when it changes;
  * and a comment line as a heartbeat, so proxies keep the stream open and clients notice a dead server.
  */
@@ -53,6 +54,7 @@ export class ServeEvents {
     this.unwatch = this.options.store.watch(
       (revision) => {
         this.known = Promise.resolve(revision);
+        this.broadcast('revision', { revision });
         void this.onChange(false);
       },
       { intervalMs: this.options.pollMs ?? 250 },
@@ -162,6 +164,11 @@ export class ServeEvents {
   private send(topic: string, event: string, data: unknown): void {
     const id = this.nextId++;
     for (const c of this.clients) if (c.topic === undefined || c.topic === topic) write(c, event, data, id);
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    const id = this.nextId++;
+    for (const c of this.clients) write(c, event, data, id);
   }
 
   private broadcastRaw(text: string): void {

@@ -120,15 +120,12 @@ const LIVE_SCRIPT = `'use strict';
   const events = new EventSource('/v1/events' + (topic ? '?topic=' + encodeURIComponent(topic) : ''));
   events.addEventListener('open', () => { document.documentElement.dataset.live = 'open'; show('live'); });
   events.addEventListener('error', () => { document.documentElement.dataset.live = 'reconnecting'; show('live · reconnecting'); });
-  events.addEventListener('indexed', (e) => {
-    const data = JSON.parse(e.data);
-    const shown = document.querySelector('header code');
-    if (!topic && shown && shown.textContent !== data.topic) return;
-    refresh();
-  });
+  // New signals (indexed) and their scores (a revision after rescoring) both change what the page shows.
+  events.addEventListener('indexed', refresh);
+  events.addEventListener('revision', refresh);
   events.addEventListener('lag', (e) => {
     const data = JSON.parse(e.data);
-    status.title = 'topic ' + data.topic + ': lag ' + (data.lagSeconds == null ? 'unknown' : data.lagSeconds.toFixed(1) + ' s') + ' (' + data.source + ')';
+    status.title = 'topic ' + data.topic + ': lag ' + (data.lagMs == null ? 'unknown' : (data.lagMs / 1000).toFixed(1) + ' s') + ' (' + (data.source || 'not indexed yet') + ')';
   });
 })();
 `;
