@@ -100,10 +100,12 @@ const LIVE_SCRIPT = `'use strict';
       const res = await fetch(location.pathname + location.search, { headers: { Accept: 'text/html' }, cache: 'no-cache' });
       if (!res.ok) throw new Error('HTTP ' + res.status);
       const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
-      const open = new Set([...document.querySelectorAll('article[id] details[open]')].map((d) => d.closest('article').id));
+      // Drill-downs stay open for their subject, wherever the new ranking puts its card.
+      const subjectOf = (article) => article.querySelector('.uaid')?.textContent;
+      const open = new Set([...document.querySelectorAll('article details[open]')].map((d) => subjectOf(d.closest('article'))));
       const x = scrollX, y = scrollY;
       document.body.replaceChildren(...doc.body.childNodes);
-      for (const id of open) document.querySelector('#' + CSS.escape(id) + ' details')?.setAttribute('open', '');
+      for (const article of document.querySelectorAll('article')) if (open.has(subjectOf(article))) article.querySelector('details')?.setAttribute('open', '');
       scrollTo(x, y);
       updates++;
       document.documentElement.dataset.liveUpdates = String(updates);
