@@ -4,7 +4,6 @@
  * appears without a reload (a new subject in the ranking, a new row in an open drill-down, which stays open). Hostile
  * subjects stay text: no dialog, no script but the page's own, nothing fetched from elsewhere, no console errors.
  */
-import { existsSync } from 'node:fs';
 import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type StartServerReturnType } from '../../src/actions/serve-scores.js';
@@ -13,10 +12,8 @@ import { createTopic } from '../../src/hedera/tx.js';
 import { signalMessageV2Schema } from '../../src/signals/schemas-v2.js';
 import { emulatorConfig, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 import { runId, uaid } from '../consumer/helpers.js';
+import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const SKIP_REASON = `skipped: no browser at ${CHROMIUM} (install it with: apt-get update && apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`live-browser.test: ${SKIP_REASON}`);
 
 const HOSTILE = `uaid:aid:x;uid=0;proto=a2a;nativeId=<img/src=x/onerror=alert(1)><script>alert(2)</script>`;
@@ -66,25 +63,13 @@ type Win = { liveMarker?: number; document: { documentElement: { dataset: Record
 
 describe('the live page in headless Chromium', () => {
   it.skipIf(!hasChromium)(`updates the ranking and an open drill-down as signals arrive, without a reload${hasChromium ? '' : ` (${SKIP_REASON})`}`, async () => {
-    const { chromium } = await import('playwright-core');
     const score = async (subject: string) => (await fetch(`${server.url}/v1/subjects/${encodeURIComponent(subject)}/score`)).status;
     await until(async () => (await score(HOSTILE)) === 200);
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('dialog', (d) => {
-        problems.push(`dialog: ${d.message()}`);
-        void d.dismiss();
-      });
-      page.on('request', (req) => {
-        if (!req.url().startsWith(`${server.url}/`)) problems.push(`request elsewhere: ${req.url()}`);
-      });
+      const problems = watchProblems(page, (u) => u.startsWith(`${server.url}/`));
       await page.goto(`${server.url}/`, { waitUntil: 'load' });
       expect(await page.title()).toBe(`HCS-25 trust scores · topic ${topic}`);
       const rows = page.locator('table.rank tbody tr');
