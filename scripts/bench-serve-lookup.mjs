@@ -8,7 +8,8 @@
  *    Pool of CONNECTIONS connections asking `GET /v1/subjects/{uaid}/score` for random subjects for DURATION seconds:
  *    requests/s, p50 / p99 / max latency, errors. Goal: p99 ≤ 20 ms at 200 connections over 100,000 subjects.
  * Env: BENCH_SERVE_SUBJECTS (default 100000), BENCH_SERVE_CONNECTIONS (200), BENCH_SERVE_SECONDS (20),
- * BENCH_SERVE_ENGINES (pglite,postgres). `--quick`: 10,000 subjects, 5 s.
+ * BENCH_SERVE_ENGINES (pglite,postgres,none; `none` answers every lookup with one fixed score from memory: the HTTP
+ * layer's own cost, to tell it from the database's). `--quick`: 10,000 subjects, 5 s.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +24,7 @@ const quick = process.argv.includes('--quick');
 const SUBJECTS = Number(process.env.BENCH_SERVE_SUBJECTS ?? (quick ? 10_000 : 100_000));
 const CONNECTIONS = Number(process.env.BENCH_SERVE_CONNECTIONS ?? 200);
 const SECONDS = Number(process.env.BENCH_SERVE_SECONDS ?? (quick ? 5 : 20));
-const ENGINES = (process.env.BENCH_SERVE_ENGINES ?? 'pglite,postgres').split(',');
+const ENGINES = (process.env.BENCH_SERVE_ENGINES ?? 'pglite,postgres,none').split(',');
 const TOPIC = '0.0.5000';
 const PUBLISHER = '0.0.1001';
 
@@ -51,6 +52,15 @@ async function benchEngine(engine) {
   const dir = mkdtempSync(join(tmpdir(), 'hcs25-bench-serve-'));
   let pg;
   let url;
+  if (engine === 'none') {
+    const store = await noDatabase();
+    try {
+      await serveAndMeasure(engine, store);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return;
+  }
   if (engine === 'postgres') {
     pg = await startPostgres();
     if (!pg) {
@@ -67,41 +77,68 @@ async function benchEngine(engine) {
     const loadS = (performance.now() - loadStart) / 1000;
     console.log(`${engine}: loaded ${SUBJECTS} subjects (${SUBJECTS * 2} signals, scored) in ${loadS.toFixed(1)} s`);
 
-    const { startHttpServer } = await import(DIST('serve/http.js'));
-    const { ServeEvents } = await import(DIST('serve/events.js'));
-    const { livePage } = await import(DIST('serve/live.js'));
-    const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
-    const events = new ServeEvents({ store, maxClients: 10 });
-    events.start();
-    const http = await startHttpServer({
-      store,
-      events,
-      topics: [TOPIC],
-      publishers: [PUBLISHER],
-      scoring: DEFAULT_SCORING_CONFIG,
-      live: livePage({ store, scoring: DEFAULT_SCORING_CONFIG, publishers: [PUBLISHER], revision: () => events.revision() }),
-      port: 0,
-      limits: { requestsPerSecond: 0 },
-    });
-    try {
-      const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ url: http.url, subjects: SUBJECTS, connections: CONNECTIONS, seconds: SECONDS })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      const result = await new Promise((resolve, reject) => {
-        child.once('message', resolve);
-        child.once('exit', (code) => reject(new Error(`load process exited ${code}`)));
-      });
-      const { requests, errors, seconds, p50, p99, max } = result;
-      const verdict = p99 <= 20 ? 'meets' : 'misses';
-      console.log(
-        `${engine}: ${Math.round(requests / seconds)} lookups/s over ${seconds.toFixed(1)} s (${requests} requests, ${errors} errors); latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(1)} ms (${verdict} the p99 ≤ 20 ms goal)`,
-      );
-    } finally {
-      await http.close();
-    }
+    await serveAndMeasure(engine, store);
   } finally {
     await store.close();
     await pg?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function serveAndMeasure(engine, store) {
+  const { startHttpServer } = await import(DIST('serve/http.js'));
+  const { ServeEvents } = await import(DIST('serve/events.js'));
+  const { livePage } = await import(DIST('serve/live.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const events = new ServeEvents({ store, maxClients: 10 });
+  events.start();
+  const http = await startHttpServer({
+    store,
+    events,
+    topics: [TOPIC],
+    publishers: [PUBLISHER],
+    scoring: DEFAULT_SCORING_CONFIG,
+    live: livePage({ store, scoring: DEFAULT_SCORING_CONFIG, publishers: [PUBLISHER], revision: () => events.revision() }),
+    port: 0,
+    limits: { requestsPerSecond: 0 },
+  });
+  try {
+    const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ url: http.url, subjects: SUBJECTS, connections: CONNECTIONS, seconds: SECONDS })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const result = await new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`load process exited ${code}`)));
+    });
+    const { requests, errors, seconds, p50, p99, max } = result;
+    const verdict = p99 <= 20 ? 'meets' : 'misses';
+    console.log(
+      `${engine}: ${Math.round(requests / seconds)} lookups/s over ${seconds.toFixed(1)} s (${requests} requests, ${errors} errors); latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(1)} ms (${verdict} the p99 ≤ 20 ms goal)`,
+    );
+  } finally {
+    await http.close();
+  }
+}
+
+/** The store's read side from memory: every subject has the same score. Only what a score lookup touches. */
+async function noDatabase() {
+  const { computeScores } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { signalMessageV2Schema } = await import(DIST('signals/schemas-v2.js'));
+  const { consensusIso } = await import(DIST('consumer/time.js'));
+  const ts = `${Math.floor(Date.now() / 1000) - 60}.000000000`;
+  const message = signalMessageV2Schema.parse({
+    p: 'hcs-25', op: 'signal', v: 2, subject: subjectOf(1), fetchedAt: consensusIso(ts), run: '01JDX3V9W5Q8K6T2N4M7000000',
+    signal: 'availability.probe', status: 'ok', data: { reachable: true, score: 100, latencyMs: 50, transport: 'a2a' },
+  });
+  const [score] = computeScores([{ sequenceNumber: 1, consensusTimestamp: ts, consensusAt: consensusIso(ts), payerAccountId: PUBLISHER, index: 0, message }], DEFAULT_SCORING_CONFIG, { now: new Date() }).subjects;
+  console.log(`none: ${SUBJECTS} subjects answered from memory (no database)`);
+  return {
+    engine: 'none',
+    revision: async () => 1,
+    watch: () => () => {},
+    topics: async () => [],
+    subjectScore: async (subject) => ({ topic: TOPIC, subject, fresh: true, score: { ...score, subject } }),
+    close: async () => {},
+  };
 }
 
 /** SUBJECTS subjects, each with a probe and a math eval (v2), in batches through the indexer's write path, then scored. */

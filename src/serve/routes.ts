@@ -56,20 +56,39 @@ const cursorParam = z
   .max(512)
   .regex(/^[A-Za-z0-9_-]+$/, 'an opaque cursor from a previous page (nextCursor)')
   .optional();
-const limitParam = (limits: ServeLimits) => z.coerce.number().int().min(1).max(limits.maxPageSize).default(limits.defaultPageSize);
+// The largest page is the server's (limits); it is checked in pageLimit, so these schemas are built once.
+const pageParams = { cursor: cursorParam, limit: z.coerce.number().int().min(1).optional() };
+
+const NO_QUERY = z.strictObject({});
+const TOPIC_QUERY = z.strictObject({ topic: topicParam });
+const PAGE_QUERY = z.strictObject({ topic: topicParam, ...pageParams });
+const SUBJECTS_QUERY = z.strictObject({
+  topic: topicParam,
+  publisher: entityIdSchema.optional(),
+  protocol: z.string().min(1).max(64).optional(),
+  minScore: z.coerce.number().min(0).max(100).optional(),
+  minConfidence: z.coerce.number().min(0).max(1).optional(),
+  ...pageParams,
+});
+
+function pageLimit(ctx: ApiContext, limit: number | undefined): number {
+  if (limit === undefined) return ctx.limits.defaultPageSize;
+  if (limit > ctx.limits.maxPageSize) throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
+  return limit;
+}
 
 /** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-function query<T extends z.ZodRawShape>(url: URL, shape: T): z.output<z.ZodObject<T>> {
+function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
     if (Object.hasOwn(seen, k)) throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(k)} is given more than once`);
     seen[k] = v;
   }
-  const parsed = z.strictObject(shape).safeParse(seen);
+  const parsed = schema.safeParse(seen);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
-    throw new ApiError(400, 'BAD_QUERY', `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(shape).join(', ') || 'none'}`);
+    throw new ApiError(400, 'BAD_QUERY', `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(schema.shape).join(', ') || 'none'}`);
   }
   throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(String(issue.path[0] ?? ''))}: ${issue.message}`);
 }
@@ -120,7 +139,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/': {
     cache: 'revision',
     async handler(ctx, url) {
-      const { topic } = query(url, { topic: topicParam });
+      const { topic } = query(url, TOPIC_QUERY);
       return { body: await ctx.live.page(followedTopic(ctx, topic)), contentType: 'text/html; charset=utf-8', headers: LIVE_HEADERS };
     },
   },
@@ -133,22 +152,14 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/v1/topics': {
     cache: 'revision',
     async handler(ctx, url) {
-      query(url, {});
+      query(url, NO_QUERY);
       return { json: { topics: await ctx.store.topics() } };
     },
   },
   '/v1/subjects': {
     cache: 'revision',
     async handler(ctx, url) {
-      const q = query(url, {
-        topic: topicParam,
-        publisher: entityIdSchema.optional(),
-        protocol: z.string().min(1).max(64).optional(),
-        minScore: z.coerce.number().min(0).max(100).optional(),
-        minConfidence: z.coerce.number().min(0).max(1).optional(),
-        cursor: cursorParam,
-        limit: limitParam(ctx.limits),
-      });
+      const q = query(url, SUBJECTS_QUERY);
       const topic = followedTopic(ctx, q.topic);
       const page = await ctx.store.listSubjects(
         {
@@ -158,7 +169,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
           ...(q.minScore !== undefined && { minScore: q.minScore }),
           ...(q.minConfidence !== undefined && { minConfidence: q.minConfidence }),
         },
-        { limit: q.limit, ...(q.cursor !== undefined && { cursor: q.cursor }) },
+        { limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) },
       );
       return { json: { topic, subjects: page.items.map((row) => row.score), nextCursor: page.next } };
     },
@@ -166,58 +177,58 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/v1/runs': {
     cache: 'revision',
     async handler(ctx, url) {
-      const q = query(url, { topic: topicParam, cursor: cursorParam, limit: limitParam(ctx.limits) });
+      const q = query(url, PAGE_QUERY);
       const topic = followedTopic(ctx, q.topic);
-      const page = await ctx.store.runs({ topic, limit: q.limit, ...(q.cursor !== undefined && { cursor: q.cursor }) });
+      const page = await ctx.store.runs({ topic, limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) });
       return { json: { topic, runs: page.items, nextCursor: page.next } };
     },
   },
 };
 
+interface ParamRoute {
+  pattern: RegExp;
+  cache: Route['cache'];
+  handler: (ctx: ApiContext, url: URL, param: string) => Promise<Reply>;
+}
+
 /** `/v1/subjects/{subject}/score`, `/v1/subjects/{subject}/signals`, `/v1/runs/{run}/verification`. */
-const PARAM_ROUTES: readonly { pattern: RegExp; route: (m: RegExpExecArray) => Route }[] = [
+const PARAM_ROUTES: readonly ParamRoute[] = [
   {
     pattern: /^\/v1\/subjects\/([^/]+)\/score$/,
-    route: (m) => ({
-      cache: 'revision',
-      async handler(ctx, url) {
-        const subject = subjectParam(m[1]!);
-        const topic = followedTopic(ctx, query(url, { topic: topicParam }).topic);
-        const stored = await ctx.store.subjectScore(subject, { topic });
-        if (!stored) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
-        // Indexed but not scored yet: the indexer scores new subjects within moments.
-        if (!stored.score) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');
-        // The body is one subject of `hcs25 scores --json`; whether newer signals await rescoring is a header.
-        return { json: stored.score, headers: { 'X-Score-Fresh': String(stored.fresh) } };
-      },
-    }),
+    cache: 'revision',
+    async handler(ctx, url, raw) {
+      const subject = subjectParam(raw);
+      const topic = followedTopic(ctx, query(url, TOPIC_QUERY).topic);
+      const stored = await ctx.store.subjectScore(subject, { topic });
+      if (!stored) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
+      // Indexed but not scored yet: the indexer scores new subjects within moments.
+      if (!stored.score) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');
+      // The body is one subject of `hcs25 scores --json`; whether newer signals await rescoring is a header.
+      return { json: stored.score, headers: { 'X-Score-Fresh': String(stored.fresh) } };
+    },
   },
   {
     pattern: /^\/v1\/subjects\/([^/]+)\/signals$/,
-    route: (m) => ({
-      cache: 'revision',
-      async handler(ctx, url) {
-        const subject = subjectParam(m[1]!);
-        const q = query(url, { topic: topicParam, cursor: cursorParam, limit: limitParam(ctx.limits) });
-        const topic = followedTopic(ctx, q.topic);
-        const page = await ctx.store.subjectSignals(subject, { topic, limit: q.limit, ...(q.cursor !== undefined && { cursor: q.cursor }) });
-        // Rows exactly as `hcs25 signals --json` prints them: the topic is said once, beside them.
-        const signals = page.items.map(({ topic: _topic, ...signal }) => signal);
-        return { json: { topic, subject, signals, nextCursor: page.next } };
-      },
-    }),
+    cache: 'revision',
+    async handler(ctx, url, raw) {
+      const subject = subjectParam(raw);
+      const q = query(url, PAGE_QUERY);
+      const topic = followedTopic(ctx, q.topic);
+      const page = await ctx.store.subjectSignals(subject, { topic, limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) });
+      // Rows exactly as `hcs25 signals --json` prints them: the topic is said once, beside them.
+      const signals = page.items.map(({ topic: _topic, ...signal }) => signal);
+      return { json: { topic, subject, signals, nextCursor: page.next } };
+    },
   },
   {
     pattern: /^\/v1\/runs\/([0-9A-Za-z]{1,64})\/verification$/,
-    route: (m) => ({
-      cache: 'revision',
-      async handler(ctx, url) {
-        const topic = followedTopic(ctx, query(url, { topic: topicParam }).topic);
-        const verification = await ctx.store.runVerification(topic, m[1]!);
-        if (!verification) throw new ApiError(404, 'RUN_NOT_FOUND', `no run ${m[1]!} on topic ${topic}`);
-        return { json: verification };
-      },
-    }),
+    cache: 'revision',
+    async handler(ctx, url, run) {
+      const topic = followedTopic(ctx, query(url, TOPIC_QUERY).topic);
+      const verification = await ctx.store.runVerification(topic, run);
+      if (!verification) throw new ApiError(404, 'RUN_NOT_FOUND', `no run ${run} on topic ${topic}`);
+      return { json: verification };
+    },
   },
 ];
 
@@ -230,9 +241,9 @@ const LIVE_HEADERS = {
 export function route(url: URL): Route | undefined {
   const fixed = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined;
   if (fixed) return fixed;
-  for (const { pattern, route: make } of PARAM_ROUTES) {
-    const m = pattern.exec(url.pathname);
-    if (m) return make(m);
+  for (const r of PARAM_ROUTES) {
+    const m = r.pattern.exec(url.pathname);
+    if (m) return { cache: r.cache, handler: (ctx, u) => r.handler(ctx, u, m[1]!) };
   }
   return undefined;
 }
