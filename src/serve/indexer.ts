@@ -165,7 +165,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   async function rescoreLoop(): Promise<void> {
     while (!signal.aborted) {
       try {
-        const r = await store.rescoreDirty({ limit: options.rescoreLimit ?? 200 });
+        const r = await store.rescoreDirty({ limit: Math.max(1, options.rescoreLimit ?? 200) });
         if (r.more) continue;
       } catch (err) {
         if (signal.aborted) break;
