@@ -24,23 +24,25 @@ CREATE TABLE topic_counts (
   PRIMARY KEY (tid, category, name)
 );
 
--- Signals as read (v1, v2, packed): (topic, sequence, index) names one. `dedupe` is md5(payer, run, signal id,
--- subject) as a uuid (16 bytes): the first one wins, across restarts. `message` keeps the published JSON as read.
+-- Signals as read (v1, v2, packed): `message` keeps the published JSON as read (subject and run are in it).
+-- `dedupe` is md5(payer, run, signal id, subject) as a uuid (16 bytes): the first one wins, across restarts.
+-- `sh` and `rh` are 32-bit hashes of the subject and run (src/serve/store/sql.ts `hash32`): 4-byte index keys instead
+-- of ~140-character UAIDs, rechecked against the message. The cursor guard and the dedupe key make a primary key
+-- unnecessary.
 CREATE TABLE signals (
   tid int NOT NULL,
   seq bigint NOT NULL,
   idx int NOT NULL,
+  sh int NOT NULL,
+  rh int NOT NULL,
   consensus text NOT NULL,
   payer text NOT NULL,
-  subject text NOT NULL,
-  run text NOT NULL,
   dedupe uuid NOT NULL,
-  message json NOT NULL,
-  PRIMARY KEY (tid, seq, idx)
+  message json NOT NULL
 );
 CREATE UNIQUE INDEX signals_dedupe ON signals (tid, dedupe);
-CREATE INDEX signals_subject ON signals (subject, tid, seq, idx);
-CREATE INDEX signals_run ON signals (tid, run, seq, idx);
+CREATE INDEX signals_subject ON signals (sh, tid, seq, idx);
+CREATE INDEX signals_run ON signals (tid, rh, seq, idx);
 
 -- Score and reveal records.
 CREATE TABLE records (
@@ -58,35 +60,33 @@ CREATE TABLE records (
 );
 CREATE INDEX records_run ON records (tid, run, seq) WHERE kind = 'reveal';
 
--- Current score per (topic, subject). `dirty` rows are recomputed in bounded batches; `gen` counts the batches that
--- touched the subject, so a rescore that raced a new batch leaves the row dirty.
+-- Subjects whose signals changed since their score was computed: recomputed in bounded batches. `mark` is the cursor
+-- of the batch that touched it last, so a rescore that raced a newer batch leaves the subject dirty.
+CREATE TABLE dirty_subjects (
+  tid int NOT NULL,
+  subject text NOT NULL,
+  mark bigint NOT NULL,
+  PRIMARY KEY (tid, subject)
+);
+
+-- Current score per (topic, subject), written by the rescoring: one subject of `hcs25 scores --json` and the columns the list ranks and filters by.
 CREATE TABLE subject_scores (
   tid int NOT NULL,
   subject text NOT NULL,
-  dirty boolean NOT NULL DEFAULT true,
-  gen bigint NOT NULL DEFAULT 1,
   total double precision,
   confidence double precision,
   protocol text,
   registry text,
   signals bigint,
   last_at timestamptz,
+  -- Payers of the subject's signals: the publisher filter.
+  publishers text[],
   score json,
   PRIMARY KEY (tid, subject)
 );
-CREATE INDEX subject_scores_dirty ON subject_scores (tid, subject) WHERE dirty;
 CREATE INDEX subject_scores_rank ON subject_scores (total DESC, subject, tid) WHERE total IS NOT NULL;
 CREATE INDEX subject_scores_topic_rank ON subject_scores (tid, total DESC, subject) WHERE total IS NOT NULL;
 CREATE INDEX subject_scores_protocol_rank ON subject_scores (protocol, total DESC, subject, tid) WHERE total IS NOT NULL;
-
--- Which publishers (payers) signed signals about a subject: the publisher filter.
-CREATE TABLE subject_publishers (
-  tid int NOT NULL,
-  subject text NOT NULL,
-  payer text NOT NULL,
-  PRIMARY KEY (tid, subject, payer)
-);
-CREATE INDEX subject_publishers_payer ON subject_publishers (payer, tid, subject);
 
 -- Runs seen per topic, with the stored verification (the verify library), recomputed when marked dirty.
 CREATE TABLE runs (

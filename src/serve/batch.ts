@@ -1,6 +1,8 @@
 /**
  * Reader events → store batches. The indexer (and the bench) feed it what `readTopic` or `classify` yield, in
- * sequence order; `take()` hands over everything so far with the cursor of the last message seen.
+ * sequence order; `take()` hands over everything so far with the cursor of the last message seen. Take only between
+ * messages (when the next event's sequence differs from `sequence`): a batch's cursor covers its last message whole,
+ * and the store ignores whatever a later batch holds at or before it.
  */
 import { eventSequence } from '../consumer/reader.js';
 import type { TopicEvent } from '../consumer/types.js';
@@ -16,6 +18,11 @@ export class BatchBuilder {
 
   private static empty() {
     return { signals: [] as IndexBatch['signals'][number][], records: [] as IndexRecord[], unknown: [] as IndexBatch['unknown'][number][], rejected: [] as IndexBatch['rejected'][number][] };
+  }
+
+  /** Sequence number of the last event added (0 before any). */
+  get sequence(): number {
+    return this.lastSequence;
   }
 
   /** Events collected since the last take. */

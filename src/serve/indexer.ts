@@ -12,10 +12,10 @@
  */
 import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
-import { readTopic } from '../consumer/reader.js';
+import { eventSequence, readTopic } from '../consumer/reader.js';
 import { consensusMs } from '../consumer/time.js';
 import { BatchBuilder } from './batch.js';
-import type { IndexSource, ServeStore } from './store/types.js';
+import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
 
 export interface IndexerLag {
   topic: string;
@@ -108,16 +108,26 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
       const source: IndexSource = watcher?.up ? 'grpc' : 'rest';
       let read = 0;
       const builder = new BatchBuilder();
-      const flush = async () => {
-        const batch = builder.take(source);
-        seen.clear(); // the store holds the keys of what was taken; in-memory dedupe is per batch
-        if (!batch) return;
+      const apply = async (batch: IndexBatch) => {
         const r = await store.applyBatch(topic, batch);
         read += r.signals;
         if (r.signals > 0) rescore.wake();
         const ts = batch.cursor.consensusTimestamp;
         const subjects = [...new Set(batch.signals.map((x) => x.message.subject))];
         options.onLag?.({ topic, lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null, behind: null, source, lastSequence: batch.cursor.sequence, subjects });
+      };
+      // One batch is stored while the next is read and classified; batches are applied strictly in order, and
+      // none after a failed one.
+      let inFlight: Promise<void> = Promise.resolve();
+      const flush = async (drain = true) => {
+        const batch = builder.take(source);
+        seen.clear(); // the store holds the keys of what was taken; in-memory dedupe is per batch
+        const previous = inFlight;
+        if (batch) {
+          inFlight = previous.then(() => apply(batch));
+          inFlight.catch(() => {});
+        }
+        await (drain ? inFlight : previous);
       };
       try {
         const cursor = await store.cursor(topic);
@@ -129,8 +139,9 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
           seen,
           signal,
         })) {
+          // Batches end between messages: a cursor covers whole messages (a pack's signals travel together).
+          if (builder.length >= batchSize && eventSequence(event) !== builder.sequence) await flush(false);
           builder.add(event);
-          if (builder.length >= batchSize) await flush();
         }
         await flush();
         if (failures > 0) {
@@ -168,7 +179,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   async function rescoreLoop(): Promise<void> {
     while (!signal.aborted) {
       try {
-        const r = await store.rescoreDirty({ limit: options.rescoreLimit ?? 200 });
+        const r = await store.rescoreDirty({ limit: Math.max(1, options.rescoreLimit ?? 200) });
         if (r.more) continue;
       } catch (err) {
         if (signal.aborted) break;

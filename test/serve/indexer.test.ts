@@ -92,7 +92,8 @@ describe('startIndexer', () => {
     const expected = await collectTopicSignals({ topic, mirror: h.mirror });
     expect(expected.signals.length).toBe(76);
 
-    const first = run(clientWith(), [topic]);
+    // Small batches: several are stored while the next ones are read (applied in order, each with its cursor).
+    const first = run(clientWith(), [topic], { batchSize: 7 });
     await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(76);
     await first.stop();
     const [status] = (await store.topics()).filter((t) => t.topic === topic);

@@ -219,6 +219,8 @@ describe('PGlite persisted to a directory', () => {
     const store = await openStore(undefined, { stateDir: dir });
     await store.applyBatch('0.0.20', batchOf(toMessages(packed(signals.slice(0, 9)))));
     const cursor = await store.cursor('0.0.20');
+    // One process per directory: a second open while it is open is refused.
+    await expect(openStore(undefined, { stateDir: dir })).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
     await store.close();
     const again = await openStore(undefined, { stateDir: dir });
     expect(await again.cursor('0.0.20')).toEqual(cursor);

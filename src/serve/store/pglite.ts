@@ -2,7 +2,8 @@
  * The embedded engine: PGlite (Postgres compiled to WebAssembly) in this process, persisted to a directory or kept in
  * memory (`memory://`, for tests). One process owns it, so the indexer lock is always granted.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
 import { createSqlStore, type SqlExecutor } from './sql.js';
@@ -27,10 +28,11 @@ export async function openPgliteStore(dir: string, options: { scoring?: ScoringC
   const { PGlite } = await import('@electric-sql/pglite');
   const memory = dir === 'memory://' || dir === '';
   let db: InstanceType<typeof PGlite>;
+  const release = memory ? () => {} : claim(dir);
   try {
-    if (!memory) mkdirSync(dir, { recursive: true });
     db = await PGlite.create(memory ? undefined : dir);
   } catch (err) {
+    release();
     throw new Hcs25Error('DATABASE_UNAVAILABLE', `cannot open the embedded database in ${dir}: ${errorMessage(err).split('\n')[0]}`, {
       hint: 'check the directory is writable and no other hcs25 serve uses it (PGlite is single-process)',
       cause: err,
@@ -41,11 +43,54 @@ export async function openPgliteStore(dir: string, options: { scoring?: ScoringC
     driver: {
       ...executor(db),
       transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
-      close: () => db.close(),
+      close: async () => {
+        await db.close();
+        release();
+      },
     },
     tryIndexerLock: async () => true,
     ...(options.scoring ? { scoring: options.scoring } : {}),
   });
   await store.migrate();
   return store;
+}
+
+/**
+ * PGlite is single-process: two processes on one directory would corrupt it. A pid file claims the directory; a
+ * claim whose process is gone (killed) is taken over.
+ */
+const claimed = new Set<string>();
+
+function claim(dir: string): () => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'hcs25-serve.pid');
+  if (claimed.has(file)) holderError(dir, process.pid);
+  let holder: number | undefined;
+  try {
+    holder = Number(readFileSync(file, 'utf8').trim());
+  } catch {
+    holder = undefined;
+  }
+  if (holder && holder !== process.pid && alive(holder)) holderError(dir, holder);
+  writeFileSync(file, String(process.pid));
+  claimed.add(file);
+  return () => {
+    claimed.delete(file);
+    rmSync(file, { force: true });
+  };
+}
+
+function holderError(dir: string, pid: number): never {
+  throw new Hcs25Error('DATABASE_UNAVAILABLE', `the embedded database in ${dir} is in use by process ${pid}`, {
+    hint: 'stop that hcs25 serve, or use PostgreSQL (--database postgres://…) to run several instances',
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

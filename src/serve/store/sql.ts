@@ -117,32 +117,38 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
         let inserted = 0;
         if (signals.length > 0) {
-          const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [
-            tid,
-            signals.map((s) => s.sequenceNumber),
-            signals.map((s) => s.index),
-            signals.map((s) => s.consensusTimestamp),
-            signals.map((s) => s.payerAccountId),
-            signals.map((s) => s.message.subject),
-            signals.map((s) => s.message.run),
-            signals.map((s) => dedupeUuid(s)),
-            signals.map((s) => JSON.stringify(s.message)),
-          ]);
+          // One JSON document per batch: JSON.stringify and Postgres's JSON parser are far cheaper than array literals.
+          // Subjects and runs repeat within a batch (a pack is one run, a subject's signals travel together).
+          const hashes = new Map<string, number>();
+          const hash = (v: string) => hashes.get(v) ?? (hashes.set(v, hash32(v)), hashes.get(v)!);
+          const rows = signals.map((s) => ({
+            seq: s.sequenceNumber,
+            idx: s.index,
+            consensus: s.consensusTimestamp,
+            payer: s.payerAccountId,
+            sh: hash(s.message.subject),
+            rh: hash(s.message.run),
+            dedupe: dedupeUuid(s),
+            subject: s.message.subject,
+            run: s.message.run,
+            message: s.message,
+          }));
+          const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, JSON.stringify(rows), batch.cursor.sequence]);
           inserted = row!.n;
         }
         if (records.length > 0) {
-          await tx.query(INSERT_RECORDS, [
-            tid,
-            records.map((r) => r.sequenceNumber),
-            records.map((r) => r.index),
-            records.map((r) => r.consensusTimestamp),
-            records.map((r) => r.payerAccountId),
-            records.map((r) => r.kind),
-            records.map((r) => r.v),
-            records.map((r) => r.validated),
-            records.map((r) => (typeof r.message.run === 'string' ? r.message.run : null)),
-            records.map((r) => JSON.stringify(r.message)),
-          ]);
+          const rows = records.map((r) => ({
+            seq: r.sequenceNumber,
+            idx: r.index,
+            consensus: r.consensusTimestamp,
+            payer: r.payerAccountId,
+            kind: r.kind,
+            v: r.v,
+            validated: r.validated,
+            run: typeof r.message.run === 'string' ? r.message.run : null,
+            message: r.message,
+          }));
+          await tx.query(INSERT_RECORDS, [tid, JSON.stringify(rows)]);
         }
 
         const duplicates = signals.length - inserted;
@@ -186,22 +192,22 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     },
 
     async rescoreDirty({ limit = 200, now = new Date() } = {}): Promise<RescoreResult> {
-      const dirty = await driver.query<{ tid: number; topic: string; subject: string; gen: number }>(
-        `SELECT s.tid, t.topic, s.subject, s.gen::float8 AS gen FROM subject_scores s JOIN topics t USING (tid)
-         WHERE s.dirty ORDER BY s.tid, s.subject LIMIT $1`,
+      const dirty = await driver.query<{ tid: number; topic: string; subject: string; mark: number }>(
+        `SELECT d.tid, t.topic, d.subject, d.mark::float8 AS mark FROM dirty_subjects d JOIN topics t USING (tid)
+         ORDER BY d.tid, d.subject LIMIT $1`,
         [limit + 1],
       );
       const more = dirty.length > limit;
       const batch = dirty.slice(0, limit);
       if (batch.length === 0) return { subjects: 0, more: false };
-      const rows = await driver.query<SignalRow>(
-        `SELECT s.tid, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message FROM signals s
-         JOIN unnest($1::int[], $2::text[]) AS d(tid, subject) ON s.tid = d.tid AND s.subject = d.subject
-         ORDER BY s.tid, s.seq, s.idx`,
-        [batch.map((d) => d.tid), batch.map((d) => d.subject)],
-      );
+      const rows = await driver.query<SignalRow>(SIGNALS_OF_SUBJECTS, [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => hash32(d.subject))]);
       const byTopic = new Map<number, ReadSignal[]>();
+      const payers = new Map<string, Set<string>>();
       for (const r of rows) {
+        const key = `${r.tid}\u0000${r.message.subject}`;
+        let set = payers.get(key);
+        if (!set) payers.set(key, (set = new Set()));
+        set.add(r.payer);
         let list = byTopic.get(r.tid);
         if (!list) byTopic.set(r.tid, (list = []));
         list.push(toReadSignal(r));
@@ -214,24 +220,39 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
       await driver.transaction(async (tx) => {
         await tx.query(
-          `UPDATE subject_scores s SET total = u.total, confidence = u.confidence, protocol = u.protocol, registry = u.registry,
-             signals = u.signals, last_at = u.last_at, score = u.score::json, dirty = (s.gen <> u.gen)
-           FROM unnest($1::int[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::text[], $7::text[], $8::bigint[],
-                       $9::timestamptz[], $10::text[])
-             AS u(tid, subject, gen, total, confidence, protocol, registry, signals, last_at, score)
-           WHERE s.tid = u.tid AND s.subject = u.subject`,
+          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score)
+           SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
+             ARRAY(SELECT json_array_elements_text(publishers)), score
+           FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
+             registry text, signals bigint, last_at timestamptz, publishers json, score json)
+           ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
+             protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
+             publishers = excluded.publishers, score = excluded.score`,
           [
-            batch.map((d) => d.tid),
-            batch.map((d) => d.subject),
-            batch.map((d) => d.gen),
-            batch.map((d) => score(d)?.trustScores.total ?? null),
-            batch.map((d) => score(d)?.trustConfidence ?? null),
-            batch.map((d) => score(d)?.protocol ?? null),
-            batch.map((d) => score(d)?.registry ?? null),
-            batch.map((d) => score(d)?.counts.signals ?? null),
-            batch.map((d) => score(d)?.counts.lastAt ?? null),
-            batch.map((d) => (score(d) ? JSON.stringify(score(d)) : null)),
+            JSON.stringify(
+              batch.map((d) => {
+                const s = score(d);
+                return {
+                  tid: d.tid,
+                  subject: d.subject,
+                  total: s?.trustScores.total ?? null,
+                  confidence: s?.trustConfidence ?? null,
+                  protocol: s?.protocol ?? null,
+                  registry: s?.registry ?? null,
+                  signals: s?.counts.signals ?? null,
+                  last_at: s?.counts.lastAt ?? null,
+                  publishers: [...(payers.get(`${d.tid}\u0000${d.subject}`) ?? [])],
+                  score: s ?? null,
+                };
+              }),
+            ),
           ],
+        );
+        // Only what no newer batch touched meanwhile: those stay dirty for the next round.
+        await tx.query(
+          `DELETE FROM dirty_subjects d USING unnest($1::int[], $2::text[], $3::bigint[]) AS u(tid, subject, mark)
+           WHERE d.tid = u.tid AND d.subject = u.subject AND d.mark = u.mark`,
+          [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => d.mark)],
         );
         await bump(tx);
       });
@@ -239,12 +260,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     },
 
     async subjectScore(subject, { topic } = {}) {
-      const [row] = await driver.query<{ topic: string; dirty: boolean; score: SubjectScore | null }>(
-        `SELECT t.topic, s.dirty, s.score FROM subject_scores s JOIN topics t USING (tid)
-         WHERE s.subject = $1 AND ($2::text IS NULL OR t.topic = $2) ORDER BY s.tid LIMIT 1`,
+      const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null }>(
+        `SELECT t.topic, d.subject IS NULL AS fresh, s.score FROM topics t
+         LEFT JOIN subject_scores s ON s.tid = t.tid AND s.subject = $1
+         LEFT JOIN dirty_subjects d ON d.tid = t.tid AND d.subject = $1
+         WHERE (s.subject IS NOT NULL OR d.subject IS NOT NULL) AND ($2::text IS NULL OR t.topic = $2) ORDER BY t.tid LIMIT 1`,
         [subject, topic ?? null],
       );
-      return row ? ({ topic: row.topic, subject, fresh: !row.dirty, score: row.score } satisfies StoredScore) : null;
+      return row ? ({ topic: row.topic, subject, fresh: row.fresh, score: row.score } satisfies StoredScore) : null;
     },
 
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
@@ -255,10 +278,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const rows = await driver.query<SignalRow & { topic: string }>(
         `SELECT s.tid, t.topic, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message
          FROM signals s JOIN topics t USING (tid)
-         WHERE s.subject = $1 AND ($2::text IS NULL OR t.topic = $2)
+         WHERE s.sh = $7 AND s.message ->> 'subject' = $1 AND ($2::text IS NULL OR t.topic = $2)
            AND ($3::int IS NULL OR (s.tid, s.seq, s.idx) ${cmp} ($3::int, $4::bigint, $5::int))
-         ORDER BY s.tid ${dir}, s.seq ${dir}, s.idx ${dir} LIMIT $6`,
-        [subject, topic ?? null, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit + 1],
+         ORDER BY s.sh ${dir}, s.tid ${dir}, s.seq ${dir}, s.idx ${dir} LIMIT $6`,
+        [subject, topic ?? null, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit + 1, hash32(subject)],
       );
       return paged(rows, limit, (r) => ({ topic: r.topic, ...toReadSignal(r) }), (r) => [r.tid, r.seq, r.idx]);
     },
@@ -285,7 +308,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
            AND ($2::text IS NULL OR s.protocol = $2)
            AND ($3::float8 IS NULL OR s.total >= $3)
            AND ($4::float8 IS NULL OR s.confidence >= $4)
-           AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM subject_publishers p WHERE p.payer = $5 AND p.tid = s.tid AND p.subject = s.subject))
+           AND ($5::text IS NULL OR $5 = ANY (s.publishers))
            AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.subject > $7 OR (s.subject = $7 AND s.tid > $8))))
          ORDER BY s.total DESC, s.subject, s.tid LIMIT $9`,
         [
@@ -409,8 +432,9 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         return { topic, run, revealed: row.revealed, computedAt: iso(row.verified_at), report: row.verification } satisfies RunVerification;
       }
       const signals = await driver.query<SignalRow>(
-        'SELECT tid, seq::float8 AS seq, idx, consensus, payer, message FROM signals WHERE tid = $1 AND run = $2 ORDER BY seq, idx',
-        [row.tid, run],
+        `SELECT tid, seq::float8 AS seq, idx, consensus, payer, message FROM signals
+         WHERE tid = $1 AND rh = $3 AND message ->> 'run' = $2 ORDER BY seq, idx`,
+        [row.tid, run, hash32(run)],
       );
       const reveals = await driver.query<RecordRow>(
         `SELECT seq::float8 AS seq, consensus, payer, kind, v, validated, message FROM records
@@ -430,6 +454,11 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         [row.tid, run, JSON.stringify(report), computedAt, signals.length, reveals.length > 0],
       );
       return { topic, run, revealed: reveals.length > 0, computedAt: computedAt.toISOString(), report };
+    },
+
+    async databaseBytes() {
+      const [row] = await driver.query<{ n: number }>('SELECT pg_database_size(current_database())::float8 AS n');
+      return row!.n;
     },
 
     revision: () => currentRevision(driver),
@@ -461,30 +490,42 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
   return store;
 }
 
+// $3: the batch's cursor, the dirty mark of the subjects it touched. Only what was inserted (not a stored duplicate)
+// marks subjects dirty and counts for runs.
 const INSERT_SIGNALS = `
-WITH ins AS (
-  INSERT INTO signals (tid, seq, idx, consensus, payer, subject, run, dedupe, message)
-  SELECT $1, u.* FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::json[]) AS u
+WITH u AS (
+  SELECT * FROM json_to_recordset($2::json)
+    AS u(seq bigint, idx int, sh int, rh int, consensus text, payer text, dedupe uuid, subject text, run text, message json)
+), ins AS (
+  INSERT INTO signals (tid, seq, idx, sh, rh, consensus, payer, dedupe, message)
+  SELECT $1, seq, idx, sh, rh, consensus, payer, dedupe, message FROM u
   ON CONFLICT (tid, dedupe) DO NOTHING
-  RETURNING subject, payer, run, consensus
-), subjects AS (
-  INSERT INTO subject_scores (tid, subject) SELECT DISTINCT $1::int, subject FROM ins
-  ON CONFLICT (tid, subject) DO UPDATE SET dirty = true, gen = subject_scores.gen + 1
-), publishers AS (
-  INSERT INTO subject_publishers (tid, subject, payer) SELECT DISTINCT $1::int, subject, payer FROM ins
-  ON CONFLICT DO NOTHING
+  RETURNING dedupe
+), stored AS (
+  SELECT u.subject, u.run, u.consensus FROM u JOIN ins USING (dedupe)
+), dirty AS (
+  INSERT INTO dirty_subjects (tid, subject, mark) SELECT DISTINCT $1::int, subject, $3::bigint FROM stored
+  ON CONFLICT (tid, subject) DO UPDATE SET mark = excluded.mark
 ), runs_seen AS (
   INSERT INTO runs (tid, run, signals, first_at, last_at)
-  SELECT $1, run, count(*), min(${TS('consensus')}), max(${TS('consensus')}) FROM ins GROUP BY run
+  SELECT $1, run, count(*), min(${TS('consensus')}), max(${TS('consensus')}) FROM stored GROUP BY run
   ON CONFLICT (tid, run) DO UPDATE SET signals = runs.signals + excluded.signals,
     first_at = least(runs.first_at, excluded.first_at), last_at = greatest(runs.last_at, excluded.last_at), verify_dirty = true
 )
 SELECT count(*)::int AS n FROM ins`;
 
+/** Signals of (tid, subject) pairs given as $1 int[], $2 text[] and their hash32 $3 int[]. */
+const SIGNALS_OF_SUBJECTS = `
+SELECT s.tid, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message FROM signals s
+JOIN unnest($1::int[], $2::text[], $3::int[]) AS d(tid, subject, sh)
+  ON s.sh = d.sh AND s.tid = d.tid AND s.message ->> 'subject' = d.subject
+ORDER BY s.tid, s.seq, s.idx`;
+
 const INSERT_RECORDS = `
 WITH ins AS (
   INSERT INTO records (tid, seq, idx, consensus, payer, kind, v, validated, run, message)
-  SELECT $1, u.* FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::boolean[], $9::text[], $10::json[]) AS u
+  SELECT $1, u.* FROM json_to_recordset($2::json)
+    AS u(seq bigint, idx int, consensus text, payer text, kind text, v int, validated boolean, run text, message json)
   ON CONFLICT DO NOTHING
   RETURNING kind, validated, run
 )
@@ -538,6 +579,11 @@ function toReadRecord(r: RecordRow): ReadRecord {
 function dedupeUuid(s: ReadSignal): string {
   const hex = createHash('md5').update(dedupeKey(s.payerAccountId, s.message)).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The index key of a subject or run: the first 4 bytes of its md5, as a signed 32-bit integer. */
+function hash32(value: string): number {
+  return createHash('md5').update(value).digest().readInt32BE(0);
 }
 
 async function currentRevision(db: SqlExecutor): Promise<number> {

@@ -186,6 +186,8 @@ export interface ServeStore {
   runs(options?: PageOptions & { topic?: string }): Promise<Page<RunRow>>;
   /** The verify library over the run's indexed signals and reveals: stored, recomputed when they changed. */
   runVerification(topic: string, run: string): Promise<RunVerification | null>;
+  /** Size of the database on disk (pg_database_size), bytes. */
+  databaseBytes(): Promise<number>;
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
   revision(): Promise<number>;
   /** Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe. */
