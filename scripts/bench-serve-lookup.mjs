@@ -18,7 +18,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DIST } from './lib/emulator.mjs';
-import { startPostgres } from './lib/postgres.mjs';
 
 const quick = process.argv.includes('--quick');
 const SUBJECTS = Number(process.env.BENCH_SERVE_SUBJECTS ?? (quick ? 10_000 : 100_000));
@@ -62,9 +61,10 @@ async function benchEngine(engine) {
     return;
   }
   if (engine === 'postgres') {
-    pg = await startPostgres();
+    const { startPostgres } = await import(DIST('devtools/postgres.js'));
+    pg = await startPostgres().catch((err) => console.log(`postgres: ${String(err).split('\n')[0]}`));
     if (!pg) {
-      console.log('postgres: skipped (no PostgreSQL binaries; apt-get install -y postgresql)');
+      console.log('postgres: skipped (no PostgreSQL server could be started; apt-get install -y postgresql)');
       rmSync(dir, { recursive: true, force: true });
       return;
     }
