@@ -185,7 +185,7 @@ describe.each([
     } finally {
       await stop(s);
     }
-  });
+  }, 300_000);
 });
 
 describe('two hcs25 serve instances on one PostgreSQL database', () => {
@@ -208,5 +208,5 @@ describe('two hcs25 serve instances on one PostgreSQL database', () => {
     } finally {
       await Promise.all([stop(a), stop(b)]);
     }
-  });
+  }, 300_000);
 });
