@@ -93,9 +93,15 @@ const LIVE_SCRIPT = `'use strict';
   let again = false;
   const show = (text) => { status.textContent = text; if (!status.isConnected) document.body.appendChild(status); };
 
+  let last = 0;
+  let timer = 0;
+  // At most one re-render a second: a topic being indexed changes many times a second.
   async function refresh() {
     if (busy) { again = true; return; }
+    const wait = last + 1000 - Date.now();
+    if (wait > 0) { if (!timer) timer = setTimeout(() => { timer = 0; refresh(); }, wait); return; }
     busy = true;
+    last = Date.now();
     try {
       const res = await fetch(location.pathname + location.search, { headers: { Accept: 'text/html' }, cache: 'no-cache' });
       if (!res.ok) throw new Error('HTTP ' + res.status);

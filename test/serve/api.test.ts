@@ -260,6 +260,7 @@ describe('rules', () => {
 
   it('rejects an overlong URL with 414', async () => {
     const res = await get(base, `/v1/subjects/${'a'.repeat(3000)}/score`);
+    check('/v1/subjects/{subject}/score', res.status, res.json);
     expect(res.status).toBe(414);
   });
 
