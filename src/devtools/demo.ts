@@ -174,7 +174,7 @@ async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: 
   try {
     server = await start(port ?? DEFAULT_SERVE_PORT);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+    if ((err as { code?: string }).code !== 'PORT_IN_USE' || port === 0) throw err;
     options.onStep?.(`  port ${port ?? DEFAULT_SERVE_PORT} is taken; serving on a free port instead`);
     server = await start(0);
   }

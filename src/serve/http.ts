@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Hcs25Error } from '../core/errors.js';
 import { ApiError, route, type ApiContext, type Reply } from './routes.js';
 import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
 import type { ServeEvents } from './events.js';
@@ -114,9 +115,16 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   }
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Hcs25Error('PORT_IN_USE', `port ${where} is already in use`, { hint: 'pass another --port (0 picks a free one), or stop what listens there', cause: err })
+          : new Hcs25Error('BIND_FAILED', `cannot listen on ${where}: ${err.code ?? err.message}`, { hint: 'check --host and --port', cause: err }),
+      );
+    });
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });

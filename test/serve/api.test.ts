@@ -88,7 +88,7 @@ let server: ServeHttp;
 let base: string;
 const first = fleetSignals(1, 6);
 
-async function startServer(limits = {}, cors: string[] = [], ownEvents = events): Promise<ServeHttp> {
+async function startServer(limits = {}, cors: string[] = [], ownEvents = events, port = 0): Promise<ServeHttp> {
   return startHttpServer({
     store,
     events: ownEvents,
@@ -96,7 +96,7 @@ async function startServer(limits = {}, cors: string[] = [], ownEvents = events)
     publishers: ['0.0.1001'],
     scoring: DEFAULT_SCORING_CONFIG,
     live: livePage({ store, scoring: DEFAULT_SCORING_CONFIG, publishers: ['0.0.1001'], revision: () => events.revision() }),
-    port: 0,
+    port,
     cors,
     limits: { requestsPerSecond: 0, ...limits },
   });
@@ -313,6 +313,11 @@ describe('rules', () => {
       a.close();
       b.close();
     }
+  });
+
+  it('says so when its port is taken', async () => {
+    const port = Number(new URL(base).port);
+    await expect(startServer({}, [], new ServeEvents({ store, maxClients: 1 }), port)).rejects.toMatchObject({ code: 'PORT_IN_USE', message: `port 127.0.0.1:${port} is already in use` });
   });
 
   it('serves its OpenAPI document and a health check', async () => {
