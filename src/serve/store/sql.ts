@@ -289,18 +289,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
-      const rows = await driver.query<{
-        tid: number;
-        topic: string;
-        subject: string;
-        total: number;
-        confidence: number;
-        protocol: string | null;
-        registry: string | null;
-        signals: number;
-        last_at: Date | string | null;
-        score: SubjectScore;
-      }>(
+      const rows = await driver.query<Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null }>(
         `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score
          FROM subject_scores s JOIN topics t USING (tid)
          WHERE s.total IS NOT NULL
