@@ -32,7 +32,8 @@ export interface IndexRecord extends ReadRecord {
 }
 
 /**
- * What the indexer classified from a run of topic messages (in sequence order), applied atomically with `cursor`.
+ * What the indexer classified from a run of WHOLE topic messages (in sequence order), applied atomically with `cursor`:
+ * everything at or before the stored cursor is ignored, so a message must not be split across batches.
  * Signals are already allow-listed and deduplicated within the batch; duplicates of signals stored by earlier batches
  * are found by the store (their dedupe keys) and counted as `duplicate` rejections.
  */
