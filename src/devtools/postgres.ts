@@ -64,7 +64,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const port = await freePort();
   const [cmd, args] = argv(bin('postgres'), [
     '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir,
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50',
+    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50', '-c', 'shared_buffers=256MB',
   ]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

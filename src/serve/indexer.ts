@@ -116,15 +116,15 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         const subjects = [...new Set(batch.signals.map((x) => x.message.subject))];
         options.onLag?.({ topic, lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null, behind: null, source, lastSequence: batch.cursor.sequence, subjects });
       };
-      // One batch is stored while the next is read and classified; batches are applied strictly in order, and
-      // none after a failed one.
+      // One batch is stored while the next is read and classified (the store writes a topic's batches in call
+      // order, and none after a failed one until the cursor is read again).
       let inFlight: Promise<void> = Promise.resolve();
       const flush = async (drain = true) => {
         const batch = builder.take(source);
         seen.clear(); // the store holds the keys of what was taken; in-memory dedupe is per batch
         const previous = inFlight;
         if (batch) {
-          inFlight = previous.then(() => apply(batch));
+          inFlight = apply(batch);
           inFlight.catch(() => {});
         }
         await (drain ? inFlight : previous);

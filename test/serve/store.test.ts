@@ -94,6 +94,23 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(await store.applyBatch(topic, batch)).toMatchObject({ applied: true, signals: 6 });
   });
 
+  it('overlapping applyBatch calls are written in call order; after a failure the topic waits for cursor()', async () => {
+    const topic = '0.0.17';
+    const messages = toMessages(packed(signals.slice(0, 12), 'none'));
+    const results = await Promise.all([0, 4, 8].map((i) => store.applyBatch(topic, batchOf(messages.slice(i, i + 4)))));
+    expect(results.map((r) => r.signals)).toEqual([4, 4, 4]);
+    const bad = batchOf(toMessages(packed(signals.slice(12, 14), 'none'), 13));
+    const broken = { ...bad, cursor: { ...bad.cursor, consensusTimestamp: 'x\u0000' } };
+    const good = batchOf(toMessages(packed(signals.slice(14, 16), 'none'), 15));
+    const [a, b] = await Promise.allSettled([store.applyBatch(topic, broken), store.applyBatch(topic, good)]);
+    expect([a.status, b.status]).toEqual(['rejected', 'rejected']);
+    // Applying `good` now would move the cursor past the lost batch: refused until the cursor is read.
+    await expect(store.applyBatch(topic, good)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    expect(await store.cursor(topic)).toMatchObject({ sequence: 12 });
+    expect(await store.applyBatch(topic, bad)).toMatchObject({ applied: true, signals: 2 });
+    expect(await store.applyBatch(topic, good)).toMatchObject({ applied: true, signals: 2 });
+  });
+
   it('counts rejections, unknowns and records; applies the publisher allow-list', async () => {
     const topic = '0.0.13';
     const bodies = [

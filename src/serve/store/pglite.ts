@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
+import { isAlive } from '../../publisher/journal.js';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
 import { createSqlStore, type SqlExecutor } from './sql.js';
 import type { ServeStore } from './types.js';
@@ -71,7 +72,7 @@ function claim(dir: string): () => void {
   } catch {
     holder = undefined;
   }
-  if (holder && holder !== process.pid && alive(holder)) holderError(dir, holder);
+  if (holder && holder !== process.pid && isAlive(holder)) holderError(dir, holder);
   writeFileSync(file, String(process.pid));
   claimed.add(file);
   return () => {
@@ -86,11 +87,3 @@ function holderError(dir: string, pid: number): never {
   });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

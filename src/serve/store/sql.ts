@@ -78,6 +78,60 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     return row!.value;
   }
 
+  const queues = new Map<string, Promise<ApplyResult>>();
+  /** Topics with a failed batch: applyBatch refuses them until cursor() is read (the caller resumes from it). */
+  const failed = new Set<string>();
+
+  async function writeBatch(topic: string, batch: IndexBatch, prepared: PreparedBatch): Promise<ApplyResult> {
+    // Outside the transaction: a topic row is harmless on its own, and a rolled-back one must not stay cached.
+    const tid = await tidOf(driver, topic);
+    return driver.transaction(async (tx): Promise<ApplyResult> => {
+      // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
+      // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
+      const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
+      const last = cur!.seq;
+      if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
+      const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
+      const signals = after(batch.signals).length;
+      const records = after(batch.records);
+
+      let inserted = 0;
+      if (signals > 0) {
+        const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, prepared.signals, batch.cursor.sequence, last]);
+        inserted = row!.n;
+      }
+      if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
+
+      const duplicates = signals - inserted;
+      const counts = new Map<string, number>();
+      const count = (category: string, name: string, n = 1) => {
+        const key = `${category}\u0000${name}`;
+        counts.set(key, (counts.get(key) ?? 0) + n);
+      };
+      for (const r of records) count('record', r.kind);
+      for (const u of after(batch.unknown)) count('unknown', `${u.kind}:${u.name}`);
+      for (const r of after(batch.rejected)) count('rejected', r.reason);
+      if (duplicates > 0) count('rejected', 'duplicate', duplicates);
+      if (counts.size > 0) {
+        const keys = [...counts.keys()].map((k) => k.split('\u0000'));
+        await tx.query(
+          `INSERT INTO topic_counts (tid, category, name, n)
+           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[])
+           ON CONFLICT (tid, category, name) DO UPDATE SET n = topic_counts.n + excluded.n`,
+          [tid, keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
+        );
+      }
+      const ts = batch.cursor.consensusTimestamp;
+      await tx.query(
+        `UPDATE topics SET last_sequence = $2, last_consensus = COALESCE($3, last_consensus),
+           last_consensus_at = COALESCE(${TS('$3::text')}, last_consensus_at),
+           signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
+        [tid, batch.cursor.sequence, ts, inserted, batch.source],
+      );
+      return { signals: inserted, duplicates, applied: true, revision: await bump(tx) };
+    });
+  }
+
   const store: ServeStore = {
     engine: options.engine,
 
@@ -95,6 +149,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     tryIndexerLock: () => options.tryIndexerLock(),
 
     async cursor(topic) {
+      // Wait for the topic's queued batches, so the cursor read is after them; a failure among them is the caller's
+      // to learn from applyBatch: here it only ends the wait.
+      await queues.get(topic)?.catch(() => {});
+      failed.delete(topic);
       const [row] = await driver.query<{ seq: number; consensus: string | null }>(
         'SELECT last_sequence::float8 AS seq, last_consensus AS consensus FROM topics WHERE topic = $1',
         [topic],
@@ -102,83 +160,32 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       return row && row.seq > 0 ? { sequence: row.seq, consensusTimestamp: row.consensus } : null;
     },
 
-    async applyBatch(topic, batch) {
-      // Outside the transaction: a topic row is harmless on its own, and a rolled-back one must not stay cached.
-      const tid = await tidOf(driver, topic);
-      return driver.transaction(async (tx): Promise<ApplyResult> => {
-        // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
-        // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
-        const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
-        const last = cur!.seq;
-        if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
-        const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
-        const signals = after(batch.signals);
-        const records = after(batch.records);
-
-        let inserted = 0;
-        if (signals.length > 0) {
-          // One JSON document per batch: JSON.stringify and Postgres's JSON parser are far cheaper than array literals.
-          // Subjects and runs repeat within a batch (a pack is one run, a subject's signals travel together).
-          const hashes = new Map<string, number>();
-          const hash = (v: string) => hashes.get(v) ?? (hashes.set(v, hash32(v)), hashes.get(v)!);
-          const rows = signals.map((s) => ({
-            seq: s.sequenceNumber,
-            idx: s.index,
-            consensus: s.consensusTimestamp,
-            payer: s.payerAccountId,
-            sh: hash(s.message.subject),
-            rh: hash(s.message.run),
-            dedupe: dedupeUuid(s),
-            subject: s.message.subject,
-            run: s.message.run,
-            message: s.message,
-          }));
-          const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, JSON.stringify(rows), batch.cursor.sequence]);
-          inserted = row!.n;
-        }
-        if (records.length > 0) {
-          const rows = records.map((r) => ({
-            seq: r.sequenceNumber,
-            idx: r.index,
-            consensus: r.consensusTimestamp,
-            payer: r.payerAccountId,
-            kind: r.kind,
-            v: r.v,
-            validated: r.validated,
-            run: typeof r.message.run === 'string' ? r.message.run : null,
-            message: r.message,
-          }));
-          await tx.query(INSERT_RECORDS, [tid, JSON.stringify(rows)]);
-        }
-
-        const duplicates = signals.length - inserted;
-        const counts = new Map<string, number>();
-        const count = (category: string, name: string, n = 1) => {
-          const key = `${category}\u0000${name}`;
-          counts.set(key, (counts.get(key) ?? 0) + n);
-        };
-        for (const r of records) count('record', r.kind);
-        for (const u of after(batch.unknown)) count('unknown', `${u.kind}:${u.name}`);
-        for (const r of after(batch.rejected)) count('rejected', r.reason);
-        if (duplicates > 0) count('rejected', 'duplicate', duplicates);
-        if (counts.size > 0) {
-          const keys = [...counts.keys()].map((k) => k.split('\u0000'));
-          await tx.query(
-            `INSERT INTO topic_counts (tid, category, name, n)
-             SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[])
-             ON CONFLICT (tid, category, name) DO UPDATE SET n = topic_counts.n + excluded.n`,
-            [tid, keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
-          );
-        }
-        const ts = batch.cursor.consensusTimestamp;
-        await tx.query(
-          `UPDATE topics SET last_sequence = $2, last_consensus = COALESCE($3, last_consensus),
-             last_consensus_at = COALESCE(${TS('$3::text')}, last_consensus_at),
-             signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
-          [tid, batch.cursor.sequence, ts, inserted, batch.source],
+    applyBatch(topic, batch) {
+      // The JSON is built now, while an earlier batch of the topic may still be writing: the caller's CPU work
+      // overlaps the database's. The writes themselves run one at a time per topic, in call order, and none after a
+      // failed one (its successors fail with it; the next call after them starts afresh).
+      if (failed.has(topic)) {
+        return Promise.reject(
+          new Hcs25Error('DATABASE_UNAVAILABLE', `an earlier batch of topic ${topic} failed; resume from the stored cursor`, {
+            hint: 'read cursor(topic) and apply what comes after it',
+          }),
         );
-        return { signals: inserted, duplicates, applied: true, revision: await bump(tx) };
-      });
+      }
+      const prepared = prepareBatch(batch);
+      const previous = queues.get(topic) ?? Promise.resolve();
+      const run = previous.then(() => writeBatch(topic, batch, prepared));
+      queues.set(topic, run);
+      run.then(
+        () => {
+          if (queues.get(topic) === run) queues.delete(topic);
+        },
+        () => {
+          // Until the caller reads the cursor again, later batches would skip what this one held.
+          failed.add(topic);
+          if (queues.get(topic) === run) queues.delete(topic);
+        },
+      );
+      return run;
     },
 
     async setTopicState(topic, state: TopicState) {
@@ -289,18 +296,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
-      const rows = await driver.query<{
-        tid: number;
-        topic: string;
-        subject: string;
-        total: number;
-        confidence: number;
-        protocol: string | null;
-        registry: string | null;
-        signals: number;
-        last_at: Date | string | null;
-        score: SubjectScore;
-      }>(
+      const rows = await driver.query<Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null }>(
         `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score
          FROM subject_scores s JOIN topics t USING (tid)
          WHERE s.total IS NOT NULL
@@ -490,7 +486,8 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
   return store;
 }
 
-// $3: the batch's cursor, the dirty mark of the subjects it touched. Only what was inserted (not a stored duplicate)
+// $3: the batch's cursor, the dirty mark of the subjects it touched; $4: the stored cursor (what is at or before it is
+// ignored). Only what was inserted (not a stored duplicate)
 // marks subjects dirty and counts for runs.
 const INSERT_SIGNALS = `
 WITH u AS (
@@ -498,7 +495,7 @@ WITH u AS (
     AS u(seq bigint, idx int, sh int, rh int, consensus text, payer text, dedupe uuid, subject text, run text, message json)
 ), ins AS (
   INSERT INTO signals (tid, seq, idx, sh, rh, consensus, payer, dedupe, message)
-  SELECT $1, seq, idx, sh, rh, consensus, payer, dedupe, message FROM u
+  SELECT $1, seq, idx, sh, rh, consensus, payer, dedupe, message FROM u WHERE seq > $4
   ON CONFLICT (tid, dedupe) DO NOTHING
   RETURNING dedupe
 ), stored AS (
@@ -526,11 +523,49 @@ WITH ins AS (
   INSERT INTO records (tid, seq, idx, consensus, payer, kind, v, validated, run, message)
   SELECT $1, u.* FROM json_to_recordset($2::json)
     AS u(seq bigint, idx int, consensus text, payer text, kind text, v int, validated boolean, run text, message json)
+  WHERE u.seq > $3
   ON CONFLICT DO NOTHING
   RETURNING kind, validated, run
 )
 INSERT INTO runs (tid, run, revealed) SELECT DISTINCT $1::int, run, true FROM ins WHERE kind = 'reveal' AND validated AND run IS NOT NULL
 ON CONFLICT (tid, run) DO UPDATE SET revealed = true, verify_dirty = true`;
+
+interface PreparedBatch {
+  /** JSON documents for json_to_recordset. */
+  signals: string;
+  records: string;
+}
+
+/** One JSON document per table: JSON.stringify and Postgres's JSON parser are far cheaper than array literals. */
+function prepareBatch(batch: IndexBatch): PreparedBatch {
+  // Subjects and runs repeat within a batch (a pack is one run, a subject's signals travel together).
+  const hashes = new Map<string, number>();
+  const hash = (v: string) => hashes.get(v) ?? (hashes.set(v, hash32(v)), hashes.get(v)!);
+  const signals = batch.signals.map((s) => ({
+    seq: s.sequenceNumber,
+    idx: s.index,
+    consensus: s.consensusTimestamp,
+    payer: s.payerAccountId,
+    sh: hash(s.message.subject),
+    rh: hash(s.message.run),
+    dedupe: dedupeUuid(s),
+    subject: s.message.subject,
+    run: s.message.run,
+    message: s.message,
+  }));
+  const records = batch.records.map((r) => ({
+    seq: r.sequenceNumber,
+    idx: r.index,
+    consensus: r.consensusTimestamp,
+    payer: r.payerAccountId,
+    kind: r.kind,
+    v: r.v,
+    validated: r.validated,
+    run: typeof r.message.run === 'string' ? r.message.run : null,
+    message: r.message,
+  }));
+  return { signals: JSON.stringify(signals), records: JSON.stringify(records) };
+}
 
 interface SignalRow extends Row {
   tid: number;

@@ -32,7 +32,8 @@ export interface IndexRecord extends ReadRecord {
 }
 
 /**
- * What the indexer classified from a run of topic messages (in sequence order), applied atomically with `cursor`.
+ * What the indexer classified from a run of WHOLE topic messages (in sequence order), applied atomically with `cursor`:
+ * everything at or before the stored cursor is ignored, so a message must not be split across batches.
  * Signals are already allow-listed and deduplicated within the batch; duplicates of signals stored by earlier batches
  * are found by the store (their dedupe keys) and counted as `duplicate` rejections.
  */
@@ -170,7 +171,11 @@ export interface ServeStore {
   tryIndexerLock(): Promise<boolean>;
   /** The last message applied on this topic, or null before the first batch. */
   cursor(topic: string): Promise<TopicCursor | null>;
-  /** One transaction: signals, records, counts, dedupe keys and the new cursor. */
+  /**
+   * One transaction: signals, records, counts, dedupe keys and the new cursor. Calls may overlap (the batch is encoded
+   * at once, written after the topic's earlier batches, in call order); after a failed one, applyBatch refuses the
+   * topic until `cursor(topic)` is read again, so nothing after a lost batch can move the cursor past it.
+   */
   applyBatch(topic: string, batch: IndexBatch): Promise<ApplyResult>;
   /** Records the indexer's live state (source, behind-head, note) without touching the cursor. */
   setTopicState(topic: string, state: TopicState): Promise<void>;
