@@ -58,3 +58,7 @@ export {
   type VerifyReport,
 } from './verify/signals.js';
 export { journalResponses } from './verify/journal.js';
+
+// hcs25 serve: the store (PGlite or PostgreSQL, engines loaded on open); the indexer is the action `indexSignals`
+export { openStore } from './serve/store/index.js';
+export type * from './serve/store/types.js';

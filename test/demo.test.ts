@@ -4,6 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDemo, type DemoResult } from '../src/devtools/demo.js';
+import type { SubjectScore } from '../src/consumer/scores.js';
+
+/** The served ranking once every subject is indexed and scored (the indexer follows the topic from its start). */
+async function servedSubjects(url: string, steps: string[]): Promise<SubjectScore[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const page = (await (await fetch(`${url}/v1/subjects?limit=500`)).json()) as { subjects: SubjectScore[] };
+    const fresh = await Promise.all(page.subjects.map(async (s) => (await fetch(`${url}/v1/subjects/${encodeURIComponent(s.subject)}/score`)).headers.get('x-score-fresh')));
+    const expected = steps.find((l) => /\d+ agents listed/.test(l))?.match(/(\d+) agents listed/)?.[1];
+    if ((page.subjects.length === Number(expected) && fresh.every((f) => f === 'true')) || Date.now() > deadline) return page.subjects;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -19,12 +32,25 @@ function refused(port: number): Promise<boolean> {
 /** The demo's path, end to end, in fast mode: the same code `npm run demo` runs. */
 describe('demo (fast mode)', () => {
   let result: DemoResult;
+  let servedUrl: string | undefined;
+  let served: SubjectScore[] | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'hcs25-demo-test-'));
   const html = join(dir, 'report.html');
 
   it('discovers, evaluates, publishes, reads back and scores every sample agent', async () => {
     const steps: string[] = [];
-    result = await runDemo({ fast: true, ports: 'ephemeral', htmlReport: html, onStep: (l) => steps.push(l) });
+    // `demo --serve`: once everything is published the topic is served; the API is asked, then the demo is stopped.
+    const stop = new AbortController();
+    const onReady = (url: string) =>
+      void (async () => {
+        try {
+          servedUrl = url;
+          served = await servedSubjects(url, steps);
+        } finally {
+          stop.abort();
+        }
+      })();
+    result = await runDemo({ fast: true, ports: 'ephemeral', htmlReport: html, onStep: (l) => steps.push(l), serve: { onReady }, signal: stop.signal });
     expect(result.run.status).toBe('complete');
     expect(result.run.signals.published).toBe(result.run.signals.expected);
     expect(result.run.signals.expected).toBe(result.agents.length * 3);
@@ -34,6 +60,11 @@ describe('demo (fast mode)', () => {
       expect.arrayContaining(['agent record', 'A2A agent card URL', expect.stringMatching(/^HCS-11 profile \(hcs:\/\/1\//), expect.stringMatching(/^HCS-10 account/)]),
     );
     expect(steps.some((s) => s.includes('signal topic'))).toBe(true);
+  });
+
+  it('serves the scores it computed (demo --serve): the API ranks every agent', () => {
+    expect(served?.map((s) => s.subject).sort()).toEqual(result.scores.subjects.map((s) => s.subject).sort());
+    for (const s of served!) expect(s.trustScores.total).toBe(result.scores.subjects.find((x) => x.subject === s.subject)!.trustScores.total);
   });
 
   it('ranks the fleet as its behaviours imply: perfect above verbose above wrong, slow and garbage', () => {
@@ -62,5 +93,6 @@ describe('demo (fast mode)', () => {
 
   it('leaves nothing running', async () => {
     for (const port of Object.values(result.ports)) expect(await refused(port), `port ${port}`).toBe(true);
+    expect(await refused(Number(new URL(servedUrl!).port)), 'serve').toBe(true);
   });
 });

@@ -40,3 +40,5 @@ export {
   type CheckScoresReturnType,
   type PublishedScoreCheck,
 } from './check-scores.js';
+export { indexSignals, type IndexSignalsParameters, type IndexSignalsReturnType } from './index-signals.js';
+export { startServer, DEFAULT_SERVE_PORT, type StartServerParameters, type StartServerReturnType } from './serve-scores.js';

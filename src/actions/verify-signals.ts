@@ -89,13 +89,13 @@ export async function verifySignals(client: Hcs25Client, parameters: VerifySigna
   };
 }
 
-function verifiableSignal(s: ReadSignal): VerifiableSignal {
+export function verifiableSignal(s: ReadSignal): VerifiableSignal {
   const { subject, signal, run, status, data } = s.message;
   return { subject, signal, run, status, data, sequenceNumber: s.sequenceNumber, index: s.index, payer: s.payerAccountId };
 }
 
 /** A reveal record (v1: run and key; v2: everything that re-derives the questions) as the library takes it. */
-function revealOf(r: ReadRecord): VerifiableReveal[] {
+export function revealOf(r: ReadRecord): VerifiableReveal[] {
   if (r.kind !== 'reveal' || !r.validated) return [];
   const m = r.message as unknown as Omit<VerifiableReveal, 'sequenceNumber' | 'payer'>;
   return [{ ...m, sequenceNumber: r.sequenceNumber, payer: r.payerAccountId }];

@@ -8,6 +8,7 @@ interface DemoFlags {
   html: string | false;
   hcs10: boolean;
   stateDir?: string;
+  serve?: boolean;
 }
 
 export function register(program: Command): void {
@@ -20,6 +21,7 @@ export function register(program: Command): void {
     .option('--no-html', 'write no HTML report')
     .option('--no-hcs10', 'leave out the agents reached over HCS-10')
     .option('--state-dir <dir>', 'keep the run journal here (default: a temporary directory, removed afterwards)')
+    .option('--serve', 'at the end, keep the local node running and serve the scores (API and live page, like hcs25 serve) until Ctrl-C')
     .action(
       action(async (flags: DemoFlags, cmd: Command) => {
         const g = globals(cmd);
@@ -42,6 +44,15 @@ export function register(program: Command): void {
             htmlReport: flags.html,
             hcs10: flags.hcs10,
             ...(flags.stateDir && { stateDir: flags.stateDir }),
+            ...(flags.serve && {
+              serve: {
+                onReady: (url: string) => {
+                  if (barShown) bar?.finish();
+                  barShown = false;
+                  note(`\nServing the demo's scores at ${url}/ (live page) · API ${url}/v1 · ${url}/openapi.json — Ctrl-C stops the demo`);
+                },
+              },
+            }),
             signal: stop.signal,
             onStep: (line) => {
               if (barShown) {
@@ -74,6 +85,10 @@ export function register(program: Command): void {
           printLine(`${result.run.signals.published} signals on topic ${result.signalTopicId}; read back ${result.scores.subjects.length} subjects from the mirror node${result.rejected ? ` (${result.rejected} messages rejected)` : ''}.`);
           if (result.htmlReport) printLine(`HTML report: ${result.htmlReport}`);
           printLine(`Done in ${(result.durationMs / 1000).toFixed(1)} s. Everything the demo started has been stopped.`);
+          if (!flags.serve) {
+            printLine(`Serve these scores live (HTTP API and live page): npm run demo -- --serve keeps the local node running and serves them;`);
+            printLine(`against a running node the command is: hcs25 serve --topic ${result.signalTopicId} --publisher ${result.publisher}`);
+          }
           printLine('Next: point the same commands at hiero-local-node or testnet (see the README).');
         } finally {
           process.off('SIGINT', onSignal);

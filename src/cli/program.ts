@@ -20,6 +20,7 @@ import { register as grade } from './grade.js';
 import { register as identity } from './identity.js';
 import { register as agents } from './agents.js';
 import { register as watch } from './watch.js';
+import { register as serve } from './serve.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -27,7 +28,7 @@ function packageVersion(): string {
 }
 
 /** Every command, in the order `hcs25 --help` lists them. */
-export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, verify, grade, identity, agents, watch];
+export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, verify, grade, identity, agents, serve, watch];
 
 /** The root program with its global options and the given commands (all by default). */
 export function buildProgram(commands: readonly ((program: Command) => void)[] = COMMANDS): Command {

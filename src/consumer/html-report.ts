@@ -31,6 +31,13 @@ export interface HtmlReportOptions {
   maxPoints?: number;
   /** Newest signals listed per subject in its drill-down. Default 500. */
   maxSignalRows?: number;
+  /**
+   * Served live (`hcs25 serve`): the page loads this same-origin script, which follows the server's event stream and
+   * swaps in the re-rendered page. The policy then allows that one script and same-origin fetches, nothing else.
+   */
+  liveScript?: string;
+  /** A note shown under the header, e.g. that a live page lists only the top of a large ranking. */
+  notice?: string;
 }
 
 interface Point {
@@ -66,13 +73,15 @@ export function renderHtmlReport(report: ScoreReport, signals: Iterable<ReadSign
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:${options.liveScript ? "; script-src 'self'; connect-src 'self'" : ''}">`,
+    ...(options.liveScript ? [`<script src="${esc(options.liveScript)}" defer></script>`] : []),
     '<meta name="referrer" content="no-referrer">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<link rel="icon" href="data:,">',
     `<title>${esc(title)}</title>`,
     `<style>${STYLE}</style></head><body>`,
     header(report, options.network, ledger),
+    ...(options.notice ? [`<p class="warn">${esc(options.notice)}</p>`] : []),
     report.publishers.filter === 'none'
       ? '<p class="warn"><strong>No publisher allow-list.</strong> Signals from any paying account were accepted; anyone can write to a public topic. Pass <code>--publisher</code> with the accounts you trust.</p>'
       : '',

@@ -103,7 +103,8 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
   }
 }
 
-function classify(
+/** One mirror message → its events (what `readTopic` yields for it); `seen` carries "first one wins" across calls. */
+export function classify(
   m: { sequenceNumber: number; consensusTimestamp: string; payerAccountId: string; message: Buffer },
   allowed: ReadonlySet<string>,
   seen: Map<string, number>,

@@ -54,6 +54,9 @@ export const ERROR_CODES = {
   CHILD_FAILED: 1,
   CHILD_EXITED: 1,
   DEMO: 1,
+  // hcs25 serve's database (PGlite or PostgreSQL).
+  DATABASE_UNAVAILABLE: 1,
+  DATABASE_SCHEMA: 1,
 } as const;
 
 /**

@@ -26,6 +26,11 @@ export interface DemoOptions {
   hcs10?: boolean;
   /** Keep the run journal here (default: a temporary directory, removed afterwards). */
   stateDir?: string;
+  /**
+   * At the end, keep the local node running and serve the demo's topic (`hcs25 serve`: API and live page, embedded
+   * store in memory) until `signal` aborts. `port` defaults to 8025 (any free port when taken or with ephemeral ports).
+   */
+  serve?: { port?: number; onReady: (url: string) => void };
   signal?: AbortSignal;
   /** One line per step, for the terminal. */
   onStep?: (line: string) => void;
@@ -36,6 +41,8 @@ export interface DemoResult {
   ports: LocalNode['ports'];
   registryTopicId: string;
   signalTopicId: string;
+  /** The account that published the signals (the allow-list to serve them with). */
+  publisher: string;
   agents: Array<{ name: string; protocol: string; listedAs: string }>;
   run: RunReport;
   scores: ScoreReport;
@@ -132,10 +139,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       htmlReport = resolve(options.htmlReport ?? 'hcs25-report.html');
       writeFileSync(htmlReport, renderHtmlReport(scores, signals, { network: 'local (embedded emulator)' }));
     }
+    if (options.serve) await serveUntilAborted(client, topic.topicId, publisher, options.ports === 'ephemeral' ? 0 : options.serve.port, options);
     return {
       ports: node.ports,
       registryTopicId: registry.topicId,
       signalTopicId: topic.topicId,
+      publisher,
       agents: registry.listed,
       run,
       scores,
@@ -152,6 +161,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
         // Best effort: one stuck server must not keep the others running.
       }
     }
+  }
+}
+
+/** `demo --serve`: the demo's topic served live until the user stops the demo. */
+async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: string, port: number | undefined, options: DemoOptions): Promise<void> {
+  const signal = options.signal;
+  if (!signal) throw new DemoError('serving needs a way to stop', 'pass an AbortSignal with the serve option');
+  const { startServer, DEFAULT_SERVE_PORT } = await import('../actions/serve-scores.js');
+  const start = (p: number) => startServer(client, { topics: [topic], publishers: [publisher], database: 'memory://', port: p, onNote: (line) => options.onStep?.(`  ${line}`) });
+  let server;
+  try {
+    server = await start(port ?? DEFAULT_SERVE_PORT);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'PORT_IN_USE' || port === 0) throw err;
+    options.onStep?.(`  port ${port ?? DEFAULT_SERVE_PORT} is taken; serving on a free port instead`);
+    server = await start(0);
+  }
+  try {
+    options.serve!.onReady(server.url);
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+  } finally {
+    await server.close();
   }
 }
 

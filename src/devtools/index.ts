@@ -6,3 +6,4 @@
 export { startAgentFleet } from './agents/index.js';
 export { startHcs10Fleet } from './hcs10-agents.js';
 export { runDemo, DemoError, type DemoOptions, type DemoResult } from './demo.js';
+export { startPostgres, type PostgresServer } from './postgres.js';

@@ -424,7 +424,8 @@ function readFileSafe(path: string): string {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (one we may not signal counts as running). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -46,7 +46,7 @@ describe('hcs25 CLI', () => {
  * standards-sdk or servers: those are imported inside the commands that need them.
  */
 describe('cold start', () => {
-  const HEAVY = /^(@hashgraph\/|@hashgraphonline\/|@grpc\/|@a2a-js\/|@modelcontextprotocol\/|express$|playwright-core$|undici$)/;
+  const HEAVY = /^(@hashgraph\/|@hashgraphonline\/|@grpc\/|@a2a-js\/|@modelcontextprotocol\/|@electric-sql\/|pg$|express$|playwright-core$|undici$)/;
 
   function staticImports(file: string): string[] {
     const text = readFileSync(file, 'utf8');

@@ -4,7 +4,7 @@
  * HashScan links), it fits a 390 px screen, nothing is fetched, no script runs, nothing is logged as an error.
  * CI installs chromium in `.ci/run`. HCS25_SCREENSHOTS=DIR saves full-page screenshots at 1280 and 390 px.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,10 +13,8 @@ import { renderHtmlReport } from '../../src/consumer/html-report.js';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { HOUR, T0, evalSignal, probe, signalV2, uaid } from './helpers.js';
+import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const SKIP_REASON = `skipped: no browser at ${CHROMIUM} (install it with: apt-get update && apt-get install -y chromium)`;
 if (!hasChromium) console.warn(`html-browser.test: ${SKIP_REASON}`);
 
 const HOSTILE = `uaid:aid:x;uid=0;proto=a2a;nativeId=<img/src=x/onerror=alert(1)><script>alert(2)</script>`;
@@ -61,7 +59,6 @@ type Measurable = { getBoundingClientRect(): { width: number; height: number } }
 
 describe('HTML report in headless Chromium', () => {
   it.skipIf(!hasChromium)(`renders, explains itself, fits a phone, fetches nothing, logs no errors${hasChromium ? '' : ` (${SKIP_REASON})`}`, async () => {
-    const { chromium } = await import('playwright-core');
     const { r, again, signals, html } = report('testnet');
     const dir = mkdtempSync(join(tmpdir(), 'hcs25-report-'));
     const file = join(dir, 'report.html');
@@ -70,21 +67,10 @@ describe('HTML report in headless Chromium', () => {
     const shots = process.env.HCS25_SCREENSHOTS;
     if (shots) writeFileSync(join(shots, 'report.html'), html);
 
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-      page.on('dialog', (d) => {
-        problems.push(`dialog: ${d.message()}`);
-        void d.dismiss();
-      });
-      page.on('request', (req) => {
-        if (req.url() !== url) problems.push(`request: ${req.url()}`);
-      });
+      const problems = watchProblems(page, (u) => u === url);
       await page.goto(url, { waitUntil: 'load' });
 
       expect(await page.title()).toBe('HCS-25 trust scores · topic 0.0.1234');

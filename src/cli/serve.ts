@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { entityIdFlag, withClient } from './context.js';
+import { action, collect, exitCodeForStop, globals, intOption, note, printJson, printLine, stopSignal } from './shared.js';
+
+interface ServeFlags {
+  topic?: string[];
+  publisher?: string[];
+  database?: string;
+  port: number;
+  host: string;
+  cors?: string[];
+  scoringConfig?: string;
+  rateLimit?: number;
+}
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('index signal topics and serve trust scores: HTTP API (/v1, /openapi.json) and a live page')
+    .option('--topic <id>', 'signal topic to index and serve; repeat for more (env HCS25_TOPIC)', collect)
+    .option('--publisher <account>', 'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)', collect)
+    .option('--database <url>', 'postgres://… (a PostgreSQL server several instances share), a directory, or memory:// (default: <state dir>/serve-db, embedded)')
+    .option('--port <n>', 'HTTP port (0: any free port)', intOption('--port', 0, 65535), 8025)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--cors <origin>', 'allow browsers on this origin to call the API (`*`: any); repeat for more', collect)
+    .option('--scoring-config <file>', 'HCS-25 scoring configuration (JSON); default: built in, as hcs25 scores')
+    .option('--rate-limit <n>', 'requests per second per client address (0: no limit)', intOption('--rate-limit', 0, 1_000_000))
+    .addHelpText(
+      'after',
+      '\nEndpoints: /v1/subjects, /v1/subjects/{uaid}/score, /v1/subjects/{uaid}/signals, /v1/topics, /v1/runs,\n' +
+        '/v1/runs/{run}/verification, /v1/events (server-sent events), /openapi.json, /healthz, and the live page at /.\n' +
+        'Several instances may share one --database postgres://…: one indexes (an advisory lock decides), all answer.',
+    )
+    .action(
+      action(async (flags: ServeFlags, cmd: Command) => {
+        const topics = (flags.topic ?? []).map((t) => entityIdFlag('--topic', t));
+        for (const p of flags.publisher ?? []) entityIdFlag('--publisher', p);
+        for (const origin of flags.cors ?? []) {
+          if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new UsageError(`--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`);
+        }
+        const json = globals(cmd).json === true;
+        const { loadScoringConfig, DEFAULT_SCORING_CONFIG } = await import('../consumer/scoring-config.js');
+        const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
+        // Ctrl-C / SIGTERM from the start: the database may take a moment to open.
+        const stop = stopSignal();
+        try {
+          return await withClient(cmd, { publishers: flags.publisher, ...(topics[0] !== undefined && { topic: topics[0] }) }, async (client) => {
+            const all = topics.length > 0 ? topics : client.config.topic ? [client.config.topic] : [];
+            if (all.length === 0) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 (repeat for more) or set HCS25_TOPIC' });
+            const publishers = client.config.publishers;
+            if (publishers.length === 0) note('warning: no publisher allow-list; signals from any paying account are indexed (use --publisher or HCS25_PUBLISHERS)');
+            const { startServer } = await import('../actions/serve-scores.js');
+            const aborted = new AbortController();
+            const server = await startServer(client, {
+              topics: all,
+              publishers,
+              ...(flags.database !== undefined && { database: flags.database }),
+              host: flags.host,
+              port: flags.port,
+              cors: flags.cors ?? [],
+              scoring,
+              ...(flags.rateLimit !== undefined && { limits: { requestsPerSecond: flags.rateLimit } }),
+              signal: aborted.signal,
+              onNote: note,
+            });
+            const database = flags.database === undefined ? `${client.config.stateDir}/serve-db` : withoutPassword(flags.database);
+            if (json) printJson({ url: server.url, engine: server.engine, database, topics: all, publishers });
+            else {
+              printLine(`hcs25 serve: ${server.url}/ (live page) · API ${server.url}/v1 · ${server.url}/openapi.json`);
+              printLine(`  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${server.engine} at ${database} · ${server.indexing() ? 'indexing' : 'answering (another instance indexes)'} · Ctrl-C stops`);
+            }
+            const signal = await stop.stopped;
+            aborted.abort();
+            note(`stopping (${signal}): closing the HTTP server, the indexer and the store…`);
+            await server.close();
+            return exitCodeForStop(signal);
+          });
+        } finally {
+          stop.dispose();
+        }
+      }),
+    );
+}
+
+/** A database URL as it may be printed: never its password. */
+function withoutPassword(database: string): string {
+  try {
+    const url = new URL(database);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return database;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * `/v1/events`: server-sent events. The server watches the store's revision (cheap, polled), so an instance that
+ * does not index (another one holds the lock on a shared database) still sees new data; an indexer in this process
+ * announces its batches directly with the subjects they touched. Events:
+ *   `indexed` {topic, fromSequence, sequence, subjects?}: new data on a topic (subjects when this process indexed it);
+ *   `revision` {revision}: anything changed (a batch, or scores recomputed after one): views re-read;
+ *   `lag`     {topic, lagMs, behind, source}: each topic's indexing lag, every `lagEveryMs` and when it changes;
+ * and a comment line as a heartbeat, so proxies keep the stream open and clients notice a dead server.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError } from './http.js';
+import type { ServeStore, TopicStatus } from './store/types.js';
+
+export interface IndexedEvent {
+  topic: string;
+  fromSequence: number | null;
+  sequence: number;
+  /** Subjects the batch touched, when this process indexed it (at most 100 named; `subjectCount` counts all). */
+  subjects?: string[];
+  subjectCount?: number;
+}
+
+export interface ServeEventsOptions {
+  store: Pick<ServeStore, 'revision' | 'topics' | 'watch'>;
+  maxClients: number;
+  pollMs?: number;
+  heartbeatMs?: number;
+  lagEveryMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+interface Client {
+  res: ServerResponse;
+  topic: string | undefined;
+}
+
+const MAX_NAMED_SUBJECTS = 100;
+
+export class ServeEvents {
+  private readonly clients = new Set<Client>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private unwatch: (() => void) | undefined;
+  private known: Promise<number> | undefined;
+  /** Last sequence announced per topic, so a batch the indexer announced is not announced again on the revision change. */
+  private readonly announced = new Map<string, number>();
+  private readonly lagSent = new Map<string, string>();
+  private nextId = 1;
+
+  constructor(private readonly options: ServeEventsOptions) {}
+
+  start(): void {
+    this.known = this.options.store.revision();
+    void this.known.then(() => this.onChange(true)).catch((err: unknown) => this.options.onError?.(err));
+    this.unwatch = this.options.store.watch(
+      (revision) => {
+        this.known = Promise.resolve(revision);
+        this.broadcast('revision', { revision });
+        void this.onChange(false);
+      },
+      { intervalMs: this.options.pollMs ?? 250 },
+    );
+    const beat = setInterval(() => this.broadcastRaw(': heartbeat\n\n'), this.options.heartbeatMs ?? 15_000);
+    const lag = setInterval(() => void this.sendLag(true), this.options.lagEveryMs ?? 5_000);
+    for (const t of [beat, lag]) t.unref();
+    this.timers.push(beat, lag);
+  }
+
+  /**
+   * The store revision as of the last change this server noticed (one poll interval at most behind), so an ETag costs
+   * no query. It is read before the data, so a body is never older than the revision its ETag names.
+   */
+  revision(): Promise<number> {
+    return (this.known ??= this.options.store.revision());
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** From the indexer in this process: a batch was stored. */
+  indexed(event: IndexedEvent): void {
+    const seen = this.announced.get(event.topic);
+    if (seen !== undefined && event.sequence <= seen) return;
+    this.announced.set(event.topic, event.sequence);
+    const subjects = event.subjects ? [...new Set(event.subjects)] : undefined;
+    this.send(event.topic, 'indexed', {
+      ...event,
+      ...(subjects && { subjects: subjects.slice(0, MAX_NAMED_SUBJECTS), subjectCount: subjects.length }),
+    });
+  }
+
+  attach(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const topic = url.searchParams.get('topic') ?? undefined;
+    const unknown = [...url.searchParams.keys()].find((k) => k !== 'topic');
+    if (unknown !== undefined || (topic !== undefined && !/^\d+\.\d+\.\d+$/.test(topic))) {
+      return sendError(res, 400, 'BAD_QUERY', unknown !== undefined ? `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}; known: topic` : 'query parameter "topic": an id like 0.0.1234');
+    }
+    if (this.clients.size >= this.options.maxClients) {
+      res.setHeader('Retry-After', '5');
+      return sendError(res, 503, 'TOO_MANY_STREAMS', `this server already serves ${this.options.maxClients} event streams`);
+    }
+    // A stream lives as long as the client wants it.
+    req.socket.setTimeout(0);
+    req.socket.setNoDelay(true);
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    if (req.method === 'HEAD') return void res.end();
+    const client: Client = { res, topic };
+    this.clients.add(client);
+    res.write('retry: 2000\n\n');
+    const drop = () => this.clients.delete(client);
+    req.on('close', drop);
+    res.on('error', drop);
+    void this.sendLag(false, client);
+  }
+
+  close(): void {
+    this.unwatch?.();
+    for (const t of this.timers) clearInterval(t);
+    this.timers.length = 0;
+    for (const c of this.clients) c.res.end();
+    this.clients.clear();
+  }
+
+  /** The revision moved: announce each topic whose last sequence moved past what was announced. */
+  private async onChange(first: boolean): Promise<void> {
+    try {
+      const topics = await this.options.store.topics();
+      for (const t of topics) {
+        const seen = this.announced.get(t.topic);
+        if (first) this.announced.set(t.topic, t.lastSequence);
+        else if (seen === undefined || t.lastSequence > seen) this.indexed({ topic: t.topic, fromSequence: seen ?? null, sequence: t.lastSequence });
+      }
+      this.sendLagOf(topics, false);
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  private async sendLag(always: boolean, only?: Client): Promise<void> {
+    if (this.clients.size === 0) return;
+    try {
+      this.sendLagOf(await this.options.store.topics(), always, only);
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  private sendLagOf(topics: readonly TopicStatus[], always: boolean, only?: Client): void {
+    for (const t of topics) {
+      const data = { topic: t.topic, lagMs: t.lagMs, behind: t.behind, source: t.source };
+      const key = JSON.stringify(data);
+      if (!always && !only && this.lagSent.get(t.topic) === key) continue;
+      this.lagSent.set(t.topic, key);
+      if (only) write(only, 'lag', data, this.nextId++);
+      else this.send(t.topic, 'lag', data);
+    }
+  }
+
+  private send(topic: string, event: string, data: unknown): void {
+    const id = this.nextId++;
+    for (const c of this.clients) if (c.topic === undefined || c.topic === topic) write(c, event, data, id);
+  }
+
+  private broadcast(event: string, data: unknown): void {
+    const id = this.nextId++;
+    for (const c of this.clients) write(c, event, data, id);
+  }
+
+  private broadcastRaw(text: string): void {
+    for (const c of this.clients) c.res.write(text);
+  }
+}
+
+function write(c: Client, event: string, data: unknown, id: number): void {
+  // JSON.stringify escapes every line break, so one `data:` line holds the whole event.
+  c.res.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+}

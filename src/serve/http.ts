@@ -1,0 +1,165 @@
+/**
+ * The HTTP face of `hcs25 serve`, on node:http (no framework: every request is a few map lookups and one store
+ * query). Read-only: GET, HEAD and OPTIONS (CORS preflight). Every answer is JSON except the live page and its
+ * script; every error is one line `{"error":{"code","message"}}`. Data answers carry a strong ETag made of the store
+ * revision and the request target, so an unchanged `If-None-Match` costs no query at all.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Hcs25Error } from '../core/errors.js';
+import { ApiError, route, type ApiContext, type Reply } from './routes.js';
+import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
+import type { ServeEvents } from './events.js';
+
+export interface ServeHttpOptions extends Omit<ApiContext, 'limits'> {
+  events: ServeEvents;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Origins allowed to read the API from a browser (`*` for any); none by default. */
+  cors?: readonly string[];
+  limits?: Partial<ServeLimits>;
+}
+
+export interface ServeHttp {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const METHODS = 'GET, HEAD, OPTIONS';
+
+export async function startHttpServer(options: ServeHttpOptions): Promise<ServeHttp> {
+  const limits: ServeLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const ctx: ApiContext = { ...options, limits };
+  const rate = new RateLimiter(limits.requestsPerSecond);
+  const cors = new Set(options.cors ?? []);
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // The store failed (database gone, a bug): a 503 with no detail; the details stay on the server.
+      if (!res.headersSent) sendError(res, 503, 'UNAVAILABLE', 'the score store is unavailable, try again');
+      else res.destroy();
+      options.onError?.(err);
+    });
+  });
+  // Slow clients cannot hold sockets forever; event streams opt out below.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const origin = req.headers.origin;
+    if (origin !== undefined && (cors.has('*') || cors.has(origin))) {
+      res.setHeader('Access-Control-Allow-Origin', cors.has('*') ? '*' : origin);
+      if (!cors.has('*')) res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'ETag');
+    }
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const target = req.url ?? '/';
+    if (target.length > limits.maxUrlLength) return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', METHODS);
+      if (res.hasHeader('Access-Control-Allow-Origin')) {
+        res.setHeader('Access-Control-Allow-Methods', METHODS);
+        res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Last-Event-ID');
+        res.setHeader('Access-Control-Max-Age', '600');
+      }
+      res.writeHead(204).end();
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', METHODS);
+      return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed; this API is read-only`);
+    }
+    if (!rate.take(req.socket.remoteAddress ?? '?')) {
+      res.setHeader('Retry-After', '1');
+      return sendError(res, 429, 'RATE_LIMITED', `more than ${limits.requestsPerSecond} requests per second from this address`);
+    }
+
+    let url: URL;
+    try {
+      url = new URL(target, 'http://serve.invalid');
+    } catch {
+      return sendError(res, 400, 'BAD_REQUEST', 'the request target is not a valid URL');
+    }
+    if (url.pathname === '/v1/events') return options.events.attach(req, res, url);
+
+    let reply: Reply;
+    try {
+      const found = route(url);
+      if (!found) return sendError(res, 404, 'NOT_FOUND', 'no such endpoint (see /openapi.json)');
+      // The revision is read before the data, so an ETag never claims data newer than the body holds.
+      const etag = found.cache === 'revision' ? strongEtag(await options.events.revision(), url) : undefined;
+      if (etag !== undefined) {
+        res.setHeader('ETag', etag);
+        res.setHeader('Cache-Control', 'no-cache');
+        if (matches(req.headers['if-none-match'], etag)) {
+          res.writeHead(304).end();
+          return;
+        }
+      }
+      reply = await found.handler(ctx, url);
+    } catch (err) {
+      if (err instanceof ApiError) return sendError(res, err.status, err.code, err.message);
+      throw err;
+    }
+    if (reply.cacheControl) res.setHeader('Cache-Control', reply.cacheControl);
+    for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+    const body = reply.body === undefined ? Buffer.from(`${JSON.stringify(reply.json)}\n`) : Buffer.from(reply.body);
+    res.setHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', body.length);
+    res.writeHead(reply.status ?? 200);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new Hcs25Error('PORT_IN_USE', `port ${where} is already in use`, { hint: 'pass another --port (0 picks a free one), or stop what listens there', cause: err })
+          : new Hcs25Error('BIND_FAILED', `cannot listen on ${where}: ${err.code ?? err.message}`, { hint: 'check --host and --port', cause: err }),
+      );
+    });
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.removeAllListeners('error');
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    server,
+    async close() {
+      options.events.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+/** The body depends only on the target and the store's data (no content negotiation), so they name it. */
+function strongEtag(revision: string | number | bigint, url: URL): string {
+  const h = createHash('sha256').update(`${revision}\n${url.pathname}?${url.searchParams.toString()}`);
+  return `"${h.digest('base64url').slice(0, 27)}"`;
+}
+
+function matches(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim() === etag);
+}
+
+export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  const body = Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.setHeader('Cache-Control', 'no-store');
+  res.writeHead(status);
+  res.end(body);
+}

@@ -1,0 +1,652 @@
+/**
+ * The ServeStore over any Postgres dialect driver: both engines (PGlite, pg) run exactly these statements, so they
+ * cannot drift. Engines supply a driver (query, transaction, close) and the indexer lock.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { Hcs25Error } from '../../core/errors.js';
+import { dedupeKey } from '../../consumer/reader.js';
+import { computeScores, type SubjectScore } from '../../consumer/scores.js';
+import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
+import { consensusIso } from '../../consumer/time.js';
+import type { ReadRecord, ReadSignal } from '../../consumer/types.js';
+import { revealOf, verifiableSignal } from '../../actions/verify-signals.js';
+import { responseHashV2 } from '../../signals/hashing.js';
+import { verifySignals, type VerifyReport } from '../../verify/signals.js';
+import { migrate } from './migrate.js';
+import {
+  DEFAULT_PAGE,
+  MAX_PAGE,
+  type ApplyResult,
+  type IndexBatch,
+  type Page,
+  type PageOptions,
+  type RescoreResult,
+  type RunRow,
+  type RunVerification,
+  type ServeStore,
+  type StoredScore,
+  type SubjectFilter,
+  type SubjectRow,
+  type TopicCursor,
+  type TopicState,
+  type TopicStatus,
+} from './types.js';
+
+type Row = Record<string, unknown>;
+
+export interface SqlExecutor {
+  query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Several statements, no parameters. */
+  exec(text: string): Promise<void>;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface SqlStoreOptions {
+  engine: ServeStore['engine'];
+  driver: SqlDriver;
+  tryIndexerLock: () => Promise<boolean>;
+  /** Runs after the driver closes (the lock connection). */
+  onClose?: () => Promise<void>;
+  scoring?: ScoringConfig;
+}
+
+/** `seconds.nanos` → seconds as a SQL timestamptz. */
+const TS = (col: string) => `to_timestamp(split_part(${col}, '.', 1)::float8 + ('0.' || split_part(${col}, '.', 2))::float8)`;
+
+export function createSqlStore(options: SqlStoreOptions): ServeStore {
+  const { driver } = options;
+  const scoring = options.scoring ?? DEFAULT_SCORING_CONFIG;
+  const tids = new Map<string, number>();
+  let closed = false;
+
+  async function tidOf(db: SqlExecutor, topic: string): Promise<number> {
+    const known = tids.get(topic);
+    if (known !== undefined) return known;
+    await db.query('INSERT INTO topics (topic) VALUES ($1) ON CONFLICT (topic) DO NOTHING', [topic]);
+    const [row] = await db.query<{ tid: number }>('SELECT tid FROM topics WHERE topic = $1', [topic]);
+    tids.set(topic, row!.tid);
+    return row!.tid;
+  }
+
+  async function bump(db: SqlExecutor): Promise<number> {
+    const [row] = await db.query<{ value: number }>("UPDATE serve_meta SET value = value + 1 WHERE key = 'revision' RETURNING value::float8 AS value");
+    return row!.value;
+  }
+
+  const queues = new Map<string, Promise<ApplyResult>>();
+  /** Topics with a failed batch: applyBatch refuses them until cursor() is read (the caller resumes from it). */
+  const failed = new Set<string>();
+
+  async function writeBatch(topic: string, batch: IndexBatch, prepared: PreparedBatch): Promise<ApplyResult> {
+    // Outside the transaction: a topic row is harmless on its own, and a rolled-back one must not stay cached.
+    const tid = await tidOf(driver, topic);
+    return driver.transaction(async (tx): Promise<ApplyResult> => {
+      // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
+      // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
+      const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
+      const last = cur!.seq;
+      if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
+      const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
+      const signals = after(batch.signals).length;
+      const records = after(batch.records);
+
+      let inserted = 0;
+      if (signals > 0) {
+        const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, prepared.signals, batch.cursor.sequence, last]);
+        inserted = row!.n;
+      }
+      if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
+
+      const duplicates = signals - inserted;
+      const counts = new Map<string, number>();
+      const count = (category: string, name: string, n = 1) => {
+        const key = `${category}\u0000${name}`;
+        counts.set(key, (counts.get(key) ?? 0) + n);
+      };
+      for (const r of records) count('record', r.kind);
+      for (const u of after(batch.unknown)) count('unknown', `${u.kind}:${u.name}`);
+      for (const r of after(batch.rejected)) count('rejected', r.reason);
+      if (duplicates > 0) count('rejected', 'duplicate', duplicates);
+      if (counts.size > 0) {
+        const keys = [...counts.keys()].map((k) => k.split('\u0000'));
+        await tx.query(
+          `INSERT INTO topic_counts (tid, category, name, n)
+           SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[])
+           ON CONFLICT (tid, category, name) DO UPDATE SET n = topic_counts.n + excluded.n`,
+          [tid, keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
+        );
+      }
+      const ts = batch.cursor.consensusTimestamp;
+      await tx.query(
+        `UPDATE topics SET last_sequence = $2, last_consensus = COALESCE($3, last_consensus),
+           last_consensus_at = COALESCE(${TS('$3::text')}, last_consensus_at),
+           signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
+        [tid, batch.cursor.sequence, ts, inserted, batch.source],
+      );
+      return { signals: inserted, duplicates, applied: true, revision: await bump(tx) };
+    });
+  }
+
+  const store: ServeStore = {
+    engine: options.engine,
+
+    async migrate() {
+      await migrate(driver);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await driver.close();
+      await options.onClose?.();
+    },
+
+    tryIndexerLock: () => options.tryIndexerLock(),
+
+    async cursor(topic) {
+      // Wait for the topic's queued batches, so the cursor read is after them; a failure among them is the caller's
+      // to learn from applyBatch: here it only ends the wait.
+      await queues.get(topic)?.catch(() => {});
+      failed.delete(topic);
+      const [row] = await driver.query<{ seq: number; consensus: string | null }>(
+        'SELECT last_sequence::float8 AS seq, last_consensus AS consensus FROM topics WHERE topic = $1',
+        [topic],
+      );
+      return row && row.seq > 0 ? { sequence: row.seq, consensusTimestamp: row.consensus } : null;
+    },
+
+    applyBatch(topic, batch) {
+      // The JSON is built now, while an earlier batch of the topic may still be writing: the caller's CPU work
+      // overlaps the database's. The writes themselves run one at a time per topic, in call order, and none after a
+      // failed one (its successors fail with it; the next call after them starts afresh).
+      if (failed.has(topic)) {
+        return Promise.reject(
+          new Hcs25Error('DATABASE_UNAVAILABLE', `an earlier batch of topic ${topic} failed; resume from the stored cursor`, {
+            hint: 'read cursor(topic) and apply what comes after it',
+          }),
+        );
+      }
+      const prepared = prepareBatch(batch);
+      const previous = queues.get(topic) ?? Promise.resolve();
+      const run = previous.then(() => writeBatch(topic, batch, prepared));
+      queues.set(topic, run);
+      run.then(
+        () => {
+          if (queues.get(topic) === run) queues.delete(topic);
+        },
+        () => {
+          // Until the caller reads the cursor again, later batches would skip what this one held.
+          failed.add(topic);
+          if (queues.get(topic) === run) queues.delete(topic);
+        },
+      );
+      return run;
+    },
+
+    async setTopicState(topic, state: TopicState) {
+      const tid = await tidOf(driver, topic);
+      await driver.query(
+        `UPDATE topics SET source = COALESCE($2, source),
+           behind = CASE WHEN $3 THEN $4::bigint ELSE behind END,
+           note = CASE WHEN $5 THEN $6::text ELSE note END, updated_at = now() WHERE tid = $1`,
+        [tid, state.source ?? null, state.behind !== undefined, state.behind ?? null, state.note !== undefined, state.note ?? null],
+      );
+    },
+
+    async rescoreDirty({ limit = 200, now = new Date() } = {}): Promise<RescoreResult> {
+      const dirty = await driver.query<{ tid: number; topic: string; subject: string; mark: number }>(
+        `SELECT d.tid, t.topic, d.subject, d.mark::float8 AS mark FROM dirty_subjects d JOIN topics t USING (tid)
+         ORDER BY d.tid, d.subject LIMIT $1`,
+        [limit + 1],
+      );
+      const more = dirty.length > limit;
+      const batch = dirty.slice(0, limit);
+      if (batch.length === 0) return { subjects: 0, more: false };
+      const rows = await driver.query<SignalRow>(SIGNALS_OF_SUBJECTS, [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => hash32(d.subject))]);
+      const byTopic = new Map<number, ReadSignal[]>();
+      const payers = new Map<string, Set<string>>();
+      for (const r of rows) {
+        const key = `${r.tid}\u0000${r.message.subject}`;
+        let set = payers.get(key);
+        if (!set) payers.set(key, (set = new Set()));
+        set.add(r.payer);
+        let list = byTopic.get(r.tid);
+        if (!list) byTopic.set(r.tid, (list = []));
+        list.push(toReadSignal(r));
+      }
+      const scores = new Map<string, SubjectScore>();
+      for (const [tid, signals] of byTopic) {
+        const topic = batch.find((d) => d.tid === tid)!.topic;
+        for (const s of computeScores(signals, scoring, { now, topic }).subjects) scores.set(`${tid}\u0000${s.subject}`, s);
+      }
+      const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
+      await driver.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score)
+           SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
+             ARRAY(SELECT json_array_elements_text(publishers)), score
+           FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
+             registry text, signals bigint, last_at timestamptz, publishers json, score json)
+           ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
+             protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
+             publishers = excluded.publishers, score = excluded.score`,
+          [
+            JSON.stringify(
+              batch.map((d) => {
+                const s = score(d);
+                return {
+                  tid: d.tid,
+                  subject: d.subject,
+                  total: s?.trustScores.total ?? null,
+                  confidence: s?.trustConfidence ?? null,
+                  protocol: s?.protocol ?? null,
+                  registry: s?.registry ?? null,
+                  signals: s?.counts.signals ?? null,
+                  last_at: s?.counts.lastAt ?? null,
+                  publishers: [...(payers.get(`${d.tid}\u0000${d.subject}`) ?? [])],
+                  score: s ?? null,
+                };
+              }),
+            ),
+          ],
+        );
+        // Only what no newer batch touched meanwhile: those stay dirty for the next round.
+        await tx.query(
+          `DELETE FROM dirty_subjects d USING unnest($1::int[], $2::text[], $3::bigint[]) AS u(tid, subject, mark)
+           WHERE d.tid = u.tid AND d.subject = u.subject AND d.mark = u.mark`,
+          [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => d.mark)],
+        );
+        await bump(tx);
+      });
+      return { subjects: batch.length, more };
+    },
+
+    async subjectScore(subject, { topic } = {}) {
+      const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null }>(
+        `SELECT t.topic, d.subject IS NULL AS fresh, s.score FROM topics t
+         LEFT JOIN subject_scores s ON s.tid = t.tid AND s.subject = $1
+         LEFT JOIN dirty_subjects d ON d.tid = t.tid AND d.subject = $1
+         WHERE (s.subject IS NOT NULL OR d.subject IS NOT NULL) AND ($2::text IS NULL OR t.topic = $2) ORDER BY t.tid LIMIT 1`,
+        [subject, topic ?? null],
+      );
+      return row ? ({ topic: row.topic, subject, fresh: row.fresh, score: row.score } satisfies StoredScore) : null;
+    },
+
+    async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
+      const limit = pageLimit(page);
+      const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.number(), z.number().int()]));
+      const cmp = order === 'asc' ? '>' : '<';
+      const dir = order === 'asc' ? 'ASC' : 'DESC';
+      const rows = await driver.query<SignalRow & { topic: string }>(
+        `SELECT s.tid, t.topic, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message
+         FROM signals s JOIN topics t USING (tid)
+         WHERE s.sh = $7 AND s.message ->> 'subject' = $1 AND ($2::text IS NULL OR t.topic = $2)
+           AND ($3::int IS NULL OR (s.tid, s.seq, s.idx) ${cmp} ($3::int, $4::bigint, $5::int))
+         ORDER BY s.sh ${dir}, s.tid ${dir}, s.seq ${dir}, s.idx ${dir} LIMIT $6`,
+        [subject, topic ?? null, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit + 1, hash32(subject)],
+      );
+      return paged(rows, limit, (r) => ({ topic: r.topic, ...toReadSignal(r) }), (r) => [r.tid, r.seq, r.idx]);
+    },
+
+    async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
+      const limit = pageLimit(page);
+      const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
+      const rows = await driver.query<Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null }>(
+        `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score
+         FROM subject_scores s JOIN topics t USING (tid)
+         WHERE s.total IS NOT NULL
+           AND ($1::text IS NULL OR t.topic = $1)
+           AND ($2::text IS NULL OR s.protocol = $2)
+           AND ($3::float8 IS NULL OR s.total >= $3)
+           AND ($4::float8 IS NULL OR s.confidence >= $4)
+           AND ($5::text IS NULL OR $5 = ANY (s.publishers))
+           AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.subject > $7 OR (s.subject = $7 AND s.tid > $8))))
+         ORDER BY s.total DESC, s.subject, s.tid LIMIT $9`,
+        [
+          filter.topic ?? null,
+          filter.protocol ?? null,
+          filter.minScore ?? null,
+          filter.minConfidence ?? null,
+          filter.publisher ?? null,
+          after?.[0] ?? null,
+          after?.[1] ?? null,
+          after?.[2] ?? null,
+          limit + 1,
+        ],
+      );
+      return paged(
+        rows,
+        limit,
+        (r): SubjectRow => ({
+          topic: r.topic,
+          subject: r.subject,
+          total: r.total,
+          confidence: r.confidence,
+          protocol: r.protocol,
+          registry: r.registry,
+          signals: r.signals,
+          lastAt: r.last_at === null ? null : iso(r.last_at),
+          score: r.score,
+        }),
+        (r) => [r.total, r.subject, r.tid],
+      );
+    },
+
+    async topics() {
+      const rows = await driver.query<{
+        tid: number;
+        topic: string;
+        seq: number;
+        consensus: string | null;
+        at: Date | string | null;
+        signals: number;
+        source: string | null;
+        behind: number | null;
+        note: string | null;
+        updated_at: Date | string | null;
+      }>(
+        `SELECT tid, topic, last_sequence::float8 AS seq, last_consensus AS consensus, last_consensus_at AS at,
+           signals::float8 AS signals, source, behind::float8 AS behind, note, updated_at FROM topics ORDER BY topic`,
+      );
+      const counts = await driver.query<{ tid: number; category: string; name: string; n: number }>(
+        'SELECT tid, category, name, n::float8 AS n FROM topic_counts ORDER BY tid, category, name',
+      );
+      const nowMs = Date.now();
+      return rows.map((r): TopicStatus => {
+        const of = (category: string) => Object.fromEntries(counts.filter((c) => c.tid === r.tid && c.category === category).map((c) => [c.name, c.n]));
+        return {
+          topic: r.topic,
+          lastSequence: r.seq,
+          lastConsensusTimestamp: r.consensus,
+          lastConsensusAt: r.at === null ? null : iso(r.at),
+          counts: { signals: r.signals, records: of('record'), rejected: of('rejected'), unknown: of('unknown') },
+          lagMs: r.consensus === null ? null : Math.max(0, nowMs - Date.parse(consensusIso(r.consensus))),
+          behind: r.behind,
+          source: r.source === 'grpc' || r.source === 'rest' ? r.source : null,
+          note: r.note,
+          updatedAt: r.updated_at === null ? null : iso(r.updated_at),
+        };
+      });
+    },
+
+    async runs({ topic, ...page } = {}) {
+      const limit = pageLimit(page);
+      const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
+      const rows = await driver.query<{
+        tid: number;
+        topic: string;
+        run: string;
+        signals: number;
+        first_at: Date | string | null;
+        last_at: Date | string | null;
+        revealed: boolean;
+        counts: VerifyReport['counts'] | null;
+      }>(
+        `SELECT r.tid, t.topic, r.run, r.signals::float8 AS signals, r.first_at, r.last_at, r.revealed,
+           CASE WHEN r.verify_dirty THEN NULL ELSE r.verification -> 'counts' END AS counts
+         FROM runs r JOIN topics t USING (tid)
+         WHERE ($1::text IS NULL OR t.topic = $1) AND ($2::int IS NULL OR (r.tid, r.run) > ($2::int, $3::text))
+         ORDER BY r.tid, r.run LIMIT $4`,
+        [topic ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
+      );
+      return paged(
+        rows,
+        limit,
+        (r): RunRow => ({
+          topic: r.topic,
+          run: r.run,
+          signals: r.signals,
+          firstAt: r.first_at === null ? '' : iso(r.first_at),
+          lastAt: r.last_at === null ? '' : iso(r.last_at),
+          revealed: r.revealed,
+          verification: r.counts,
+        }),
+        (r) => [r.tid, r.run],
+      );
+    },
+
+    async runVerification(topic, run) {
+      const [row] = await driver.query<{
+        tid: number;
+        signals: number;
+        revealed: boolean;
+        dirty: boolean;
+        verification: VerifyReport | null;
+        verified_at: Date | string | null;
+      }>(
+        `SELECT r.tid, r.signals::float8 AS signals, r.revealed, r.verify_dirty AS dirty, r.verification, r.verified_at
+         FROM runs r JOIN topics t USING (tid) WHERE t.topic = $1 AND r.run = $2`,
+        [topic, run],
+      );
+      if (!row) return null;
+      if (!row.dirty && row.verification && row.verified_at) {
+        return { topic, run, revealed: row.revealed, computedAt: iso(row.verified_at), report: row.verification } satisfies RunVerification;
+      }
+      const signals = await driver.query<SignalRow>(
+        `SELECT tid, seq::float8 AS seq, idx, consensus, payer, message FROM signals
+         WHERE tid = $1 AND rh = $3 AND message ->> 'run' = $2 ORDER BY seq, idx`,
+        [row.tid, run, hash32(run)],
+      );
+      const reveals = await driver.query<RecordRow>(
+        `SELECT seq::float8 AS seq, consensus, payer, kind, v, validated, message FROM records
+         WHERE tid = $1 AND run = $2 AND kind = 'reveal' ORDER BY seq, idx`,
+        [row.tid, run],
+      );
+      const report = verifySignals({
+        signals: signals.map((s) => verifiableSignal(toReadSignal(s))),
+        reveals: reveals.map(toReadRecord).flatMap(revealOf),
+        keyedResponseHash: (key, s, response) => responseHashV2(key, s.signal, s.subject, response),
+      });
+      const computedAt = new Date();
+      // Only marks it current if no signal or reveal arrived meanwhile (then the next call recomputes).
+      await driver.query(
+        `UPDATE runs SET verification = $3::json, verified_at = $4, verify_dirty = NOT (signals = $5 AND revealed = $6)
+         WHERE tid = $1 AND run = $2`,
+        [row.tid, run, JSON.stringify(report), computedAt, signals.length, reveals.length > 0],
+      );
+      return { topic, run, revealed: reveals.length > 0, computedAt: computedAt.toISOString(), report };
+    },
+
+    async databaseBytes() {
+      const [row] = await driver.query<{ n: number }>('SELECT pg_database_size(current_database())::float8 AS n');
+      return row!.n;
+    },
+
+    revision: () => currentRevision(driver),
+
+    watch(listener, { intervalMs = 250 } = {}) {
+      let last: number | undefined;
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      const tick = async () => {
+        try {
+          const value = await currentRevision(driver);
+          if (!stopped && value !== last) {
+            const first = last === undefined;
+            last = value;
+            if (!first) listener(value);
+          }
+        } catch {
+          // A closed store or a lost connection: the next tick tries again; unsubscribe stops it.
+        }
+        if (!stopped && !closed) timer = setTimeout(() => void tick(), intervalMs);
+      };
+      void tick();
+      return () => {
+        stopped = true;
+        clearTimeout(timer);
+      };
+    },
+  };
+  return store;
+}
+
+// $3: the batch's cursor, the dirty mark of the subjects it touched; $4: the stored cursor (what is at or before it is
+// ignored). Only what was inserted (not a stored duplicate)
+// marks subjects dirty and counts for runs.
+const INSERT_SIGNALS = `
+WITH u AS (
+  SELECT * FROM json_to_recordset($2::json)
+    AS u(seq bigint, idx int, sh int, rh int, consensus text, payer text, dedupe uuid, subject text, run text, message json)
+), ins AS (
+  INSERT INTO signals (tid, seq, idx, sh, rh, consensus, payer, dedupe, message)
+  SELECT $1, seq, idx, sh, rh, consensus, payer, dedupe, message FROM u WHERE seq > $4
+  ON CONFLICT (tid, dedupe) DO NOTHING
+  RETURNING dedupe
+), stored AS (
+  SELECT u.subject, u.run, u.consensus FROM u JOIN ins USING (dedupe)
+), dirty AS (
+  INSERT INTO dirty_subjects (tid, subject, mark) SELECT DISTINCT $1::int, subject, $3::bigint FROM stored
+  ON CONFLICT (tid, subject) DO UPDATE SET mark = excluded.mark
+), runs_seen AS (
+  INSERT INTO runs (tid, run, signals, first_at, last_at)
+  SELECT $1, run, count(*), min(${TS('consensus')}), max(${TS('consensus')}) FROM stored GROUP BY run
+  ON CONFLICT (tid, run) DO UPDATE SET signals = runs.signals + excluded.signals,
+    first_at = least(runs.first_at, excluded.first_at), last_at = greatest(runs.last_at, excluded.last_at), verify_dirty = true
+)
+SELECT count(*)::int AS n FROM ins`;
+
+/** Signals of (tid, subject) pairs given as $1 int[], $2 text[] and their hash32 $3 int[]. */
+const SIGNALS_OF_SUBJECTS = `
+SELECT s.tid, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message FROM signals s
+JOIN unnest($1::int[], $2::text[], $3::int[]) AS d(tid, subject, sh)
+  ON s.sh = d.sh AND s.tid = d.tid AND s.message ->> 'subject' = d.subject
+ORDER BY s.tid, s.seq, s.idx`;
+
+const INSERT_RECORDS = `
+WITH ins AS (
+  INSERT INTO records (tid, seq, idx, consensus, payer, kind, v, validated, run, message)
+  SELECT $1, u.* FROM json_to_recordset($2::json)
+    AS u(seq bigint, idx int, consensus text, payer text, kind text, v int, validated boolean, run text, message json)
+  WHERE u.seq > $3
+  ON CONFLICT DO NOTHING
+  RETURNING kind, validated, run
+)
+INSERT INTO runs (tid, run, revealed) SELECT DISTINCT $1::int, run, true FROM ins WHERE kind = 'reveal' AND validated AND run IS NOT NULL
+ON CONFLICT (tid, run) DO UPDATE SET revealed = true, verify_dirty = true`;
+
+interface PreparedBatch {
+  /** JSON documents for json_to_recordset. */
+  signals: string;
+  records: string;
+}
+
+/** One JSON document per table: JSON.stringify and Postgres's JSON parser are far cheaper than array literals. */
+function prepareBatch(batch: IndexBatch): PreparedBatch {
+  // Subjects and runs repeat within a batch (a pack is one run, a subject's signals travel together).
+  const hashes = new Map<string, number>();
+  const hash = (v: string) => hashes.get(v) ?? (hashes.set(v, hash32(v)), hashes.get(v)!);
+  const signals = batch.signals.map((s) => ({
+    seq: s.sequenceNumber,
+    idx: s.index,
+    consensus: s.consensusTimestamp,
+    payer: s.payerAccountId,
+    sh: hash(s.message.subject),
+    rh: hash(s.message.run),
+    dedupe: dedupeUuid(s),
+    subject: s.message.subject,
+    run: s.message.run,
+    message: s.message,
+  }));
+  const records = batch.records.map((r) => ({
+    seq: r.sequenceNumber,
+    idx: r.index,
+    consensus: r.consensusTimestamp,
+    payer: r.payerAccountId,
+    kind: r.kind,
+    v: r.v,
+    validated: r.validated,
+    run: typeof r.message.run === 'string' ? r.message.run : null,
+    message: r.message,
+  }));
+  return { signals: JSON.stringify(signals), records: JSON.stringify(records) };
+}
+
+interface SignalRow extends Row {
+  tid: number;
+  seq: number;
+  idx: number;
+  consensus: string;
+  payer: string;
+  message: ReadSignal['message'];
+}
+
+interface RecordRow extends Row {
+  seq: number;
+  consensus: string;
+  payer: string;
+  kind: ReadRecord['kind'];
+  v: number;
+  validated: boolean;
+  message: Record<string, unknown>;
+}
+
+function toReadSignal(r: SignalRow): ReadSignal {
+  return {
+    sequenceNumber: r.seq,
+    consensusTimestamp: r.consensus,
+    consensusAt: consensusIso(r.consensus),
+    payerAccountId: r.payer,
+    index: r.idx,
+    message: r.message,
+  };
+}
+
+function toReadRecord(r: RecordRow): ReadRecord {
+  return {
+    sequenceNumber: r.seq,
+    consensusTimestamp: r.consensus,
+    payerAccountId: r.payer,
+    consensusAt: consensusIso(r.consensus),
+    kind: r.kind,
+    v: r.v,
+    validated: r.validated,
+    message: r.message,
+  };
+}
+
+/** The reader's dedupe key (publisher, run, signal id, subject), hashed to 16 bytes. */
+function dedupeUuid(s: ReadSignal): string {
+  const hex = createHash('md5').update(dedupeKey(s.payerAccountId, s.message)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The index key of a subject or run: the first 4 bytes of its md5, as a signed 32-bit integer. */
+function hash32(value: string): number {
+  return createHash('md5').update(value).digest().readInt32BE(0);
+}
+
+async function currentRevision(db: SqlExecutor): Promise<number> {
+  const [row] = await db.query<{ value: number }>("SELECT value::float8 AS value FROM serve_meta WHERE key = 'revision'");
+  return row!.value;
+}
+
+function iso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+function pageLimit(page: PageOptions): number {
+  const limit = page.limit ?? DEFAULT_PAGE;
+  if (!Number.isInteger(limit) || limit < 1) throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
+  return Math.min(limit, MAX_PAGE);
+}
+
+function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  return { items: items.map(map), next: more ? Buffer.from(JSON.stringify(key(items[items.length - 1]!))).toString('base64url') : null };
+}
+
+function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
+  } catch {
+    throw new Hcs25Error('USAGE', 'the page cursor is not one this list gave out', { hint: 'pass the `next` value of the previous page unchanged' });
+  }
+}

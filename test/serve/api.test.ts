@@ -1,0 +1,394 @@
+/**
+ * The HTTP API over a real store (embedded PGlite, in memory) filled through the indexer's write path: every answer
+ * is checked against schemas/serve-openapi.json, the shapes equal `hcs25 scores --json` / `signals --json`, and the
+ * rules hold (validation → 400, unknown → 404, read-only, ETag → 304, CORS, limits, pagination, events).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeScores } from '../../src/consumer/scores.js';
+import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
+import type { ReadSignal } from '../../src/consumer/types.js';
+import { ServeEvents } from '../../src/serve/events.js';
+import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';
+import { livePage } from '../../src/serve/live.js';
+import { openStore, type ServeStore } from '../../src/serve/store/index.js';
+import { HOUR, T0, evalSignal, probe, signalV2, uaid } from '../consumer/helpers.js';
+import { OPENAPI, openapiValidator } from './openapi.js';
+
+const TOPIC = '0.0.4242';
+const NOW = new Date(T0 + 30 * HOUR);
+const HOSTILE = 'uaid:aid:x;uid=0;proto=a2a;nativeId=<img/src=x/onerror=alert(1)>"\'&';
+const SUBJECTS = [uaid('calc.example.com'), uaid('files.mcp.dev', 'mcp'), uaid('slow.example.org', 'openai'), HOSTILE];
+
+function fleetSignals(firstSeq: number, runs: number, runOffset = 0): ReadSignal[] {
+  const out: ReadSignal[] = [];
+  let seq = firstSeq;
+  for (let r = 0; r < runs; r++) {
+    for (const [i, subject] of SUBJECTS.entries()) {
+      const at = T0 + (r + runOffset) * HOUR + i * 1000;
+      const run = r + runOffset;
+      out.push(probe(subject, { seq: seq++, at, run, reachable: (r + i) % 4 !== 0 }));
+      if (!subject.includes('proto=mcp')) out.push(evalSignal(subject, 'math', (r + i) % 3 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
+    }
+  }
+  return out;
+}
+
+async function apply(store: ServeStore, signals: ReadSignal[]): Promise<void> {
+  const last = signals[signals.length - 1]!;
+  await store.applyBatch(TOPIC, {
+    signals,
+    records: [],
+    unknown: [],
+    rejected: [],
+    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
+    source: 'rest',
+  });
+  while ((await store.rescoreDirty({ now: NOW })).more);
+}
+
+interface Res {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json: unknown;
+}
+
+function get(base: string, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        let json: unknown;
+        try {
+          json = text && String(res.headers['content-type']).startsWith('application/json') ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, text, json });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const check = openapiValidator();
+const enc = encodeURIComponent;
+
+let dir: string;
+let store: ServeStore;
+let events: ServeEvents;
+let server: ServeHttp;
+let base: string;
+const first = fleetSignals(1, 6);
+
+async function startServer(limits = {}, cors: string[] = [], ownEvents = events, port = 0): Promise<ServeHttp> {
+  return startHttpServer({
+    store,
+    events: ownEvents,
+    topics: [TOPIC],
+    publishers: ['0.0.1001'],
+    scoring: DEFAULT_SCORING_CONFIG,
+    live: livePage({ store, scoring: DEFAULT_SCORING_CONFIG, publishers: ['0.0.1001'], revision: () => events.revision() }),
+    port,
+    cors,
+    limits: { requestsPerSecond: 0, ...limits },
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hcs25-serve-api-'));
+  store = await openStore('memory://', { stateDir: dir });
+  await apply(store, first);
+  events = new ServeEvents({ store, maxClients: 2, pollMs: 50 });
+  events.start();
+  server = await startServer({}, ['https://app.example']);
+  base = server.url;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('GET /v1/subjects/{subject}/score', () => {
+  it('answers one subject of `hcs25 scores --json`, for every subject, hostile ones included', async () => {
+    const report = computeScores(first, DEFAULT_SCORING_CONFIG, { now: NOW, topic: TOPIC, publishers: ['0.0.1001'] });
+    for (const expected of report.subjects) {
+      const res = await get(base, `/v1/subjects/${enc(expected.subject)}/score`);
+      check('/v1/subjects/{subject}/score', res.status, res.json);
+      expect(res.status).toBe(200);
+      expect(res.json).toEqual(JSON.parse(JSON.stringify(expected)));
+      expect(res.headers['x-score-fresh']).toBe('true');
+    }
+  });
+
+  it('404s a subject it has never seen, as one JSON line', async () => {
+    const res = await get(base, `/v1/subjects/${enc(uaid('nobody.example'))}/score`);
+    check('/v1/subjects/{subject}/score', res.status, res.json);
+    expect(res.status).toBe(404);
+    expect(res.text.trim().split('\n')).toHaveLength(1);
+    expect((res.json as { error: { code: string } }).error.code).toBe('SUBJECT_NOT_FOUND');
+  });
+});
+
+describe('GET /v1/subjects/{subject}/signals', () => {
+  it('pages through the history, newest first, rows as `hcs25 signals --json` prints them', async () => {
+    const subject = SUBJECTS[0]!;
+    const expected = first.filter((s) => s.message.subject === subject).reverse();
+    const rows: unknown[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get(base, `/v1/subjects/${enc(subject)}/signals?limit=5${cursor ? `&cursor=${cursor}` : ''}`);
+      check('/v1/subjects/{subject}/signals', res.status, res.json);
+      const body = res.json as { signals: unknown[]; nextCursor: string | null; topic: string; subject: string };
+      expect(body.signals.length).toBeLessThanOrEqual(5);
+      expect(body.topic).toBe(TOPIC);
+      expect(body.subject).toBe(subject);
+      rows.push(...body.signals);
+      cursor = body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(Math.ceil(expected.length / 5));
+    expect(rows).toEqual(JSON.parse(JSON.stringify(expected)));
+  });
+});
+
+describe('GET /v1/subjects', () => {
+  it('ranks by score and filters by protocol, publisher, minimum score and confidence', async () => {
+    const all = await get(base, '/v1/subjects');
+    check('/v1/subjects', all.status, all.json);
+    const subjects = (all.json as { subjects: Array<{ subject: string; protocol: string; trustScores: { total: number }; trustConfidence: number }> }).subjects;
+    expect(subjects.map((s) => s.subject).sort()).toEqual([...SUBJECTS].sort());
+    const totals = subjects.map((s) => s.trustScores.total);
+    expect(totals).toEqual([...totals].sort((a, b) => b - a));
+
+    const mcp = (await get(base, '/v1/subjects?protocol=mcp')).json as { subjects: typeof subjects };
+    expect(mcp.subjects.map((s) => s.subject)).toEqual([SUBJECTS[1]]);
+    const cut = totals[1]!;
+    const high = (await get(base, `/v1/subjects?minScore=${cut}`)).json as { subjects: typeof subjects };
+    expect(high.subjects.every((s) => s.trustScores.total >= cut)).toBe(true);
+    expect(high.subjects.length).toBe(totals.filter((t) => t >= cut).length);
+    const conf = (await get(base, '/v1/subjects?minConfidence=1')).json as { subjects: typeof subjects };
+    expect(conf.subjects.every((s) => s.trustConfidence >= 1)).toBe(true);
+    const other = (await get(base, '/v1/subjects?publisher=0.0.999')).json as { subjects: typeof subjects };
+    expect(other.subjects).toEqual([]);
+
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(base, `/v1/subjects?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      check('/v1/subjects', res.status, res.json);
+      const body = res.json as { subjects: typeof subjects; nextCursor: string | null };
+      paged.push(...body.subjects.map((s) => s.subject));
+      cursor = body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(subjects.map((s) => s.subject));
+  });
+});
+
+describe('GET /v1/topics, /v1/runs, /v1/runs/{run}/verification', () => {
+  it("reports each topic's indexing status", async () => {
+    const res = await get(base, '/v1/topics');
+    check('/v1/topics', res.status, res.json);
+    const [t] = (res.json as { topics: Array<{ topic: string; lastSequence: number; counts: { signals: number } }> }).topics;
+    expect(t).toMatchObject({ topic: TOPIC, lastSequence: first[first.length - 1]!.sequenceNumber, counts: { signals: first.length } });
+  });
+
+  it('lists runs and answers a run verification (unrevealed: nothing to verify yet)', async () => {
+    const res = await get(base, '/v1/runs');
+    check('/v1/runs', res.status, res.json);
+    const runs = (res.json as { runs: Array<{ run: string; signals: number; revealed: boolean }> }).runs;
+    expect(runs.length).toBe(6);
+    expect(runs.reduce((n, r) => n + r.signals, 0)).toBe(first.length);
+    const v = await get(base, `/v1/runs/${runs[0]!.run}/verification?topic=${TOPIC}`);
+    check('/v1/runs/{run}/verification', v.status, v.json);
+    expect(v.status).toBe(200);
+    expect(v.json).toMatchObject({ topic: TOPIC, run: runs[0]!.run, revealed: false });
+    const none = await get(base, '/v1/runs/01JDX3V9W5Q8K6T2N4M7ZZZZZZ/verification');
+    check('/v1/runs/{run}/verification', none.status, none.json);
+    expect(none.status).toBe(404);
+  });
+});
+
+describe('rules', () => {
+  it.each([
+    ['/v1/subjects?limit=0', 'limit'],
+    ['/v1/subjects?limit=501', 'limit'],
+    ['/v1/subjects?limit=abc', 'limit'],
+    ['/v1/subjects?minScore=101', 'minScore'],
+    ['/v1/subjects?minConfidence=-1', 'minConfidence'],
+    ['/v1/subjects?topic=nope', 'topic'],
+    ['/v1/subjects?cursor=a%20b', 'cursor'],
+    ['/v1/subjects?limt=5', 'unknown query parameter "limt"'],
+    ['/v1/subjects?limit=5&limit=6', 'more than once'],
+    ['/v1/topics?x=1', 'unknown query parameter "x"'],
+  ])('%s → 400 naming %s', async (path, word) => {
+    const res = await get(base, path);
+    check(new URL(path, base).pathname, res.status, res.json);
+    expect(res.status).toBe(400);
+    expect(res.text.trim().split('\n')).toHaveLength(1);
+    expect((res.json as { error: { message: string } }).error.message).toContain(word);
+  });
+
+  it('404s unknown routes and topics it does not follow; only GET, HEAD and OPTIONS', async () => {
+    for (const path of ['/v2/subjects', '/v1/subjects/x/scores', '/v1', '/admin']) {
+      const res = await get(base, path);
+      expect(res.status).toBe(404);
+      expect((res.json as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+    }
+    const topic = await get(base, '/v1/subjects?topic=0.0.1');
+    check('/v1/subjects', topic.status, topic.json);
+    expect(topic.status).toBe(404);
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await get(base, '/v1/subjects', { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    }
+    const head = await get(base, '/v1/topics', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+  });
+
+  it('rejects an overlong URL with 414', async () => {
+    const res = await get(base, `/v1/subjects/${'a'.repeat(3000)}/score`);
+    check('/v1/subjects/{subject}/score', res.status, res.json);
+    expect(res.status).toBe(414);
+  });
+
+  it('gives strong ETags from the store revision: If-None-Match → 304 until the data changes', async () => {
+    const path = `/v1/subjects/${enc(SUBJECTS[0]!)}/score`;
+    const a = await get(base, path);
+    const etag = a.headers.etag as string;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(a.headers['cache-control']).toBe('no-cache');
+    const b = await get(base, path, { headers: { 'If-None-Match': etag } });
+    expect(b.status).toBe(304);
+    expect(b.text).toBe('');
+    const other = await get(base, '/v1/topics');
+    expect(other.headers.etag).not.toBe(etag);
+    // New data: a new revision, so the old tag no longer matches (once the server has noticed, one poll at most).
+    await apply(store, fleetSignals(first.length + 1, 1, 6));
+    await until(async () => (await get(base, path, { headers: { 'If-None-Match': etag } })).status === 200);
+  });
+
+  it('answers CORS only for configured origins, including preflight', async () => {
+    const ok = await get(base, '/v1/topics', { headers: { Origin: 'https://app.example' } });
+    expect(ok.headers['access-control-allow-origin']).toBe('https://app.example');
+    const no = await get(base, '/v1/topics', { headers: { Origin: 'https://evil.example' } });
+    expect(no.headers['access-control-allow-origin']).toBeUndefined();
+    const pre = await get(base, '/v1/subjects', { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } });
+    expect(pre.status).toBe(204);
+    expect(pre.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+    const preNo = await get(base, '/v1/subjects', { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
+    expect(preNo.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('limits requests per address and event streams per server', async () => {
+    // Its own event hub: closing a server closes its hub.
+    const limited = await startServer({ requestsPerSecond: 3 }, [], new ServeEvents({ store, maxClients: 1 }));
+    try {
+      const statuses = [];
+      for (let i = 0; i < 12; i++) statuses.push((await get(limited.url, '/healthz')).status);
+      expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(statuses).toContain(429);
+    } finally {
+      await limited.close();
+    }
+    const a = await openEvents(base);
+    const b = await openEvents(base);
+    try {
+      const c = await get(base, '/v1/events');
+      expect(c.status).toBe(503);
+      expect((JSON.parse(c.text) as { error: { code: string } }).error.code).toBe('TOO_MANY_STREAMS');
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('says so when its port is taken', async () => {
+    const port = Number(new URL(base).port);
+    await expect(startServer({}, [], new ServeEvents({ store, maxClients: 1 }), port)).rejects.toMatchObject({ code: 'PORT_IN_USE', message: `port 127.0.0.1:${port} is already in use` });
+  });
+
+  it('serves its OpenAPI document and a health check', async () => {
+    const doc = await get(base, '/openapi.json');
+    expect(doc.json).toEqual(OPENAPI);
+    const health = await get(base, '/healthz');
+    expect(health.json).toEqual({ status: 'ok' });
+  });
+});
+
+describe('GET /v1/events', () => {
+  it('announces each indexed batch with its topic and sequence', async () => {
+    const stream = await openEvents(base, `?topic=${TOPIC}`);
+    try {
+      const before = (await store.cursor(TOPIC))!.sequence;
+      await apply(store, fleetSignals(before + 1, 1, 7));
+      const event = await stream.next('indexed');
+      expect(event).toMatchObject({ topic: TOPIC, sequence: before + 1 + fleetSignals(0, 1).length - 1 });
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('the OpenAPI check itself', () => {
+  it('fails when an answer drifts from the document (a field added, renamed or missing)', async () => {
+    const res = await get(base, `/v1/subjects/${enc(SUBJECTS[0]!)}/score`);
+    const body = res.json as Record<string, unknown>;
+    expect(() => check('/v1/subjects/{subject}/score', 200, body)).not.toThrow();
+    expect(() => check('/v1/subjects/{subject}/score', 200, { ...body, extra: 1 })).toThrow(/does not match/);
+    const { trustConfidence, ...missing } = body;
+    expect(trustConfidence).toBeDefined();
+    expect(() => check('/v1/subjects/{subject}/score', 200, missing)).toThrow(/does not match/);
+    expect(() => check('/v1/subjects/{subject}/score', 418, body)).toThrow(/does not list/);
+  });
+});
+
+async function until(ok: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** An open `/v1/events` stream; `next(type)` resolves with the data of the next event of that type. */
+export async function openEvents(base: string, query = ''): Promise<{ next(type: string): Promise<unknown>; close(): void }> {
+  const controller = new AbortController();
+  const res = await fetch(`${base}/v1/events${query}`, { signal: controller.signal });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    async next(type) {
+      for (;;) {
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+          if (fields.event === type) return JSON.parse(fields.data!) as unknown;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('event stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    close() {
+      controller.abort();
+    },
+  };
+}

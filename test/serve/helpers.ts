@@ -1,0 +1,38 @@
+/** Topic messages as a mirror node returns them, and the indexer's batch path over them, for the store tests. */
+import { classify } from '../../src/consumer/reader.js';
+import { SignalPacker, type PackMode } from '../../src/signals/pack.js';
+import type { SignalMessageV2 } from '../../src/signals/schemas-v2.js';
+import { BatchBuilder } from '../../src/serve/batch.js';
+import type { IndexBatch } from '../../src/serve/store/types.js';
+
+export interface MirrorMessage {
+  sequenceNumber: number;
+  consensusTimestamp: string;
+  payerAccountId: string;
+  message: Buffer;
+}
+
+export const PAYER = '0.0.1001';
+const T0 = 1_795_000_000; // 2026-11-18, seconds
+
+/** Messages numbered from `firstSequence`, one second apart. */
+export function toMessages(bodies: Buffer[], firstSequence = 1, payer = PAYER): MirrorMessage[] {
+  return bodies.map((message, i) => {
+    const seq = firstSequence + i;
+    return { sequenceNumber: seq, consensusTimestamp: `${T0 + seq}.000000001`, payerAccountId: payer, message };
+  });
+}
+
+/** Signals as a publisher writes them: packed (dense, zlib), or one per message (`none`). */
+export function packed(signals: readonly SignalMessageV2[], mode: PackMode = 'dense'): Buffer[] {
+  const packer = new SignalPacker({ mode });
+  return [...signals.flatMap((s) => packer.add(s)), ...packer.flush()].map((m) => m.bytes);
+}
+
+/** The indexer's path: classify each message (allow-list, in-batch dedupe) and build one batch. */
+export function batchOf(messages: readonly MirrorMessage[], publishers: readonly string[] = []): IndexBatch {
+  const builder = new BatchBuilder();
+  const seen = new Map<string, number>();
+  for (const m of messages) for (const e of classify(m, new Set(publishers), seen)) builder.add(e);
+  return builder.take('rest')!;
+}

@@ -1,0 +1,170 @@
+/**
+ * The indexer against the embedded emulator: v1, v2 and packed signals, records, garbage; resume; the gRPC doorbell and
+ * its REST fallback; a mirror REST outage.
+ */
+import { createServer, type Server } from 'node:http';
+import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
+import { collectTopicSignals, countReasons } from '../../src/consumer/reader.js';
+import { createTopic } from '../../src/hedera/tx.js';
+import { buildSignalMessage } from '../../src/signals/build.js';
+import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
+import { startIndexer, type Indexer } from '../../src/serve/indexer.js';
+import { openStore } from '../../src/serve/store/index.js';
+import type { ServeStore } from '../../src/serve/store/types.js';
+import { emulatorConfig, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
+import { fleetSignals } from '../signals/fleet.js';
+import { evalResult, RUN, RUN_KEY } from '../signals/fixtures.js';
+import { packed } from './helpers.js';
+
+let h: Harness;
+let store: ServeStore;
+const tmp = tempDir();
+const fleet = fleetSignals(30);
+
+async function submit(topic: string, bodies: readonly Buffer[]): Promise<void> {
+  for (const body of bodies) {
+    const tx = new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(body).setMaxChunks(1).setChunkSize(1024);
+    await (await tx.execute(h.client)).getReceipt(h.client);
+  }
+}
+
+function clientWith(env: { mirrorRestUrl?: string; mirrorGrpc?: string } = {}): Hcs25Client {
+  const config = emulatorConfig(h, tmp.dir, {});
+  const network = {
+    ...config.network,
+    ...(env.mirrorRestUrl ? { mirrorRestUrl: env.mirrorRestUrl } : {}),
+    ...(env.mirrorGrpc !== undefined ? { mirrorGrpc: env.mirrorGrpc ? [env.mirrorGrpc] : [] } : {}),
+  };
+  return createHcs25Client({ ...config, network }, { mirror: { retries: 0, minBackoffMs: 10 } });
+}
+
+interface Running {
+  indexer: Indexer;
+  notes: string[];
+  stop(): Promise<void>;
+}
+
+function run(client: Hcs25Client, topics: string[], extra: Partial<Parameters<typeof startIndexer>[1]> = {}): Running {
+  const abort = new AbortController();
+  const notes: string[] = [];
+  const indexer = startIndexer(client, { store, topics, signal: abort.signal, minPollMs: 20, maxPollMs: 100, minRetryMs: 50, maxRetryMs: 200, onNote: (n) => notes.push(n), ...extra });
+  return {
+    indexer,
+    notes,
+    async stop() {
+      abort.abort();
+      await indexer.done;
+      await client.close();
+    },
+  };
+}
+
+async function signalCount(topic: string): Promise<number> {
+  return (await store.topics()).find((t) => t.topic === topic)?.counts.signals ?? 0;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  store = await openStore('memory://', { stateDir: tmp.dir });
+}, 120_000);
+
+afterAll(async () => {
+  await store?.close();
+  await h?.close();
+  tmp.cleanup();
+});
+
+describe('startIndexer', () => {
+  it('indexes v1, v2 and packed signals, records and rejections exactly as hcs25 signals reads them; resumes; follows', async () => {
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    const reveal = buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json;
+    await submit(topic, [
+      Buffer.from(buildSignalMessage(evalResult(), { run: RUN, runKey: RUN_KEY }).json),
+      ...packed(fleet.slice(0, 6), 'none'),
+      ...packed(fleet.slice(6, 60), 'dense'),
+      ...packed(fleet.slice(60, 75), 'subject'),
+      ...packed(fleet.slice(0, 2), 'none'), // duplicates
+      Buffer.from('{"p":"hcs-25","op":"signal"'),
+      Buffer.from(reveal),
+    ]);
+    const expected = await collectTopicSignals({ topic, mirror: h.mirror });
+    expect(expected.signals.length).toBe(76);
+
+    // Small batches: several are stored while the next ones are read (applied in order, each with its cursor).
+    const first = run(clientWith(), [topic], { batchSize: 7 });
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(76);
+    await first.stop();
+    const [status] = (await store.topics()).filter((t) => t.topic === topic);
+    expect(status!.counts.rejected).toEqual(countReasons(expected.rejected));
+    expect(status!.counts.records).toEqual({ reveal: 1 });
+    expect(status!.lastSequence).toBe(expected.lastSequence);
+    const stored = await store.subjectSignals(fleet[0]!.subject, { topic, order: 'asc' });
+    expect(stored.items.map(({ topic: _, ...s }) => s)).toEqual(expected.signals.filter((s) => s.message.subject === fleet[0]!.subject));
+
+    // Restart: resumes from the cursor, stores nothing twice, then follows new messages.
+    const second = run(clientWith(), [topic]);
+    await submit(topic, packed(fleet.slice(75, 90), 'dense'));
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(91);
+    await expect.poll(async () => (await store.subjectScore(fleet[80]!.subject, { topic }))?.fresh, { timeout: 15_000 }).toBe(true);
+    await second.stop();
+    const after = (await store.topics()).find((t) => t.topic === topic)!;
+    expect(after.counts.rejected).toEqual(status!.counts.rejected);
+  }, 60_000);
+
+  it('rings on mirror gRPC; falls back to REST polling when the subscription fails, and returns', async () => {
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    h.node.faults.injectGrpcError('subscribeTopic', 14, 1);
+    const r = run(clientWith(), [topic], { grpcPollMs: 60_000, maxPollMs: 100 });
+    await expect.poll(() => r.notes.some((n) => n.includes('mirror gRPC subscription failed')), { timeout: 15_000 }).toBe(true);
+    await submit(topic, packed(fleet.slice(0, 3), 'none'));
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(3);
+    // Back on gRPC (retried after 1 s): the long poll (60 s) is not what brings the next signals in.
+    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.source, { timeout: 15_000 }).toBe('grpc');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await submit(topic, packed(fleet.slice(3, 6), 'none'));
+    await expect.poll(() => signalCount(topic), { timeout: 10_000 }).toBe(6);
+    await r.stop();
+  }, 60_000);
+
+  it('without mirror gRPC it polls REST', async () => {
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    const r = run(clientWith({ mirrorGrpc: '' }), [topic]);
+    await submit(topic, packed(fleet.slice(0, 4), 'none'));
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(4);
+    expect((await store.topics()).find((t) => t.topic === topic)?.source).toBe('rest');
+    await r.stop();
+  }, 60_000);
+
+  it('survives a mirror REST outage: says so, backs off, catches up without losing or repeating anything', async () => {
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    let down = false;
+    const proxy: Server = createServer((req, res) => {
+      if (down) {
+        res.writeHead(503).end('down');
+        return;
+      }
+      fetch(h.node.mirrorRestUrl + req.url!).then(
+        async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await r.arrayBuffer())),
+        () => res.writeHead(502).end(),
+      );
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+    const r = run(clientWith({ mirrorRestUrl: url, mirrorGrpc: '' }), [topic]);
+    await submit(topic, packed(fleet.slice(0, 3), 'none'));
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(3);
+    down = true;
+    await submit(topic, packed(fleet.slice(3, 9), 'none'));
+    await expect.poll(() => r.notes.some((n) => n.includes(`${topic}:`) && n.includes('retrying in')), { timeout: 15_000 }).toBe(true);
+    expect((await store.topics()).find((t) => t.topic === topic)?.note).toContain('retrying in');
+    down = false;
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(9);
+    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.note, { timeout: 15_000 }).toBeNull();
+    expect(r.notes.some((n) => n.includes('reachable again'))).toBe(true);
+    await r.stop();
+    proxy.close();
+    expect((await store.topics()).find((t) => t.topic === topic)?.counts.rejected).toEqual({});
+  }, 60_000);
+});

@@ -1,0 +1,286 @@
+/**
+ * The store suite, run against both engines: PGlite (embedded) and a real PostgreSQL server started here.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeScores } from '../../src/consumer/scores.js';
+import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
+import { collectTopicSignals } from '../../src/consumer/reader.js';
+import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
+import { openStore } from '../../src/serve/store/index.js';
+import { openPostgresStore } from '../../src/serve/store/postgres.js';
+import type { ServeStore } from '../../src/serve/store/types.js';
+import { fleetSignals } from '../signals/fleet.js';
+import { RUN, RUN_KEY } from '../signals/fixtures.js';
+import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { batchOf, packed, PAYER, toMessages } from './helpers.js';
+
+const AGENTS = 40;
+const signals = fleetSignals(AGENTS);
+const NOW = new Date('2026-11-21T12:00:00.000Z');
+
+let pg: PostgresServer;
+const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-serve-'));
+
+beforeAll(async () => {
+  pg = await startPostgres();
+}, 60_000);
+
+afterAll(async () => {
+  await pg?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const engines = [
+  { name: 'pglite', open: async () => openStore('memory://', { stateDir }) },
+  { name: 'postgres', open: async () => openStore(await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }) },
+];
+
+describe.each(engines)('ServeStore on $name', ({ name, open }) => {
+  let store: ServeStore;
+  beforeAll(async () => {
+    store = await open();
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it('applies migrations once, idempotently', async () => {
+    expect(store.engine).toBe(name);
+    await store.migrate();
+    await store.migrate();
+    expect(await store.cursor('0.0.1')).toBeNull();
+  });
+
+  it('stores a batch atomically with its cursor and ignores a replay', async () => {
+    const topic = '0.0.10';
+    const messages = toMessages(packed(signals));
+    const batch = batchOf(messages);
+    const before = await store.revision();
+    const first = await store.applyBatch(topic, batch);
+    expect(first).toMatchObject({ applied: true, signals: signals.length, duplicates: 0 });
+    expect(first.revision).toBeGreaterThan(before);
+    expect(await store.cursor(topic)).toEqual({ sequence: messages.length, consensusTimestamp: messages.at(-1)!.consensusTimestamp });
+
+    // The same batch again (a crash after commit, before the indexer learnt of it): nothing changes.
+    expect(await store.applyBatch(topic, batch)).toMatchObject({ applied: false, signals: 0 });
+    const [status] = (await store.topics()).filter((t) => t.topic === topic);
+    expect(status).toMatchObject({ lastSequence: messages.length, source: 'rest', counts: { signals: signals.length, rejected: {} } });
+  });
+
+  it('an overlapping batch stores only what is after the cursor; a re-published signal is a counted duplicate', async () => {
+    const topic = '0.0.11';
+    const one = toMessages(packed(signals.slice(0, 30), 'none'));
+    await store.applyBatch(topic, batchOf(one.slice(0, 10)));
+    const r = await store.applyBatch(topic, batchOf(one.slice(5, 20)));
+    expect(r).toMatchObject({ applied: true, signals: 10, duplicates: 0 });
+    // The same signal published again later (another message): first one wins, across batches.
+    const again = toMessages(packed(signals.slice(0, 3), 'none'), 21);
+    expect(await store.applyBatch(topic, batchOf(again))).toMatchObject({ signals: 0, duplicates: 3 });
+    const [status] = (await store.topics()).filter((t) => t.topic === topic);
+    expect(status!.counts).toMatchObject({ signals: 20, rejected: { duplicate: 3 } });
+  });
+
+  it('a failing batch leaves nothing behind (one transaction)', async () => {
+    const topic = '0.0.12';
+    const batch = batchOf(toMessages(packed(signals.slice(0, 6), 'none')));
+    // A NUL byte is not storable in PostgreSQL text: the batch fails after its first statements ran.
+    const bad = { ...batch, cursor: { ...batch.cursor, consensusTimestamp: 'x\u0000' } };
+    await expect(store.applyBatch(topic, bad)).rejects.toThrow();
+    expect(await store.cursor(topic)).toBeNull();
+    expect((await store.subjectSignals(signals[0]!.subject, { topic })).items).toEqual([]);
+    expect(await store.applyBatch(topic, batch)).toMatchObject({ applied: true, signals: 6 });
+  });
+
+  it('overlapping applyBatch calls are written in call order; after a failure the topic waits for cursor()', async () => {
+    const topic = '0.0.17';
+    const messages = toMessages(packed(signals.slice(0, 12), 'none'));
+    const results = await Promise.all([0, 4, 8].map((i) => store.applyBatch(topic, batchOf(messages.slice(i, i + 4)))));
+    expect(results.map((r) => r.signals)).toEqual([4, 4, 4]);
+    const bad = batchOf(toMessages(packed(signals.slice(12, 14), 'none'), 13));
+    const broken = { ...bad, cursor: { ...bad.cursor, consensusTimestamp: 'x\u0000' } };
+    const good = batchOf(toMessages(packed(signals.slice(14, 16), 'none'), 15));
+    const [a, b] = await Promise.allSettled([store.applyBatch(topic, broken), store.applyBatch(topic, good)]);
+    expect([a.status, b.status]).toEqual(['rejected', 'rejected']);
+    // Applying `good` now would move the cursor past the lost batch: refused until the cursor is read.
+    await expect(store.applyBatch(topic, good)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    expect(await store.cursor(topic)).toMatchObject({ sequence: 12 });
+    expect(await store.applyBatch(topic, bad)).toMatchObject({ applied: true, signals: 2 });
+    expect(await store.applyBatch(topic, good)).toMatchObject({ applied: true, signals: 2 });
+  });
+
+  it('counts rejections, unknowns and records; applies the publisher allow-list', async () => {
+    const topic = '0.0.13';
+    const bodies = [
+      Buffer.from('not json'),
+      Buffer.from(JSON.stringify({ p: 'hcs-25', op: 'signal', v: 9 })),
+      ...packed(signals.slice(0, 3), 'none'),
+      Buffer.from(buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json),
+    ];
+    const messages = [...toMessages(bodies), ...toMessages(packed(signals.slice(3, 4), 'none'), 5, '0.0.666')];
+    await store.applyBatch(topic, batchOf(messages, [PAYER]));
+    const [status] = (await store.topics()).filter((t) => t.topic === topic);
+    expect(status!.counts).toEqual({
+      signals: 3,
+      records: { reveal: 1 },
+      rejected: { 'bad-json': 1, 'publisher-not-allowed': 1 },
+      unknown: { 'version:9': 1 },
+    });
+    expect(status!.lagMs).toBeGreaterThan(0);
+    const runs = await store.runs({ topic });
+    expect(runs.items).toEqual([expect.objectContaining({ run: RUN, signals: 3, revealed: true, verification: null })]);
+  });
+
+  it('scores dirty subjects with computeScores, as hcs25 scores does', async () => {
+    const topic = '0.0.14';
+    const messages = toMessages(packed(signals));
+    await store.applyBatch(topic, batchOf(messages));
+    const unscored = await store.subjectScore(signals[0]!.subject, { topic });
+    expect(unscored).toMatchObject({ fresh: false, score: null });
+    // Bounded rounds of at most 7 subjects (other tests' topics have dirty subjects too).
+    for (;;) {
+      const r = await store.rescoreDirty({ limit: 7, now: NOW });
+      expect(r.subjects).toBeLessThanOrEqual(7);
+      if (!r.more) break;
+    }
+    const read = await collectTopicSignalsOf(messages);
+    const expected = computeScores(read, DEFAULT_SCORING_CONFIG, { now: NOW, topic });
+    const got = await store.subjectScore(expected.subjects[0]!.subject, { topic });
+    expect(got).toEqual({ topic, subject: expected.subjects[0]!.subject, fresh: true, score: expected.subjects[0] });
+    expect((await store.rescoreDirty({ now: NOW })).subjects).toBe(0);
+  });
+
+  it('pages subjects by score with filters, bounded, keyset cursors', async () => {
+    const topic = '0.0.14';
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.listSubjects({ topic }, { limit: 6, ...(cursor ? { cursor } : {}) });
+      expect(page.items.length).toBeLessThanOrEqual(6);
+      seen.push(...page.items.map((i) => `${i.total}|${i.subject}`));
+      cursor = page.next ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(Math.ceil(AGENTS / 6));
+    expect(seen).toHaveLength(AGENTS);
+    const ranked = [...seen].sort((a, b) => {
+      const [sa, ua] = a.split('|');
+      const [sb, ub] = b.split('|');
+      return Number(sb) - Number(sa) || (ua! < ub! ? -1 : 1);
+    });
+    expect(seen).toEqual(ranked);
+
+    const a2a = await store.listSubjects({ topic, protocol: 'a2a' }, { limit: 1000 });
+    expect(a2a.items.length).toBe(AGENTS / 4);
+    expect(a2a.items.every((i) => i.protocol === 'a2a')).toBe(true);
+    const high = await store.listSubjects({ topic, minScore: 50, minConfidence: 0.1 });
+    expect(high.items.every((i) => i.total >= 50 && i.confidence >= 0.1)).toBe(true);
+    expect((await store.listSubjects({ topic, publisher: PAYER })).items.length).toBe(Math.min(AGENTS, 100));
+    expect((await store.listSubjects({ topic, publisher: '0.0.999' })).items).toEqual([]);
+    expect((await store.listSubjects({ topic }, { limit: 5000 })).items.length).toBe(AGENTS);
+    await expect(store.listSubjects({ topic }, { cursor: 'garbage' })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it('pages a subject history as hcs25 signals rows, both orders', async () => {
+    const topic = '0.0.14';
+    const subject = signals[0]!.subject;
+    const first = await store.subjectSignals(subject, { topic, limit: 2, order: 'asc' });
+    expect(first.items).toHaveLength(2);
+    const rest = await store.subjectSignals(subject, { topic, limit: 2, order: 'asc', cursor: first.next! });
+    expect(rest.items).toHaveLength(1);
+    expect(rest.next).toBeNull();
+    const all = [...first.items, ...rest.items];
+    expect(all.map((s) => s.message)).toEqual(signals.filter((s) => s.subject === subject));
+    expect(all[0]).toMatchObject({ topic, payerAccountId: PAYER, sequenceNumber: 1, consensusAt: expect.any(String) });
+    const desc = await store.subjectSignals(subject, { topic, limit: 10 });
+    expect(desc.items).toEqual([...all].reverse());
+  });
+
+  it('verifies a run against its reveal, and recomputes when a late signal arrives', async () => {
+    const topic = '0.0.15';
+    const reveal = Buffer.from(buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json);
+    await store.applyBatch(topic, batchOf(toMessages([...packed(signals.slice(0, 6), 'none'), reveal])));
+    const v = await store.runVerification(topic, RUN);
+    expect(v).toMatchObject({ topic, run: RUN, revealed: true });
+    const total = v!.report.counts.verified + v!.report.counts.mismatch + v!.report.counts.unverifiable + v!.report.counts.ignored;
+    expect(total).toBe(6);
+    expect((await store.runs({ topic })).items[0]!.verification).toEqual(v!.report.counts);
+    // Stored: the same result until something changes.
+    expect((await store.runVerification(topic, RUN))!.computedAt).toBe(v!.computedAt);
+    await store.applyBatch(topic, batchOf(toMessages(packed(signals.slice(6, 9), 'none'), 8)));
+    expect((await store.runs({ topic })).items[0]!.verification).toBeNull();
+    const again = await store.runVerification(topic, RUN);
+    const c = again!.report.counts;
+    expect(c.verified + c.mismatch + c.unverifiable + c.ignored).toBe(9);
+    expect(await store.runVerification(topic, 'NOPE')).toBeNull();
+  });
+
+  it('watch reports new revisions', async () => {
+    const got: number[] = [];
+    const stop = store.watch((r) => got.push(r), { intervalMs: 20 });
+    await new Promise((r) => setTimeout(r, 60));
+    await store.setTopicState('0.0.16', { note: 'x' });
+    await store.applyBatch('0.0.16', batchOf(toMessages(packed(signals.slice(0, 1), 'none'))));
+    await expect.poll(() => got.length).toBeGreaterThan(0);
+    stop();
+    expect(got.at(-1)).toBe(await store.revision());
+  });
+});
+
+describe('PGlite persisted to a directory', () => {
+  it('keeps the data and the cursor across reopen', async () => {
+    const dir = join(stateDir, 'persist');
+    const store = await openStore(undefined, { stateDir: dir });
+    await store.applyBatch('0.0.20', batchOf(toMessages(packed(signals.slice(0, 9)))));
+    const cursor = await store.cursor('0.0.20');
+    // One process per directory: a second open while it is open is refused.
+    await expect(openStore(undefined, { stateDir: dir })).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    await store.close();
+    const again = await openStore(undefined, { stateDir: dir });
+    expect(await again.cursor('0.0.20')).toEqual(cursor);
+    expect((await again.topics())[0]!.counts.signals).toBe(9);
+    await again.close();
+  }, 120_000);
+});
+
+describe('PostgreSQL', () => {
+  it('the advisory lock: one of two instances indexes; it passes on when the holder closes', async () => {
+    const url = await pg.database('locks');
+    const a = await openStore(url, { stateDir });
+    const b = await openStore(url, { stateDir });
+    expect(await a.tryIndexerLock()).toBe(true);
+    expect(await a.tryIndexerLock()).toBe(true);
+    expect(await b.tryIndexerLock()).toBe(false);
+    await a.close();
+    await expect.poll(() => b.tryIndexerLock()).toBe(true);
+    await b.close();
+  });
+
+  it('migrates once when instances start at once', async () => {
+    const url = await pg.database('race');
+    const stores = await Promise.all([openStore(url, { stateDir }), openStore(url, { stateDir }), openStore(url, { stateDir })]);
+    for (const s of stores) await s.close();
+  });
+
+  it('an unreachable server is DATABASE_UNAVAILABLE, and the message never shows the password', async () => {
+    const err = await openPostgresStore('postgres://user:s3cret@127.0.0.1:1/db').catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    expect(String((err as Error).message)).not.toContain('s3cret');
+    expect((err as Error).message).toContain('postgres://127.0.0.1:1/db');
+  });
+});
+
+/** The signals `hcs25 signals` reads from these messages (the reader over a mock mirror). */
+async function collectTopicSignalsOf(messages: ReturnType<typeof toMessages>) {
+  const mirror = {
+    async *topicMessages() {
+      yield* messages;
+    },
+    async close() {},
+  };
+  const out = await collectTopicSignals({ topic: '0.0.14', mirror: mirror as never });
+  return out.signals;
+}
