@@ -14,7 +14,8 @@
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
  * First the runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
  * Env: BENCH_AGENTS (default 190000; BENCH_AGENTS=20000 for a quick look), BENCH_CONCURRENCY (1000), BENCH_DEAD
- * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_PIPELINE=0 runs only that phase, BENCH_HEAP_MB (256).
+ * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_PIPELINE=0 runs only that phase, BENCH_HEAP_MB (256),
+ * BENCH_NODE_ARGS: extra node flags for the run's process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +38,7 @@ else await parent();
 
 async function parent() {
   const self = fileURLToPath(import.meta.url);
-  const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${HEAP_MB}`, self, '--child'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${HEAP_MB}`, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), self, '--child'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   proc.stdout.on('data', (d) => {
     out += d;

@@ -177,12 +177,12 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       for (const id of [...packers.keys()]) close(id);
     };
     const pack = mode
-      ? (key: string, signal: SignalMessageV2) => {
+      ? (key: string, signal: SignalMessageV2, jsonBytes?: number) => {
           packing.set(packSignalKey(signal), key);
           const id = mode === 'subject' ? signal.subject : '';
           let packer = packers.get(id);
           if (!packer) packers.set(id, (packer = new SignalPacker({ mode })));
-          const full = packer.add(signal);
+          const full = packer.add(signal, jsonBytes);
           send(full);
           if (packer.pending === 0 || (mode === 'subject' && packer.pending >= start.config.evals.length)) close(id);
           else if (full.length > 0 || !opened.has(id)) opened.set(id, Date.now());
@@ -209,7 +209,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
         journal.append({ t: 'result', key, result: stored, ...record });
         addResult(state, { key, result: stored, ...record });
-        if (message && pack) pack(key, message.message as SignalMessageV2);
+        if (message && pack) pack(key, message.message as SignalMessageV2, message.json.length);
         else if (message) track(key, s.submit({ key, message: message.json }));
         else await journal.flush();
         // Back-pressure: signals are pulled (and agents asked) no faster than the network confirms them.

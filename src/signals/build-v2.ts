@@ -1,13 +1,14 @@
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../evals/types.js';
 import { hcs14Proto } from '../registry/uaid.js';
 import { finishMessage, type BuiltMessage, type SignalContext } from './build.js';
-import { questionHash, responseHashV2 } from './hashing.js';
+import { memoQuestionHash, responseHashV2 } from './hashing.js';
 import { failureReason } from './reasons.js';
-import { PROTOCOL_ID } from './schemas.js';
+import { z } from 'zod';
+import { PROTOCOL_ID, signalEnvelopeShape } from './schemas.js';
 import {
   MESSAGE_VERSION_V2,
   SIGNAL_IDS_V2,
-  signalMessageV2Schema,
+  probeDataV2Schema,
   type EvalDataV2,
   type ProbeDataV2,
   type SignalMessageV2,
@@ -15,6 +16,16 @@ import {
 import { signalStatus } from './status.js';
 
 const ANSWER_MAX = 16;
+
+/**
+ * The parts of a signal that come from outside the process — the agent's subject and sources (a registry, a file, a
+ * library caller) and a probe's HTTP status (the network) — are checked against the v2 schema; the rest is made here
+ * and typed (test/signals/v2.test.ts validates every built signal). A whole-message parse per signal was the costliest
+ * step of building, so an agent's parts are checked once, on its first signal.
+ */
+const agentPartsSchema = z.object({ subject: signalEnvelopeShape.subject, sources: signalEnvelopeShape.sources });
+const httpStatusSchema = probeDataV2Schema.shape.httpStatus;
+const checkedAgents = new WeakSet<object>();
 
 export function signalIdV2(result: AnyEvalResult): SignalMessageV2['signal'] {
   return result.kind === 'availability' ? SIGNAL_IDS_V2.availability : result.kind === 'math' ? SIGNAL_IDS_V2.math : SIGNAL_IDS_V2.science;
@@ -28,6 +39,10 @@ export function signalIdV2(result: AnyEvalResult): SignalMessageV2['signal'] {
  */
 export function buildSignalV2(result: AnyEvalResult, context: SignalContext): BuiltMessage<SignalMessageV2> {
   const sources = context.sources ?? (result.agent.source ? [result.agent.source] : undefined);
+  if (context.sources || !checkedAgents.has(result.agent)) {
+    agentPartsSchema.parse({ subject: result.agent.subject, sources });
+    if (!context.sources) checkedAgents.add(result.agent);
+  }
   const signal = signalIdV2(result);
   const message = {
     p: PROTOCOL_ID,
@@ -41,8 +56,6 @@ export function buildSignalV2(result: AnyEvalResult, context: SignalContext): Bu
     ...(sources && sources.length > 0 ? { sources } : {}),
     data: result.kind === 'availability' ? probeData(result) : evalData(result, signal, context.runKey),
   };
-  // Parsed for validation only: the loose schema would keep stray fields, and the builder must emit exactly these.
-  signalMessageV2Schema.parse(message);
   return finishMessage(message as SignalMessageV2, 'v2 signal message');
 }
 
@@ -51,7 +64,7 @@ function evalData(result: EvalResult, signal: string, runKey: Buffer): EvalDataV
   return {
     outcome: result.outcome,
     score: result.outcome === 'correct' ? 100 : 0,
-    ...(result.outcome === 'skipped' ? {} : { questionHash: questionHash(runKey, result.questionId) }),
+    ...(result.outcome === 'skipped' ? {} : { questionHash: memoQuestionHash(runKey, result.questionId) }),
     ...(result.answer === null ? {} : { answer: result.answer.slice(0, ANSWER_MAX) }),
     ...(result.response === null ? {} : { responseHash: responseHashV2(runKey, signal, result.agent.subject, result.response) }),
     compliant: result.compliant,
@@ -69,7 +82,7 @@ function probeData(result: ProbeEvalResult): ProbeDataV2 {
     score: result.reachable ? 100 : 0,
     latencyMs: Math.max(0, Math.round(result.latencyMs)),
     transport: hcs14Proto(result.transport),
-    ...(result.httpStatus !== undefined ? { httpStatus: result.httpStatus } : {}),
+    ...(result.httpStatus !== undefined ? { httpStatus: httpStatusSchema.parse(result.httpStatus)! } : {}),
     ...(reason ? { reason } : {}),
   };
 }

@@ -84,13 +84,15 @@ export class SignalPacker {
     return this.open.length;
   }
 
-  add(signal: SignalMessageV2): PackedMessage[] {
+  /** `jsonBytes`: the signal's own JSON size when the caller has it (the builder's), so it is not serialised again. */
+  add(signal: SignalMessageV2, jsonBytes?: number): PackedMessage[] {
     if (this.mode === 'none') return [this.single(signal)];
     const out: PackedMessage[] = [];
     if (this.open.length > 0 && !this.belongs(signal)) out.push(...this.flush());
     const before = this.encoded;
+    const raw = jsonBytes ?? JSON.stringify(signal).length;
     this.open.push(signal);
-    this.rawBytes += JSON.stringify(signal).length;
+    this.rawBytes += raw;
     this.encoded = undefined;
     // Encoding (and deflating) the whole open message on every add costs O(n²) per message: while the size
     // estimated from the last real encoding is well under the limit, the check waits (flush makes it exact).
@@ -105,12 +107,14 @@ export class SignalPacker {
     this.open.pop();
     this.encoded = before;
     out.push(...this.flush());
-    const alone = this.encode([signal]);
+    // Deflating costs mostly its set-up, whatever the size: a signal whose pack would fit even stored uncompressed
+    // starts the next message unencoded (the next add or flush encodes it), saving one deflate per message.
+    const alone = this.mode === 'dense' && deflateBound(packJson(packBody([signal]).body).length) <= this.maxBytes ? undefined : this.encode([signal]);
     // A signal too big for a pack of its own (a very long UAID) still goes out, as a v2 single message.
-    if (alone.bytes.length > this.maxBytes) out.push(this.single(signal));
+    if (alone && alone.bytes.length > this.maxBytes) out.push(this.single(signal));
     else {
       this.open = [signal];
-      this.rawBytes = JSON.stringify(signal).length;
+      this.rawBytes = raw;
       this.encoded = alone;
     }
     return out;
@@ -144,7 +148,7 @@ export class SignalPacker {
 
   private encode(signals: SignalMessageV2[]): PackedMessage {
     const { body, order } = packBody(signals);
-    const json = Buffer.from(JSON.stringify(body), 'utf8');
+    const json = packJson(body);
     const dense = this.mode === 'dense';
     const bytes = dense ? deflateSync(json, { level: 9 }) : json;
     return { mode: this.mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
@@ -157,6 +161,15 @@ export class SignalPacker {
   }
 }
 
+function packJson(body: PackBody): Buffer {
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+/** Most bytes zlib's deflate can make of `n` bytes with any settings (zlib's deflateBound, conservative case, + header and checksum). */
+function deflateBound(n: number): number {
+  return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 6;
+}
+
 /**
  * The pack body of signals of one run. Signals are grouped by subject (and sources) in order of first appearance;
  * `order` is the resulting index order.
@@ -165,7 +178,13 @@ export function packBody(signals: readonly SignalMessageV2[]): { body: PackBody;
   const first = signals[0];
   if (!first) throw new RangeError('a pack needs at least one signal');
   const at = Date.parse(first.fetchedAt);
-  const grader = signals.map((s) => ('grader' in s.data ? s.data.grader : undefined)).find((g) => g !== undefined);
+  let grader: string | undefined;
+  for (const s of signals) {
+    if ('grader' in s.data && s.data.grader !== undefined) {
+      grader = s.data.grader;
+      break;
+    }
+  }
   const ids: string[] = [];
   const src: string[] = [];
   const groups = new Map<string, { entry: PackBody['subjects'][number]; members: SignalMessageV2[] }>();
@@ -180,8 +199,9 @@ export function packBody(signals: readonly SignalMessageV2[]): { body: PackBody;
       groups.set(groupKey, group);
     }
     const { transport, ...rest } = s.data;
-    const d: Record<string, unknown> = transport === group.entry.tr ? rest : { ...rest, transport };
-    if ('grader' in s.data && s.data.grader === grader) delete d.grader;
+    // The pack's grader is left out by copying, not `delete`: a deleted key leaves a slow dictionary object.
+    const own: Record<string, unknown> = 'grader' in s.data && s.data.grader === grader ? withoutKey(rest, 'grader') : rest;
+    const d = transport === group.entry.tr ? own : { ...own, transport };
     group.entry.sig.push({ i: indexIn(ids, s.signal), st: s.status, dt: Date.parse(s.fetchedAt) - at, d });
     group.members.push(s);
   }
@@ -197,6 +217,12 @@ export function packBody(signals: readonly SignalMessageV2[]): { body: PackBody;
     subjects: [...groups.values()].map((g) => g.entry),
   };
   return { body, order: [...groups.values()].flatMap((g) => g.members) };
+}
+
+function withoutKey(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) if (k !== key) out[k] = o[k];
+  return out;
 }
 
 function indexIn(table: string[], value: string): number {

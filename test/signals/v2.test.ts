@@ -7,6 +7,7 @@ import {
   buildSignalV2,
   canonicalSignalId,
   failureReason,
+  memoQuestionHash,
   questionHash,
   readMessage,
   responseHashV2,
@@ -95,6 +96,29 @@ describe('buildSignalV2', () => {
         if (message.data.reason !== undefined) expect(FAILURE_REASONS).toContain(message.data.reason);
       }),
     );
+  });
+});
+
+describe('buildSignalV2 edges', () => {
+  it('refuses what came from outside and does not fit the schema: a subject that is not a UAID, too many sources, an HTTP status out of range', () => {
+    const bad = { ...agent, subject: 'not-a-uaid' };
+    expect(() => buildSignalV2(evalResult({ agent: bad }), ctx)).toThrow();
+    // Checked per agent, not only on its first signal's kind.
+    expect(() => buildSignalV2(probeResult({ agent: bad }), ctx)).toThrow();
+    expect(() => buildSignalV2(evalResult(), { ...ctx, sources: ['a', 'b', 'c', 'd', 'e'] })).toThrow();
+    expect(() => buildSignalV2(probeResult({ httpStatus: 999 }), ctx)).toThrow();
+    expect(buildSignalV2(probeResult({ agent: { ...agent } }), ctx).message.subject).toBe(agent.subject);
+  });
+});
+
+describe('memoQuestionHash', () => {
+  it('is questionHash, remembered per run key (another key gives another hash)', () => {
+    const other = Buffer.alloc(32, 9);
+    for (const id of ['math:add:37+58', 'math:add:37+58', 'sci:physics:x']) {
+      expect(memoQuestionHash(RUN_KEY, id)).toBe(questionHash(RUN_KEY, id));
+      expect(memoQuestionHash(other, id)).toBe(questionHash(other, id));
+    }
+    expect(memoQuestionHash(other, 'math:add:37+58')).not.toBe(memoQuestionHash(RUN_KEY, 'math:add:37+58'));
   });
 });
 
