@@ -881,7 +881,8 @@ function apply(state: RunState, record: JournalRecord): void {
         ...(record.duplicate ? { duplicate: true } : {}),
       };
       const s = signal(state, record.key);
-      if (s && !record.key.startsWith(REVEAL_KEY_PREFIX)) settleMessage(state, record.key, receipt);
+      // Reveals and score records keep their receipts; signals and packs settle (a compact state lets them go).
+      if (s && !record.key.startsWith(REVEAL_KEY_PREFIX) && !record.key.startsWith(SCORE_KEY_PREFIX)) settleMessage(state, record.key, receipt);
       else if (s) s.receipt ??= receipt;
       return;
     }

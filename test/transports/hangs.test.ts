@@ -3,6 +3,7 @@
  * for every transport, for the ask and for the probe — whatever stage it hangs at (headers, body, before the status
  * line) and whichever A2A card path it is.
  */
+import type { EvalKind } from '../../src/evals/types.js';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEvals, failureOutcome } from '../../src/evals/runner.js';
@@ -116,10 +117,13 @@ describe.each(STALLS)('a server that stalls (%s)', (stall) => {
   });
 });
 
-/** Runs availability + math on one agent through the runner and turns the results into HCS-25 signal statuses. */
-async function signalStatuses(agent: Agent, transport: () => Transport): Promise<Record<string, string>> {
+/**
+ * Runs the evals (default availability + math) on one agent through the runner and turns the results into HCS-25
+ * signal statuses. With the probe in the run, an agent it finds unreachable is not asked the others (not measured).
+ */
+async function signalStatuses(agent: Agent, transport: () => Transport, evals: EvalKind[] = ['availability', 'math']): Promise<Record<string, string>> {
   const statuses: Record<string, string> = {};
-  const results = runEvals([agent], { evals: ['availability', 'math'], budgetMs: BUDGET_MS, concurrency: 2, seed: 'hangs', allowPrivateEndpoints: true, transportFactory: transport });
+  const results = runEvals([agent], { evals, budgetMs: BUDGET_MS, concurrency: 2, seed: 'hangs', allowPrivateEndpoints: true, transportFactory: transport });
   for await (const result of results) {
     statuses[result.kind] = buildSignalMessage(result, { run: '01JH0000000000000000000000', runKey: newRunKey() }).message.status;
   }
@@ -133,7 +137,9 @@ describe.each(['/.well-known/agent-card.json', '/.well-known/agent.json'])('an A
     const server = await stallingServer(stall, (path) => path === cardPath || !path.startsWith('/.well-known/'));
     try {
       const agent = agentFor('a2a', `${server.url}/`);
-      const statuses = await signalStatuses(agent, () => createTransport(agent, { client, a2a: { cardTimeoutMs: 150 } }));
+      const transport = () => createTransport(agent, { client, a2a: { cardTimeoutMs: 150 } });
+      // Asked one at a time: with the probe in the same run, a timed-out probe means math is not asked at all.
+      const statuses = { ...(await signalStatuses(agent, transport, ['availability'])), ...(await signalStatuses(agent, transport, ['math'])) };
       expect(statuses).toEqual({ availability: 'timeout', math: 'timeout' });
     } finally {
       await server.close();
@@ -146,7 +152,10 @@ describe.each(STALLS)('through the runner, a server that stalls (%s)', (stall) =
     const agent = agentFor(protocol, endpointFor(protocol, servers.get(stall)!.url));
     const statuses = await signalStatuses(agent, () => createTransport(agent, { client }));
     expect(statuses.availability).toBe('timeout');
-    // MCP cannot be asked: its math eval is skipped (missing), not timed out.
-    expect(statuses.math).toBe(protocol === 'mcp' ? 'missing' : 'timeout');
+    // The probe found it unreachable, so math is not asked: not measured (missing), never a second timeout.
+    expect(statuses.math).toBe('missing');
+    // Asked alone, the eval itself times out (MCP cannot be asked: skipped, missing).
+    const alone = await signalStatuses(agent, () => createTransport(agent, { client }), ['math']);
+    expect(alone.math).toBe(protocol === 'mcp' ? 'missing' : 'timeout');
   });
 });
