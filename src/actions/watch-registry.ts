@@ -21,6 +21,8 @@
  * Fees: a daily cap (`maxFeePerDayHbar`, default 20 ℏ), see DailyBudget; when reached, asking pauses until 00:00 UTC.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
@@ -266,6 +268,7 @@ class Watcher {
       );
       if (perDay > this.budget.cap) p.onNote?.('warning: the forecast passes the daily fee cap: some agents will wait for the next UTC day (raise --max-fee-per-day or --every)');
       await p.onReady?.(() => this.status());
+      await this.dropUnopenedRun();
       // Runs closed before the last stop that may still lack receipts or their reveal.
       for (const run of this.watchState.unrevealed ?? []) this.inBackground(this.finishRun(run));
       while (!this.stopping.signal.aborted) {
@@ -383,11 +386,14 @@ class Watcher {
         // Agents join a cycle as the registry lists them: each result record names its agent.
         agents: [],
       };
+      this.watchState.opening = start.run;
+      await this.save(true);
       journal = await Journal.create(client.config.stateDir, start);
       state = emptyRunState({ t: 'start', v: 1, at: new Date().toISOString(), ...start });
       startedAt = saved?.startedAt ?? this.now();
       periodMs = saved?.periodMs ?? this.everyMs;
       this.watchState.cycle = { run: start.run, startedAt, periodMs, previous: saved?.previous ?? [] };
+      delete this.watchState.opening;
       await this.save(true);
       p.onNote?.(`${saved ? 'next run of the cycle' : 'cycle started'}: run ${start.run}, ${this.known.size} agents, until ${new Date(startedAt + periodMs).toISOString()} (journal ${journal.path})`);
     }
@@ -486,6 +492,25 @@ class Watcher {
   private inBackground(task: Promise<void>): void {
     const tracked = task.catch((err) => this.error(err)).finally(() => this.background.delete(tracked));
     this.background.add(tracked);
+  }
+
+  /**
+   * A stop between a new run's journal and the save naming it as the cycle's run: nothing was asked in that run (asks
+   * start after the save), so its journal holds a start record only and is removed; one with more is kept to finish.
+   */
+  private async dropUnopenedRun(): Promise<void> {
+    const run = this.watchState.opening;
+    if (!run) return;
+    const path = journalPath(this.client.config.stateDir, run);
+    const found = existsSync(path) ? await readJournal(path, { keep: 'pending' }) : undefined;
+    if (found && (found.state.results > 0 || found.state.packCount > 0)) {
+      this.watchState.unrevealed = [...(this.watchState.unrevealed ?? []), run];
+    } else if (found) {
+      await rm(path);
+      this.p.onNote?.(`run ${run} was created but never used before the last stop: its journal is removed`);
+    }
+    delete this.watchState.opening;
+    await this.save(true);
   }
 
   /** A run closed before a restart: resend what it journaled but did not confirm, then reveal it. */

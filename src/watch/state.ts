@@ -16,6 +16,11 @@ const watchStateSchema = z.object({
   cursor: z.object({ seq: z.number().int().nonnegative(), consensusTimestamp: z.string() }).nullable(),
   /** Runs closed to new signals whose receipts or reveal may still be missing: finished at the next start. */
   unrevealed: z.array(z.string().regex(RUN_ID_PATTERN)).optional(),
+  /**
+   * A run whose journal is being created: named here first, so a stop between the journal's creation and the next
+   * save leaves no journal nobody knows (the next start removes it: nothing was asked in it yet).
+   */
+  opening: z.string().regex(RUN_ID_PATTERN).optional(),
   /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
   /**
