@@ -14,6 +14,8 @@ import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/pub
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import type { Transport } from '../../src/transports/types.js';
 import type { WatchStatus } from '../../src/watch/status.js';
+import { loadWatchState, saveWatchState, watchStatePath } from '../../src/watch/state.js';
+import { readFile, writeFile } from 'node:fs/promises';
 import { register as registerAgent, until } from './helpers.js';
 import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 
@@ -162,5 +164,32 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     w.stop.abort();
     const result = await w.done;
     expect(result.runs.slice(0, 2)).toEqual(runs.slice(0, 2));
+  }, 120_000);
+  it('a stop between a new run\'s journal and the save naming it: the next start removes that journal, nothing else', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    await register(registry, fleet.agents[0]!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/opening`;
+    const first = startWatch(stateDir, registry, topic);
+    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    first.stop.abort();
+    await first.done;
+    const [run] = await listRuns(stateDir);
+    // The state as such a stop leaves it: a run named as opening, its journal holding its start record only.
+    const orphan = '01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const startLine = (await readFile(journalPath(stateDir, run!), 'utf8')).split('\n')[0]!.replace(run!, orphan);
+    await writeFile(journalPath(stateDir, orphan), `${startLine}\n`);
+    const statePath = watchStatePath(stateDir, registry, topic);
+    await saveWatchState(statePath, { ...(await loadWatchState(statePath, registry, topic)), opening: orphan });
+    expect(await listRuns(stateDir)).toContain(orphan);
+
+    const second = startWatch(stateDir, registry, topic);
+    await until('the unused journal removed', () => (second.notes.some((n) => n.includes(`run ${orphan} was created but never used`)) ? true : undefined));
+    second.stop.abort();
+    await second.done;
+    expect(await listRuns(stateDir)).not.toContain(orphan);
+    expect(await listRuns(stateDir)).toContain(run);
+    expect((await loadWatchState(statePath, registry, topic)).opening).toBeUndefined();
+    expect((await topicSignals(h.mirror, topic)).duplicates).toBe(0);
   }, 120_000);
 });
