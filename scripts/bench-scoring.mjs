@@ -14,7 +14,7 @@
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { DIST, startEmulator } from './lib/emulator.mjs';
+import { DIST, emulatorEnv, startEmulator } from './lib/emulator.mjs';
 import { signalBodies } from './lib/signal-bodies.mjs';
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
@@ -134,7 +134,7 @@ async function publish(signals, options) {
   const subjects = computeScores(signals, DEFAULT_SCORING_CONFIG, options).subjects;
   const node = await startEmulator();
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scoring-'));
-  const env = { HCS25_NETWORK: 'local', HCS25_NODES: `127.0.0.1:${node.ports.consensus}=0.0.3`, HCS25_MIRROR_GRPC: `127.0.0.1:${node.ports.mirrorGrpc}`, HCS25_MIRROR_REST_URL: node.mirrorRestUrl, HCS25_STATE_DIR: stateDir };
+  const env = { ...emulatorEnv(node), HCS25_STATE_DIR: stateDir };
   const client = createHcs25Client(loadConfig({ cwd: stateDir, env }));
   try {
     const { topicId } = await createTopic(client, {});

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DIST, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
+import { DIST, emulatorEnv, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
 import { syntheticResults } from './lib/fleet.mjs';
 
 const QUICK = process.argv.includes('--quick');
@@ -125,7 +125,7 @@ try {
     const { createHcs25Client } = await import(DIST('client.js'));
     const config = loadConfig({
       cwd: tmp,
-      env: { HCS25_NETWORK: 'local', HCS25_NODES: `127.0.0.1:${emu.ports.consensus}=0.0.3`, HCS25_MIRROR_GRPC: `127.0.0.1:${emu.ports.mirrorGrpc}`, HCS25_MIRROR_REST_URL: emu.mirrorRestUrl },
+      env: emulatorEnv(emu),
       flags: { stateDir: tmp },
     });
     const hcs25 = createHcs25Client(config);

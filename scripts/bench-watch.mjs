@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DIST, fastSigningClient, startEmulator } from './lib/emulator.mjs';
+import { DIST, emulatorEnv, fastSigningClient, startEmulator } from './lib/emulator.mjs';
 
 // Re-run with a collectable heap: every 10 s the live heap is measured after a full GC (what the watcher really holds).
 if (typeof globalThis.gc !== 'function') {
@@ -41,14 +41,7 @@ const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-'));
 const writer = fastSigningClient(sdk, emu);
 const config = loadConfig({
   cwd: stateDir,
-  env: {
-    HCS25_NETWORK: 'local',
-    HCS25_NODES: `127.0.0.1:${emu.ports.consensus}=0.0.3`,
-    HCS25_MIRROR_GRPC: `127.0.0.1:${emu.ports.mirrorGrpc}`,
-    HCS25_MIRROR_REST_URL: emu.mirrorRestUrl,
-    HCS25_OPERATOR_ID: emu.operator.accountId,
-    HCS25_OPERATOR_KEY: emu.operator.privateKey,
-  },
+  env: emulatorEnv(emu),
   flags: { stateDir, concurrency: 64, budgetMs: 5_000 },
 });
 const client = createHcs25Client(config);
