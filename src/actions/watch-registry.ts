@@ -277,7 +277,7 @@ class Watcher {
         if (rotated && !this.stopping.signal.aborted) {
           // The next run of the cycle starts asking now; this one drains and is revealed meanwhile.
           await this.closeRun(cycle, false);
-          this.inBackground(finish.then((published) => this.completeRun(cycle.run, published)));
+          this.inBackground(finish.then((published) => this.completeRun(cycle.run, published, cycle.state)));
           continue;
         }
         const published = await finish;
@@ -287,7 +287,7 @@ class Watcher {
         }
         if (this.stopping.signal.aborted && this.now() < cycle.endsAt && !rotated) break;
         await this.closeRun(cycle, this.now() >= cycle.endsAt);
-        await this.completeRun(cycle.run, published);
+        await this.completeRun(cycle.run, published, cycle.state);
       }
       await Promise.all(this.background);
       this.phase = 'stopped';
@@ -513,16 +513,56 @@ class Watcher {
     await this.save(true);
   }
 
-  /** A run closed before a restart: resend what it journaled but did not confirm, then reveal it. */
+  /**
+   * A run closed before a restart: ask what its agents still lack, resend what it journaled but did not confirm, then
+   * reveal it. A run closes while its last agents are still being asked, so a stop can leave an agent with some of
+   * its evals journaled: the restart counts that agent as asked in the cycle, so only this run can still ask the rest.
+   */
   private async finishRun(run: string): Promise<void> {
     const { journal, state } = await Journal.open(this.client.config.stateDir, run);
     journal.append({ t: 'resume' });
+    const partial: { agent: Agent; lacking: EvalKind[] }[] = [];
+    for (const [subject, lacking] of halfAsked(state)) {
+      const agent = this.known.get(subject)?.agent;
+      if (agent) partial.push({ agent, lacking });
+      else this.p.onNote?.(`run ${run}: ${subject} lacks ${lacking.join(', ')} and is no longer in the registry: not asked`);
+    }
     const unpacked = [...state.signals.values()].filter((s) => s.message && !s.pack).length;
     const unconfirmed = [...state.packs.values()].filter((k) => !k.receipt).length;
-    this.budget.carry(unpacked, unconfirmed);
-    this.p.onNote?.(`finishing run ${run}: ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
-    const published = await this.publish(journal, state, (async function* () {})(), new AbortController());
-    await this.completeRun(run, published);
+    // The cap admitted these asks before the stop: they are carried, not reserved again.
+    this.budget.carry(unpacked + partial.reduce((n, a) => n + a.lacking.length, 0), unconfirmed);
+    this.p.onNote?.(`finishing run ${run}: ${partial.length} agents to complete, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
+    const stop = new AbortController();
+    const published = await this.publish(journal, state, this.completeAgents(state, partial, stop.signal), stop);
+    await this.completeRun(run, published, state);
+  }
+
+  /** The evals `partial` agents lack, asked in their own run (its seed, key and grading), as signals to publish. */
+  private async *completeAgents(state: RunState, partial: { agent: Agent; lacking: EvalKind[] }[], signal: AbortSignal): AsyncGenerator<BuiltSignal> {
+    const { client, p } = this;
+    const runKey = decodeRunKey(state.start.runKey);
+    for (const { agent, lacking } of partial) {
+      if (signal.aborted || this.stopping.signal.aborted) return;
+      let journaled = 0;
+      try {
+        for await (const result of evaluateAgents(client, {
+          agents: [agent],
+          evals: lacking,
+          seed: state.start.seed,
+          budgetMs: state.start.config.budgetMs,
+          concurrency: lacking.length,
+          ...questionOptions(state),
+          signal: this.stopping.signal,
+          ...(p.hcs10 && { hcs10: p.hcs10 }),
+          ...(p.runner && { runner: p.runner }),
+        })) {
+          yield buildSignal(result, { run: state.start.run, runKey });
+          journaled++;
+        }
+      } finally {
+        this.budget.release(lacking.length - journaled);
+      }
+    }
   }
 
   /**
@@ -546,13 +586,15 @@ class Watcher {
   }
 
   /** A closed run has published everything: reveal it (its key re-derives the questions). */
-  private async completeRun(run: string, published: PublishSignalsReturnType): Promise<void> {
+  private async completeRun(run: string, published: PublishSignalsReturnType, state: RunState): Promise<void> {
     const { client, p } = this;
     if (published.status !== 'complete') {
       // Left unrevealed: the next start finishes it.
       if (!this.stopping.signal.aborted) this.error(published.error ?? new Error(`run ${run} stopped (${published.status})`));
       return;
     }
+    // A stop cut an agent's asks short: the next start asks the rest in this run, so it is not revealed yet.
+    if (this.stopping.signal.aborted && halfAsked(state).size > 0) return;
     try {
       const revealed = await revealRun(client, { run });
       p.onNote?.(`run ${run} complete and revealed (topic sequence ${revealed.seq})`);
@@ -734,6 +776,17 @@ class Watcher {
 }
 
 /** Where in each cycle an agent is asked: a hash of its subject, so slots are spread evenly and stable across restarts. */
+/** Subjects with some of the run's evals journaled and not all, with the evals they lack. */
+function halfAsked(state: RunState): Map<string, EvalKind[]> {
+  const evals = state.start.config.evals as EvalKind[];
+  const out = new Map<string, EvalKind[]>();
+  for (const subject of state.done.keys()) {
+    const lacking = evals.filter((kind) => !hasResult(state, signalKey(kind, subject)));
+    if (lacking.length > 0) out.set(subject, lacking);
+  }
+  return out;
+}
+
 export function slotOf(subject: string): number {
   return createHash('sha256').update(subject).digest().readUInt32BE(0) / 2 ** 32;
 }

@@ -65,6 +65,12 @@ describe('hcs25 watch (process)', () => {
     const read = await until('every signal on the topic', async () => {
       const r = await topicSignals(h.mirror, topic);
       return r.signals.length >= expected ? r : undefined;
+    }).catch(async (err: Error) => {
+      // What the watcher said is the only account of why a signal never came.
+      second.child.kill('SIGKILL');
+      const out = await second.done;
+      const killedOut = await first.done;
+      throw new Error(`${err.message}\n--- first watcher ---\n${killedOut.stdout}${killedOut.stderr}\n--- restarted watcher ---\n${out.stdout}${out.stderr}`);
     });
 
     const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
@@ -111,6 +117,12 @@ describe('hcs25 watch (process)', () => {
     const read = await until('every signal on the topic', async () => {
       const r = await topicSignals(h.mirror, topic);
       return r.signals.length >= expected ? r : undefined;
+    }).catch(async (err: Error) => {
+      // What the watcher said is the only account of why a signal never came.
+      second.child.kill('SIGKILL');
+      const out = await second.done;
+      const killedOut = await first.done;
+      throw new Error(`${err.message}\n--- first watcher ---\n${killedOut.stdout}${killedOut.stderr}\n--- restarted watcher ---\n${out.stdout}${out.stderr}`);
     });
     // Every run closed before the last one is finished and revealed (the run killed while draining included).
     await until('the closed runs revealed', async () => {

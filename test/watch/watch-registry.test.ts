@@ -192,4 +192,42 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     expect((await loadWatchState(statePath, registry, topic)).opening).toBeUndefined();
     expect((await topicSignals(h.mirror, topic)).duplicates).toBe(0);
   }, 120_000);
+
+  it('a run closed while an agent was half asked, then a stop: the restart asks what it lacks in that run and reveals it', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    await register(registry, fleet.agents[0]!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/half`;
+    const first = startWatch(stateDir, registry, topic);
+    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    first.stop.abort();
+    await first.done;
+    const [run] = await listRuns(stateDir);
+    // The journal a SIGKILL leaves when a run closes (full) while its last agent is asked: its probe journaled, the
+    // rest not yet. Forged from the real run: its start record and probe result under a new run id.
+    const half = '01JZZZZZZZZZZZZZZZZZZZZZZY';
+    const lines = (await readFile(journalPath(stateDir, run!), 'utf8')).split('\n');
+    const probe = lines.find((l) => l.includes('"t":"result"') && l.includes('"kind":"availability"'))!;
+    await writeFile(journalPath(stateDir, half), `${lines[0]!.replaceAll(run!, half)}\n${probe.replaceAll(run!, half)}\n`);
+    const statePath = watchStatePath(stateDir, registry, topic);
+    await saveWatchState(statePath, { ...(await loadWatchState(statePath, registry, topic)), unrevealed: [half] });
+
+    const second = startWatch(stateDir, registry, topic);
+    const { state } = await until('the half-asked run revealed', async () => {
+      const r = await readJournal(journalPath(stateDir, half));
+      return r.state.reveals.get(topic)?.receipt ? r : undefined;
+    });
+    second.stop.abort();
+    await second.done;
+    const subject = (JSON.parse(probe) as { result: { agent: { subject: string } } }).result.agent.subject;
+    const read = await until('the run\'s signals on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.filter((s) => s.message.run === half).length >= 3 ? r : undefined;
+    });
+    // The missing evals were asked in the run that lacked them, once; the journaled probe was published, not asked again.
+    expect(read.signals.filter((s) => s.message.run === half).map((s) => s.message.subject)).toEqual([subject, subject, subject]);
+    expect(second.notes.some((n) => n.includes(`finishing run ${half}: 1 agents to complete`))).toBe(true);
+    expect(read.duplicates).toBe(0);
+    expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
+  }, 120_000);
 });
