@@ -4,8 +4,9 @@
  * Run model — one run per cycle. A cycle lasts `every` (default 24 h) and is one HCS-25 run: its id, seed and key
  * are in its journal's start record; every agent is asked once per cycle, at a slot spread evenly over the period (a
  * hash of its subject), at most `perHost` asks per endpoint host per minute, with bounded concurrency. An agent
- * registered (or updated) while the watcher runs is asked at once, in the current cycle; one updated after it was
- * already asked this cycle is asked first thing in the next (a run holds one signal per (eval, subject)). At the end
+ * registered (or updated) while the watcher runs is asked at once, in the current cycle. One updated after it was
+ * already asked in the current run cannot be asked in that run again (a run holds one signal per (eval, subject)): the
+ * run is closed early, once it is `minRunMs` old, and the cycle goes on in a new run that asks it first. At the end
  * of a cycle its publisher drains, the run is revealed (`reveal-run`) and the next cycle starts a new journal. A
  * cycle whose signals would pass `maxRunSignals` is published as several runs in turn (each drained and revealed
  * before the next begins; agents asked in an earlier run of the cycle are not asked again): what the publisher holds
@@ -51,6 +52,7 @@ import { revealRun } from './reveal-run.js';
 
 export const DEFAULT_WATCH_EVERY_MS = 24 * 3_600_000;
 export const DEFAULT_PER_HOST = 60;
+const DEFAULT_MIN_RUN_MS = 30_000;
 export const DEFAULT_MAX_FEE_PER_DAY_HBAR = 20;
 export const DEFAULT_MAX_RUN_SIGNALS = 30_000;
 
@@ -64,6 +66,11 @@ export interface WatchRegistryParameters {
    * turn, so what the publisher holds for its run stays bounded whatever the registry's size.
    */
   maxRunSignals?: number;
+  /**
+   * The youngest a run is closed at to ask an updated agent again (default 30 s): a registry updating its agents
+   * often costs one reveal per this period at most, and an update waits no longer than this for its run.
+   */
+  minRunMs?: number;
   /** Asks per endpoint host per minute (default 60). */
   perHost?: number;
   /** Daily fee cap, ℏ (default 20). */
@@ -124,6 +131,8 @@ interface Cycle {
   /** Agents scheduled this cycle, by slot; `next` is the first not yet due. */
   order: string[];
   next: number;
+  /** When this process opened the run (ms): an update closes it early only after `minRunMs`. */
+  openedAt: number;
   /** Subjects being asked now. */
   asking: Set<string>;
   abort: AbortController;
@@ -151,8 +160,6 @@ class Watcher {
   private readonly front = new Set<string>();
   /** Scheduled agents whose slot has come (waiting for a host token, the fee cap or a free slot). */
   private readonly due = new Set<string>();
-  /** Updated after they were asked this cycle: first in the next. */
-  private readonly nextFront = new Set<string>();
   /** Agents asked in this cycle's earlier runs (a cycle of a large registry spans several runs). */
   private readonly askedInCycle = new Set<string>();
   /** The schedule of the cycle in progress, kept across its runs. */
@@ -317,15 +324,15 @@ class Watcher {
         this.known.delete(change.subject);
         this.front.delete(change.subject);
         this.due.delete(change.subject);
-        this.nextFront.delete(change.subject);
+        if (this.watchState.reask) delete this.watchState.reask[change.subject];
         continue;
       }
       const { agent, seq } = change;
       this.known.set(agent.subject, { agent, host: askHost(agent), slot: slotOf(agent.subject), seq });
       // At start, only what changed after the saved cursor is new to us; the rest waits for its slot.
       if (head.initial && seq <= cursor) continue;
-      if (this.cycle && this.askedThisCycle(agent.subject)) this.nextFront.add(agent.subject);
-      else this.front.add(agent.subject);
+      if (this.cycle && this.askedThisCycle(agent.subject)) this.askAgain(this.cycle, agent.subject);
+      this.front.add(agent.subject);
     }
     this.saveSoon();
     this.tick();
@@ -343,10 +350,16 @@ class Watcher {
     let periodMs: number;
     if (saved && !this.schedule) {
       // A restart: agents asked in the cycle's earlier runs are not asked again (their journals are read one at a time).
+      const reask = this.watchState.reask ?? {};
       for (const run of saved.previous ?? []) {
         const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), { keep: 'pending' });
-        for (const subject of earlier.done.keys()) this.askedInCycle.add(subject);
+        for (const subject of earlier.done.keys()) {
+          // An updated agent asked again in a run its update allows is done (a half-asked one is finished there).
+          if (reask[subject] && carriesReask(reask[subject], run)) delete reask[subject];
+          if (!reask[subject]) this.askedInCycle.add(subject);
+        }
       }
+      for (const subject of Object.keys(reask)) if (this.known.has(subject)) this.front.add(subject);
     }
     if (saved?.run) {
       ({ journal, state } = await Journal.open(client.config.stateDir, saved.run));
@@ -400,9 +413,9 @@ class Watcher {
     if (!saved) {
       this.counters.cycles++;
       this.askedInCycle.clear();
+      // Updated agents waiting for a run of the last cycle are asked first in this one, as new ones.
+      delete this.watchState.reask;
       this.schedule = undefined;
-      for (const s of this.nextFront) this.front.add(s);
-      this.nextFront.clear();
       this.due.clear();
     }
     this.runs.push(state.start.run);
@@ -420,6 +433,7 @@ class Watcher {
       runKey: decodeRunKey(state.start.runKey),
       order,
       next,
+      openedAt: this.now(),
       asking: new Set(),
       abort,
       channel: new Channel<BuiltSignal>(256),
@@ -576,8 +590,12 @@ class Watcher {
     if (cycleOver) {
       this.watchState.cycle = null;
     } else {
-      for (const subject of cycle.state.done.keys()) this.askedInCycle.add(subject);
-      for (const subject of cycle.asking) this.askedInCycle.add(subject);
+      for (const subject of [...cycle.state.done.keys(), ...cycle.asking]) {
+        // Updated after this run asked it: the next run asks it again.
+        if (this.needsNextRun(cycle, subject)) continue;
+        if (this.watchState.reask) delete this.watchState.reask[subject];
+        this.askedInCycle.add(subject);
+      }
       this.watchState.cycle = { ...saved, run: null, previous: [...(saved.previous ?? []), cycle.run] };
       this.schedule = { order: cycle.order, next: cycle.next };
     }
@@ -616,6 +634,22 @@ class Watcher {
     return c.asking.has(subject) || this.askedInCycle.has(subject) || this.lacking(c, subject).length === 0;
   }
 
+  /**
+   * `subject` was updated after it was asked this cycle: it is asked again in the current run when that run has not
+   * asked it (it was asked in an earlier run of the cycle), or else in the next run. Saved, so a restart keeps it.
+   */
+  private askAgain(c: Cycle, subject: string): void {
+    const inThisRun = c.asking.has(subject) || c.state.done.has(subject);
+    this.watchState.reask = { ...this.watchState.reask, [subject]: { run: c.run, inclusive: !inThisRun } };
+    this.askedInCycle.delete(subject);
+  }
+
+  /** The current run asked `subject` before its update: only a later run can ask it again. */
+  private needsNextRun(c: Cycle, subject: string): boolean {
+    const r = this.watchState.reask?.[subject];
+    return r !== undefined && !carriesReask(r, c.run);
+  }
+
   private lacking(cycle: Cycle, subject: string): EvalKind[] {
     return this.evals.filter((kind) => !hasResult(cycle.state, signalKey(kind, subject)));
   }
@@ -639,6 +673,13 @@ class Watcher {
       for (const subject of queue) {
         if (c.asking.size >= this.concurrency) break;
         const k = this.known.get(subject);
+        if (k && !c.asking.has(subject) && this.needsNextRun(c, subject)) {
+          if (now - c.openedAt < (this.p.minRunMs ?? DEFAULT_MIN_RUN_MS)) continue;
+          // The cycle goes on in a new run, which asks this updated agent first.
+          c.closing = true;
+          c.rotate?.();
+          return;
+        }
         const lacking = k && !this.askedInCycle.has(subject) ? this.lacking(c, subject) : [];
         if (!k || lacking.length === 0 || c.asking.has(subject)) {
           if (!c.asking.has(subject)) queue.delete(subject);
@@ -696,6 +737,11 @@ class Watcher {
         journaled++;
       }
       this.counters.evaluations++;
+      const reask = this.watchState.reask?.[subject];
+      if (journaled === lacking.length && reask && carriesReask(reask, c.run)) {
+        delete this.watchState.reask![subject];
+        this.saveSoon();
+      }
     } catch (err) {
       if (!c.abort.signal.aborted) this.error(err);
     } finally {
@@ -776,6 +822,11 @@ class Watcher {
 }
 
 /** Where in each cycle an agent is asked: a hash of its subject, so slots are spread evenly and stable across restarts. */
+/** Whether run `run` may carry the new ask of an agent updated during run `r.run` (run ids are ULIDs: time-ordered). */
+function carriesReask(r: { run: string; inclusive: boolean }, run: string): boolean {
+  return r.inclusive ? run >= r.run : run > r.run;
+}
+
 /** Subjects with some of the run's evals journaled and not all, with the evals they lack. */
 function halfAsked(state: RunState): Map<string, EvalKind[]> {
   const evals = state.start.config.evals as EvalKind[];

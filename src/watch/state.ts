@@ -21,6 +21,11 @@ const watchStateSchema = z.object({
    * save leaves no journal nobody knows (the next start removes it: nothing was asked in it yet).
    */
   opening: z.string().regex(RUN_ID_PATTERN).optional(),
+  /**
+   * Agents updated after they were asked this cycle, by subject: asked again in a run after `run` (or in `run` itself
+   * when `inclusive`: it had not asked them). Entries go once the new ask is journaled, and at the cycle's end.
+   */
+  reask: z.record(z.string(), z.object({ run: z.string().regex(RUN_ID_PATTERN), inclusive: z.boolean() })).optional(),
   /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
   /**

@@ -9,7 +9,7 @@ import { watchRegistry, type WatchRegistryReturnType } from '../../src/actions/w
 import { createHcs25Client } from '../../src/client.js';
 import type { Agent } from '../../src/core/agent.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
-import { createTopic } from '../../src/hedera/tx.js';
+import { createTopic, submitMessage } from '../../src/hedera/tx.js';
 import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publisher/journal.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import type { Transport } from '../../src/transports/types.js';
@@ -229,5 +229,37 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     expect(second.notes.some((n) => n.includes(`finishing run ${half}: 1 agents to complete`))).toBe(true);
     expect(read.duplicates).toBe(0);
     expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
+  }, 120_000);
+
+  it('an agent updated after it was asked: the run is closed early and a new run of the same cycle asks it again, once', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    const record = fleet.agents[0]!;
+    const { seq } = await register(registry, record);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/update`;
+    const w = startWatch(stateDir, registry, topic, { minRunMs: 1_000 });
+    const before = await until('the agent on the topic', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= 3 ? r : undefined;
+    });
+    // Same agent, new registration: an HCS-2 update of its entry, declaring the UAID it had (so the subject is kept).
+    const uaid = before.signals[0]!.message.subject;
+    const update = { p: 'hcs-2', op: 'update', uid: String(seq), metadata: JSON.stringify({ ...record, name: `${record.name} (v2)`, uaid }) };
+    await submitMessage(h.client, registry, JSON.stringify(update), undefined);
+    const read = await until('the agent asked again', async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= 6 ? r : undefined;
+    });
+    w.stop.abort();
+    const result = await w.done;
+    expect(result.status.counters.cycles).toBe(1);
+    const perRun = new Map<string, number>();
+    for (const s of read.signals) perRun.set(s.message.run, (perRun.get(s.message.run) ?? 0) + 1);
+    expect([...perRun.values()]).toEqual([3, 3]);
+    expect(new Set(read.signals.map((s) => s.message.subject)).size).toBe(1);
+    expect(read.duplicates).toBe(0);
+    const first = await readJournal(journalPath(stateDir, result.runs[0]!));
+    expect(first.state.reveals.get(topic)?.receipt).toBeDefined();
+    expect((await loadWatchState(watchStatePath(stateDir, registry, topic), registry, topic)).reask ?? {}).toEqual({});
   }, 120_000);
 });
