@@ -11,6 +11,7 @@ import type { Agent } from '../../src/core/agent.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
 import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publisher/journal.js';
+import { estimateSubmitFee } from '../../src/publisher/fees.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import type { Transport } from '../../src/transports/types.js';
 import type { WatchStatus } from '../../src/watch/status.js';
@@ -261,5 +262,27 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const first = await readJournal(journalPath(stateDir, result.runs[0]!));
     expect(first.state.reveals.get(topic)?.receipt).toBeDefined();
     expect((await loadWatchState(watchStatePath(stateDir, registry, topic), registry, topic)).reask ?? {}).toEqual({});
+  }, 120_000);
+
+  it('pauses at the daily fee cap: an agent whose worst case does not fit is not asked, and the status says why', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    for (const r of fleet.agents.slice(0, 2)) await register(registry, r);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/cap`;
+    const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir }));
+    const { tinybar } = await estimateSubmitFee(client.network.ledger, client.mirror).finally(() => client.close());
+    // One agent's worst case (3 messages) fits; after its pack is paid (1 message) a second agent's 3 do not: 1 + 3 > 3.5.
+    const w = startWatch(stateDir, registry, topic, { maxFeePerDayHbar: (Number(tinybar) * 3.5) / 1e8 });
+    await until('the fee cap reached', () => (w.status()?.state === 'paused-fee-cap' ? true : undefined));
+    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    // Nothing else is asked while paused (a second agent would be asked and published within this wait).
+    await new Promise((r) => setTimeout(r, 3_000));
+    const status = w.status()!;
+    expect(status.state).toBe('paused-fee-cap');
+    expect(status.detail).toMatch(/daily fee cap reached; asking resumes at 00:00 UTC/);
+    expect(status.counters.asks).toBe(3);
+    expect((await topicSignals(h.mirror, topic)).signals).toHaveLength(3);
+    w.stop.abort();
+    await w.done;
   }, 120_000);
 });
