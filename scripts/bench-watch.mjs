@@ -15,12 +15,16 @@
  * the RSS samples are taken as the process runs, so these GCs are the only ones the bench adds.
  * Latency: for every 50th measured agent, the time from its registration to all three of its signals being readable on
  * the topic from the mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 measured registrations.
- * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS.
+ * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
+ * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_SNAPSHOT=PATH
+ * writes heap snapshots after the warm-up (PATH.warm, taken before the reference RSS, which it then inflates) and at
+ * the end (PATH) to diff what grew.
  */
 import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import { DIST, emulatorEnv, fastSigningClient, startEmulator } from './lib/emulator.mjs';
 
@@ -117,7 +121,7 @@ async function watcher() {
     const warm = await next();
     if (warm.type !== 'warm') throw new Error(`unexpected ${JSON.stringify(warm)}`);
     // BENCH_WATCH_SNAPSHOT=PATH: heap snapshots after the warm-up (PATH.warm) and at the end (PATH), to diff.
-    if (process.env.BENCH_WATCH_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(`${process.env.BENCH_WATCH_SNAPSHOT}.warm`);
+    if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(`${process.env.BENCH_WATCH_SNAPSHOT}.warm`);
     const ref = process.memoryUsage().rss / 2 ** 20;
     const t0 = performance.now();
     const cpu1 = process.cpuUsage();
@@ -131,7 +135,8 @@ async function watcher() {
       if (++ticks % 10 === 0) {
         globalThis.gc();
         const m = process.memoryUsage();
-        mem.push({ t, heap: m.heapUsed / 2 ** 20, total: m.heapTotal / 2 ** 20, external: m.external / 2 ** 20, buffers: m.arrayBuffers / 2 ** 20, rss: m.rss / 2 ** 20 });
+        const spaces = Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, { size: x.space_size / 2 ** 20, used: x.space_used_size / 2 ** 20 }]));
+        mem.push({ t, heap: m.heapUsed / 2 ** 20, total: m.heapTotal / 2 ** 20, external: m.external / 2 ** 20, buffers: m.arrayBuffers / 2 ** 20, rss: m.rss / 2 ** 20, spaces });
       }
     }, 1_000);
     load.send({ type: 'go' });
@@ -139,7 +144,7 @@ async function watcher() {
     clearInterval(sampler);
     const cpu = process.cpuUsage(cpu1);
     const s = status();
-    if (process.env.BENCH_WATCH_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(process.env.BENCH_WATCH_SNAPSHOT);
+    if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_WATCH_SNAPSHOT);
 
     const mbs = rss.map((r) => r.mb);
     const lo = Math.min(...mbs);
@@ -161,7 +166,17 @@ async function watcher() {
     );
     console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
     const col = (k) => mem.map((m) => m[k].toFixed(0)).join(' ');
-    console.log(`  after a full GC every 10 s (MB): live heap ${col('heap')} | heap total ${col('total')} | external ${col('external')} (array buffers ${col('buffers')})`);
+    // Where RSS goes: V8's heap (live, and what V8 keeps committed around it), external memory, and the rest (native).
+    for (const m of mem) m.native = m.rss - m.total - m.external;
+    console.log(
+      `  after a full GC every 10 s (MB): live heap ${col('heap')} | heap total ${col('total')} | external ${col('external')} (array buffers ${col('buffers')}) | ` +
+        `native (RSS − heap total − external) ${col('native')}`,
+    );
+    if (mem.length > 1) {
+      const sp = (m) => Object.entries(m.spaces).filter(([, v]) => v.size >= 1).map(([k, v]) => `${k} ${v.size.toFixed(0)} (${v.used.toFixed(0)} used)`).join(', ');
+      console.log(`  V8 heap spaces, MB committed, first full-GC sample: ${sp(mem[0])}`);
+      console.log(`  V8 heap spaces, MB committed, last full-GC sample: ${sp(mem.at(-1))}`);
+    }
     if (mem.length > 1) console.log(`  live heap per measured agent: ${(((mem.at(-1).heap - mem[0].heap) * 2 ** 20) / (AGENTS * ((mem.at(-1).t - mem[0].t) / (rss.at(-1).t || 1)))).toFixed(0)} B (first to last full-GC sample)`);
     console.log(
       `  watcher CPU over the measured part: ${f1((cpu.user + cpu.system) / 1e6)} s, ${evaluations > 0 ? ((cpu.user + cpu.system) / evaluations).toFixed(0) : '—'} µs per evaluation; ` +
