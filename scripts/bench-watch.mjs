@@ -1,105 +1,217 @@
 #!/usr/bin/env node
 /**
  * `hcs25 watch` under a stream of registrations (run after the build; `npm run bench` does both): the emulator (own
- * process, 2 s mirror lag) holds an HCS-2 registry that receives BENCH_WATCH_AGENTS registrations (default 10,000)
- * at a steady rate while `watchRegistry` follows it and publishes to a signal topic (fast simulated agents, 5-20 ms
- * per ask, each on its own host; runs of at most BENCH_WATCH_RUN_SIGNALS signals, default 6,000, so the registrations
- * span several runs). Prints RSS sampled every second — first/last/peak after warm-up and the spread (goal: flat
- * within ±10% after warm-up) — the live heap after a full GC every 10 s (what the watcher really holds), and, for
- * every 50th agent, the time from its registration to all three of its signals being readable on the topic from the
- * mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 registrations. Env: BENCH_WATCH_AGENTS, BENCH_WATCH_RATE.
+ * process, 2 s mirror lag) holds an HCS-2 registry that receives registrations at a steady rate while `watchRegistry`
+ * follows it and publishes to a signal topic (fast simulated agents, 5-20 ms per ask, each on its own host; runs of at
+ * most BENCH_WATCH_RUN_SIGNALS signals, default 6,000, so the registrations span several runs).
+ *
+ * The process measured is the watcher's alone: the registrations and the topic reader (a consumer timing each sampled
+ * agent) run in a child process, so their SDK client, gRPC buffers and bookkeeping are not counted as the watcher's.
+ *
+ * Memory: a warm-up of BENCH_WATCH_WARMUP registrations (default 1,000) first, until each of them is published; the
+ * watcher's RSS then is the reference. Then BENCH_WATCH_AGENTS registrations (default 10,000) are measured: RSS every
+ * second across all of them, printed as the band [min, max] relative to the reference (goal: within ±10%). Every 10 s
+ * the bench also forces a full GC (global.gc, `--expose-gc`) to print the live heap (what the watcher really holds);
+ * the RSS samples are taken as the process runs, so these GCs are the only ones the bench adds.
+ * Latency: for every 50th measured agent, the time from its registration to all three of its signals being readable on
+ * the topic from the mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 measured registrations.
+ * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
+ * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_SNAPSHOT=PATH
+ * writes heap snapshots after the warm-up (PATH.warm, taken before the reference RSS, which it then inflates) and at
+ * the end (PATH) to diff what grew.
  */
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { performance } from 'node:perf_hooks';
 import { DIST, emulatorEnv, fastSigningClient, startEmulator } from './lib/emulator.mjs';
 
-// Re-run with a collectable heap: every 10 s the live heap is measured after a full GC (what the watcher really holds).
-if (typeof globalThis.gc !== 'function') {
-  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
-}
 const QUICK = process.argv.includes('--quick');
 const AGENTS = Number(process.env.BENCH_WATCH_AGENTS ?? (QUICK ? 2_000 : 10_000));
+const WARMUP = Number(process.env.BENCH_WATCH_WARMUP ?? 1_000);
 const RATE = Number(process.env.BENCH_WATCH_RATE ?? 125); // registrations per second
 const SAMPLE_EVERY = 50;
-const WARMUP_S = Number(process.env.BENCH_WATCH_WARMUP_S ?? (QUICK ? 5 : 30));
 const LAG_MS = 2_000;
 const RUN_SIGNALS = Number(process.env.BENCH_WATCH_RUN_SIGNALS ?? 6_000);
-
-const sdk = await import('@hashgraph/sdk');
-const { loadConfig } = await import(DIST('config/load.js'));
-const { createHcs25Client } = await import(DIST('client.js'));
-const { watchRegistry } = await import(DIST('actions/watch-registry.js'));
-const { createSignalTopic } = await import(DIST('publisher/topic.js'));
-const { readMessage } = await import(DIST('signals/read.js'));
-
-const emu = await startEmulator({ accounts: 1, mirrorLagMs: LAG_MS });
-const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-'));
-const writer = fastSigningClient(sdk, emu);
-const config = loadConfig({
-  cwd: stateDir,
-  env: emulatorEnv(emu),
-  flags: { stateDir, concurrency: 64, budgetMs: 5_000 },
-});
-const client = createHcs25Client(config);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// Simulated agents: every ask answers after 5-20 ms.
-const transportFactory = (agent) => ({
-  protocol: agent.protocol,
-  canAsk: true,
-  ask: async () => {
-    const ms = 5 + Math.random() * 15;
-    await sleep(ms);
-    return { ok: true, text: '42', latencyMs: ms, meta: {} };
-  },
-  probe: async () => ({ reachable: true, latencyMs: 5 }),
-});
+if (process.argv.includes('--load')) await loadGenerator();
+// The live-heap figure needs a collectable heap: re-run with --expose-gc.
+else if (typeof globalThis.gc !== 'function') {
+  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+} else await watcher();
 
-let failed = false;
-const stop = new AbortController();
-let watching;
-try {
-  const registryTx = await new sdk.TopicCreateTransaction().setTopicMemo('hcs-2:0:86400').execute(writer);
-  const registry = (await registryTx.getReceipt(writer)).topicId.toString();
-  const topic = (await createSignalTopic(client.sdk)).topicId;
-  let ready;
-  const started = new Promise((r) => (ready = r));
-  watching = watchRegistry(client, {
-    registry,
-    topic,
-    everyMs: 24 * 3_600_000,
-    perHost: 60,
-    // Runs of 2,000 agents: the registrations span several runs, so memory shows what one run holds, not the registry.
-    maxRunSignals: RUN_SIGNALS,
-    maxFeePerDayHbar: 10_000,
-    flushMs: 1_000,
-    pollMs: 1_000,
-    signal: stop.signal,
-    runner: { transportFactory },
-    onReady: (status) => ready(status),
+async function watcher() {
+  const sdk = await import('@hashgraph/sdk');
+  const { loadConfig } = await import(DIST('config/load.js'));
+  const { createHcs25Client } = await import(DIST('client.js'));
+  const { watchRegistry } = await import(DIST('actions/watch-registry.js'));
+  const { createSignalTopic } = await import(DIST('publisher/topic.js'));
+
+  const emu = await startEmulator({ accounts: 1, mirrorLagMs: LAG_MS });
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-'));
+  const config = loadConfig({ cwd: stateDir, env: emulatorEnv(emu), flags: { stateDir, concurrency: 64, budgetMs: 5_000 } });
+  const client = createHcs25Client(config);
+
+  // Simulated agents: every ask answers after 5-20 ms.
+  const transportFactory = (agent) => ({
+    protocol: agent.protocol,
+    canAsk: true,
+    ask: async () => {
+      const ms = 5 + Math.random() * 15;
+      await sleep(ms);
+      return { ok: true, text: '42', latencyMs: ms, meta: {} };
+    },
+    probe: async () => ({ reachable: true, latencyMs: 5 }),
   });
-  const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
-  console.log(`watch: ${AGENTS} registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, simulated agents 5-20 ms per ask`);
 
-  // RSS every second.
-  const t0 = performance.now();
-  const rss = [];
-  const heap = [];
-  let ticks = 0;
-  const sampler = setInterval(() => {
-    const t = (performance.now() - t0) / 1000;
-    if (++ticks % 10 === 0) {
-      globalThis.gc();
-      heap.push({ t, mb: process.memoryUsage().heapUsed / 2 ** 20 });
+  let failed = false;
+  const stop = new AbortController();
+  let watching;
+  let load;
+  try {
+    const writer = fastSigningClient(sdk, emu);
+    const registryTx = await new sdk.TopicCreateTransaction().setTopicMemo('hcs-2:0:86400').execute(writer);
+    const registry = (await registryTx.getReceipt(writer)).topicId.toString();
+    writer.close();
+    const topic = (await createSignalTopic(client.sdk)).topicId;
+    let ready;
+    const started = new Promise((r) => (ready = r));
+    watching = watchRegistry(client, {
+      registry,
+      topic,
+      everyMs: 24 * 3_600_000,
+      perHost: 60,
+      maxRunSignals: RUN_SIGNALS,
+      maxFeePerDayHbar: 10_000,
+      flushMs: 1_000,
+      pollMs: 1_000,
+      signal: stop.signal,
+      runner: { transportFactory },
+      onReady: (status) => ready(status),
+    });
+    const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
+    console.log(
+      `watch: ${WARMUP} warm-up + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
+        `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured)`,
+    );
+
+    // The load generator reports 'warm' (every warm-up agent on the topic), then 'done' with its latencies.
+    load = fork(new URL(import.meta.url).pathname, ['--load'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const messages = [];
+    const waiters = [];
+    load.on('message', (m) => (waiters.length ? waiters.shift()(m) : messages.push(m)));
+    const exited = new Promise((_, reject) => load.on('exit', (code) => reject(new Error(`the load generator exited (${code})`))));
+    const next = () => Promise.race([messages.length ? Promise.resolve(messages.shift()) : new Promise((r) => waiters.push(r)), exited]);
+    load.send({
+      node: { network: emu.network, ports: emu.ports, operator: emu.operator, mirrorRestUrl: emu.mirrorRestUrl },
+      env: emulatorEnv(emu),
+      registry,
+      topic,
+      warmup: WARMUP,
+      agents: AGENTS,
+      rate: RATE,
+      sampleEvery: SAMPLE_EVERY,
+    });
+
+    const cpu0 = process.cpuUsage();
+    const warm = await next();
+    if (warm.type !== 'warm') throw new Error(`unexpected ${JSON.stringify(warm)}`);
+    // BENCH_WATCH_SNAPSHOT=PATH: heap snapshots after the warm-up (PATH.warm) and at the end (PATH), to diff.
+    if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(`${process.env.BENCH_WATCH_SNAPSHOT}.warm`);
+    const ref = process.memoryUsage().rss / 2 ** 20;
+    const t0 = performance.now();
+    const cpu1 = process.cpuUsage();
+    const evals0 = status().counters.evaluations;
+    const rss = [];
+    const mem = [];
+    let ticks = 0;
+    const sampler = setInterval(() => {
+      const t = (performance.now() - t0) / 1000;
+      rss.push({ t, mb: process.memoryUsage().rss / 2 ** 20 });
+      if (++ticks % 10 === 0) {
+        globalThis.gc();
+        const m = process.memoryUsage();
+        const spaces = Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, { size: x.space_size / 2 ** 20, used: x.space_used_size / 2 ** 20 }]));
+        mem.push({ t, heap: m.heapUsed / 2 ** 20, total: m.heapTotal / 2 ** 20, external: m.external / 2 ** 20, buffers: m.arrayBuffers / 2 ** 20, rss: m.rss / 2 ** 20, spaces });
+      }
+    }, 1_000);
+    load.send({ type: 'go' });
+    const done = await next();
+    clearInterval(sampler);
+    const cpu = process.cpuUsage(cpu1);
+    const s = status();
+    if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_WATCH_SNAPSHOT);
+
+    const mbs = rss.map((r) => r.mb);
+    const lo = Math.min(...mbs);
+    const hi = Math.max(...mbs);
+    const band = Math.max(Math.abs(lo - ref), Math.abs(hi - ref)) / ref;
+    const pctOf = (mb) => `${mb >= ref ? '+' : ''}${(((mb - ref) / ref) * 100).toFixed(1)}%`;
+    const lat = done.latencies.sort((a, b) => a - b);
+    const pct = (q) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] / 1000 : Number.NaN);
+    const evaluations = s.counters.evaluations - evals0;
+    const f1 = (x) => x.toFixed(1);
+    console.log(
+      `  registered ${AGENTS} in ${done.registeredS.toFixed(0)} s after the warm-up; watcher: ${s.agentsKnown} agents known, ${s.counters.evaluations} evaluations, ` +
+        `${s.counters.signalsPublished} signals in ${s.counters.messagesPublished} messages, queue ${s.queue}, runs of ≤ ${RUN_SIGNALS} signals: ${s.run ? 'current ' + s.run : '—'}`,
+    );
+    console.log(
+      `  RSS after the warm-up (${WARMUP} agents published, ${f1((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6)} s CPU): ${ref.toFixed(0)} MB = the reference; ` +
+        `over the ${AGENTS} measured registrations (${rss.length} samples, 1/s): min ${lo.toFixed(0)} MB (${pctOf(lo)}), max ${hi.toFixed(0)} MB (${pctOf(hi)}), ` +
+        `last ${mbs.at(-1)?.toFixed(0)} MB (${pctOf(mbs.at(-1) ?? ref)}): band ±${f1(band * 100)}% (goal ±10%)`,
+    );
+    console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
+    const col = (k) => mem.map((m) => m[k].toFixed(0)).join(' ');
+    // Where RSS goes: V8's heap (live, and what V8 keeps committed around it), external memory, and the rest (native).
+    for (const m of mem) m.native = m.rss - m.total - m.external;
+    console.log(
+      `  after a full GC every 10 s (MB): live heap ${col('heap')} | heap total ${col('total')} | external ${col('external')} (array buffers ${col('buffers')}) | ` +
+        `native (RSS − heap total − external) ${col('native')}`,
+    );
+    if (mem.length > 1) {
+      const sp = (m) => Object.entries(m.spaces).filter(([, v]) => v.size >= 1).map(([k, v]) => `${k} ${v.size.toFixed(0)} (${v.used.toFixed(0)} used)`).join(', ');
+      console.log(`  V8 heap spaces, MB committed, first full-GC sample: ${sp(mem[0])}`);
+      console.log(`  V8 heap spaces, MB committed, last full-GC sample: ${sp(mem.at(-1))}`);
     }
-    rss.push({ t, mb: process.memoryUsage().rss / 2 ** 20 });
-  }, 1_000);
+    if (mem.length > 1) console.log(`  live heap per measured agent: ${(((mem.at(-1).heap - mem[0].heap) * 2 ** 20) / (AGENTS * ((mem.at(-1).t - mem[0].t) / (rss.at(-1).t || 1)))).toFixed(0)} B (first to last full-GC sample)`);
+    console.log(
+      `  watcher CPU over the measured part: ${f1((cpu.user + cpu.system) / 1e6)} s, ${evaluations > 0 ? ((cpu.user + cpu.system) / evaluations).toFixed(0) : '—'} µs per evaluation; ` +
+        `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+    );
+    console.log(
+      `  new agent → its 3 signals on the topic (mirror lag ${LAG_MS / 1000} s): p50 ${f1(pct(0.5))} s, p95 ${f1(pct(0.95))} s, max ${f1(pct(1))} s ` +
+        `over ${lat.length}/${done.sampled} sampled agents (goal ≤ 60 s)`,
+    );
+    if (lat.length < done.sampled || pct(1) > 60 || band > 0.1) failed = true;
+  } finally {
+    load?.kill();
+    stop.abort();
+    await watching?.catch((err) => console.error(`the watcher failed: ${err.message}`));
+    await client.close().catch(() => undefined);
+    await emu.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  if (failed) {
+    console.error('bench-watch: a goal was missed');
+    process.exit(1);
+  }
+  process.exit(0);
+}
 
-  // The topic as a consumer sees it: when each sampled agent's three signals are readable.
+/** The child: registrations at a steady rate (64 in flight) and a consumer reading the signal topic. */
+async function loadGenerator() {
+  const job = await new Promise((r) => process.once('message', r));
+  const sdk = await import('@hashgraph/sdk');
+  const { loadConfig } = await import(DIST('config/load.js'));
+  const { createHcs25Client } = await import(DIST('client.js'));
+  const { readMessage } = await import(DIST('signals/read.js'));
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-load-'));
+  const client = createHcs25Client(loadConfig({ cwd: stateDir, env: job.env, flags: { stateDir } }));
+  const writer = fastSigningClient(sdk, job.node);
   const registeredAt = new Map();
   const seen = new Map();
   const complete = new Map();
@@ -107,7 +219,7 @@ try {
   let reading = true;
   const reader = (async () => {
     while (reading) {
-      for await (const m of client.mirror.topicMessages(topic, { ...(cursor > 0 && { afterSequence: cursor }) })) {
+      for await (const m of client.mirror.topicMessages(job.topic, { ...(cursor > 0 && { afterSequence: cursor }) })) {
         cursor = m.sequenceNumber;
         const read = readMessage(m.message);
         for (const item of read.ok ? read.items : []) {
@@ -122,67 +234,38 @@ try {
       await sleep(250);
     }
   })();
-
-  // Registrations at a steady rate, 64 in flight.
   const body = (i) => JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify({ name: `agent-${i}`, protocol: 'openai', endpoint: `http://a${i}.bench.invalid/v1`, model: 'm' }) });
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < AGENTS; i = next++) {
-      const due = t0 + (i * 1000) / RATE;
-      if (due > performance.now()) await sleep(due - performance.now());
-      await new sdk.TopicMessageSubmitTransaction().setTopicId(registry).setMessage(body(i)).execute(writer);
-      if (i % SAMPLE_EVERY === 0) registeredAt.set(i, performance.now());
-    }
+  // Agents [from, to) at `rate` per second; the sampled ones are timed. Resolves once every sampled one is on the topic (or 90 s more).
+  const register = async (from, to, sampled) => {
+    const t0 = performance.now();
+    let next = from;
+    const worker = async () => {
+      for (let i = next++; i < to; i = next++) {
+        const due = t0 + ((i - from) * 1000) / job.rate;
+        if (due > performance.now()) await sleep(due - performance.now());
+        await new sdk.TopicMessageSubmitTransaction().setTopicId(job.registry).setMessage(body(i)).execute(writer);
+        if (sampled(i)) registeredAt.set(i, performance.now());
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, worker));
+    const registeredS = (performance.now() - t0) / 1000;
+    const deadline = performance.now() + 90_000;
+    while (complete.size < registeredAt.size && performance.now() < deadline) await sleep(500);
+    return registeredS;
   };
-  await Promise.all(Array.from({ length: 64 }, worker));
-  const registeredS = (performance.now() - t0) / 1000;
-  // Until every sampled agent is on the topic (or 90 s more).
-  const deadline = performance.now() + 90_000;
-  while (complete.size < registeredAt.size && performance.now() < deadline) await sleep(500);
-  const s = status();
-  if (process.env.BENCH_WATCH_SNAPSHOT) (await import('node:v8')).writeHeapSnapshot(process.env.BENCH_WATCH_SNAPSHOT);
-  clearInterval(sampler);
+  // Warm-up: every warm-up agent is timed, so 'warm' means all of them are published.
+  await register(0, job.warmup, () => true);
+  const warmed = complete.size;
+  registeredAt.clear();
+  complete.clear();
+  process.send({ type: 'warm', published: warmed });
+  await new Promise((r) => process.once('message', r));
+  const registeredS = await register(job.warmup, job.warmup + job.agents, (i) => (i - job.warmup) % job.sampleEvery === 0);
   reading = false;
   await reader;
-
-  const spreadOf = (samples) => {
-    const mbs = samples.map((r) => r.mb);
-    const mean = mbs.reduce((a, b) => a + b, 0) / mbs.length;
-    return { mean, spread: Math.max(Math.max(...mbs) - mean, mean - Math.min(...mbs)) / mean };
-  };
-  const after = rss.filter((r) => r.t >= WARMUP_S);
-  const { mean, spread } = spreadOf(after);
-  const liveAfter = heap.filter((r) => r.t >= WARMUP_S);
-  const live = spreadOf(liveAfter);
-  const lat = [...complete.values()].sort((a, b) => a - b);
-  const pct = (q) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] / 1000 : Number.NaN);
-  console.log(
-    `  registered ${AGENTS} in ${registeredS.toFixed(0)} s; watcher: ${s.agentsKnown} agents known, ${s.counters.evaluations} evaluations, ` +
-      `${s.counters.signalsPublished} signals in ${s.counters.messagesPublished} messages, queue ${s.queue}, runs of ≤ ${RUN_SIGNALS} signals: ${s.run ? 'current ' + s.run : '—'}`,
-  );
-  console.log(
-    `  RSS: first ${rss[0]?.mb.toFixed(0)} MB, after ${WARMUP_S} s warm-up ${after[0]?.mb.toFixed(0)} MB, last ${after.at(-1)?.mb.toFixed(0)} MB, ` +
-      `peak ${Math.max(...rss.map((r) => r.mb)).toFixed(0)} MB, spread ±${(spread * 100).toFixed(1)}% around ${mean.toFixed(0)} MB after warm-up (goal ±10%)`,
-  );
-  console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
-  console.log(
-    `  live heap after a full GC (MB, every 10 s): ${heap.map((r) => r.mb.toFixed(0)).join(' ')}; after warm-up ±${(live.spread * 100).toFixed(1)}% around ${live.mean.toFixed(0)} MB`,
-  );
-  console.log(
-    `  new agent → its 3 signals on the topic (mirror lag ${LAG_MS / 1000} s): p50 ${pct(0.5).toFixed(1)} s, p95 ${pct(0.95).toFixed(1)} s, max ${pct(1).toFixed(1)} s ` +
-      `over ${lat.length}/${registeredAt.size} sampled agents (goal ≤ 60 s)`,
-  );
-  if (lat.length < registeredAt.size || pct(1) > 60 || spread > 0.1) failed = true;
-} finally {
-  stop.abort();
-  await watching?.catch((err) => console.error(`the watcher failed: ${err.message}`));
-  await client.close().catch(() => undefined);
+  process.send({ type: 'done', registeredS, sampled: registeredAt.size, latencies: [...complete.values()] });
   writer.close();
-  await emu.stop();
+  await client.close().catch(() => undefined);
   rmSync(stateDir, { recursive: true, force: true });
+  process.disconnect();
 }
-if (failed) {
-  console.error('bench-watch: a goal was missed');
-  process.exit(1);
-}
-process.exit(0);

@@ -10,8 +10,11 @@ import {
   CustomFixedFee,
   Hbar,
   HbarUnit,
+  Timestamp,
   TopicCreateTransaction,
   TopicMessageSubmitTransaction,
+  TransactionId,
+  type AccountId,
   type Client,
   type Key,
 } from '@hashgraph/sdk';
@@ -25,6 +28,23 @@ export class LedgerTxError extends Hcs25Error {
     });
     this.name = 'LedgerTxError';
   }
+}
+
+/** The valid start of the last id `newTransactionId` made, ns since the epoch. */
+let lastValidStartNs = 0n;
+
+/**
+ * A new transaction id for `payer`, as `TransactionId.generate` makes one (its valid start a few seconds in the past,
+ * so a node whose clock is behind still accepts it), without its leak: the SDK keeps every timestamp it ever generated
+ * in a module-level set to avoid repeats, about 100 B per transaction for the life of the process, which a watcher
+ * publishing for days cannot carry. Here valid starts only go up, so no id repeats within the process either.
+ */
+export function newTransactionId(payer: AccountId): TransactionId {
+  const backdateMs = 3_000 + Math.floor(Math.random() * 5_000);
+  let ns = BigInt(Date.now() - backdateMs) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000));
+  if (ns <= lastValidStartNs) ns = lastValidStartNs + 1n;
+  lastValidStartNs = ns;
+  return TransactionId.withValidStart(payer, new Timestamp(Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)));
 }
 
 export interface CreateTopicOptions {
@@ -69,6 +89,7 @@ export interface Submitted {
 /** Submits a message body as one chunk (at most 1024 bytes); returns its sequence number and transaction id. */
 export async function submitMessage(client: Client, topicId: string, body: string, memo: string | undefined, options: SubmitOptions = {}): Promise<Submitted> {
   const tx = new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(body).setMaxChunks(1).setChunkSize(1024);
+  if (client.operatorAccountId) tx.setTransactionId(newTransactionId(client.operatorAccountId));
   if (memo) tx.setTransactionMemo(memo);
   if (options.maxCustomFeeTinybars && options.maxCustomFeeTinybars > 0) {
     const payer = client.operatorAccountId;

@@ -2,7 +2,7 @@
  * Puts journaled messages on a topic: each exactly once, many in flight, retried when the failure is transient,
  * stopped loudly when it is not.
  *
- * Exactly once rests on pre-set transaction ids. Every message gets `TransactionId.generate(operator)` and that id
+ * Exactly once rests on pre-set transaction ids. Every message gets a new transaction id (`newTransactionId(operator)`) and that id
  * is durable in the journal before the first byte is sent. Any resend — after a timeout, a dropped connection, a
  * crash and `--resume` — uses the same id, so the network answers DUPLICATE_TRANSACTION if an earlier send landed;
  * that counts as success and the receipt is fetched. An id only lives for its valid duration (120 s, backdated a few
@@ -40,6 +40,7 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { newTransactionId } from '../hedera/tx.js';
 import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
 import type { Journal } from './journal.js';
@@ -332,7 +333,7 @@ export class Submitter {
 
       // 2. A new id, durable in the journal before anything is sent.
       if (!id) {
-        id = activeId(TransactionId.generate(this.operator).toString(), this.o.validSeconds);
+        id = activeId(newTransactionId(this.operator).toString(), this.o.validSeconds);
         frozen = undefined;
         accepted = false;
         duplicate = false;

@@ -1,6 +1,7 @@
-import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, TransactionId, TransactionReceiptQuery, type Client, type Key } from '@hashgraph/sdk';
+import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, TransactionReceiptQuery, type Client, type Key } from '@hashgraph/sdk';
 import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { newTransactionId } from '../hedera/tx.js';
 import { signalTopicMemo } from '../signals/schemas.js';
 import { withTransientRetry } from './retry.js';
 import { nodesOf } from './submitter.js';
@@ -32,7 +33,7 @@ export async function createSignalTopic(client: Client, options: CreateTopicOpti
   const operator = client.operatorAccountId;
   if (!operator) throw new UsageError('creating a topic needs an operator account');
   // A pre-set id and a fixed node list: a retry resends the same transaction, so it can never create two topics.
-  const transactionId = TransactionId.generate(operator);
+  const transactionId = newTransactionId(operator);
   const nodes = nodesOf(client).slice(0, 3);
   const tx = new TopicCreateTransaction().setTopicMemo(memo).setTransactionId(transactionId).setNodeAccountIds(nodes);
   if (options.submitKey) tx.setSubmitKey(options.submitKey);

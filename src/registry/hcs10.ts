@@ -50,8 +50,6 @@ export interface Hcs10Entry {
   outboundTopicId?: string;
   /** Older registers carried a description inline; the HCS-11 profile wins over it. */
   metadata?: Metadata;
-  payer: string;
-  consensusTimestamp: string;
 }
 
 export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
@@ -69,6 +67,9 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
         const inbound = op.inbound_topic_id ?? op.requester_topic_id;
         let uids = this.byAccount.get(op.account_id);
         if (uids === undefined) this.byAccount.set(op.account_id, (uids = new Set()));
+        // The account's earlier registration is superseded.
+        if (this.changed) for (const uid of uids) this.changed.add(uid);
+        this.changed?.add(msg.sequenceNumber);
         uids.add(msg.sequenceNumber);
         this.live.set(msg.sequenceNumber, {
           uid: msg.sequenceNumber,
@@ -76,8 +77,6 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
           ...(inbound !== undefined && { inboundTopicId: inbound }),
           ...(op.outbound_topic_id !== undefined && { outboundTopicId: op.outbound_topic_id }),
           ...(op.metadata !== undefined && { metadata: op.metadata }),
-          payer: msg.payerAccountId,
-          consensusTimestamp: msg.consensusTimestamp,
         });
         return;
       }
@@ -85,19 +84,33 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
         if (op.uid !== undefined) {
           const entry = this.live.get(op.uid);
           if (entry === undefined) return skip(`delete of uid ${op.uid}, which is not a live registration`);
-          this.live.delete(op.uid);
           const uids = this.byAccount.get(entry.accountId)!;
+          // Deleting the account's latest registration makes its previous one the account's entry again.
+          if (this.changed && this.entryOf(op.uid)) for (const uid of uids) this.changed.add(uid);
+          this.changed?.add(op.uid);
+          this.live.delete(op.uid);
           uids.delete(op.uid);
           if (uids.size === 0) this.byAccount.delete(entry.accountId);
           return;
         }
         const uids = this.byAccount.get(op.account_id!);
         if (uids === undefined) return skip(`delete of account ${op.account_id}, which is not registered`);
-        for (const uid of uids) this.live.delete(uid);
+        for (const uid of uids) {
+          this.live.delete(uid);
+          this.changed?.add(uid);
+        }
         this.byAccount.delete(op.account_id!);
         return;
       }
     }
+  }
+
+  /** The entry of `uid` when it is its account's latest surviving registration (what `entries()` lists), else undefined. */
+  entryOf(uid: number): Hcs10Entry | undefined {
+    const entry = this.live.get(uid);
+    if (entry === undefined) return undefined;
+    for (const other of this.byAccount.get(entry.accountId)!) if (other > uid) return undefined;
+    return entry;
   }
 
   /** The latest surviving registration per account, in registration order; earlier ones are reported as skipped. */

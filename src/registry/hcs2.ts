@@ -52,8 +52,6 @@ export interface Hcs2Entry {
   seq: number;
   tId?: string;
   metadata?: Metadata;
-  payer: string;
-  consensusTimestamp: string;
 }
 
 export interface FoldLimits {
@@ -85,6 +83,22 @@ export abstract class RegistryFolder<S extends Record<string, z.ZodType>> {
     private readonly schemas: S,
     private readonly limits: FoldLimits,
   ) {}
+
+  /** uids whose entry changed since the last `takeChanged`; tracked only after `trackChanges` (a one-off fold needs none). */
+  protected changed: Set<number> | undefined;
+
+  /** From now on, note every uid whose live entry changes (registered, updated, deleted, superseded). */
+  trackChanges(): void {
+    this.changed ??= new Set();
+  }
+
+  /** The uids changed since the last call, ascending: a follower re-reads only these, not every entry. */
+  takeChanged(): number[] {
+    if (!this.changed || this.changed.size === 0) return [];
+    const out = [...this.changed].sort((a, b) => a - b);
+    this.changed.clear();
+    return out;
+  }
 
   add(msg: TopicMessage): void {
     this.messages++;
@@ -129,10 +143,10 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
           seq: msg.sequenceNumber,
           ...(op.t_id !== undefined && { tId: op.t_id }),
           ...(op.metadata !== undefined && { metadata: op.metadata }),
-          payer: msg.payerAccountId,
-          consensusTimestamp: msg.consensusTimestamp,
         };
+        this.changed?.add(entry.uid);
         if (!this.indexed) {
+          if (this.latest) this.changed?.add(this.latest.uid);
           this.latest = entry;
           return;
         }
@@ -146,6 +160,7 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
         const uid = this.alias.get(op.uid) ?? op.uid;
         const entry = this.live.get(uid);
         if (entry === undefined) return skip(`${op.op} of uid ${op.uid}, which is not a live entry`);
+        this.changed?.add(uid);
         if (op.op === 'delete') {
           this.live.delete(uid);
           return;
@@ -153,11 +168,15 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
         if (op.t_id !== undefined) entry.tId = op.t_id;
         if (op.metadata !== undefined) entry.metadata = op.metadata;
         entry.seq = msg.sequenceNumber;
-        entry.payer = msg.payerAccountId;
-        entry.consensusTimestamp = msg.consensusTimestamp;
         return;
       }
     }
+  }
+
+  /** The live entry of `uid`, as `entries()` lists it; undefined once deleted (non-indexed: replaced). */
+  entryOf(uid: number): Hcs2Entry | undefined {
+    if (!this.indexed) return this.latest?.uid === uid ? this.latest : undefined;
+    return this.live.get(uid);
   }
 
   /** Live entries in uid order (non-indexed: at most the latest register). */

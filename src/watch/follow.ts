@@ -7,7 +7,9 @@
  * New messages are noticed through a mirror gRPC subscription to the topic (a wake-up: the messages themselves are
  * read over REST after the cursor, so chunked messages are assembled as discovery does), with REST polling as the
  * fallback when the subscription is unavailable or fails, and as a slow safety net when it works.
- * Memory: the folder's live entries plus two small maps per live entry (its last change, its subject).
+ * Memory: the folder's live entries plus two small map entries per agent (its subject, and how many entries hold it).
+ * Work per read: the folder notes which entries the new messages touched, and only those are compared and built, so
+ * a read costs what it folded, not the registry's size.
  */
 import type { LedgerName } from '../config/networks.js';
 import type { Agent } from '../core/agent.js';
@@ -54,8 +56,6 @@ export class RegistryFollower {
   /** When the registry was last read up to the mirror node's head (ms), 0 before. */
   headReadAt = 0;
   private folder!: Hcs2Folder | Hcs10Folder;
-  /** uid → sequence number of the message that last changed the entry. */
-  private readonly changedAt = new Map<number, number>();
   /** uid → the subject its agent has (entries that did not make an agent have none). */
   private readonly subjects = new Map<number, string>();
   /** Live entries per subject (two entries may describe one agent). */
@@ -78,6 +78,7 @@ export class RegistryFollower {
     // Folding skips are counted, not kept: a registry followed for days must not accumulate reasons.
     const skips = new SkipList(0);
     this.folder = shape.kind === 'hcs-2' ? new Hcs2Folder(this.topicId, shape.indexed, skips) : new Hcs10Folder(this.topicId, skips);
+    this.folder.trackChanges();
     this.startSubscription();
     await this.readNew(true);
     const pollMs = this.options.pollMs ?? 2_000;
@@ -163,22 +164,12 @@ export class RegistryFollower {
   }
 
   private async diff(): Promise<RegistryChange[]> {
-    const entries: Entry[] = this.folder.entries();
-    const live = new Set<number>();
     const changed: Entry[] = [];
-    for (const e of entries) {
-      live.add(e.uid);
-      const at = 'seq' in e ? e.seq : e.uid;
-      if (this.changedAt.get(e.uid) !== at) {
-        this.changedAt.set(e.uid, at);
-        changed.push(e);
-      }
-    }
     const changes: RegistryChange[] = [];
-    for (const uid of [...this.changedAt.keys()]) {
-      if (live.has(uid)) continue;
-      this.changedAt.delete(uid);
-      this.drop(uid, this.seq, changes);
+    for (const uid of this.folder.takeChanged()) {
+      const entry = this.folder.entryOf(uid);
+      if (entry) changed.push(entry);
+      else this.drop(uid, this.seq, changes);
     }
     if (changed.length === 0) return changes;
     const { ctx, close } = openResolveContext({
@@ -192,7 +183,8 @@ export class RegistryFollower {
         network: this.options.network,
         ...(this.options.preferEndpointHints !== undefined && { preferEndpointHints: this.options.preferEndpointHints }),
       });
-      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source: `hcs://2/${this.topicId}`, registrySeq: uid });
+      const source = `hcs://2/${this.topicId}`;
+      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source, registrySeq: uid });
       const agents = await mapLimit(changed, 16, (e) =>
         'accountId' in e ? builder.fromAccount(e, origin(e.uid)) : builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, origin(e.uid)),
       );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Hcs10Folder, parseHcs10RegistryMemo } from '../../src/registry/hcs10.js';
 import { SkipList } from '../../src/registry/skips.js';
-import { msg } from './fixtures.js';
+import { checkTrackedChanges, msg, randomMessages } from './fixtures.js';
 
 const T = '0.0.910';
 
@@ -102,5 +102,23 @@ describe('Hcs10Folder', () => {
       expect.stringMatching(/^metadata is \d+ bytes; the limit is 8192$/),
       'after the migrate at #6; the registry moved to 0.0.950',
     ]);
+  });
+});
+
+describe('Hcs10Folder change tracking (hcs25 watch reads only what changed)', () => {
+  // Few accounts, so registrations supersede each other and deleting the latest brings an earlier one back.
+  const body = (seq: number, rnd: () => number) => {
+    const r = rnd();
+    const account = `0.0.${100 + Math.floor(rnd() * 12)}`;
+    if (r < 0.55) return { p: 'hcs-10', op: 'register', account_id: account, inbound_topic_id: `0.0.${seq}` };
+    if (r < 0.85) return { p: 'hcs-10', op: 'delete', uid: String(1 + Math.floor(rnd() * seq)) };
+    return { p: 'hcs-10', op: 'delete', account_id: account };
+  };
+
+  it('takeChanged + entryOf keep a copy equal to entries() after every message', () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const changed = checkTrackedChanges(new Hcs10Folder(T, new SkipList(0)), randomMessages(400, seed, body));
+      expect(changed).toBeGreaterThan(200);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Hcs2Folder, parseHcs2Memo } from '../../src/registry/hcs2.js';
 import { SkipList } from '../../src/registry/skips.js';
-import { msg } from './fixtures.js';
+import { checkTrackedChanges, msg, randomMessages } from './fixtures.js';
 
 const T = '0.0.900';
 const reg = (metadata: unknown, t_id = '0.0.1') => ({ p: 'hcs-2', op: 'register', t_id, metadata });
@@ -136,5 +136,37 @@ describe('agreement with the standards-sdk HCS-2 schemas', () => {
     const long = { p: 'hcs-2', op: 'register', t_id: '0.0.1', m: 'z'.repeat(501) };
     expect(sdk.registerMessageSchema!.safeParse(long).success).toBe(false);
     expect(fold(true, [msg(1, long)]).skipped).toHaveLength(1);
+  });
+});
+
+describe('Hcs2Folder change tracking (hcs25 watch reads only what changed)', () => {
+  const body = (seq: number, rnd: () => number) => {
+    const r = rnd();
+    const uid = String(1 + Math.floor(rnd() * seq));
+    if (r < 0.5) return reg(`m${seq}`, `0.0.${seq}`);
+    if (r < 0.7) return { p: 'hcs-2', op: 'update', uid, metadata: `u${seq}` };
+    if (r < 0.8) return { p: 'hcs-2', op: 'update', uid, t_id: `0.0.${seq}` };
+    if (r < 0.95) return { p: 'hcs-2', op: 'delete', uid };
+    return '{"p":"hcs-2",';
+  };
+
+  it('takeChanged + entryOf keep a copy equal to entries() after every message (indexed and not)', () => {
+    for (const indexed of [true, false]) {
+      for (const seed of [1, 2, 3]) {
+        const changed = checkTrackedChanges(new Hcs2Folder(T, indexed, new SkipList(0)), randomMessages(400, seed, body));
+        expect(changed).toBeGreaterThan(200);
+      }
+    }
+  });
+
+  it('tracks nothing until asked (a one-off fold keeps no change set)', () => {
+    const folder = new Hcs2Folder(T, true, new SkipList(0));
+    folder.add(msg(1, reg('a')));
+    expect(folder.takeChanged()).toEqual([]);
+    folder.trackChanges();
+    folder.add(msg(2, reg('b')));
+    folder.add(msg(3, { p: 'hcs-2', op: 'update', uid: '1', metadata: 'a2' }));
+    expect(folder.takeChanged()).toEqual([1, 2]);
+    expect(folder.takeChanged()).toEqual([]);
   });
 });
