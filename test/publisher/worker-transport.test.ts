@@ -8,11 +8,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal } from '../../src/publisher/journal.js';
 import { sdkTransport, type SubmitTransport } from '../../src/publisher/sdk-transport.js';
-import { Submitter, type SubmitterOptions } from '../../src/publisher/submitter.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
+import type { SubmitterOptions } from '../../src/publisher/submitter.js';
 import type { startWorkerTransport as StartWorkerTransport } from '../../src/publisher/worker-transport.js';
-import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
-import { countBy, journalWith, messageFor, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
+import { countBy, messageFor, readTopic, startHarness, submitterSetup, tempDir, type Harness } from './helpers.js';
 
 let h: Harness;
 let startWorkerTransport: typeof StartWorkerTransport;
@@ -31,24 +29,8 @@ function worker(untilReady?: () => SubmitTransport) {
   return startWorkerTransport({ network: h.config.network, operator: h.config.operator!, tuning: { grpcDeadlineMs: 3_000, requestTimeoutMs: 20_000 }, ...(untilReady && { untilReady }) });
 }
 
-async function setup(n: number, prefix: string, transport: SubmitTransport, extra: Partial<SubmitterOptions> = {}) {
-  const { topicId } = await createSignalTopic(h.client);
-  const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-  const journal = await journalWith(tmp.dir, keys, topicId);
-  const submitter = new Submitter({
-    client: h.client,
-    signer: h.signer,
-    operatorId: h.node.operator.accountId,
-    topicId,
-    journal,
-    memo: TRANSACTION_MEMOS.signal,
-    mirror: h.mirror,
-    transport,
-    minBackoffMs: 100,
-    maxBackoffMs: 1_000,
-    ...extra,
-  });
-  return { topicId, keys, journal, submitter };
+function setup(n: number, prefix: string, transport: SubmitTransport, extra: Partial<SubmitterOptions> = {}) {
+  return submitterSetup(h, tmp.dir, n, prefix, { transport, ...extra });
 }
 
 describe('Submitter through the worker transport', () => {
