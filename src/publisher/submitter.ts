@@ -299,7 +299,7 @@ export class Submitter {
     /** The network holds this id: it answered OK to our send, or DUPLICATE_TRANSACTION to a resend. */
     let accepted = false;
     let duplicate = false;
-    /** The nodes the id was last signed for: a resend after a timeout goes to them again, as the same bytes. */
+    /** The nodes the id was last signed for: a resend after a timeout goes to them again, under the same id. */
     let frozen: string[] | undefined;
     let nodeId: string | undefined;
 
