@@ -13,9 +13,12 @@ import type { Client } from '@hashgraph/sdk';
 import { requireOperator, type OperatorConfig, type ResolvedConfig } from './config/load.js';
 import type { NetworkConfig } from './config/networks.js';
 import type { StoredIdentity } from './hcs10/identity.js';
-import { createClient, type ClientTuning } from './hedera/client.js';
+import { createClient, parsePrivateKey, type ClientTuning } from './hedera/client.js';
 import { MirrorRestClient, type MirrorRestOptions } from './hedera/mirror-rest.js';
 import { ensureConsensusReachable } from './hedera/reachability.js';
+import { sdkTransport, type SubmitTransport } from './publisher/sdk-transport.js';
+import { operatorSigner } from './publisher/signer.js';
+import { canSubmitInWorker, startWorkerTransport, type WorkerTransport } from './publisher/worker-transport.js';
 
 export interface Hcs25ClientOptions {
   /** SDK tuning; the default suits a pipeline (5 s per gRPC attempt, 30 s per request). */
@@ -45,6 +48,11 @@ export interface Hcs25Client {
    */
   connect(): Promise<Client>;
   /**
+   * Where submitters build, sign and send transactions (made on first use; needs an operator): a worker thread
+   * with an SDK client of its own when this client makes its own (from the built package), else `sdk` in this thread.
+   */
+  submitTransport(): SubmitTransport;
+  /**
    * The runner's HCS-10 identity (inbound/outbound topics, HCS-11 profile), made once per operator and network and
    * stored in the state directory; later calls and later runs reuse it.
    */
@@ -62,6 +70,8 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
   let identity: Promise<{ identity: StoredIdentity; created: boolean }> | undefined;
   let closed: Promise<void> | undefined;
   let reachable: Promise<void> | undefined;
+  let transport: SubmitTransport | undefined;
+  let worker: WorkerTransport | undefined;
   const ownsSdk = !options.sdk;
 
   const client: Hcs25Client = {
@@ -87,6 +97,16 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
       await reachable;
       return sdk;
     },
+    submitTransport() {
+      if (!transport) {
+        const operator = requireOperator(config);
+        const tuning = options.tuning ?? PIPELINE_TUNING;
+        let inProcess: SubmitTransport | undefined;
+        const here = () => (inProcess ??= sdkTransport(client.sdk, operatorSigner(parsePrivateKey(operator))));
+        transport = ownsSdk && canSubmitInWorker() ? (worker = startWorkerTransport({ network: config.network, operator, tuning, untilReady: here })) : here();
+      }
+      return transport;
+    },
     hcs10Identity() {
       identity ??= (async () => {
         const [{ ensureRunnerIdentity }, sdk] = await Promise.all([import('./hcs10/identity.js'), client.connect()]);
@@ -104,6 +124,7 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
     close() {
       closed ??= (async () => {
         if (ownsSdk) sdk?.close();
+        await worker?.close();
         await mirror?.close();
       })();
       return closed;

@@ -89,6 +89,8 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   };
 
   try {
+    // First: a worker transport boots (and loads the SDK) while the fee meter asks for the balance.
+    const transport = client.submitTransport();
     // An explicit node list, as in the submitter: see its receipt query.
     const query = async () =>
       BigInt((await new AccountBalanceQuery().setAccountId(operator.accountId).setNodeAccountIds(nodesOf(sdk).slice(0, 3)).execute(sdk, 5_000)).hbars.toTinybars().toString());
@@ -112,6 +114,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       memo: TRANSACTION_MEMOS.signal,
       mirror: client.mirror,
       fees,
+      transport,
       ...parameters.submitter,
       onEvent: (e) => {
         if (e.type === 'confirmed' || e.type === 'retry') progress();

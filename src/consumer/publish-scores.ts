@@ -115,6 +115,7 @@ export async function publishScores(
       journal,
       memo: TRANSACTION_MEMOS.score,
       mirror: client.mirror,
+      transport: client.submitTransport(),
       ...options.submitter,
     });
     if (options.resume) journal.append({ t: 'resume' });

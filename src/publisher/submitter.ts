@@ -22,20 +22,7 @@
  * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff. gRPC codes the
  * SDK does not retry itself (CANCELLED while a node restarts, …) come out as grpc-js's raw errors, not GrpcServiceError.
  */
-import {
-  MaxAttemptsOrTimeoutError,
-  PrecheckStatusError,
-  ReceiptStatusError,
-  Status,
-  TopicMessageSubmitTransaction,
-  TransactionId,
-  TransactionReceiptQuery,
-  AccountId,
-  Hbar,
-  HbarUnit,
-  type Client,
-  type TransactionReceipt,
-} from '@hashgraph/sdk';
+import { MaxAttemptsOrTimeoutError, PrecheckStatusError, ReceiptStatusError, Status, TransactionId, AccountId, type Client } from '@hashgraph/sdk';
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
@@ -44,6 +31,7 @@ import { newTransactionId } from '../hedera/tx.js';
 import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
 import type { Journal } from './journal.js';
+import { SUCCESS, sdkTransport, sendError, type ReceiptResult, type SubmitTransport } from './sdk-transport.js';
 import type { TransactionSigner } from './signer.js';
 
 export class SubmitError extends Hcs25Error {
@@ -103,6 +91,11 @@ export interface SubmitterOptions {
   /** Mirror node, to learn whether an expired id landed. */
   mirror: MirrorRestClient;
   fees?: FeeMeter;
+  /**
+   * Where transactions are built, signed, sent and their receipts asked (default: the SDK client in this thread).
+   * `client` still names the nodes, and every decision stays here.
+   */
+  transport?: SubmitTransport;
   /** Submissions in flight at once (sent and awaiting a receipt). Default 128. */
   window?: number;
   /** Valid duration of each transaction id, seconds (15–180). Default 120. */
@@ -161,7 +154,8 @@ export class Submitter {
   private readonly o: Required<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'submitTimeoutMs' | 'receiptTimeoutMs' | 'mirrorGraceMs'>> &
     SubmitterOptions;
   private readonly now: () => number;
-  private readonly nodes: AccountId[];
+  private readonly nodes: string[];
+  private readonly transport: SubmitTransport;
   private nodeCursor = 0;
   /** Nodes the SDK passed over lately (down, or failing), with when to put them first again. */
   private readonly suspect = new Map<string, number>();
@@ -190,7 +184,8 @@ export class Submitter {
     // Every message backing off listens on this signal: up to `window` listeners is expected, not a leak.
     setMaxListeners(0, this.stopController.signal);
     this.operator = AccountId.fromString(options.operatorId);
-    this.nodes = nodesOf(options.client);
+    this.nodes = nodesOf(options.client).map(String);
+    this.transport = options.transport ?? sdkTransport(options.client, options.signer);
     if (this.nodes.length === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
   }
 
@@ -305,8 +300,9 @@ export class Submitter {
     /** The network holds this id: it answered OK to our send, or DUPLICATE_TRANSACTION to a resend. */
     let accepted = false;
     let duplicate = false;
-    let frozen: TopicMessageSubmitTransaction | undefined;
-    let nodeId: AccountId | undefined;
+    /** The nodes the id was last signed for: a resend after a timeout goes to them again, under the same id. */
+    let frozen: string[] | undefined;
+    let nodeId: string | undefined;
 
     for (;;) {
       if (this.fatalError) return unsent(job, this.fatalError);
@@ -348,22 +344,31 @@ export class Submitter {
 
       // 3. Send, or resend the same signed bytes (after a timeout we cannot know whether the first send arrived).
       if (!accepted) {
-        try {
-          frozen ??= await this.build(job, id, maxFee);
-          const response = await frozen.execute(this.o.client, this.o.submitTimeoutMs);
-          nodeId = response.nodeId;
+        frozen ??= this.pickNodes();
+        const sent = await this.transport.send({
+          topicId: this.o.topicId,
+          memo: this.o.memo,
+          txId: id.txId,
+          validSeconds: id.validSeconds,
+          message: job.message,
+          maxFeeTinybar: maxFee,
+          nodes: frozen,
+          timeoutMs: this.o.submitTimeoutMs,
+        });
+        if (sent.ok) {
+          nodeId = sent.nodeId;
           this.noteAnswer(frozen, nodeId);
           accepted = true;
           failingSince = undefined;
           this.stats.sent++;
-          this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId, nodeId: response.nodeId.toString() });
-        } catch (err) {
-          const failure = classifySend(err);
+          this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId, nodeId });
+        } else {
+          const failure = sent.failure;
           if (failure.kind === 'duplicate') {
             accepted = true;
             duplicate = true;
-            nodeId = err instanceof PrecheckStatusError && err.nodeId ? err.nodeId : undefined;
-            if (frozen && nodeId) this.noteAnswer(frozen, nodeId);
+            nodeId = failure.nodeId;
+            if (nodeId) this.noteAnswer(frozen, nodeId);
           } else if (failure.kind === 'expired') {
             id.expired = true;
             continue;
@@ -374,26 +379,24 @@ export class Submitter {
             if (stop) return stop;
             continue;
           } else {
-            await this.fail(job, id, failure.error, false);
-            return unsent(job, failure.error);
+            const error = sendError(failure);
+            await this.fail(job, id, error, false);
+            return unsent(job, error);
           }
         }
       }
 
       // 4. The receipt: a sequence number, or a consensus failure. Polled again (not resent) while it is missing.
-      let receipt: TransactionReceipt;
-      try {
-        receipt = await this.receipt(id, nodeId);
-      } catch (err) {
+      const receipt = await this.receipt(id, nodeId);
+      if (!receipt.ok) {
         if (this.isExpired(id)) continue; // not confirmed within its validity: ask the mirror node (step 1)
-        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `receipt: ${errorMessage(err)}`);
+        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `receipt: ${receipt.reason}`);
         if (stop) return stop;
         continue;
       }
-      const status = receipt.status.toString();
-      const seq = receipt.topicSequenceNumber?.toNumber() ?? 0;
-      if (status === Status.Success.toString() && seq > 0) return this.confirm(job, id, seq, duplicate, 'receipt');
-      if (status === Status.Success.toString()) {
+      const { status, seq } = receipt;
+      if (status === SUCCESS && seq > 0) return this.confirm(job, id, seq, duplicate, 'receipt');
+      if (status === SUCCESS) {
         const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), 'a SUCCESS receipt without a sequence number');
         if (stop) return stop;
         continue;
@@ -405,36 +408,13 @@ export class Submitter {
     }
   }
 
-  private async build(job: SubmitJob, id: ActiveId, maxFee: bigint): Promise<TopicMessageSubmitTransaction> {
-    const tx = new TopicMessageSubmitTransaction()
-      .setTopicId(this.o.topicId)
-      .setMessage(job.message)
-      .setMaxChunks(1)
-      .setTransactionId(TransactionId.fromString(id.txId))
-      .setTransactionMemo(this.o.memo)
-      .setTransactionValidDuration(id.validSeconds)
-      .setMaxTransactionFee(Hbar.from(maxFee.toString(), HbarUnit.Tinybar))
-      .setNodeAccountIds(this.pickNodes())
-      // Never let the SDK swap in an id we have not journaled.
-      .setRegenerateTransactionId(false)
-      .freezeWith(this.o.client);
-    await tx.signWith(this.o.signer.publicKey, (body) => this.o.signer.sign(body));
-    return tx;
-  }
-
-  private async receipt(id: ActiveId, nodeId: AccountId | undefined): Promise<TransactionReceipt> {
-    const query = new TransactionReceiptQuery()
-      .setTransactionId(TransactionId.fromString(id.txId))
-      .setValidateStatus(false)
-      .setMinBackoff(100)
-      .setMaxBackoff(2_000)
-      .setMaxAttempts(20);
+  private receipt(id: ActiveId, nodeId: string | undefined): Promise<ReceiptResult> {
     // Always an explicit node list: for requests without one, the SDK (2.81) refuses to pick a node for its first
     // 8 s (node min readmit period) after any node was marked unhealthy, even when the node's backoff is over.
     // The submitting node first (it knows the transaction soonest), then others in case it went down.
-    const others = this.pickNodes().filter((n) => !nodeId || n.toString() !== nodeId.toString());
-    query.setNodeAccountIds(nodeId ? this.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others);
-    return query.execute(this.o.client, this.o.receiptTimeoutMs);
+    const others = this.pickNodes().filter((n) => n !== nodeId);
+    const nodes = nodeId ? this.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others;
+    return this.transport.receipt({ txId: id.txId, nodes, timeoutMs: this.o.receiptTimeoutMs });
   }
 
   private async confirm(
@@ -528,7 +508,7 @@ export class Submitter {
     return { kind: 'success', seq: parsed.data.sequence_number, consensusTimestamp: parsed.data.consensus_timestamp };
   }
 
-  private pickNodes(): AccountId[] {
+  private pickNodes(): string[] {
     // A few nodes per transaction lets the SDK fail over; signing for every node of a public network would not pay.
     const rotated = this.nodes.map((_, i) => this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
     this.nodeCursor = (this.nodeCursor + 1) % this.nodes.length;
@@ -539,18 +519,18 @@ export class Submitter {
    * Suspect nodes last. The SDK tries a node list in order, and near a local node (127.0.0.1:50211) it waits for a
    * failed node to be readmitted and then spends a whole gRPC deadline finding it still down.
    */
-  private healthyFirst(nodes: AccountId[]): AccountId[] {
+  private healthyFirst(nodes: string[]): string[] {
     const now = Date.now();
-    const bad = (n: AccountId): boolean => (this.suspect.get(n.toString()) ?? 0) > now;
+    const bad = (n: string): boolean => (this.suspect.get(n) ?? 0) > now;
     return [...nodes.filter((n) => !bad(n)), ...nodes.filter(bad)];
   }
 
   /** The SDK walks a transaction's node list in order: nodes before the one that answered were down or failing. */
-  private noteAnswer(tx: TopicMessageSubmitTransaction, answered: AccountId): void {
-    this.suspect.delete(answered.toString());
-    for (const node of tx.nodeAccountIds ?? []) {
-      if (node.toString() === answered.toString()) break;
-      this.suspect.set(node.toString(), Date.now() + SUSPECT_MS);
+  private noteAnswer(nodes: string[], answered: string): void {
+    this.suspect.delete(answered);
+    for (const node of nodes) {
+      if (node === answered) break;
+      this.suspect.set(node, Date.now() + SUSPECT_MS);
     }
   }
 }

@@ -12,6 +12,9 @@ import { MirrorRestClient, type TopicMessage } from '../../src/hedera/mirror-res
 import { startLocalNode, type LocalNode, type LocalNodeOptions } from '../../src/localnode/index.js';
 import { Journal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
+import { Submitter, type SubmitterOptions } from '../../src/publisher/submitter.js';
+import { createSignalTopic } from '../../src/publisher/topic.js';
+import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
 import type { Agent } from '../../src/core/agent.js';
 import { runSignals, type RunSignalsParameters } from '../../src/actions/run-signals.js';
 import { createHcs25Client } from '../../src/client.js';
@@ -95,6 +98,29 @@ export async function journalWith(stateDir: string, keys: string[], topic = '0.0
   }
   await journal.flush();
   return journal;
+}
+
+/**
+ * A new topic, a journal holding `n` results keyed `<prefix>-<i>`, and a Submitter for them on the harness (backoff
+ * above the client's node backoff, ≤ 1 s, so a quarantined single node is back before attempts run out).
+ */
+export async function submitterSetup(h: Harness, stateDir: string, n: number, prefix: string, extra: Partial<SubmitterOptions> = {}) {
+  const { topicId } = await createSignalTopic(h.client);
+  const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+  const journal = await journalWith(stateDir, keys, topicId);
+  const submitter = new Submitter({
+    client: h.client,
+    signer: h.signer,
+    operatorId: h.node.operator.accountId,
+    topicId,
+    journal,
+    memo: TRANSACTION_MEMOS.signal,
+    mirror: h.mirror,
+    minBackoffMs: 100,
+    maxBackoffMs: 1_000,
+    ...extra,
+  });
+  return { topicId, keys, journal, submitter };
 }
 
 export function messageFor(key: string): string {

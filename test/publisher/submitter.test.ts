@@ -5,7 +5,7 @@ import { FeeMeter } from '../../src/publisher/fees.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../../src/publisher/submitter.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import { countBy, journalWith, messageFor, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
+import { countBy, journalWith, messageFor, readTopic, startHarness, submitterSetup, tempDir, type Harness } from './helpers.js';
 
 let h: Harness;
 const tmp = tempDir();
@@ -18,24 +18,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function setup(n: number, prefix: string, extra: Partial<SubmitterOptions> = {}) {
-  const { topicId } = await createSignalTopic(h.client);
-  const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-  const journal = await journalWith(tmp.dir, keys, topicId);
-  const submitter = new Submitter({
-    client: h.client,
-    signer: h.signer,
-    operatorId: h.node.operator.accountId,
-    topicId,
-    journal,
-    memo: TRANSACTION_MEMOS.signal,
-    mirror: h.mirror,
-    // Above the client's node backoff (≤ 1 s), so a quarantined single node is back before attempts run out.
-    minBackoffMs: 100,
-    maxBackoffMs: 1_000,
-    ...extra,
-  });
-  return { topicId, keys, journal, submitter };
+function setup(n: number, prefix: string, extra: Partial<SubmitterOptions> = {}) {
+  return submitterSetup(h, tmp.dir, n, prefix, extra);
 }
 
 function expectExactlyOnce(messages: { message: Buffer }[], keys: string[]): void {

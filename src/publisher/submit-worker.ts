@@ -1,0 +1,28 @@
+/**
+ * Entry of the submission worker thread (started by `worker-transport.ts`): an SDK client of its own, and the SDK
+ * transport serving the submitter's requests. It never touches the journal: every id it is given is durable already.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Secret } from '../config/secret.js';
+import { createClient, parsePrivateKey } from '../hedera/client.js';
+import { sdkTransport } from './sdk-transport.js';
+import { operatorSigner } from './signer.js';
+import type { WorkerData, WorkerReply, WorkerRequest } from './worker-transport.js';
+
+const data = workerData as WorkerData;
+const operator = { ...data.operator, privateKey: new Secret(data.operator.privateKey) };
+const client = createClient({ network: data.network, operator }, data.tuning);
+const transport = sdkTransport(client, operatorSigner(parsePrivateKey(operator)));
+const port = parentPort!;
+
+port.on('message', (request: WorkerRequest | 'close') => {
+  if (request === 'close') {
+    client.close();
+    port.close();
+    return;
+  }
+  const reply = (result: Exclude<WorkerReply, 'ready'>['result']) => port.postMessage({ id: request.id, result } satisfies WorkerReply);
+  if (request.op === 'send') void transport.send(request.request).then(reply);
+  else void transport.receipt(request.request).then(reply);
+});
+port.postMessage('ready' satisfies WorkerReply);
