@@ -62,7 +62,8 @@ export interface SignalPackerOptions {
  */
 export class SignalPacker extends MessagePacker<SignalMessageV2, PackedMessage> {
   constructor(options: SignalPackerOptions) {
-    super(signalPackFormat(options.mode, Math.min(options.maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES)), options.maxBytes);
+    const maxBytes = Math.min(options.maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+    super(signalPackFormat(options.mode, maxBytes), maxBytes);
   }
 }
 

@@ -19,7 +19,7 @@ import type { BuiltMessage } from './build.js';
 import { DIGEST_PATTERN } from './digest.js';
 import { ZLIB_FIRST_BYTE } from './pack.js';
 import { MessagePacker, withoutKey, type PackMode } from './packer.js';
-import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './schemas.js';
+import { PROTOCOL_ID } from './schemas.js';
 import { SCORE_MESSAGE_VERSION, scoreExplanationSchema, scoreMessageV2Schema, type ScoreMessageV2 } from './score.js';
 
 export const SCORES_OP = 'scores';
@@ -143,7 +143,7 @@ export class ScorePacker extends MessagePacker<BuiltMessage<ScoreMessageV2>, Pac
         aloneJsonBytes: (item) => bodyJson([item.message]).length,
         jsonBytes: (item) => item.bytes,
       },
-      Math.min(options.maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES),
+      options.maxBytes,
     );
   }
 }
