@@ -43,7 +43,7 @@ export function register(program: Command): void {
     .option('--publish', 'submit a score record per subject to --score-topic (memo hcs-25:op:1), packed as --pack says')
     .option(
       '--pack <mode>',
-      'with --publish: dense (default: ~10 records per op "scores" zlib message, read by hcs25 readers) | subject (op "scores" JSON, ' +
+      'with --publish: dense (default: ~8 records per op "scores" zlib message, read by hcs25 readers) | subject (op "scores" JSON, ' +
         'readable in explorers) | none (one op "score" record per message: the only form the reference implementation reads)',
     )
     .option('--resume <publication>', 'with --publish: finish an interrupted publication (the id it printed) instead of publishing anew')

@@ -81,7 +81,7 @@ export function explanationFor(s: SubjectScore): ScoreExplanation {
 /** What marks a journal in the runs folder as a score publication (start record `config.extra`). */
 const PUBLICATION = 'scores';
 
-/** `scores --publish`'s default: ten times fewer messages than `none`, at the price of the reference implementation's readers (README, "On-chain format"). */
+/** `scores --publish`'s default: about eight times fewer messages than `none`, at the price of the reference implementation's readers (README, "On-chain format"). */
 export const DEFAULT_SCORE_PACK: PackMode = 'dense';
 
 export interface PublishScoresOptions {
