@@ -6,8 +6,9 @@
  *  - scale: computeScores over N signals about S subjects, then what `hcs25 scores --json` and the table view do
  *    with the report; time and peak RSS of the whole process (signals included);
  *  - pure: computeScores at 1,000 subjects, best of 3, as signals/s;
- *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process) through the journaled,
- *    pipelined submitter: records/s and messages per record.
+ *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process), packed as the
+ *    default says (BENCH_SCORING_PACK=dense|subject|none to compare), through the journaled, pipelined submitter:
+ *    records/s, messages per record, publisher CPU per record.
  * Env: BENCH_SCORING_SIGNALS (default 1000000), BENCH_SCORING_SUBJECTS (default 190000), BENCH_SCORING_PUBLISH
  * (default 2000 records); `--quick` = a tenth.
  */
@@ -121,17 +122,33 @@ async function child({ kind, signals: total, subjects }) {
   }
 }
 
-/** Score records of the signals' subjects to a fresh topic on the emulator, as `hcs25 scores --publish` sends them. */
+/** How many subjects the signals are about. */
+function subjectCount(signals) {
+  return new Set(signals.map((s) => s.message.subject)).size;
+}
+
+/**
+ * Score records of the signals' subjects to a fresh topic on the emulator, as `hcs25 scores --publish` sends them:
+ * the default packing (BENCH_SCORING_PACK to pick another), then journal, submitter and receipts.
+ */
 async function publish(signals, options) {
   const { computeScores } = await import(DIST('consumer/scores.js'));
   const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const { DEFAULT_SCORE_PACK } = await import(DIST('consumer/publish-scores.js'));
   const { loadConfig } = await import(DIST('config/load.js'));
   const { createHcs25Client } = await import(DIST('client.js'));
   const { createTopic, publishScoreRecords } = await import(DIST('actions/index.js'));
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const subjects = computeScores(signals, DEFAULT_SCORING_CONFIG, options).subjects;
+  const { loadavg } = await import('node:os');
+  const { syntheticResults } = await import('./lib/fleet.mjs');
+  const pack = process.env.BENCH_SCORING_PACK ?? DEFAULT_SCORE_PACK;
+  // The bench signals' short, look-alike subject ids would deflate far better than real ones: each record gets a real
+  // `buildUaid` UAID (~130 characters, a hash inside), so messages per record is what a registry run would see.
+  const agents = (await syntheticResults(subjectCount(signals))).filter((r) => r.kind === 'availability').map((r) => r.agent.subject);
+  const subjects = computeScores(signals, DEFAULT_SCORING_CONFIG, options).subjects.map((s, i) => ({ ...s, subject: agents[i] }));
+  const uaidChars = Math.round(subjects.reduce((n, s) => n + s.subject.length, 0) / subjects.length);
   const node = await startEmulator();
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scoring-'));
   const env = { ...emulatorEnv(node), HCS25_STATE_DIR: stateDir };
@@ -139,12 +156,17 @@ async function publish(signals, options) {
   try {
     const { topicId } = await createTopic(client, {});
     const t0 = performance.now();
-    const { published } = await publishScoreRecords(client, { scoreTopic: topicId, subjects });
+    const cpu0 = process.cpuUsage();
+    const { published, messages } = await publishScoreRecords(client, { scoreTopic: topicId, subjects, pack });
     const s = (performance.now() - t0) / 1000;
-    const bytes = published.reduce((n, p) => n + p.bytes, 0);
+    const cpu = cpuMs(cpu0);
+    const bytes = published.reduce((n, p) => n + (p.index === 0 ? p.bytes : 0), 0);
     console.log(
-      `publish: ${published.length.toLocaleString('en-US')} score records in ${s.toFixed(1)} s = ${Math.round(published.length / s)} records/s to the emulator, ` +
-        `1 message per record (${Math.round(bytes / published.length)} bytes on average)`,
+      `publish (--pack ${pack}, UAIDs of ${uaidChars} characters): ${published.length.toLocaleString('en-US')} score records in ${messages.toLocaleString('en-US')} messages ` +
+        `= ${(messages / published.length).toFixed(3)} messages per record (${Math.round(bytes / messages)} bytes per message on average); ` +
+        `${s.toFixed(1)} s = ${Math.round(published.length / s)} records/s to the emulator (its own process); ` +
+        `publisher CPU ${Math.round((cpu * 1000) / published.length)} µs per record; peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ` +
+        `load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     );
   } finally {
     await client.close();

@@ -7,6 +7,7 @@ import { packBodySchema, signalMessageV2Schema } from './signals/schemas-v2.js';
 import { scoringConfigSchema } from './consumer/scoring-config.js';
 import { revealMessageV2Schema } from './signals/reveal.js';
 import { scoreMessageV2Schema } from './signals/score.js';
+import { scoresBodySchema } from './signals/score-pack.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 
@@ -24,6 +25,10 @@ const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = 
   'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
   'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
   'score-v2.schema.json': { title: 'HCS-25 score message (v2, with a Score Explanation)', schema: scoreMessageV2Schema },
+  'scores-v2.schema.json': {
+    title: 'HCS-25 score records in one message (op "scores", v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
+    schema: scoresBodySchema,
+  },
   'reveal-v2.schema.json': { title: 'HCS-25 reveal message (v2)', schema: revealMessageV2Schema },
   'scoring-config.schema.json': { title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)', schema: scoringConfigSchema },
 };

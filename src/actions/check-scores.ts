@@ -20,7 +20,7 @@ export interface CheckScoresParameters {
   scoring?: ScoringConfig | null;
 }
 
-export type PublishedScoreCheck = ScoreCheck & { subject?: string; sequenceNumber: number; consensusAt: string };
+export type PublishedScoreCheck = ScoreCheck & { subject?: string; sequenceNumber: number; index: number; consensusAt: string };
 
 export interface CheckScoresReturnType {
   topic: string;
@@ -46,5 +46,5 @@ export function checkScoreRecords(records: readonly ReadRecord[], options: Check
     options,
   );
   // checkPublishedScores keeps the records' order.
-  return { counts, results: results.map((check, i) => ({ ...check, sequenceNumber: scores[i]!.sequenceNumber, consensusAt: scores[i]!.consensusAt })) };
+  return { counts, results: results.map((check, i) => ({ ...check, sequenceNumber: scores[i]!.sequenceNumber, index: scores[i]!.index, consensusAt: scores[i]!.consensusAt })) };
 }

@@ -52,17 +52,20 @@ export interface PublishScoresParameters {
   subjects: readonly SubjectScore[];
   /** Finish this earlier, interrupted publication (the id it printed) instead of publishing `subjects`. */
   resume?: string;
+  /** `dense` (default: many records per `op: "scores"` zlib message), `subject` (JSON batches) or `none` (one `op: "score"` record per message). */
+  pack?: PublishScoresOptions['pack'];
   /** Tests and benches: submitter tuning. */
   submitter?: PublishScoresOptions['submitter'];
 }
 
 /**
- * Submits one `op: "score"` record per subject to the score topic (transaction memo `hcs-25:op:1`): journaled, then
- * pipelined through the submitter under pre-set transaction ids, so a resumed publication never sends one twice.
+ * Submits a score record per subject to the score topic (transaction memo `hcs-25:op:1`), packed as `pack` says:
+ * each message journaled, then pipelined through the submitter under pre-set transaction ids, so a resumed
+ * publication never sends one twice.
  */
 export async function publishScoreRecords(client: Hcs25Client, parameters: PublishScoresParameters): Promise<PublishScoresResult> {
   client.requireOperator();
   const { publishScores } = await import('../consumer/publish-scores.js');
-  const { scoreTopic, subjects, resume, submitter } = parameters;
-  return publishScores(client, scoreTopic, subjects, { ...(resume && { resume }), ...(submitter && { submitter }) });
+  const { scoreTopic, subjects, resume, pack, submitter } = parameters;
+  return publishScores(client, scoreTopic, subjects, { ...(resume && { resume }), ...(pack && { pack }), ...(submitter && { submitter }) });
 }

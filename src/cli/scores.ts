@@ -16,6 +16,7 @@ interface ScoresFlags extends SourceFlags {
   html?: string;
   publish?: boolean;
   resume?: string;
+  pack?: string;
   scoreTopic?: string;
   checkPublished?: boolean;
   /** A names file, false for --no-names. */
@@ -39,7 +40,12 @@ export function register(program: Command): void {
     .option('--now <time>', 'score as of this time (ISO 8601): freshness is measured from it, later signals are ignored')
     .option('--csv', 'CSV on stdout (one row per subject, ranked)')
     .option('--html <file>', 'also write a self-contained HTML report to this file')
-    .option('--publish', 'submit one op "score" message per subject to --score-topic (memo hcs-25:op:1)')
+    .option('--publish', 'submit a score record per subject to --score-topic (memo hcs-25:op:1), packed as --pack says')
+    .option(
+      '--pack <mode>',
+      'with --publish: dense (default: ~8 records per op "scores" zlib message, read by hcs25 readers) | subject (op "scores" JSON, ' +
+        'readable in explorers) | none (one op "score" record per message: the only form the reference implementation reads)',
+    )
     .option('--resume <publication>', 'with --publish: finish an interrupted publication (the id it printed) instead of publishing anew')
     .option('--score-topic <id>', 'topic that receives the score messages (with --check-published: the one to check)')
     .option('--check-published', 'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift')
@@ -53,6 +59,11 @@ export function register(program: Command): void {
           throw new UsageError('--check-published cannot be combined with --publish, --csv or --html');
         }
         if (flags.resume && !flags.publish) throw new UsageError('--resume goes with --publish', { hint: 'pass --publish --score-topic 0.0.1234 --resume ID' });
+        if (flags.pack !== undefined && !flags.publish) throw new UsageError('--pack goes with --publish', { hint: 'pass --publish --score-topic 0.0.1234 --pack none' });
+        if (flags.resume && flags.pack) throw new UsageError('--resume sends what the publication journaled; drop --pack');
+        if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
+          throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
+        }
         if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
         if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
@@ -89,12 +100,13 @@ export function register(program: Command): void {
           }
           if (!flags.publish || !flags.scoreTopic) return { report };
           note(`publishing ${flags.resume ? `what publication ${flags.resume} left unsent` : `${report.subjects.length} score record(s)`} to ${flags.scoreTopic}`);
-          const { published, publication } = await publishScoreRecords(client, {
+          const { published, publication, messages } = await publishScoreRecords(client, {
             scoreTopic: flags.scoreTopic,
             subjects: report.subjects,
             ...(flags.resume && { resume: flags.resume }),
+            ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
           });
-          note(`published ${published.length} score message(s) to ${flags.scoreTopic} (publication ${publication})`);
+          note(`published ${published.length} score record(s) in ${messages} message(s) to ${flags.scoreTopic} (publication ${publication})`);
           return { report, published };
         });
 

@@ -114,8 +114,10 @@ export function printScoreChecks(counts: { verified: number; mismatch: number; u
   printLine(`score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`);
   for (const r of results) {
     const subject = r.subject ?? '(no subject)';
-    if (r.status === 'unverifiable') printLine(`  #${r.sequenceNumber}  ${subject}  unverifiable: no explanation to recompute from`);
-    for (const d of r.drifts) printLine(`  #${r.sequenceNumber}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
+    // A record of a batch (op "scores") is named by its index too, as a packed signal is.
+    const at = r.index > 0 ? where(r) : `#${r.sequenceNumber}`;
+    if (r.status === 'unverifiable') printLine(`  ${at}  ${subject}  unverifiable: no explanation to recompute from`);
+    for (const d of r.drifts) printLine(`  ${at}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
   }
 }
 

@@ -1,23 +1,24 @@
 /**
- * Publishes computed scores as HCS-25 `op: "score"` v2 messages (transaction memo `hcs-25:op:1`), pipelined and
- * exactly once, as signals are: every record is journaled (a publication journal in the runs folder, one `score`
- * record per message: its exact text and the subject it scores) before the submitter gives it a pre-set
+ * Publishes computed scores as HCS-25 score records (transaction memo `hcs-25:op:1`), pipelined and exactly once, as
+ * signals are: the records are packed into messages (`--pack`: `dense` batches as many as fit in an `op: "scores"`
+ * zlib message, `subject` one per JSON batch, `none` one `op: "score"` record per message, the form the reference
+ * implementation reads), and every message is journaled (a publication journal in the runs folder, one `scores`
+ * record per message: its exact bytes and the subjects of its records) before the submitter gives it a pre-set
  * transaction id, so a crash and `--resume` resend the journaled bytes under the journaled ids, never a second copy.
- *
- * Score records are not packed: a v2 `op: "pack"` body holds signals only, and today's readers validate every such
- * message against that body, so packed score records would read as malformed there (see the README's on-chain section).
  */
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
 import { MessageTooLargeError, UsageError } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { FeeCapError, estimateSubmitFee, formatHbar, hbarToTinybar } from '../publisher/fees.js';
-import { JOURNAL_VERSION, Journal, SCORE_KEY_PREFIX, emptyRunState, type RunState, type ScoreState, type StartRecord } from '../publisher/journal.js';
+import { JOURNAL_VERSION, Journal, SCORE_KEY_PREFIX, emptyRunState, packBytes, packData, type RunState, type ScoreState, type StartRecord } from '../publisher/journal.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { SubmitError, Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
 import { encodeRunKey, newRunKey } from '../signals/hashing.js';
 import type { BuiltMessage } from '../signals/build.js';
+import type { PackMode } from '../signals/packer.js';
 import { buildScoreMessageV2, type ScoreExplanation, type ScoreMessageV2 } from '../signals/score.js';
+import { ScorePacker, batchRecords, type PackedScores } from '../signals/score-pack.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
 import type { SubjectScore } from './scores.js';
 
@@ -25,6 +26,9 @@ export interface PublishedScore {
   subject: string;
   transactionId: string;
   sequenceNumber: number;
+  /** Place of the record in its message: 0 alone, k in a batch. (sequenceNumber, index) names it. */
+  index: number;
+  /** Size of the message that carries it. */
   bytes: number;
   /** The record carries its Score Explanation (false only for a subject id too long to leave room for it). */
   explained: boolean;
@@ -77,9 +81,14 @@ export function explanationFor(s: SubjectScore): ScoreExplanation {
 /** What marks a journal in the runs folder as a score publication (start record `config.extra`). */
 const PUBLICATION = 'scores';
 
+/** `scores --publish`'s default: about eight times fewer messages than `none`, at the price of the reference implementation's readers (README, "On-chain format"). */
+export const DEFAULT_SCORE_PACK: PackMode = 'dense';
+
 export interface PublishScoresOptions {
   /** Finish this earlier publication (its id was printed when it stopped) instead of starting one. */
   resume?: string;
+  /** How records are packed into messages (default {@link DEFAULT_SCORE_PACK}); a resume sends what was journaled. */
+  pack?: PackMode;
   /** Tests and benches: submitter tuning. */
   submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
 }
@@ -89,13 +98,15 @@ export interface PublishScoresResult {
   publication: string;
   /** In the order the records were journaled. */
   published: PublishedScore[];
+  /** Messages the publication holds (confirmed or not). */
+  messages: number;
 }
 
 /**
- * Publishes one score record per subject to `scoreTopic` through the pipelined submitter (its default window: 128
- * in flight), journaled first; or, with `resume`, sends what that publication journaled and never confirmed, under
- * the ids it already had. The fee forecast (records × estimated submit fee) must fit --max-fee-hbar before anything
- * is journaled or sent.
+ * Packs the subjects' score records into messages, checks the fee forecast (messages × estimated submit fee) against
+ * --max-fee-hbar before anything is journaled or sent, then journals each message and submits it through the
+ * pipelined submitter (its default window: 128 in flight); or, with `resume`, sends what that publication journaled
+ * and never confirmed, under the ids it already had.
  */
 export async function publishScores(
   client: Hcs25Client,
@@ -104,7 +115,8 @@ export async function publishScores(
   options: PublishScoresOptions = {},
 ): Promise<PublishScoresResult> {
   const operator = client.requireOperator();
-  const { journal, state } = options.resume ? await reopen(client, scoreTopic, options.resume) : await begin(client, scoreTopic, subjects);
+  const messages = options.resume ? [] : packScores(subjects, options.pack ?? DEFAULT_SCORE_PACK);
+  const { journal, state } = options.resume ? await reopen(client, scoreTopic, options.resume) : await begin(client, scoreTopic, messages.length);
   const outcomes: Array<Promise<SubmitOutcome>> = [];
   try {
     const submitter = new Submitter({
@@ -120,14 +132,19 @@ export async function publishScores(
     });
     if (options.resume) journal.append({ t: 'resume' });
     const scores = (state.scores ??= new Map<string, ScoreState>());
-    for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: r.json, prior: r.txIds }));
-    for (const s of options.resume ? [] : subjects) {
-      const built = scoreMessageFor(s);
-      const record = { key: `${SCORE_KEY_PREFIX}${scores.size}`, json: built.json, bytes: built.bytes, subject: s.subject };
+    for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: packBytes(r), prior: r.txIds }));
+    for (const m of messages) {
+      const record = {
+        key: `${SCORE_KEY_PREFIX}${scores.size}`,
+        encoding: m.encoding,
+        data: packData(m.encoding, m.bytes),
+        bytes: m.bytes.length,
+        subjects: m.records.map((r) => r.subject),
+      };
       // Appended before the submitter journals (and syncs) the transaction id: durable before the id is used.
-      journal.append({ t: 'score', ...record });
+      journal.append({ t: 'scores', ...record });
       scores.set(record.key, { ...record, txIds: [] });
-      outcomes.push(submitter.submit({ key: record.key, message: built.json }));
+      outcomes.push(submitter.submit({ key: record.key, message: m.bytes }));
     }
     const settled = await Promise.all(outcomes);
     await submitter.drain();
@@ -138,33 +155,48 @@ export async function publishScores(
       const outcome = byKey.get(r.key);
       const receipt = r.receipt ?? (outcome?.status === 'confirmed' ? { txId: outcome.txId, seq: outcome.seq } : undefined);
       if (!receipt) {
-        unsent++;
+        unsent += r.subjects.length;
         continue;
       }
-      const explained = (JSON.parse(r.json) as { explanation?: unknown }).explanation !== undefined;
-      published.push({ subject: r.subject, transactionId: receipt.txId, sequenceNumber: receipt.seq, bytes: r.bytes, explained });
+      batchRecords(packBytes(r)).forEach((record, index) => {
+        const subject = r.subjects[index]!;
+        const explained = record.explanation !== undefined;
+        published.push({ subject, transactionId: receipt.txId, sequenceNumber: receipt.seq, index, bytes: r.bytes, explained });
+      });
     }
     journal.append({ t: 'end', status: unsent === 0 ? 'complete' : 'stopped' });
     if (unsent > 0) {
-      const reason = submitter.fatal?.message ?? 'not every record was confirmed';
-      throw new SubmitError('INCOMPLETE', `${unsent} of ${scores.size} score records were not published (${reason})`, {
+      const reason = submitter.fatal?.message ?? 'not every message was confirmed';
+      throw new SubmitError('INCOMPLETE', `${unsent} of ${published.length + unsent} score records were not published (${reason})`, {
         hint: `finish them with \`hcs25 scores --publish --score-topic ${scoreTopic} --resume ${journal.runId}\``,
       });
     }
-    return { publication: journal.runId, published };
+    return { publication: journal.runId, published, messages: scores.size };
   } finally {
     await journal.close().catch(() => undefined);
   }
 }
 
-async function begin(client: Hcs25Client, scoreTopic: string, subjects: readonly SubjectScore[]): Promise<{ journal: Journal; state: RunState }> {
+/** The subjects' score records packed into messages, in the subjects' order. */
+export function packScores(subjects: readonly SubjectScore[], mode: PackMode): PackedScores[] {
+  const packer = new ScorePacker({ mode });
+  const out: PackedScores[] = [];
+  for (const s of subjects) {
+    const built = scoreMessageFor(s);
+    out.push(...packer.add(built, built.bytes));
+  }
+  out.push(...packer.flush());
+  return out;
+}
+
+async function begin(client: Hcs25Client, scoreTopic: string, messages: number): Promise<{ journal: Journal; state: RunState }> {
   const { config } = client;
   const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
-  const forecast = BigInt(subjects.length) * estimate.tinybar;
+  const forecast = BigInt(messages) * estimate.tinybar;
   if (forecast > hbarToTinybar(config.maxFeeHbar)) {
     throw new FeeCapError(
-      `${subjects.length} score records at an estimated ${formatHbar(estimate.tinybar)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${config.maxFeeHbar}`,
-      'raise --max-fee-hbar, or publish fewer subjects (a narrower --subject or --since)',
+      `${messages} score messages at an estimated ${formatHbar(estimate.tinybar)} each come to ${formatHbar(forecast)}, more than --max-fee-hbar ${config.maxFeeHbar}`,
+      'raise --max-fee-hbar, pack denser (--pack dense), or publish fewer subjects (a narrower --subject or --since)',
     );
   }
   const start: Omit<StartRecord, 't' | 'v' | 'at'> = {

@@ -130,7 +130,7 @@ export function classify(
   return parsed.items.map((item): TopicEvent => {
     if (item.kind === 'unknown') return { type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } };
     if (item.kind !== 'signal') {
-      const record: ReadRecord = { ...origin, consensusAt, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
+      const record: ReadRecord = { ...origin, consensusAt, index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
       return { type: 'record', record };
     }
     const key = dedupeKey(m.payerAccountId, item.message);

@@ -27,6 +27,8 @@ interface Origin {
 /** A score or reveal record read from the topic (v2 ones are unvalidated until their schemas are wired in). */
 export interface ReadRecord extends Origin {
   consensusAt: string;
+  /** Place of the record in its message: 0 alone, k in a batch (`op: "scores"`). (sequence, index) names it. */
+  index: number;
   kind: RecordItem['kind'];
   v: number;
   validated: boolean;

@@ -123,6 +123,21 @@ const scoreSchema = z.object({
   subject: z.string().min(1),
 });
 
+/**
+ * A message of score records (`hcs25 scores --publish --pack`), journaled before its transaction id is used: the exact
+ * bytes (UTF-8 text, or base64 of a zlib stream) and the subjects of its records, in index order. Journals from before
+ * packing hold `score` records (one record per message), read as a message of one subject.
+ */
+const scoresSchema = z.object({
+  t: z.literal('scores'),
+  at: isoTime,
+  key: z.string().startsWith('score|'),
+  encoding: z.enum(['json', 'zlib']),
+  data: z.string().min(1),
+  bytes: z.number().int().positive(),
+  subjects: z.array(z.string().min(1)).min(1),
+});
+
 /** A transaction id assigned to a message, durable before the first send. */
 const txSchema = z.object({
   t: z.literal('tx'),
@@ -191,6 +206,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   resultSchema,
   packSchema,
   scoreSchema,
+  scoresSchema,
   txSchema,
   receiptSchema,
   landedSchema,
@@ -206,6 +222,7 @@ export type ResultRecord = z.infer<typeof resultSchema>;
 export type PackRecord = z.infer<typeof packSchema>;
 export type TxRecord = z.infer<typeof txSchema>;
 export type ScoreRecord = z.infer<typeof scoreSchema>;
+export type ScoresRecord = z.infer<typeof scoresSchema>;
 export type ReceiptRecord = z.infer<typeof receiptSchema>;
 export type FailureRecord = z.infer<typeof failureSchema>;
 export type EndRecord = z.infer<typeof endSchema>;
@@ -516,12 +533,15 @@ export function revealKey(topic: string): string {
   return `${REVEAL_KEY_PREFIX}${topic}`;
 }
 
-/** A journaled score record of a score publication, with its transaction ids and receipt. */
+/** A journaled message of a score publication (one record or a batch), with its transaction ids and receipt. */
 export interface ScoreState {
   key: string;
-  json: string;
+  encoding: ScoresRecord['encoding'];
+  /** As {@link packData} writes it. */
+  data: string;
   bytes: number;
-  subject: string;
+  /** The subjects of its records, in index order. */
+  subjects: string[];
   txIds: SignalState['txIds'];
   receipt?: SignalState['receipt'];
 }
@@ -867,7 +887,12 @@ function apply(state: RunState, record: JournalRecord): void {
       return;
     case 'score': {
       const { key, json, bytes, subject } = record;
-      (state.scores ??= new Map()).set(key, { key, json, bytes, subject, txIds: [] });
+      (state.scores ??= new Map()).set(key, { key, encoding: 'json', data: json, bytes, subjects: [subject], txIds: [] });
+      return;
+    }
+    case 'scores': {
+      const { key, encoding, data, bytes, subjects } = record;
+      (state.scores ??= new Map()).set(key, { key, encoding, data, bytes, subjects, txIds: [] });
       return;
     }
     case 'tx':

@@ -13,8 +13,6 @@ export class BatchBuilder {
   private size = 0;
   private lastSequence = 0;
   private lastTimestamp: string | null = null;
-  private recordSeq = -1;
-  private recordIndex = 0;
 
   private static empty() {
     return { signals: [] as IndexBatch['signals'][number][], records: [] as IndexRecord[], unknown: [] as IndexBatch['unknown'][number][], rejected: [] as IndexBatch['rejected'][number][] };
@@ -42,10 +40,7 @@ export class BatchBuilder {
       case 'record': {
         const r = event.record;
         this.lastTimestamp = r.consensusTimestamp;
-        // Records carry no pack index; number them within their message so (sequence, index) names each one.
-        this.recordIndex = r.sequenceNumber === this.recordSeq ? this.recordIndex + 1 : 0;
-        this.recordSeq = r.sequenceNumber;
-        this.batch.records.push({ ...r, index: this.recordIndex });
+        this.batch.records.push(r);
         break;
       }
       case 'unknown':

@@ -21,11 +21,11 @@
  */
 import { deflateSync } from 'node:zlib';
 import { MessageTooLargeError } from '../core/errors.js';
+import { MessagePacker, withoutKey, type PackFormat, type PackMode } from './packer.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './schemas.js';
 import { MESSAGE_VERSION_V2, PACK_MAX_SIGNALS, canonicalSignalId, type PackBody, type SignalMessageV2 } from './schemas-v2.js';
 
-export const PACK_MODES = ['dense', 'subject', 'none'] as const;
-export type PackMode = (typeof PACK_MODES)[number];
+export { PACK_MODES, type PackMode } from './packer.js';
 
 /** First byte of a zlib stream with a 32 KiB window (every stream Node, Python and browsers write by default). */
 export const ZLIB_FIRST_BYTE = 0x78;
@@ -56,118 +56,44 @@ export interface SignalPackerOptions {
   maxBytes?: number;
 }
 
-/** Encode for real once the estimated size passes this share of the limit. */
-const ESTIMATE_HEADROOM = 0.92;
-
 /**
- * Packs signals into messages incrementally. `add` returns the messages that became full; `flush` returns the
- * partial one. Each message is filled as close to the limit as the next signal allows and never exceeds it (dense
- * mode measures the compressed bytes). No timers: whoever owns the publishing loop decides when to flush.
+ * Packs signals into messages incrementally (the size search is {@link MessagePacker}'s): a message holds the signals
+ * of one run within a day of its first one, and in `subject` mode of one subject.
  */
-export class SignalPacker {
-  readonly mode: PackMode;
-  private readonly maxBytes: number;
-  private open: SignalMessageV2[] = [];
-  /** The open signals encoded, when that is known (undefined while only estimated). */
-  private encoded: PackedMessage | undefined;
-  /** Sum of the open signals' own JSON sizes, and the encoded/raw ratio of the last real encoding. */
-  private rawBytes = 0;
-  private ratio: number | undefined;
-
+export class SignalPacker extends MessagePacker<SignalMessageV2, PackedMessage> {
   constructor(options: SignalPackerOptions) {
-    this.mode = options.mode;
-    this.maxBytes = Math.min(options.maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+    const maxBytes = Math.min(options.maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+    super(signalPackFormat(options.mode, maxBytes), maxBytes);
   }
+}
 
-  /** Signals added and not yet returned in a message. */
-  get pending(): number {
-    return this.open.length;
-  }
-
-  /** `jsonBytes`: the signal's own JSON size when the caller has it (the builder's), so it is not serialised again. */
-  add(signal: SignalMessageV2, jsonBytes?: number): PackedMessage[] {
-    if (this.mode === 'none') return [this.single(signal)];
-    const out: PackedMessage[] = [];
-    if (this.open.length > 0 && !this.belongs(signal)) out.push(...this.flush());
-    const before = this.encoded;
-    const raw = jsonBytes ?? JSON.stringify(signal).length;
-    this.open.push(signal);
-    this.rawBytes += raw;
-    this.encoded = undefined;
-    // Encoding (and deflating) the whole open message on every add costs O(n²) per message: while the size
-    // estimated from the last real encoding is well under the limit, the check waits (flush makes it exact).
-    if (this.ratio !== undefined && this.rawBytes * this.ratio < this.maxBytes * ESTIMATE_HEADROOM) return out;
-    const tried = this.encode(this.open);
-    this.ratio = tried.bytes.length / this.rawBytes;
-    if (tried.bytes.length <= this.maxBytes) {
-      this.encoded = tried;
-      return out;
-    }
-    // Too big with this signal: what was open goes out (re-checked if it was never encoded), this one starts anew.
-    this.open.pop();
-    this.encoded = before;
-    out.push(...this.flush());
-    // Deflating costs mostly its set-up, whatever the size: a signal whose pack would fit even stored uncompressed
-    // starts the next message unencoded (the next add or flush encodes it), saving one deflate per message.
-    const alone = this.mode === 'dense' && deflateBound(packJson(packBody([signal]).body).length) <= this.maxBytes ? undefined : this.encode([signal]);
-    // A signal too big for a pack of its own (a very long UAID) still goes out, as a v2 single message.
-    if (alone && alone.bytes.length > this.maxBytes) out.push(this.single(signal));
-    else {
-      this.open = [signal];
-      this.rawBytes = raw;
-      this.encoded = alone;
-    }
-    return out;
-  }
-
-  /** The open message (exactly encoded; in the rare case the estimate let it grow past the limit, split to fit). */
-  flush(): PackedMessage[] {
-    const out: PackedMessage[] = [];
-    let rest = this.open;
-    let encoded = this.encoded;
-    this.open = [];
-    this.encoded = undefined;
-    this.rawBytes = 0;
-    while (rest.length > 0) {
-      let n = rest.length;
-      encoded ??= this.encode(rest);
-      while (encoded.bytes.length > this.maxBytes && n > 1) encoded = this.encode(rest.slice(0, --n));
-      out.push(encoded.bytes.length > this.maxBytes ? this.single(rest[0]!) : encoded);
-      rest = rest.slice(n);
-      encoded = undefined;
-    }
-    return out;
-  }
-
-  private belongs(signal: SignalMessageV2): boolean {
-    const first = this.open[0]!;
-    if (signal.run !== first.run || this.open.length >= PACK_MAX_SIGNALS) return false;
-    if (Math.abs(Date.parse(signal.fetchedAt) - Date.parse(first.fetchedAt)) > DT_MAX_MS) return false;
-    return this.mode !== 'subject' || signal.subject === first.subject;
-  }
-
-  private encode(signals: SignalMessageV2[]): PackedMessage {
-    const { body, order } = packBody(signals);
-    const json = packJson(body);
-    const dense = this.mode === 'dense';
-    const bytes = dense ? deflateSync(json, { level: 9 }) : json;
-    return { mode: this.mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
-  }
-
-  private single(signal: SignalMessageV2): PackedMessage {
-    const bytes = Buffer.from(JSON.stringify(signal), 'utf8');
-    if (bytes.length > this.maxBytes) throw new MessageTooLargeError(bytes.length, this.maxBytes, 'v2 signal message');
-    return { mode: this.mode, encoding: 'json', bytes, signals: [signal], keys: [signalKey(signal)] };
-  }
+function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMessageV2, PackedMessage> {
+  const dense = mode === 'dense';
+  return {
+    mode,
+    encode(signals) {
+      const { body, order } = packBody(signals);
+      const json = packJson(body);
+      const bytes = dense ? deflateSync(json, { level: 9 }) : json;
+      return { mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
+    },
+    single(signal) {
+      const bytes = Buffer.from(JSON.stringify(signal), 'utf8');
+      if (bytes.length > maxBytes) throw new MessageTooLargeError(bytes.length, maxBytes, 'v2 signal message');
+      return { mode, encoding: 'json', bytes, signals: [signal], keys: [signalKey(signal)] };
+    },
+    belongs(first, count, signal) {
+      if (signal.run !== first.run || count >= PACK_MAX_SIGNALS) return false;
+      if (Math.abs(Date.parse(signal.fetchedAt) - Date.parse(first.fetchedAt)) > DT_MAX_MS) return false;
+      return mode !== 'subject' || signal.subject === first.subject;
+    },
+    aloneJsonBytes: (signal) => packJson(packBody([signal]).body).length,
+    jsonBytes: (signal) => JSON.stringify(signal).length,
+  };
 }
 
 function packJson(body: PackBody): Buffer {
   return Buffer.from(JSON.stringify(body), 'utf8');
-}
-
-/** Most bytes zlib's deflate can make of `n` bytes with any settings (zlib's deflateBound, conservative case, + header and checksum). */
-function deflateBound(n: number): number {
-  return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 6;
 }
 
 /**
@@ -217,12 +143,6 @@ export function packBody(signals: readonly SignalMessageV2[]): { body: PackBody;
     subjects: [...groups.values()].map((g) => g.entry),
   };
   return { body, order: [...groups.values()].flatMap((g) => g.members) };
-}
-
-function withoutKey(o: Record<string, unknown>, key: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(o)) if (k !== key) out[k] = o[k];
-  return out;
 }
 
 function indexIn(table: string[], value: string): number {

@@ -1,6 +1,6 @@
 /**
  * The forward-compatible reader of one topic message: v1 and v2, single signals, packs (JSON or zlib), score and
- * reveal records. It never throws. What it does not know (another version, another op, another signal id) is
+ * reveal records, batches of score records (`op: "scores"`, JSON or zlib: one `score` item per record). It never throws. What it does not know (another version, another op, another signal id) is
  * returned as an `unknown` item, counted by the caller, never rejected: HCS-25 says new signals MUST NOT break
  * consumers. Rejected means malformed only: too large, not UTF-8, bad JSON, bad zlib, not an hcs-25 message, or a
  * known shape that violates its schema. Unknown fields are kept in what is returned, and ignored.
@@ -28,6 +28,7 @@ import { KNOWN_SIGNAL_IDS_V2, MESSAGE_VERSION_V2, packBodySchema, signalMessageV
 import { ZLIB_FIRST_BYTE, expandPack } from './pack.js';
 import { revealMessageV2Schema } from './reveal.js';
 import { scoreMessageV2Schema } from './score.js';
+import { SCORES_OP, expandScores, scoresBodySchema } from './score-pack.js';
 
 export type ReadRejectReason = 'too-large' | 'not-utf8' | 'bad-json' | 'bad-zlib' | 'not-hcs25' | 'schema';
 export type UnknownKind = 'version' | 'op' | 'signal';
@@ -38,7 +39,7 @@ export interface SignalItem {
   index: number;
   message: SignalMessage | SignalMessageV2;
 }
-/** A score or reveal record. `validated` is false for a v2 record whose schema is not wired in {@link RECORD_SCHEMAS_V2}. */
+/** A score or reveal record; `index` is its place in a batch (0 for a record alone). `validated` is false for a v2 record whose schema is not wired in {@link RECORD_SCHEMAS_V2}. */
 export interface RecordItem {
   kind: 'score' | 'reveal';
   index: number;
@@ -147,6 +148,9 @@ function itemsOf(value: Record<string, unknown>): MessageItem[] {
     }
     return expanded.map((s, index) => signalV2(s, index, `signal ${index}: `));
   }
+  if (op === SCORES_OP && v === MESSAGE_VERSION_V2) {
+    return expandScores(validate(scoresBodySchema, value, '')).map((r, index) => record('score', v, r, index, `record ${index}: `));
+  }
   return [unknown(0, 'op', op)];
 }
 
@@ -162,10 +166,10 @@ function signalV2(value: Record<string, unknown>, index: number, where = ''): Me
   return { kind: 'signal', index, message: validate(signalMessageV2Schema, value, where) as SignalMessageV2 };
 }
 
-function record(op: 'score' | 'reveal', v: number, value: Record<string, unknown>): MessageItem {
+function record(op: 'score' | 'reveal', v: number, value: Record<string, unknown>, index = 0, where = ''): MessageItem {
   const schema = v === MESSAGE_VERSION ? V1_RECORD_SCHEMAS[op] : RECORD_SCHEMAS_V2[op];
-  if (!schema) return { kind: op, index: 0, v, message: value, validated: false };
-  return { kind: op, index: 0, v, message: validate(schema, value, '') as Record<string, unknown>, validated: true };
+  if (!schema) return { kind: op, index, v, message: value, validated: false };
+  return { kind: op, index, v, message: validate(schema, value, where) as Record<string, unknown>, validated: true };
 }
 
 /** An id outside the HCS-25 pattern is malformed; a well-formed id this version does not know is counted. */

@@ -330,6 +330,41 @@ describe('hcs25 verify on the emulator', () => {
     expect(checked.counts.verified).toBe(0);
     expect(checked.results[0]!.drifts.map((d) => d.field)).toEqual(expect.arrayContaining(['explanation.configDigest', 'trustScoreConfigVersion']));
   });
+  it('scores --publish --pack: dense (the default) batches records in op "scores" messages, none sends one op "score" each; every record checks', async () => {
+    type Published = { published: Array<{ subject: string; sequenceNumber: number; index: number }> };
+    const run = async (pack?: string) => {
+      const r = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--publish', '--score-topic', topic, ...(pack ? ['--pack', pack] : [])]);
+      expect(r.code, r.stderr).toBe(0);
+      return { ...(JSON.parse(r.stdout) as Published), stderr: r.stderr };
+    };
+    const dense = await run();
+    const none = await run('none');
+    const n = fleet.agents.length;
+    expect(dense.published).toHaveLength(n);
+    expect(none.published).toHaveLength(n);
+    const messages = (p: Published) => new Set(p.published.map((r) => r.sequenceNumber)).size;
+    expect(messages(none)).toBe(n);
+    expect(none.published.every((r) => r.index === 0)).toBe(true);
+    expect(messages(dense)).toBeLessThan(n);
+    expect(dense.stderr).toContain(`published ${n} score record(s) in ${messages(dense)} message(s)`);
+    await mirrored(Math.max(...none.published.map((p) => p.sequenceNumber)));
+
+    const checked = await hcs25(['--json', 'scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
+    const { results } = JSON.parse(checked.stdout) as CheckScoresReturnType;
+    for (const p of [...dense.published, ...none.published]) {
+      expect(results.find((r) => r.sequenceNumber === p.sequenceNumber && r.index === p.index)).toMatchObject({ status: 'verified', subject: p.subject });
+    }
+  });
+
+  it.each([
+    [['--publish', '--score-topic', '0.0.5', '--pack', 'zip'], /--pack must be dense, subject or none/],
+    [['--pack', 'none'], /--pack goes with --publish/],
+    [['--publish', '--score-topic', '0.0.5', '--resume', '01JDX3V9W5Q8K6T2N4M7P1R0ZA', '--pack', 'none'], /drop --pack/],
+  ])('scores %j is a usage error before any network call', async (args, message) => {
+    const r = await hcs25(['scores', '--topic', '0.0.5', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
 });
 
 describe('hcs25 verify flags', () => {

@@ -433,7 +433,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         [row.tid, run, hash32(run)],
       );
       const reveals = await driver.query<RecordRow>(
-        `SELECT seq::float8 AS seq, consensus, payer, kind, v, validated, message FROM records
+        `SELECT seq::float8 AS seq, idx, consensus, payer, kind, v, validated, message FROM records
          WHERE tid = $1 AND run = $2 AND kind = 'reveal' ORDER BY seq, idx`,
         [row.tid, run],
       );
@@ -578,6 +578,7 @@ interface SignalRow extends Row {
 
 interface RecordRow extends Row {
   seq: number;
+  idx: number;
   consensus: string;
   payer: string;
   kind: ReadRecord['kind'];
@@ -603,6 +604,7 @@ function toReadRecord(r: RecordRow): ReadRecord {
     consensusTimestamp: r.consensus,
     payerAccountId: r.payer,
     consensusAt: consensusIso(r.consensus),
+    index: r.idx,
     kind: r.kind,
     v: r.v,
     validated: r.validated,

@@ -26,10 +26,8 @@ export interface TopicCursor {
   consensusTimestamp: string | null;
 }
 
-/** A score or reveal record with its place in the message (records of one message are numbered in order). */
-export interface IndexRecord extends ReadRecord {
-  index: number;
-}
+/** A score or reveal record with its place in the message ((sequence, index) names it). */
+export type IndexRecord = ReadRecord;
 
 /**
  * What the indexer classified from a run of WHOLE topic messages (in sequence order), applied atomically with `cursor`:
