@@ -6,6 +6,9 @@
 // once, and the batches replay them as 1,000,000 distinct signals: each replay is another publisher account (the
 // dedupe key differs) with its own sequence numbers. Classification speed is printed on its own, and a smaller
 // end-to-end figure runs the indexer against the emulator's mirror node (REST + gRPC).
+// Every engine line also gives CPU time per signal of this process (process.cpuUsage) and of the PostgreSQL server
+// with its backends (/proc), RSS and the load average: on a shared machine the wall-clock rate is only as good as the
+// load lets it be, the CPU figures are the cost.
 // `--quick` (or BENCH_SERVE_SIGNALS=n, BENCH_SERVE_PGLITE_SIGNALS=n, BENCH_SERVE_E2E=0): fewer signals. Goal: ≥ 20,000 signals/s into PostgreSQL. Run after build.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
