@@ -695,7 +695,7 @@ function hash32(value: string): number {
   }
   return h;
 }
-const HASH32_CACHE_MAX = 100_000;
+const HASH32_CACHE_MAX = 20_000; // about 4 MB of UAIDs at most
 const hash32Cache = new Map<string, number>();
 
 async function currentRevision(db: SqlExecutor): Promise<number> {
