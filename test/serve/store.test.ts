@@ -1,6 +1,7 @@
 /**
  * The store suite, run against both engines: PGlite (embedded) and a real PostgreSQL server started here.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { collectTopicSignals } from '../../src/consumer/reader.js';
 import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
 import { openStore } from '../../src/serve/store/index.js';
+import { migrations } from '../../src/serve/store/migrate.js';
 import { openPostgresStore } from '../../src/serve/store/postgres.js';
 import type { ServeStore } from '../../src/serve/store/types.js';
 import { fleetSignals } from '../signals/fleet.js';
@@ -263,6 +265,37 @@ describe('PostgreSQL', () => {
     const url = await pg.database('race');
     const stores = await Promise.all([openStore(url, { stateDir }), openStore(url, { stateDir }), openStore(url, { stateDir })]);
     for (const s of stores) await s.close();
+  });
+
+  it('a database written by migration 001 keeps its subjects to rescore (dirty_subjects → dirty_batches in 002)', async () => {
+    const url = await pg.database('from001');
+    const { default: pgm } = await import('pg');
+    const c = new pgm.Client({ connectionString: url });
+    await c.connect();
+    const first = migrations()[0]!;
+    expect(first.id).toBe('001_init');
+    await c.query('CREATE TABLE schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await c.query(first.sql);
+    await c.query('INSERT INTO schema_migrations (id) VALUES ($1)', [first.id]);
+    // What 001's indexer left: a stored signal whose subject was still waiting for its score.
+    const [signal] = batchOf(toMessages(packed(signals.slice(0, 1), 'none'))).signals;
+    const subject = signal!.message.subject;
+    const hash32 = (v: string) => createHash('md5').update(v).digest().readInt32BE(0);
+    await c.query("INSERT INTO topics (topic, last_sequence, signals) VALUES ('0.0.30', 1, 1)");
+    await c.query(
+      `INSERT INTO signals (tid, seq, idx, sh, rh, consensus, payer, dedupe, message)
+       VALUES (1, 1, 0, $1, $2, $3, $4, gen_random_uuid(), $5::json)`,
+      [hash32(subject), hash32(signal!.message.run), signal!.consensusTimestamp, signal!.payerAccountId, JSON.stringify(signal!.message)],
+    );
+    await c.query('INSERT INTO dirty_subjects (tid, subject, mark) VALUES (1, $1, 1)', [subject]);
+    await c.end();
+
+    const store = await openStore(url, { stateDir });
+    expect(await store.subjectScore(subject, { topic: '0.0.30' })).toMatchObject({ fresh: false, score: null });
+    expect(await store.rescoreDirty({ now: NOW })).toEqual({ subjects: 1, more: false });
+    const expected = computeScores([signal!], DEFAULT_SCORING_CONFIG, { now: NOW, topic: '0.0.30' }).subjects[0];
+    expect(await store.subjectScore(subject, { topic: '0.0.30' })).toEqual({ topic: '0.0.30', subject, fresh: true, score: expected });
+    await store.close();
   });
 
   it('an unreachable server is DATABASE_UNAVAILABLE, and the message never shows the password', async () => {

@@ -10,6 +10,8 @@ import {
   readMessage,
   type ReadResult,
 } from '../../src/signals/index.js';
+import { expandPack } from '../../src/signals/pack.js';
+import { signalMessageV2Schema } from '../../src/signals/schemas-v2.js';
 import { RUN, RUN_KEY, evalResult, probeResult } from './fixtures.js';
 import { fleetSignals } from './fleet.js';
 
@@ -89,6 +91,43 @@ describe('readMessage', () => {
     const bad = structuredClone(body);
     (bad.subjects[0]!.sig[1]!.d as { score: number }).score = 55;
     expect(readMessage(json(bad))).toMatchObject({ ok: false, reason: 'schema', detail: expect.stringMatching(/^signal 1: data\.score/) });
+  });
+
+  it('a packed signal gets the verdict and detail of the whole v2 signal schema on its expanded form', () => {
+    const [a, b] = fleetSignals(1);
+    const body = packBody([a!, b!]).body;
+    const expanded = expandPack(body);
+    const whole = (value: unknown) => {
+      const r = signalMessageV2Schema.safeParse(value);
+      const issue = r.error?.issues[0];
+      return r.success ? { ok: true } : { ok: false, detail: `signal 1: ${issue!.path.join('.')}: ${issue!.message}` };
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom('score', 'latencyMs', 'transport', 'reachable', 'httpStatus', 'extra'),
+        fc.oneof(fc.constant(undefined), fc.integer({ min: -5, max: 700 }), fc.string({ maxLength: 6 }), fc.boolean()),
+        fc.constantFrom(0, 1, 86_400_000, -86_400_000),
+        fc.constantFrom('2026-11-21T10:00:00.000Z', '9999-12-31T23:59:59.000Z'),
+        (key, value, dt, at) => {
+          const bad = structuredClone({ ...body, at });
+          const sig = bad.subjects[0]!.sig[1]!;
+          sig.dt = dt;
+          sig.d = { ...sig.d, [key]: value };
+          let expected: { ok: boolean; detail?: string };
+          try {
+            expected = whole(expandPack(bad)[1]);
+          } catch {
+            return; // an unexpandable pack (a time out of range) is the pack's own rejection
+          }
+          const got = readMessage(json(bad));
+          expect(got.ok).toBe(expected.ok);
+          if (!got.ok) expect(got.detail).toBe(expected.detail);
+          else expect((got.items[1] as { message: unknown }).message).toEqual(signalMessageV2Schema.parse(expandPack(bad)[1]));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(expanded).toHaveLength(2);
   });
 
   it('never throws on random bytes, zlib-looking or not', () => {

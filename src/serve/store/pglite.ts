@@ -11,7 +11,7 @@ import { createSqlStore, type SqlExecutor } from './sql.js';
 import type { ServeStore } from './types.js';
 
 interface PgliteQueryable {
-  query<T>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  query<T>(text: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[] }>;
   exec(text: string): Promise<unknown>;
 }
 
@@ -20,6 +20,10 @@ function executor(q: PgliteQueryable): SqlExecutor {
     query: async <T,>(text: string, params?: readonly unknown[]) => (await q.query<T>(text, params ? [...params] : undefined)).rows,
     exec: async (text: string) => {
       await q.exec(text);
+    },
+    // PGlite has no client protocol stream: COPY reads its data from the /dev/blob device.
+    copyFrom: async (sql: string, data: string) => {
+      await q.query(sql.replace(/FROM STDIN$/, "FROM '/dev/blob'"), [], { blob: new Blob([data]) });
     },
   };
 }

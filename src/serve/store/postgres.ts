@@ -2,6 +2,8 @@
  * The server engine: a `pg` Pool for `postgres://` URLs. Several serve instances may share one database; the one
  * holding the advisory lock (on a dedicated connection, released by PostgreSQL when that connection ends) indexes.
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Pool, PoolClient, Client } from 'pg';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
@@ -11,11 +13,22 @@ import type { ServeStore } from './types.js';
 /** pg_try_advisory_lock key for "the indexer of this database". */
 const INDEXER_LOCK = 0x6863_3235_0001;
 
-function executor(q: Pool | PoolClient): SqlExecutor {
+type CopyFrom = (typeof import('pg-copy-streams'))['from'];
+
+function executor(q: Pool | PoolClient, copyFrom: CopyFrom): SqlExecutor {
   return {
     query: async <T,>(text: string, params?: readonly unknown[]) => (await q.query(text, params ? [...params] : undefined)).rows as T[],
     exec: async (text: string) => {
       await q.query(text);
+    },
+    copyFrom: async (sql: string, data: string) => {
+      // A COPY runs on one connection: a pool lends one for it.
+      const client = 'release' in q ? q : await q.connect();
+      try {
+        await pipeline(Readable.from([data]), client.query(copyFrom(sql)));
+      } finally {
+        if (client !== q) client.release();
+      }
     },
   };
 }
@@ -32,6 +45,7 @@ export function redactUrl(url: string): string {
 
 export async function openPostgresStore(url: string, options: { scoring?: ScoringConfig; max?: number } = {}): Promise<ServeStore> {
   const pg = (await import('pg')).default;
+  const { from: copyFrom } = await import('pg-copy-streams');
   const where = redactUrl(url);
   const unavailable = (err: unknown) =>
     new Hcs25Error('DATABASE_UNAVAILABLE', `cannot use PostgreSQL at ${where}: ${errorMessage(err).split('\n')[0]!.replaceAll(url, where)}`, {
@@ -73,12 +87,12 @@ export async function openPostgresStore(url: string, options: { scoring?: Scorin
   const store = createSqlStore({
     engine: 'postgres',
     driver: {
-      ...executor(pool),
+      ...executor(pool, copyFrom),
       async transaction(fn) {
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
-          const out = await fn(executor(client));
+          const out = await fn(executor(client, copyFrom));
           await client.query('COMMIT');
           return out;
         } catch (err) {
