@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, EMPTY_RESULT, gradeResult } from './grade-result.js';
-import { isBlank, normaliseOption, normaliseResponse, unparseableReason } from './normalise.js';
+import { isBlank, isSpace, isWordChar, normaliseOption, normaliseResponse, unparseableReason } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -13,16 +13,15 @@ export interface GradeChoiceOptions {
   grader?: GraderId;
 }
 
-/** The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:`. */
-const LONE_LETTER = /^[([]?\s*([A-Za-z])\s*[)\]:]?$/;
 /** A standalone capital A–D, not part of a word, a number or a unit (`DNA`, `3D`, `B12`, `25 °C` are not letters). */
-const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/g;
+const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/;
 /** A letter after an answer anchor, any case: `Answer: b`, `answer is C`, `Option B`, `choice (d)`. */
 const ANCHORED = /\b(?:answer|option|choice)(?:\s+is)?\s*[:-]?\s*[([]?([A-Da-d])(?![A-Za-z0-9_])/gi;
 /** A leading letter with option text attached: `B) Oxygen`, `(B) Oxygen`, `Answer: B. Oxygen`. */
 const LEADING =
   /^(?:(?:the\s+)?(?:final\s+|correct\s+)?answer(?:\s+is)?\s*:?\s*)?[([]?([A-Da-d])\s*[)\].:-]\s*(\S[^\n]*)/i;
-const OPTION_HAS_LETTER = new RegExp(UPPER_LETTER.source);
+/** First characters LEADING can start with, as `| 32` folds them (`A` → `a`, `(` stays, `[` → `{`). */
+const LEADING_INITIALS = new Set([...'abcdtf({'].map((c) => c.charCodeAt(0)));
 const NON_ASCII = /[^\x00-\x7f]/;
 const FOLLOWING_WORD = /[ \t]+([a-z]+)/y;
 const WORD_CHAR = /[a-z0-9]/;
@@ -50,12 +49,48 @@ class PreparedOptions {
     if (this.letteredIndices === undefined) {
       const out: number[] = [];
       this.options.forEach((o, i) => {
-        if (OPTION_HAS_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
+        if (UPPER_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
       });
       this.letteredIndices = out;
     }
     return this.letteredIndices;
   }
+}
+
+/**
+ * The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:` (the regex
+ * `^[([]?\s*([A-Za-z])\s*[)\]:]?$`, scanned by char code): the letter, upper-cased, or undefined.
+ */
+function loneLetter(text: string): string | undefined {
+  const n = text.length;
+  let i = 0;
+  if (i < n && (text.charCodeAt(i) === 40 /* ( */ || text.charCodeAt(i) === 91) /* [ */) i++;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  if (i >= n) return undefined;
+  const c = text.charCodeAt(i) & ~32;
+  if (c < 65 || c > 90) return undefined;
+  i++;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  if (i < n) {
+    const close = text.charCodeAt(i);
+    if (close === 41 /* ) */ || close === 93 /* ] */ || close === 58 /* : */) i++;
+  }
+  return i === n ? String.fromCharCode(c) : undefined;
+}
+
+/** The standalone capitals A–D of `UPPER_LETTER`, by char code: position of the next at or after `from`, or -1. */
+function nextUpperLetter(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 65 || c > 68) continue;
+    if (i > 0) {
+      const before = text.charCodeAt(i - 1);
+      if (isWordChar(before) || before === 0xb0 /* ° */) continue;
+    }
+    if (i + 1 < text.length && isWordChar(text.charCodeAt(i + 1))) continue;
+    return i;
+  }
+  return -1;
 }
 
 function isBoundary(text: string, index: number): boolean {
@@ -126,10 +161,10 @@ function anchoredLetters(text: string): Letter[] {
 
 function standaloneLetters(text: string): Set<Letter> {
   const out = new Set<Letter>();
-  UPPER_LETTER.lastIndex = 0;
-  for (let m = UPPER_LETTER.exec(text); m !== null; m = UPPER_LETTER.exec(text)) {
-    if (m[0] === 'A' && isArticle(text, m.index)) continue;
-    out.add(m[0] as Letter);
+  for (let at = nextUpperLetter(text, 0); at !== -1; at = nextUpperLetter(text, at + 1)) {
+    const letter = text[at] as Letter;
+    if (letter === 'A' && isArticle(text, at)) continue;
+    out.add(letter);
   }
   for (const letter of anchoredLetters(text)) out.add(letter);
   return out;
@@ -148,6 +183,8 @@ function maskLetteredOptions(normalised: string, lower: string, p: PreparedOptio
 
 /** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
 function leadingConflict(normalised: string, p: PreparedOptions): boolean {
+  // LEADING can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
+  if (!LEADING_INITIALS.has(normalised.charCodeAt(0) | 32)) return false;
   const m = LEADING.exec(normalised);
   if (!m) return false;
   const letter = LETTERS.indexOf((m[1] as string).toUpperCase() as Letter);
@@ -160,19 +197,15 @@ function firstLineLetter(normalised: string): Letter | undefined {
   if (nl === -1) return undefined;
   let line = normalised.slice(0, nl).trim();
   if (line.endsWith('.')) line = line.slice(0, -1);
-  const m = LONE_LETTER.exec(line);
-  const letter = m?.[1]?.toUpperCase() as Letter | undefined;
+  const letter = loneLetter(line) as Letter | undefined;
   return letter !== undefined && LETTERS.includes(letter) ? letter : undefined;
 }
 
 type Extraction = { letter: Letter } | { reason: string };
 
 function extract(normalised: string, p: PreparedOptions, grader: GraderId): Extraction {
-  const lone = LONE_LETTER.exec(normalised);
-  if (lone) {
-    const letter = (lone[1] as string).toUpperCase() as Letter;
-    return LETTERS.includes(letter) ? { letter } : { reason: 'invalid-option' };
-  }
+  const lone = loneLetter(normalised) as Letter | undefined;
+  if (lone !== undefined) return LETTERS.includes(lone) ? { letter: lone } : { reason: 'invalid-option' };
   const lastAnswer = grader === 'last-answer@1';
   if (lastAnswer) {
     const first = firstLineLetter(normalised);
