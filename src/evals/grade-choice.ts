@@ -35,6 +35,7 @@ const NOT_AFTER_ARTICLE = new Set(['or', 'and', 'nor', 'but', 'is', 'was', 'beca
  */
 class PreparedOptions {
   private normalised: string[] | undefined;
+  private longestFirst: number[] | undefined;
   private letteredIndices: number[] | undefined;
   constructor(private readonly options: readonly string[]) {}
 
@@ -44,16 +45,27 @@ class PreparedOptions {
     return this.normalised;
   }
 
-  /** Indices of options holding a standalone A–D of their own. */
+  /** Every option's index, longest text first (the order `scanOptions` matches them in). */
+  get all(): number[] {
+    this.longestFirst ??= this.longestFirstOf([0, 1, 2, 3]);
+    return this.longestFirst;
+  }
+
+  /** Indices of options holding a standalone A–D of their own, longest text first. */
   get lettered(): number[] {
     if (this.letteredIndices === undefined) {
       const out: number[] = [];
       this.options.forEach((o, i) => {
         if (UPPER_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
       });
-      this.letteredIndices = out;
+      this.letteredIndices = this.longestFirstOf(out);
     }
     return this.letteredIndices;
+  }
+
+  private longestFirstOf(which: number[]): number[] {
+    const texts = this.texts;
+    return which.sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
   }
 }
 
@@ -99,11 +111,10 @@ function isBoundary(text: string, index: number): boolean {
 }
 
 /**
- * Which options appear in full, as whole words (`Oxygen` is not found in `Oxygenated`). Longer options
- * are matched first and blanked out, so `Iron` is not also found inside `Iron oxide`.
+ * Which options appear in full, as whole words (`Oxygen` is not found in `Oxygenated`). Options are matched in
+ * `order`, longest first, and blanked out, so `Iron` is not also found inside `Iron oxide`.
  */
-function scanOptions(lower: string, texts: readonly string[], which: readonly number[]): { found: number[]; masked: string } {
-  const order = which.slice().sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
+function scanOptions(lower: string, texts: readonly string[], order: readonly number[]): { found: number[]; masked: string } {
   let masked = lower;
   const found: number[] = [];
   for (const k of order) {
@@ -120,8 +131,6 @@ function scanOptions(lower: string, texts: readonly string[], which: readonly nu
   }
   return { found, masked };
 }
-
-const ALL = [0, 1, 2, 3];
 
 function sentenceInitial(text: string, index: number): boolean {
   let j = index - 1;
@@ -159,14 +168,15 @@ function anchoredLetters(text: string): Letter[] {
   return out;
 }
 
-function standaloneLetters(text: string): Set<Letter> {
-  const out = new Set<Letter>();
+/** The letters found, one bit each (A = 1, B = 2, C = 4, D = 8). */
+function standaloneLetters(text: string): number {
+  let out = 0;
   for (let at = nextUpperLetter(text, 0); at !== -1; at = nextUpperLetter(text, at + 1)) {
-    const letter = text[at] as Letter;
-    if (letter === 'A' && isArticle(text, at)) continue;
-    out.add(letter);
+    const code = text.charCodeAt(at);
+    if (code === 65 && isArticle(text, at)) continue;
+    out |= 1 << (code - 65);
   }
-  for (const letter of anchoredLetters(text)) out.add(letter);
+  for (const letter of anchoredLetters(text)) out |= 1 << (letter.charCodeAt(0) - 65);
   return out;
 }
 
@@ -188,7 +198,7 @@ function leadingConflict(normalised: string, p: PreparedOptions): boolean {
   const m = LEADING.exec(normalised);
   if (!m) return false;
   const letter = LETTERS.indexOf((m[1] as string).toUpperCase() as Letter);
-  const { found } = scanOptions((m[2] as string).toLowerCase(), p.texts, ALL);
+  const { found } = scanOptions((m[2] as string).toLowerCase(), p.texts, p.all);
   return found.length === 1 && found[0] !== letter;
 }
 
@@ -220,9 +230,8 @@ function extract(normalised: string, p: PreparedOptions, grader: GraderId): Extr
     if (last) return { letter: last };
   }
   const letters = standaloneLetters(scanned);
-  if (letters.size === 1) return { letter: letters.values().next().value as Letter };
-  if (letters.size > 1) return { reason: 'ambiguous' };
-  const { found } = scanOptions(lower, p.texts, ALL);
+  if (letters !== 0) return (letters & (letters - 1)) === 0 ? { letter: LETTERS[31 - Math.clz32(letters)]! } : { reason: 'ambiguous' };
+  const { found } = scanOptions(lower, p.texts, p.all);
   if (found.length === 1) return { letter: LETTERS[found[0] as number] as Letter };
   if (found.length > 1) return { reason: 'ambiguous' };
   return { reason: unparseableReason(normalised, 'no-answer') };

@@ -77,13 +77,10 @@ export function canonicalNumber(token: string): string {
   return negative && magnitude !== '0' ? `-${magnitude}` : magnitude;
 }
 
-function numbersIn(text: string, from = 0, skipPercent = false): NumberToken[] {
+/** The numbers of `text` that are not percentages. */
+function numbersIn(text: string, from: number): NumberToken[] {
   const out: NumberToken[] = [];
-  for (let at = findNumber(text, from); at !== -1; at = findNumber(text, foundEnd)) {
-    const end = foundEnd;
-    if (skipPercent && percentAfter(text, end)) continue;
-    out.push({ text: text.slice(at, end), end });
-  }
+  for (let at = answerNumber(text, from); at !== -1; at = answerNumber(text, foundEnd)) out.push({ text: text.slice(at, foundEnd), end: foundEnd });
   return out;
 }
 
@@ -105,19 +102,27 @@ function lastAnswer(marked: string, operands: readonly number[]): { token?: stri
   MARKER.lastIndex = 0;
   for (let m = MARKER.exec(marked); m !== null; m = MARKER.exec(marked)) markers.push(m.index + m[0].length);
   for (let i = markers.length - 1; i >= 0; i--) {
-    const after = numbersIn(marked, markers[i], true)[0];
-    if (after) return { token: after.text };
+    const at = answerNumber(marked, markers[i]!);
+    if (at !== -1) return { token: marked.slice(at, foundEnd) };
   }
-  const tokens = numbersIn(marked, 0, true);
-  if (tokens.length === 0) return { reason: numbersIn(marked).length > 0 ? 'unit' : undefined };
-  const remaining = tokens.slice();
+  const tokens = numbersIn(marked, 0);
+  if (tokens.length === 0) return { reason: findNumber(marked, 0) !== -1 ? 'unit' : undefined };
+  const values = tokens.map((t) => canonicalNumber(t.text));
+  const echoed = new Array<boolean>(tokens.length).fill(false);
   for (const operand of operands) {
-    const echo = remaining.findIndex((t) => canonicalNumber(t.text) === String(operand));
-    if (echo !== -1) remaining.splice(echo, 1);
+    const text = String(operand);
+    const echo = values.findIndex((v, k) => !echoed[k] && v === text);
+    if (echo !== -1) echoed[echo] = true;
   }
   // Only echoes left ("Half of 80: 40" for 80 − 40): the last number is still the agent's answer.
-  const chosen = remaining.length > 0 ? remaining[remaining.length - 1] : tokens[tokens.length - 1];
-  return { token: chosen?.text };
+  const last = echoed.lastIndexOf(false);
+  return { token: tokens[last === -1 ? tokens.length - 1 : last]!.text };
+}
+
+/** Start of the first number at or after `from` that is not a percentage (its end in `foundEnd`), or -1. */
+function answerNumber(text: string, from: number): number {
+  for (let at = findNumber(text, from); at !== -1; at = findNumber(text, foundEnd)) if (!percentAfter(text, foundEnd)) return at;
+  return -1;
 }
 
 /**
