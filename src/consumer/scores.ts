@@ -14,7 +14,7 @@ import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type Sco
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
-import { parseUaid, type UaidParts } from './uaid.js';
+import { uaidRouting, type UaidRouting } from './uaid.js';
 import { SIGNAL_STATUSES, type SignalStatus } from '../signals/schemas.js';
 import { canonicalSignalId } from '../signals/schemas-v2.js';
 
@@ -354,7 +354,7 @@ export class ScoreAccumulator {
     const sortNames = new Array<string>(count);
     for (let i = 0; i < count; i++) {
       const subject = table.subjects[i]!;
-      const uaid = parseUaid(subject);
+      const uaid = uaidRouting(subject);
       const scored = scorer.score(i, uaid);
       const given = options.labels?.[subject];
       const label = given === undefined ? undefined : displayName(given);
@@ -475,7 +475,7 @@ class SubjectScorer {
     this.components = new Array<ComponentBreakdown | undefined>(compiled.componentKeys.length).fill(undefined);
   }
 
-  score(index: number, uaid: UaidParts): SubjectScore {
+  score(index: number, uaid: UaidRouting): SubjectScore {
     const { t, compiled } = this;
     const { config } = compiled;
     const subject = t.subjects[index]!;
@@ -663,8 +663,15 @@ class SubjectScorer {
       if (t.measured[row]) this.latencies[count++] = t.latencyMs[row]!;
     }
     if (count === 0) return null;
-    const values = this.latencies.subarray(0, count).sort();
-    return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: count };
+    // In place, by insertion: a window holds a few values, and a typed-array sort costs more than that to call.
+    const values = this.latencies;
+    for (let i = 1; i < count; i++) {
+      const v = values[i]!;
+      let j = i - 1;
+      for (; j >= 0 && values[j]! > v; j--) values[j + 1] = values[j]!;
+      values[j + 1] = v;
+    }
+    return { p50Ms: percentile(values, 50, count), p95Ms: percentile(values, 95, count), samples: count };
   }
 
   private counts(subject: number, from: number, to: number, bySignal: Record<string, number>): SubjectScore['counts'] {
@@ -707,11 +714,14 @@ function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig)
   return sum / emitted.length;
 }
 
-/** Nearest-rank percentile of ascending values: always one of the values, so integer ms stay integers. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) throw new RangeError('percentile of no values');
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+/**
+ * Nearest-rank percentile of ascending values (the first `length` of them): always one of the values, so integer ms
+ * stay integers.
+ */
+export function percentile(sorted: ArrayLike<number>, p: number, length = sorted.length): number {
+  if (length === 0) throw new RangeError('percentile of no values');
+  const rank = Math.ceil((p / 100) * length);
+  return sorted[Math.min(length, Math.max(1, rank)) - 1]!;
 }
 
 export function byCodeUnit(a: string, b: string): number {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileScoringConfig, computeScores, ScoreAccumulator } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
+import { consensusMs } from '../../src/consumer/time.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { SIGNAL_STATUSES } from '../../src/signals/schemas.js';
 import { referenceScores } from './reference-scores.js';
@@ -148,7 +149,7 @@ describe('computeScores against the straightforward reference', () => {
         const now = new Date(T0 + o.nowMs);
         const fold = new ScoreAccumulator(config, now);
         for (const s of signals) fold.add(s);
-        expect(fold.size).toBe(signals.filter((s) => Number(s.consensusTimestamp.split('.')[0]) * 1000 <= now.getTime()).length);
+        expect(fold.size).toBe(signals.filter((s) => consensusMs(s.consensusTimestamp) <= now.getTime()).length);
         const options = { labels: o.labels, publishers: o.publishers, topic: '0.0.5', rejected: { duplicate: 1 } };
         expect(JSON.stringify(fold.finish(options))).toBe(JSON.stringify(referenceScores(signals, config, { now, ...options })));
         expect(() => fold.finish(options)).toThrow(/already finished/);
