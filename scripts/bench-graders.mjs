@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Grader throughput: 100,000 gradings per grader over a mixed corpus of realistic responses
 // (bare answers, markdown/LaTeX wrappers, chain of thought, refusals, ambiguous letters). Run after build.
+import os from 'node:os';
 import { createRng, gradeChoice, gradeMath, loadScienceBank, pickScienceQuestion, prepareChoiceQuestion } from '../dist/evals/index.js';
 
 const N = 100_000;
@@ -20,17 +21,23 @@ const Q = { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer:
 
 function time(label, fn) {
   for (let i = 0; i < 10_000; i++) fn(i); // warm-up
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < N; i++) fn(i);
   const ns = Number(process.hrtime.bigint() - start);
+  const { user, system } = process.cpuUsage(cpu);
   const ms = ns / 1e6;
+  // CPU time too: on a shared machine the wall time includes waiting for a core.
   console.log(
     `${label.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms / ${N.toLocaleString('en-US')}  ` +
-      `${(ns / N).toFixed(0).padStart(5)} ns each  ${Math.round(N / (ns / 1e9)).toLocaleString('en-US').padStart(11)}/s`,
+      `${(ns / N).toFixed(0).padStart(5)} ns each  ${Math.round(N / (ns / 1e9)).toLocaleString('en-US').padStart(11)}/s  ` +
+      `(CPU ${(((user + system) * 1000) / N).toFixed(0)} ns each)`,
   );
 }
 
-console.log('bench-graders: grading 100,000 responses (lower is better; goal ≥ 2,000,000/s for both evals)');
+console.log(
+  `bench-graders: grading 100,000 responses (lower is better; goal ≥ 2,000,000/s for both evals); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+);
 for (const grader of ['first-token@1', 'last-answer@1']) {
   const opts = { grader, operands: [37, 58] };
   time(`gradeMath   ${grader}, ${MATH.length} response shapes`, (i) => gradeMath(MATH[i % MATH.length], 95, opts));

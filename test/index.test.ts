@@ -27,6 +27,7 @@ describe('package root', () => {
     'gradeMath',
     'gradeChoice',
     'computeScores',
+    'ScoreAccumulator',
     'loadConfig',
     'Hcs25Error',
   ])('exports %s', (name) => {

@@ -25,7 +25,7 @@ export { createTopic, type CreateTopicParameters, type CreateTopicReturnType } f
 export { readSignals, collectSignals, getSignalTopic, type ReadSignalsParameters, type ReadSignalsReturnType } from './read-signals.js';
 export { scoreSignals, publishScoreRecords, type ScoreSignalsParameters, type ScoreSignalsReturnType, type PublishScoresParameters } from './score-signals.js';
 export type { PublishScoresResult, PublishedScore } from '../consumer/publish-scores.js';
-export { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
+export { RegistryCitations, resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 export { revealRun, type RevealRunParameters, type RevealRunReturnType } from './reveal-run.js';
 export {
   watchRegistry,

@@ -15,7 +15,8 @@ import { discoverAgents } from './discover-agents.js';
 export const MAX_NAME_REGISTRIES = 8;
 
 export interface ResolveNamesParameters {
-  signals: Iterable<ReadSignal>;
+  /** The signals to name the subjects of, or their citations gathered while reading (`RegistryCitations`). */
+  signals: Iterable<ReadSignal> | RegistryCitations;
   /** A parsed `--names` file; its names win over registry names. */
   file?: NamesFile;
   /** Look up the registries the signals cite (default true). */
@@ -37,23 +38,11 @@ export async function resolveNames(client: Hcs25Client, parameters: ResolveNames
   const out: ResolveNamesReturnType = { labels, registries: [], failed: [] };
   if (parameters.file && parameters.file.records.length > 0) await nameRecords(client, parameters.file.records, labels);
 
-  // Registries cited by subjects that still have no name, in the order signals first cite them.
-  const cited = new Map<string, Set<string>>();
-  for (const s of parameters.signals) {
-    if (Object.hasOwn(labels, s.message.subject)) continue;
-    for (const source of s.message.sources ?? []) {
-      const hrl = parseHrl(source);
-      if (!hrl || (hrl.standard !== 2 && hrl.standard !== 10)) continue;
-      const key = `hcs://2/${hrl.topicId}`;
-      let subjects = cited.get(key);
-      if (!subjects) cited.set(key, (subjects = new Set()));
-      subjects.add(s.message.subject);
-    }
-  }
+  const cited = parameters.signals instanceof RegistryCitations ? parameters.signals : RegistryCitations.of(parameters.signals);
   if (parameters.registries === false) return out;
 
   let tried = 0;
-  for (const [source, subjects] of cited) {
+  for (const [source, subjects] of cited.bySource) {
     if ([...subjects].every((subject) => Object.hasOwn(labels, subject))) continue;
     if (tried++ >= MAX_NAME_REGISTRIES) {
       out.failed.push({ source, reason: `not looked up (at most ${MAX_NAME_REGISTRIES} registries)` });
@@ -73,6 +62,41 @@ export async function resolveNames(client: Hcs25Client, parameters: ResolveNames
     }
   }
   return out;
+}
+
+/**
+ * The registries signals cite in `sources` (HCS-2/HCS-10 HRLs), with the subjects citing each, in the order signals
+ * first cite them: gathered one signal at a time, so names can be resolved after a topic was read without keeping
+ * its signals. A registry whose subjects all have names by then is not looked up.
+ */
+export class RegistryCitations {
+  readonly bySource = new Map<string, Set<string>>();
+  /** A signal's source text → its registry's key (`hcs://2/{topic}`), or null: a topic repeats a handful of sources. */
+  private readonly keyOf = new Map<string, string | null>();
+
+  static of(signals: Iterable<ReadSignal>): RegistryCitations {
+    const out = new RegistryCitations();
+    for (const s of signals) out.add(s);
+    return out;
+  }
+
+  add(signal: ReadSignal): void {
+    const sources = signal.message.sources;
+    if (sources === undefined) return;
+    for (const source of sources) {
+      let key = this.keyOf.get(source);
+      if (key === undefined) {
+        const hrl = parseHrl(source);
+        key = hrl && (hrl.standard === 2 || hrl.standard === 10) ? `hcs://2/${hrl.topicId}` : null;
+        // Bounded: a hostile topic can cite a new source in every signal.
+        if (this.keyOf.size < 4096) this.keyOf.set(source, key);
+      }
+      if (key === null) continue;
+      let subjects = this.bySource.get(key);
+      if (!subjects) this.bySource.set(key, (subjects = new Set()));
+      subjects.add(signal.message.subject);
+    }
+  }
 }
 
 /** Agent records without a UAID get the subject `run --agents` gives them; those that need the network are left out. */

@@ -1,15 +1,16 @@
 /**
- * Score: a signal topic → HCS-25 trust scores per subject (collect → compute), and optionally the scores published
- * back as `op: "score"` records. Rendering (table, CSV, HTML) is the caller's choice of view over the same report.
+ * Score: a signal topic → HCS-25 trust scores per subject, and optionally the scores published back as `op: "score"`
+ * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows the
+ * compact per-signal columns, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
+ * same report.
  */
 import type { Hcs25Client } from '../client.js';
-import { countReasons } from '../consumer/reader.js';
-import { computeScores, type ScoreReport, type SubjectScore } from '../consumer/scores.js';
+import { ScoreAccumulator, type ScoreReport, type SubjectScore } from '../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../consumer/scoring-config.js';
 import type { ReadSignal } from '../consumer/types.js';
 import type { PublishScoresOptions, PublishScoresResult } from '../consumer/publish-scores.js';
-import { collectSignals, type ReadSignalsParameters } from './read-signals.js';
-import { resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
+import { readSignals, type ReadSignalsParameters } from './read-signals.js';
+import { RegistryCitations, resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 
 export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'follow'> {
   /** Default: the built-in configuration (the spec's example adapters). */
@@ -20,12 +21,14 @@ export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'fol
   labels?: Readonly<Record<string, string>>;
   /** Also name the subjects without a label: from a names file and the registries their signals cite (resolve-names.ts). */
   resolveNames?: Omit<ResolveNamesParameters, 'signals'>;
+  /** Also return the signals (the HTML report draws them); by default none is kept. */
+  keepSignals?: boolean;
 }
 
 export interface ScoreSignalsReturnType {
   report: ScoreReport;
-  /** The signals the scores were computed from (the HTML report draws them). */
-  signals: ReadSignal[];
+  /** With `keepSignals`: the signals the scores were computed from, in topic order. */
+  signals?: ReadSignal[];
   /** Messages the reader rejected (counted by reason in the report). */
   rejected: number;
   /** What name resolution found and which registries failed, when `resolveNames` was given. */
@@ -33,18 +36,31 @@ export interface ScoreSignalsReturnType {
 }
 
 export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignalsParameters): Promise<ScoreSignalsReturnType> {
-  const { scoring = DEFAULT_SCORING_CONFIG, now = new Date(), labels: given, resolveNames: naming, ...read } = parameters;
-  const collected = await collectSignals(client, read);
-  const names = naming && (await resolveNames(client, { ...naming, signals: collected.signals }));
+  const { scoring = DEFAULT_SCORING_CONFIG, now = new Date(), labels: given, resolveNames: naming, keepSignals = false, ...read } = parameters;
+  const scores = new ScoreAccumulator(scoring, now);
+  const citations = naming && new RegistryCitations();
+  const kept: ReadSignal[] | undefined = keepSignals ? [] : undefined;
+  const rejected: Record<string, number> = {};
+  let rejectedCount = 0;
+  for await (const event of readSignals(client, read)) {
+    if (event.type === 'signal') {
+      scores.add(event.signal);
+      citations?.add(event.signal);
+      kept?.push(event.signal);
+    } else if (event.type === 'rejected') {
+      rejected[event.rejected.reason] = (rejected[event.rejected.reason] ?? 0) + 1;
+      rejectedCount++;
+    }
+  }
+  const names = naming && citations && (await resolveNames(client, { ...naming, signals: citations }));
   const labels = names ? { ...names.labels, ...given } : given;
-  const report = computeScores(collected.signals, scoring, {
-    now,
+  const report = scores.finish({
     ...(read.publishers && { publishers: read.publishers }),
     topic: read.topic,
-    rejected: countReasons(collected.rejected),
+    rejected,
     ...(labels && { labels }),
   });
-  return { report, signals: collected.signals, rejected: collected.rejected.length, ...(names && { names }) };
+  return { report, ...(kept && { signals: kept }), rejected: rejectedCount, ...(names && { names }) };
 }
 
 export interface PublishScoresParameters {

@@ -85,6 +85,7 @@ export function register(program: Command): void {
             scoring,
             now,
             resolveNames: { ...(file && { file }), registries: flags.names !== false },
+            keepSignals: flags.html !== undefined,
           });
           if (names && names.failed.length > 0) {
             const first = names.failed[0]!;
@@ -95,7 +96,7 @@ export function register(program: Command): void {
           }
           if (flags.html) {
             const { renderHtmlReport } = await import('../consumer/html-report.js');
-            writeFileSync(flags.html, renderHtmlReport(report, signals, { network: client.network.ledger, scoring }));
+            writeFileSync(flags.html, renderHtmlReport(report, signals ?? [], { network: client.network.ledger, scoring }));
             note(`wrote ${flags.html}`);
           }
           if (!flags.publish || !flags.scoreTopic) return { report };

@@ -14,7 +14,7 @@ import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type Sco
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
-import { parseUaid, type UaidParts } from './uaid.js';
+import { uaidRouting, type UaidRouting } from './uaid.js';
 import { SIGNAL_STATUSES, type SignalStatus } from '../signals/schemas.js';
 import { canonicalSignalId } from '../signals/schemas-v2.js';
 
@@ -171,56 +171,26 @@ export function compileScoringConfig(config: ScoringConfig): CompiledScoringConf
   return out;
 }
 
+/**
+ * Scores signals held in memory: a thin wrapper over {@link ScoreAccumulator}, which `hcs25 scores` feeds as the
+ * reader yields signals so that no signal is held.
+ */
 export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConfig, options: ScoreOptions): ScoreReport {
-  const nowMs = options.now.getTime();
-  if (!Number.isFinite(nowMs)) throw new RangeError('computeScores: now is not a valid date');
-  const compiled = compileScoringConfig(config);
-  const table = collect(signals, nowMs);
-  const scorer = new SubjectScorer(table, compiled, nowMs, options.now.toISOString());
-
-  const count = table.subjects.length;
-  const scores = new Array<SubjectScore>(count);
-  const sortNames = new Array<string>(count);
-  for (let i = 0; i < count; i++) {
-    const subject = table.subjects[i]!;
-    const uaid = parseUaid(subject);
-    const scored = scorer.score(i, uaid);
-    const given = options.labels?.[subject];
-    const label = given === undefined ? undefined : displayName(given);
-    scores[i] = label ? { ...scored, label } : scored;
-    sortNames[i] = label ?? uaidLabel(uaid, subject);
-  }
-  // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a total order,
-  // so the result does not depend on the order signals came in.
-  const order = Array.from({ length: count }, (_, i) => i);
-  order.sort((a, b) => {
-    const x = scores[a]!;
-    const y = scores[b]!;
-    return (
-      y.trustScores.total - x.trustScores.total ||
-      y.trustConfidence - x.trustConfidence ||
-      byCodeUnit(sortNames[a]!, sortNames[b]!) ||
-      byCodeUnit(x.subject, y.subject)
-    );
-  });
-  const subjects = order.map((i) => scores[i]!);
-
-  const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
-  return {
-    generatedAt: options.now.toISOString(),
-    trustScoreConfigVersion: config.trustScoreConfigVersion,
-    topic: options.topic ?? null,
-    publishers: { filter: accounts.length > 0 ? 'allow-list' : 'none', accounts },
-    window: config.window,
-    freshnessSeconds: config.freshnessSeconds,
-    staleMultiplier: config.staleMultiplier,
-    counts: { subjects: subjects.length, signals: table.n, ignoredAfterNow: table.ignoredAfterNow, rejected: sortedRecord(options.rejected ?? {}) },
-    subjects,
-  };
+  const scoring = new ScoreAccumulator(config, options.now, Array.isArray(signals) ? signals.length : undefined);
+  for (const s of signals) scoring.add(s);
+  return scoring.finish(options);
 }
 
 const STATUS_CODES: Readonly<Record<SignalStatus, number>> = Object.fromEntries(SIGNAL_STATUSES.map((s, i) => [s, i])) as Record<SignalStatus, number>;
 const MISSING = STATUS_CODES.missing;
+/** The statuses by first letter (each differs): no property lookup by a string fresh from JSON.parse per signal. */
+const STATUS_BY_INITIAL = new Int8Array(128).fill(-1);
+for (const status of SIGNAL_STATUSES) STATUS_BY_INITIAL[status.charCodeAt(0)] = STATUS_CODES[status];
+if (new Set(SIGNAL_STATUSES.map((s) => s[0])).size !== SIGNAL_STATUSES.length) throw new Error('signal statuses must differ in their first letter');
+
+function statusCode(status: SignalStatus): number {
+  return STATUS_BY_INITIAL[status.charCodeAt(0)]!;
+}
 const OK = STATUS_CODES.ok;
 const STALE = STATUS_CODES.stale;
 
@@ -284,88 +254,175 @@ function intern(ids: Map<string, number>, value: string): number {
   return id;
 }
 
-/** One pass over the signals (time parsed once per signal), then two counting sorts: cost linear in signals. */
-function collect(signals: Iterable<ReadSignal>, nowMs: number): SignalTable {
-  let capacity = Array.isArray(signals) ? Math.max(1, signals.length) : 1024;
-  let c = allocate(capacity);
-  const subjectIds = new Map<string, number>();
-  const rawSignalIds = new Map<string, number>();
-  const signalIds = new Map<string, number>();
-  const runIds = new Map<string, number>();
-  const payerIds = new Map<string, number>();
-  let n = 0;
-  let ignoredAfterNow = 0;
-  let seqSorted = true;
-  const recentSignals: string[] = [];
-  const recentSignalIds: number[] = [];
-  let lastSubject: string | undefined;
-  let lastSubjectId = 0;
-  let lastRun: string | undefined;
-  let lastRunId = 0;
-  let lastPayer: string | undefined;
-  let lastPayerId = 0;
-  // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
-  const signalIdOf = (raw: string): number => {
-    let id = rawSignalIds.get(raw);
-    if (id === undefined) rawSignalIds.set(raw, (id = intern(signalIds, canonicalSignalId(raw))));
-    if (recentSignals.length < 8) {
-      recentSignals.push(raw);
-      recentSignalIds.push(id);
-    }
-    return id;
-  };
-  for (const s of signals) {
+/**
+ * Scoring as a fold: `add` takes signals one at a time, as the reader yields them, and keeps about 60 bytes per signal
+ * in typed columns (no object per signal, times parsed once, strings interned); `finish` groups them by two counting
+ * sorts and builds each subject's score and explanation. So `hcs25 scores` never holds the signals themselves, and the
+ * cost follows the number of signals rather than per-subject overhead.
+ *
+ * Any order of signals gives the same report (they are ordered by sequence number in `finish`). One accumulator
+ * gives one report: `finish` once.
+ */
+export class ScoreAccumulator {
+  private readonly compiled: CompiledScoringConfig;
+  private readonly nowMs: number;
+  private capacity: number;
+  private c: Columns;
+  private n = 0;
+  private ignoredAfterNow = 0;
+  private seqSorted = true;
+  private finished = false;
+  private readonly subjectIds = new Map<string, number>();
+  private readonly rawSignalIds = new Map<string, number>();
+  private readonly signalIds = new Map<string, number>();
+  private readonly runIds = new Map<string, number>();
+  private readonly payerIds = new Map<string, number>();
+  private readonly recentSignals: string[] = [];
+  private readonly recentSignalIds: number[] = [];
+  private lastSubject: string | undefined;
+  private lastSubjectId = 0;
+  private lastRun: string | undefined;
+  private lastRunId = 0;
+  private lastPayer: string | undefined;
+  private lastPayerId = 0;
+
+  /** `expected`: how many signals will come, when known (sizes the columns once). */
+  constructor(
+    private readonly config: ScoringConfig,
+    private readonly now: Date,
+    expected?: number,
+  ) {
+    this.nowMs = now.getTime();
+    if (!Number.isFinite(this.nowMs)) throw new RangeError('computeScores: now is not a valid date');
+    this.compiled = compileScoringConfig(config);
+    this.capacity = Math.max(1, expected ?? 1024);
+    this.c = allocate(this.capacity);
+  }
+
+  /** Signals taken so far (those after `now` are counted apart and not kept). */
+  get size(): number {
+    return this.n;
+  }
+
+  add(s: ReadSignal): void {
     const cMs = consensusMs(s.consensusTimestamp);
-    if (!(cMs <= nowMs)) {
-      ignoredAfterNow++;
-      continue;
+    if (!(cMs <= this.nowMs)) {
+      this.ignoredAfterNow++;
+      return;
     }
-    if (n === capacity) c = allocate((capacity *= 2), c);
+    const n = this.n;
+    if (n === this.capacity) this.c = allocate((this.capacity *= 2), this.c);
+    const c = this.c;
     const m = s.message;
     // Neighbouring signals mostly share subject, run and payer, and a topic uses a handful of signal ids: comparing
     // text is cheaper than hashing another copy of it.
-    if (m.subject !== lastSubject) lastSubjectId = intern(subjectIds, (lastSubject = m.subject));
-    if (m.run !== lastRun) lastRunId = intern(runIds, (lastRun = m.run));
-    if (s.payerAccountId !== lastPayer) lastPayerId = intern(payerIds, (lastPayer = s.payerAccountId));
-    const recent = recentSignals.indexOf(m.signal);
-    c.signal[n] = recent >= 0 ? recentSignalIds[recent]! : signalIdOf(m.signal);
-    c.subject[n] = lastSubjectId;
-    c.run[n] = lastRunId;
-    c.payer[n] = lastPayerId;
+    if (m.subject !== this.lastSubject) this.lastSubjectId = intern(this.subjectIds, (this.lastSubject = m.subject));
+    if (m.run !== this.lastRun) this.lastRunId = intern(this.runIds, (this.lastRun = m.run));
+    if (s.payerAccountId !== this.lastPayer) this.lastPayerId = intern(this.payerIds, (this.lastPayer = s.payerAccountId));
+    const recent = this.recentSignals.indexOf(m.signal);
+    c.signal[n] = recent >= 0 ? this.recentSignalIds[recent]! : this.signalIdOf(m.signal);
+    c.subject[n] = this.lastSubjectId;
+    c.run[n] = this.lastRunId;
+    c.payer[n] = this.lastPayerId;
     const data = m.data;
     const probe = 'reachable' in data;
     // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
     // v1 published it as timeout/error, which here would mean nothing was measured.
     const failedProbe = probe && !data.reachable && (m.status === 'timeout' || m.status === 'error');
     c.seq[n] = s.sequenceNumber;
-    if (n > 0 && s.sequenceNumber < c.seq[n - 1]!) seqSorted = false;
+    if (n > 0 && s.sequenceNumber < c.seq[n - 1]!) this.seqSorted = false;
     c.observedMs[n] = Math.min(cMs, parseIsoMs(m.fetchedAt));
     c.consensusMs[n] = cMs;
-    c.status[n] = failedProbe ? OK : STATUS_CODES[m.status];
+    c.status[n] = failedProbe ? OK : statusCode(m.status);
     c.score[n] = data.score;
     c.latencyMs[n] = data.latencyMs;
     c.measured[n] = (probe ? data.reachable : m.status === 'ok') ? 1 : 0;
-    n++;
+    this.n = n + 1;
   }
 
-  // Signal ids ranked in code-unit order, so a subject's groups come out in the order its counts list them.
-  const names = [...signalIds.keys()];
-  const ranked = names.slice().sort(byCodeUnit);
-  const rankOf = new Int32Array(names.length);
-  ranked.forEach((name, rank) => (rankOf[signalIds.get(name)!] = rank));
-  for (let i = 0; i < n; i++) c.signal[i] = rankOf[c.signal[i]!]!;
+  /** The report over every signal added. */
+  finish(options: Omit<ScoreOptions, 'now'> = {}): ScoreReport {
+    if (this.finished) throw new Error('ScoreAccumulator.finish: already finished');
+    this.finished = true;
+    const { config, compiled, nowMs } = this;
+    const table = this.table();
+    const nowIso = this.now.toISOString();
+    const scorer = new SubjectScorer(table, compiled, nowMs, nowIso);
 
-  // Topics are read in sequence order, so this sort rarely runs; stable, as the grouping sorts below are.
-  let rows: Int32Array = new Int32Array(n);
-  for (let i = 0; i < n; i++) rows[i] = i;
-  if (!seqSorted) {
-    const seq = c.seq;
-    rows = Int32Array.from(Array.from(rows).sort((a, b) => seq[a]! - seq[b]!));
+    const count = table.subjects.length;
+    const scores = new Array<SubjectScore>(count);
+    const sortNames = new Array<string>(count);
+    for (let i = 0; i < count; i++) {
+      const subject = table.subjects[i]!;
+      const uaid = uaidRouting(subject);
+      const scored = scorer.score(i, uaid);
+      const given = options.labels?.[subject];
+      const label = given === undefined ? undefined : displayName(given);
+      scores[i] = label ? { ...scored, label } : scored;
+      sortNames[i] = label ?? uaidLabel(uaid, subject);
+    }
+    // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a total order,
+    // so the result does not depend on the order signals came in.
+    const order = Array.from({ length: count }, (_, i) => i);
+    order.sort((a, b) => {
+      const x = scores[a]!;
+      const y = scores[b]!;
+      return (
+        y.trustScores.total - x.trustScores.total ||
+        y.trustConfidence - x.trustConfidence ||
+        byCodeUnit(sortNames[a]!, sortNames[b]!) ||
+        byCodeUnit(x.subject, y.subject)
+      );
+    });
+    const subjects = order.map((i) => scores[i]!);
+
+    const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
+    return {
+      generatedAt: nowIso,
+      trustScoreConfigVersion: config.trustScoreConfigVersion,
+      topic: options.topic ?? null,
+      publishers: { filter: accounts.length > 0 ? 'allow-list' : 'none', accounts },
+      window: config.window,
+      freshnessSeconds: config.freshnessSeconds,
+      staleMultiplier: config.staleMultiplier,
+      counts: { subjects: subjects.length, signals: table.n, ignoredAfterNow: table.ignoredAfterNow, rejected: sortedRecord(options.rejected ?? {}) },
+      subjects,
+    };
   }
-  rows = countingSort(rows, c.signal, ranked.length);
-  const subjectStart = new Int32Array(subjectIds.size + 1);
-  const order = countingSort(rows, c.subject, subjectIds.size, subjectStart);
-  return { n, ignoredAfterNow, subjects: [...subjectIds.keys()], signalIds: ranked, ...c, runs: runIds.size, payers: payerIds.size, order, subjectStart };
+
+  // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
+  private signalIdOf(raw: string): number {
+    let id = this.rawSignalIds.get(raw);
+    if (id === undefined) this.rawSignalIds.set(raw, (id = intern(this.signalIds, canonicalSignalId(raw))));
+    if (this.recentSignals.length < 8) {
+      this.recentSignals.push(raw);
+      this.recentSignalIds.push(id);
+    }
+    return id;
+  }
+
+  /** The columns grouped for scoring: two counting sorts, cost linear in signals. */
+  private table(): SignalTable {
+    const { n, c, signalIds, subjectIds } = this;
+    // Signal ids ranked in code-unit order, so a subject's groups come out in the order its counts list them.
+    const names = [...signalIds.keys()];
+    const ranked = names.slice().sort(byCodeUnit);
+    const rankOf = new Int32Array(names.length);
+    ranked.forEach((name, rank) => (rankOf[signalIds.get(name)!] = rank));
+    for (let i = 0; i < n; i++) c.signal[i] = rankOf[c.signal[i]!]!;
+
+    // Topics are read in sequence order, so this sort rarely runs; stable, as the grouping sorts below are.
+    let rows: Int32Array = new Int32Array(n);
+    for (let i = 0; i < n; i++) rows[i] = i;
+    if (!this.seqSorted) {
+      const seq = c.seq;
+      rows = Int32Array.from(Array.from(rows).sort((a, b) => seq[a]! - seq[b]!));
+    }
+    rows = countingSort(rows, c.signal, ranked.length);
+    const subjectStart = new Int32Array(subjectIds.size + 1);
+    const order = countingSort(rows, c.subject, subjectIds.size, subjectStart);
+    return { n, ignoredAfterNow: this.ignoredAfterNow, subjects: [...subjectIds.keys()], signalIds: ranked, ...c, runs: this.runIds.size, payers: this.payerIds.size, order, subjectStart };
+  }
 }
 
 /** Stable counting sort of `rows` by `key[row]` ∈ [0, buckets); `starts` (length buckets + 1) receives the bounds. */
@@ -418,7 +475,7 @@ class SubjectScorer {
     this.components = new Array<ComponentBreakdown | undefined>(compiled.componentKeys.length).fill(undefined);
   }
 
-  score(index: number, uaid: UaidParts): SubjectScore {
+  score(index: number, uaid: UaidRouting): SubjectScore {
     const { t, compiled } = this;
     const { config } = compiled;
     const subject = t.subjects[index]!;
@@ -606,8 +663,15 @@ class SubjectScorer {
       if (t.measured[row]) this.latencies[count++] = t.latencyMs[row]!;
     }
     if (count === 0) return null;
-    const values = this.latencies.subarray(0, count).sort();
-    return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: count };
+    // In place, by insertion: a window holds a few values, and a typed-array sort costs more than that to call.
+    const values = this.latencies;
+    for (let i = 1; i < count; i++) {
+      const v = values[i]!;
+      let j = i - 1;
+      for (; j >= 0 && values[j]! > v; j--) values[j + 1] = values[j]!;
+      values[j + 1] = v;
+    }
+    return { p50Ms: percentile(values, 50, count), p95Ms: percentile(values, 95, count), samples: count };
   }
 
   private counts(subject: number, from: number, to: number, bySignal: Record<string, number>): SubjectScore['counts'] {
@@ -650,11 +714,14 @@ function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig)
   return sum / emitted.length;
 }
 
-/** Nearest-rank percentile of ascending values: always one of the values, so integer ms stay integers. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) throw new RangeError('percentile of no values');
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+/**
+ * Nearest-rank percentile of ascending values (the first `length` of them): always one of the values, so integer ms
+ * stay integers.
+ */
+export function percentile(sorted: ArrayLike<number>, p: number, length = sorted.length): number {
+  if (length === 0) throw new RangeError('percentile of no values');
+  const rank = Math.ceil((p / 100) * length);
+  return sorted[Math.min(length, Math.max(1, rank)) - 1]!;
 }
 
 export function byCodeUnit(a: string, b: string): number {

@@ -131,13 +131,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const publisher = client.requireOperator().accountId;
     await waitForSignals(client, topic.topicId, publisher, run.signals.published, options.signal);
     const labels = Object.fromEntries(run.list.map((l) => [l.subject, l.name]));
-    const { report: scores, signals, rejected } = await actions.scoreSignals(client, { topic: topic.topicId, publishers: [publisher], labels });
+    const { report: scores, signals, rejected } = await actions.scoreSignals(client, { topic: topic.topicId, publishers: [publisher], labels, keepSignals: true });
     const table = renderScoreTable(scores);
 
     let htmlReport: string | undefined;
     if (options.htmlReport !== false) {
       htmlReport = resolve(options.htmlReport ?? 'hcs25-report.html');
-      writeFileSync(htmlReport, renderHtmlReport(scores, signals, { network: 'local (embedded emulator)' }));
+      writeFileSync(htmlReport, renderHtmlReport(scores, signals ?? [], { network: 'local (embedded emulator)' }));
     }
     if (options.serve) await serveUntilAborted(client, topic.topicId, publisher, options.ports === 'ephemeral' ? 0 : options.serve.port, options);
     return {

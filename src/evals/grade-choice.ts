@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, EMPTY_RESULT, gradeResult } from './grade-result.js';
-import { isBlank, normaliseOption, normaliseResponse, unparseableReason } from './normalise.js';
+import { isBlank, isSpace, isWordChar, normaliseOption, normaliseResponse, unparseableReason } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -13,16 +13,15 @@ export interface GradeChoiceOptions {
   grader?: GraderId;
 }
 
-/** The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:`. */
-const LONE_LETTER = /^[([]?\s*([A-Za-z])\s*[)\]:]?$/;
 /** A standalone capital A–D, not part of a word, a number or a unit (`DNA`, `3D`, `B12`, `25 °C` are not letters). */
-const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/g;
+const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/;
 /** A letter after an answer anchor, any case: `Answer: b`, `answer is C`, `Option B`, `choice (d)`. */
 const ANCHORED = /\b(?:answer|option|choice)(?:\s+is)?\s*[:-]?\s*[([]?([A-Da-d])(?![A-Za-z0-9_])/gi;
 /** A leading letter with option text attached: `B) Oxygen`, `(B) Oxygen`, `Answer: B. Oxygen`. */
 const LEADING =
   /^(?:(?:the\s+)?(?:final\s+|correct\s+)?answer(?:\s+is)?\s*:?\s*)?[([]?([A-Da-d])\s*[)\].:-]\s*(\S[^\n]*)/i;
-const OPTION_HAS_LETTER = new RegExp(UPPER_LETTER.source);
+/** First characters LEADING can start with, as `| 32` folds them (`A` → `a`, `(` stays, `[` → `{`). */
+const LEADING_INITIALS = new Set([...'abcdtf({'].map((c) => c.charCodeAt(0)));
 const NON_ASCII = /[^\x00-\x7f]/;
 const FOLLOWING_WORD = /[ \t]+([a-z]+)/y;
 const WORD_CHAR = /[a-z0-9]/;
@@ -36,6 +35,7 @@ const NOT_AFTER_ARTICLE = new Set(['or', 'and', 'nor', 'but', 'is', 'was', 'beca
  */
 class PreparedOptions {
   private normalised: string[] | undefined;
+  private longestFirst: number[] | undefined;
   private letteredIndices: number[] | undefined;
   constructor(private readonly options: readonly string[]) {}
 
@@ -45,17 +45,64 @@ class PreparedOptions {
     return this.normalised;
   }
 
-  /** Indices of options holding a standalone A–D of their own. */
+  /** Every option's index, longest text first (the order `scanOptions` matches them in). */
+  get all(): number[] {
+    this.longestFirst ??= this.longestFirstOf([0, 1, 2, 3]);
+    return this.longestFirst;
+  }
+
+  /** Indices of options holding a standalone A–D of their own, longest text first. */
   get lettered(): number[] {
     if (this.letteredIndices === undefined) {
       const out: number[] = [];
       this.options.forEach((o, i) => {
-        if (OPTION_HAS_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
+        if (UPPER_LETTER.test(NON_ASCII.test(o) ? o.normalize('NFKC') : o)) out.push(i);
       });
-      this.letteredIndices = out;
+      this.letteredIndices = this.longestFirstOf(out);
     }
     return this.letteredIndices;
   }
+
+  private longestFirstOf(which: number[]): number[] {
+    const texts = this.texts;
+    return which.sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
+  }
+}
+
+/**
+ * The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:` (the regex
+ * `^[([]?\s*([A-Za-z])\s*[)\]:]?$`, scanned by char code): the letter, upper-cased, or undefined.
+ */
+function loneLetter(text: string): string | undefined {
+  const n = text.length;
+  let i = 0;
+  if (i < n && (text.charCodeAt(i) === 40 /* ( */ || text.charCodeAt(i) === 91) /* [ */) i++;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  if (i >= n) return undefined;
+  const c = text.charCodeAt(i) & ~32;
+  if (c < 65 || c > 90) return undefined;
+  i++;
+  while (i < n && isSpace(text.charCodeAt(i))) i++;
+  if (i < n) {
+    const close = text.charCodeAt(i);
+    if (close === 41 /* ) */ || close === 93 /* ] */ || close === 58 /* : */) i++;
+  }
+  return i === n ? String.fromCharCode(c) : undefined;
+}
+
+/** The standalone capitals A–D of `UPPER_LETTER`, by char code: position of the next at or after `from`, or -1. */
+function nextUpperLetter(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 65 || c > 68) continue;
+    if (i > 0) {
+      const before = text.charCodeAt(i - 1);
+      if (isWordChar(before) || before === 0xb0 /* ° */) continue;
+    }
+    if (i + 1 < text.length && isWordChar(text.charCodeAt(i + 1))) continue;
+    return i;
+  }
+  return -1;
 }
 
 function isBoundary(text: string, index: number): boolean {
@@ -64,11 +111,10 @@ function isBoundary(text: string, index: number): boolean {
 }
 
 /**
- * Which options appear in full, as whole words (`Oxygen` is not found in `Oxygenated`). Longer options
- * are matched first and blanked out, so `Iron` is not also found inside `Iron oxide`.
+ * Which options appear in full, as whole words (`Oxygen` is not found in `Oxygenated`). Options are matched in
+ * `order`, longest first, and blanked out, so `Iron` is not also found inside `Iron oxide`.
  */
-function scanOptions(lower: string, texts: readonly string[], which: readonly number[]): { found: number[]; masked: string } {
-  const order = which.slice().sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
+function scanOptions(lower: string, texts: readonly string[], order: readonly number[]): { found: number[]; masked: string } {
   let masked = lower;
   const found: number[] = [];
   for (const k of order) {
@@ -85,8 +131,6 @@ function scanOptions(lower: string, texts: readonly string[], which: readonly nu
   }
   return { found, masked };
 }
-
-const ALL = [0, 1, 2, 3];
 
 function sentenceInitial(text: string, index: number): boolean {
   let j = index - 1;
@@ -124,14 +168,15 @@ function anchoredLetters(text: string): Letter[] {
   return out;
 }
 
-function standaloneLetters(text: string): Set<Letter> {
-  const out = new Set<Letter>();
-  UPPER_LETTER.lastIndex = 0;
-  for (let m = UPPER_LETTER.exec(text); m !== null; m = UPPER_LETTER.exec(text)) {
-    if (m[0] === 'A' && isArticle(text, m.index)) continue;
-    out.add(m[0] as Letter);
+/** The letters found, one bit each (A = 1, B = 2, C = 4, D = 8). */
+function standaloneLetters(text: string): number {
+  let out = 0;
+  for (let at = nextUpperLetter(text, 0); at !== -1; at = nextUpperLetter(text, at + 1)) {
+    const code = text.charCodeAt(at);
+    if (code === 65 && isArticle(text, at)) continue;
+    out |= 1 << (code - 65);
   }
-  for (const letter of anchoredLetters(text)) out.add(letter);
+  for (const letter of anchoredLetters(text)) out |= 1 << (letter.charCodeAt(0) - 65);
   return out;
 }
 
@@ -148,10 +193,12 @@ function maskLetteredOptions(normalised: string, lower: string, p: PreparedOptio
 
 /** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
 function leadingConflict(normalised: string, p: PreparedOptions): boolean {
+  // LEADING can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
+  if (!LEADING_INITIALS.has(normalised.charCodeAt(0) | 32)) return false;
   const m = LEADING.exec(normalised);
   if (!m) return false;
   const letter = LETTERS.indexOf((m[1] as string).toUpperCase() as Letter);
-  const { found } = scanOptions((m[2] as string).toLowerCase(), p.texts, ALL);
+  const { found } = scanOptions((m[2] as string).toLowerCase(), p.texts, p.all);
   return found.length === 1 && found[0] !== letter;
 }
 
@@ -160,19 +207,15 @@ function firstLineLetter(normalised: string): Letter | undefined {
   if (nl === -1) return undefined;
   let line = normalised.slice(0, nl).trim();
   if (line.endsWith('.')) line = line.slice(0, -1);
-  const m = LONE_LETTER.exec(line);
-  const letter = m?.[1]?.toUpperCase() as Letter | undefined;
+  const letter = loneLetter(line) as Letter | undefined;
   return letter !== undefined && LETTERS.includes(letter) ? letter : undefined;
 }
 
 type Extraction = { letter: Letter } | { reason: string };
 
 function extract(normalised: string, p: PreparedOptions, grader: GraderId): Extraction {
-  const lone = LONE_LETTER.exec(normalised);
-  if (lone) {
-    const letter = (lone[1] as string).toUpperCase() as Letter;
-    return LETTERS.includes(letter) ? { letter } : { reason: 'invalid-option' };
-  }
+  const lone = loneLetter(normalised) as Letter | undefined;
+  if (lone !== undefined) return LETTERS.includes(lone) ? { letter: lone } : { reason: 'invalid-option' };
   const lastAnswer = grader === 'last-answer@1';
   if (lastAnswer) {
     const first = firstLineLetter(normalised);
@@ -187,9 +230,8 @@ function extract(normalised: string, p: PreparedOptions, grader: GraderId): Extr
     if (last) return { letter: last };
   }
   const letters = standaloneLetters(scanned);
-  if (letters.size === 1) return { letter: letters.values().next().value as Letter };
-  if (letters.size > 1) return { reason: 'ambiguous' };
-  const { found } = scanOptions(lower, p.texts, ALL);
+  if (letters !== 0) return (letters & (letters - 1)) === 0 ? { letter: LETTERS[31 - Math.clz32(letters)]! } : { reason: 'ambiguous' };
+  const { found } = scanOptions(lower, p.texts, p.all);
   if (found.length === 1) return { letter: LETTERS[found[0] as number] as Letter };
   if (found.length > 1) return { reason: 'ambiguous' };
   return { reason: unparseableReason(normalised, 'no-answer') };

@@ -47,20 +47,46 @@ function stripEmphasis(text: string): string {
   });
 }
 
+/** What a response holds that normalisation has work for: one bit per step, found in one scan. */
+const HAS_NON_ASCII = 1;
+const HAS_BACKSLASH = 2;
+const HAS_BACKTICK = 4;
+const HAS_DOLLAR = 8;
+const HAS_EMPHASIS = 16;
+const HAS_COMMA = 32;
+
+function scanFlags(text: string): number {
+  let flags = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) flags |= HAS_NON_ASCII;
+    else if (c === 92) flags |= HAS_BACKSLASH;
+    else if (c === 96) flags |= HAS_BACKTICK;
+    else if (c === 36) flags |= HAS_DOLLAR;
+    else if (c === 42 || c === 95) flags |= HAS_EMPHASIS;
+    else if (c === 44) flags |= HAS_COMMA;
+  }
+  return flags;
+}
+
 /**
  * Trim; NFKC (full-width digits and letters), Unicode minus → `-`; markdown emphasis, code ticks and fences;
  * `$…$`, `\(…\)`, `\boxed{}`, `\text{}`; thousands separators; one trailing period.
+ * One scan finds which steps have work (a plain `95` has none); a step never adds what a later step looks for, so
+ * flags taken after NFKC stay a safe superset.
  */
 export function normaliseResponse(response: string, options: NormaliseOptions = {}): string {
   let t = response;
-  if (NON_ASCII.test(t)) {
+  let flags = scanFlags(t);
+  if (flags & HAS_NON_ASCII) {
     t = t.normalize('NFKC').replace(UNICODE_MINUS, '-').replace(CURLY_APOSTROPHE, "'");
+    flags = scanFlags(t);
   }
-  if (t.includes('\\')) t = unwrapLatex(t, options.markBoxed === true);
-  if (t.includes('`')) t = t.replace(CODE_FENCE, '').replace(BACKTICK, '');
-  if (t.includes('$')) t = t.replace(DOLLAR, '');
-  if (t.includes('*') || t.includes('_')) t = stripEmphasis(t);
-  if (t.includes(',')) t = t.replace(THOUSANDS, (group) => group.replace(COMMA, ''));
+  if (flags & HAS_BACKSLASH) t = unwrapLatex(t, options.markBoxed === true);
+  if (flags & HAS_BACKTICK) t = t.replace(CODE_FENCE, '').replace(BACKTICK, '');
+  if (flags & HAS_DOLLAR) t = t.replace(DOLLAR, '');
+  if (flags & HAS_EMPHASIS) t = stripEmphasis(t);
+  if (flags & HAS_COMMA) t = t.replace(THOUSANDS, (group) => group.replace(COMMA, ''));
   t = t.trim();
   if (t.endsWith('.')) t = t.slice(0, -1).trimEnd();
   return t;
@@ -73,7 +99,24 @@ export function normaliseOption(option: string): string {
 
 /** Empty or whitespace only: the agent said nothing. */
 export function isBlank(response: string): boolean {
-  return response.trim() === '';
+  for (let i = 0; i < response.length; i++) if (!isSpace(response.charCodeAt(i))) return false;
+  return true;
+}
+
+/** What `trim` strips and a regex `\s` matches (WhiteSpace and LineTerminator), by char code. */
+export function isSpace(c: number): boolean {
+  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+  if (c < 160) return false;
+  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** A regex `\w` character (ASCII letter, digit, underscore), by char code. */
+export function isWordChar(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+export function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
 }
 
 const REFUSAL =

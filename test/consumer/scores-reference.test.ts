@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileScoringConfig, computeScores } from '../../src/consumer/scores.js';
+import { compileScoringConfig, computeScores, ScoreAccumulator } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
+import { consensusMs } from '../../src/consumer/time.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { SIGNAL_STATUSES } from '../../src/signals/schemas.js';
 import { referenceScores } from './reference-scores.js';
@@ -139,6 +140,21 @@ describe('computeScores against the straightforward reference', () => {
         expect(computeScores(once(), DEFAULT_SCORING_CONFIG, options)).toEqual(referenceScores(signals, DEFAULT_SCORING_CONFIG, options));
       }),
       { numRuns: 50 },
+    );
+  });
+
+  it('folds signals one at a time (ScoreAccumulator) into the reference report, labels given only at the end', () => {
+    fc.assert(
+      fc.property(fc.array(signalArb, { maxLength: 60 }), fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb), optionsArb, (signals, config, o) => {
+        const now = new Date(T0 + o.nowMs);
+        const fold = new ScoreAccumulator(config, now);
+        for (const s of signals) fold.add(s);
+        expect(fold.size).toBe(signals.filter((s) => consensusMs(s.consensusTimestamp) <= now.getTime()).length);
+        const options = { labels: o.labels, publishers: o.publishers, topic: '0.0.5', rejected: { duplicate: 1 } };
+        expect(JSON.stringify(fold.finish(options))).toBe(JSON.stringify(referenceScores(signals, config, { now, ...options })));
+        expect(() => fold.finish(options)).toThrow(/already finished/);
+      }),
+      { numRuns: 150 },
     );
   });
 

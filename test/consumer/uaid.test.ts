@@ -45,3 +45,20 @@ describe('parseUaid', () => {
     );
   });
 });
+
+describe('uaidRouting', () => {
+  it('reads what parseUaid reads, without the params record', async () => {
+    const { parseUaid, uaidRouting } = await import('../../src/consumer/uaid.js');
+    for (const uaid of [
+      'uaid:aid:abc;uid=0;registry=hol;proto=a2a;nativeId=agent.example.com',
+      'uaid:did:z6Mk;proto=mcp;proto=a2a;registry=;registry=x;nativeId=a%3Bb',
+      'uaid:aid:abc;registryx=1;protocol=2;native=3;=;x',
+      'uaid:aid:only',
+      'not-a-uaid',
+      'uaid:aid:q;__proto__=x;nativeId=%E0%A4%A',
+    ]) {
+      const { params: _params, ...routing } = parseUaid(uaid);
+      expect(uaidRouting(uaid)).toEqual(routing);
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalNumber, gradeMath } from '../../src/evals/grade-math.js';
+import { gradeChoice, prepareChoiceQuestion, type ChoiceQuestion } from '../../src/evals/grade-choice.js';
+import { loadScienceBank, scienceQuestionFromEntry } from '../../src/evals/science.js';
+import { GRADER_IDS } from '../../src/evals/grade-result.js';
+import { referenceCanonicalNumber, referenceGradeChoice, referenceGradeMath } from './reference-graders.js';
+
+/** Pieces the graders' rules turn on: digits, signs, dots, letters A–D and their neighbours, wrappers, spaces of every kind, markers. */
+const PIECES = [
+  '0', '5', '9', '95', '007', '-', '.', ',', '1,095', '1.5', '.5', '3.14.15', '95.0', '%', ' %', ' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff',
+  'A', 'B', 'C', 'D', 'E', 'a', 'b', 'c', 'd', 'x', '_', '°', '(', ')', '[', ']', ':', '*', '**', '`', '```', '$', '\\',
+  '\\boxed{', '\\text{', '}', '{', '#### ', 'Answer: ', 'answer is ', 'final answer', 'Option ', 'choice ', 'the ',
+  'The answer is ', 'correct ', 'or ', 'is ', 'Oxygen', 'Carbon dioxide', 'oxygenated', 'Vitamin D', '3D', 'B12',
+  '−', '９', 'Ｂ', '’', 'e', '1e2', "I can't", 'I am sorry', '. ', '!', '?',
+];
+const reply = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).map((parts) => parts.join(''));
+const anyText = fc.oneof(reply, fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 12 }));
+
+describe('graders scanned by char code give the regex graders\' verdicts', () => {
+  it('gradeMath: every reply, both graders, with and without operands', () => {
+    fc.assert(
+      fc.property(anyText, fc.constantFrom(95, -7, 0, 1095, 9), fc.constantFrom(...GRADER_IDS), (response, expected, grader) => {
+        const opts = { grader, operands: [37, 58] };
+        expect(gradeMath(response, expected, opts)).toEqual(referenceGradeMath(response, expected, opts));
+      }),
+      { numRuns: 6000 },
+    );
+  });
+
+  it('canonicalNumber: every numeric token', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^-?\d{1,6}(\.\d{1,6})?$/), (token) => {
+        expect(canonicalNumber(token)).toBe(referenceCanonicalNumber(token));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('gradeChoice: every reply, both graders, plain and lettered options', () => {
+    const questions: ChoiceQuestion[] = [
+      { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' },
+      { options: ['Vitamin A', 'Vitamin D', '3D', 'B12'], answer: 'D' },
+      ...loadScienceBank().slice(0, 6).map((entry) => scienceQuestionFromEntry(entry)),
+    ];
+    fc.assert(
+      fc.property(anyText, fc.constantFrom(...questions), fc.constantFrom(...GRADER_IDS), (response, q, grader) => {
+        const expected = referenceGradeChoice(response, q, { grader });
+        expect(gradeChoice(response, q, { grader })).toEqual(expected);
+        expect(prepareChoiceQuestion(q)(response, { grader })).toEqual(expected);
+      }),
+      { numRuns: 6000 },
+    );
+  });
+});
