@@ -73,6 +73,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     return row!.tid;
   }
 
+  /**
+   * Called first in a writing transaction: the row lock it takes on serve_meta is held until commit, so revisions
+   * commit in order, and every row the transaction marks with the new revision is visible once that revision is.
+   */
   async function bump(db: SqlExecutor): Promise<number> {
     const [row] = await db.query<{ value: number }>("UPDATE serve_meta SET value = value + 1 WHERE key = 'revision' RETURNING value::float8 AS value");
     return row!.value;
@@ -91,13 +95,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
       const last = cur!.seq;
       if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
+      const revision = await bump(tx);
       const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
       const signals = after(batch.signals).length;
       const records = after(batch.records);
 
       let inserted = 0;
       if (signals > 0) {
-        const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, prepared.signals, batch.cursor.sequence, last]);
+        const [row] = await tx.query<{ n: number }>(INSERT_SIGNALS, [tid, prepared.signals, batch.cursor.sequence, last, revision]);
         inserted = row!.n;
       }
       if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
@@ -128,7 +133,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
            signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
         [tid, batch.cursor.sequence, ts, inserted, batch.source],
       );
-      return { signals: inserted, duplicates, applied: true, revision: await bump(tx) };
+      return { signals: inserted, duplicates, applied: true, revision };
     });
   }
 
@@ -226,15 +231,16 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       }
       const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
       await driver.transaction(async (tx) => {
+        const revision = await bump(tx);
         await tx.query(
-          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score)
+          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev)
            SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
-             ARRAY(SELECT json_array_elements_text(publishers)), score
+             ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint
            FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
              registry text, signals bigint, last_at timestamptz, publishers json, score json)
            ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
              protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
-             publishers = excluded.publishers, score = excluded.score`,
+             publishers = excluded.publishers, score = excluded.score, rev = excluded.rev`,
           [
             JSON.stringify(
               batch.map((d) => {
@@ -253,6 +259,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
                 };
               }),
             ),
+            revision,
           ],
         );
         // Only what no newer batch touched meanwhile: those stay dirty for the next round.
@@ -261,7 +268,6 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
            WHERE d.tid = u.tid AND d.subject = u.subject AND d.mark = u.mark`,
           [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => d.mark)],
         );
-        await bump(tx);
       });
       return { subjects: batch.length, more };
     },
@@ -459,15 +465,28 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     revision: () => currentRevision(driver),
 
-    watch(listener, { intervalMs = 250 } = {}) {
-      let last: number | undefined;
+    async changesSince(revision, limit) {
+      const rows = await driver.query<{ topic: string; subject: string }>(
+        `SELECT t.topic, c.subject FROM (
+           SELECT tid, subject FROM subject_scores WHERE rev > $1
+           UNION SELECT tid, subject FROM dirty_subjects WHERE rev > $1
+         ) c JOIN topics t USING (tid) LIMIT $2`,
+        [revision, limit + 1],
+      );
+      return rows.length > limit ? null : rows;
+    },
+
+    watch(listener, { intervalMs = 250, since } = {}) {
+      let last = since;
+      let known = since !== undefined;
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       const tick = async () => {
         try {
           const value = await currentRevision(driver);
           if (!stopped && value !== last) {
-            const first = last === undefined;
+            const first = !known;
+            known = true;
             last = value;
             if (!first) listener(value);
           }
@@ -487,7 +506,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 }
 
 // $3: the batch's cursor, the dirty mark of the subjects it touched; $4: the stored cursor (what is at or before it is
-// ignored). Only what was inserted (not a stored duplicate)
+// ignored); $5: the batch's revision (changesSince). Only what was inserted (not a stored duplicate)
 // marks subjects dirty and counts for runs.
 const INSERT_SIGNALS = `
 WITH u AS (
@@ -501,8 +520,8 @@ WITH u AS (
 ), stored AS (
   SELECT u.subject, u.run, u.consensus FROM u JOIN ins USING (dedupe)
 ), dirty AS (
-  INSERT INTO dirty_subjects (tid, subject, mark) SELECT DISTINCT $1::int, subject, $3::bigint FROM stored
-  ON CONFLICT (tid, subject) DO UPDATE SET mark = excluded.mark
+  INSERT INTO dirty_subjects (tid, subject, mark, rev) SELECT DISTINCT $1::int, subject, $3::bigint, $5::bigint FROM stored
+  ON CONFLICT (tid, subject) DO UPDATE SET mark = excluded.mark, rev = excluded.rev
 ), runs_seen AS (
   INSERT INTO runs (tid, run, signals, first_at, last_at)
   SELECT $1, run, count(*), min(${TS('consensus')}), max(${TS('consensus')}) FROM stored GROUP BY run

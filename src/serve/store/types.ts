@@ -195,8 +195,16 @@ export interface ServeStore {
   databaseBytes(): Promise<number>;
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
   revision(): Promise<number>;
-  /** Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe. */
-  watch(listener: (revision: number) => void, options?: { intervalMs?: number }): () => void;
+  /**
+   * The (topic, subject) pairs whose score answer changed after `revision` (rescored, or marked dirty by newer
+   * signals), or null when more than `limit` did (then drop every cached answer).
+   */
+  changesSince(revision: number, limit: number): Promise<Array<{ topic: string; subject: string }> | null>;
+  /**
+   * Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe.
+   * `since`: the revision the caller already knows (a first poll that differs is reported); default: the first poll's.
+   */
+  watch(listener: (revision: number) => void, options?: { intervalMs?: number; since?: number }): () => void;
 }
 
 export interface OpenStoreOptions {
