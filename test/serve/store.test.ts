@@ -228,6 +228,36 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     stop();
     expect(got.at(-1)).toBe(await store.revision());
   });
+
+  it('watch from a known revision reports a change made before its first poll', async () => {
+    const since = await store.revision();
+    await store.applyBatch('0.0.18', batchOf(toMessages(packed(signals.slice(0, 1), 'none'))));
+    const got: number[] = [];
+    const stop = store.watch((r) => got.push(r), { intervalMs: 20, since });
+    await expect.poll(() => got.length).toBeGreaterThan(0);
+    stop();
+    expect(got[0]).toBe(await store.revision());
+  });
+
+  it('changesSince names exactly the subjects a batch marked dirty and a rescoring rescored, per revision', async () => {
+    const topic = '0.0.17';
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const start = await store.revision();
+    expect(await store.changesSince(start, 100)).toEqual([]);
+    const some = signals.slice(0, 6);
+    const subjects = [...new Set(some.map((s) => s.subject))];
+    const applied = await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
+    const byBatch = await store.changesSince(start, 100);
+    expect(new Set(byBatch!.map((c) => `${c.topic} ${c.subject}`))).toEqual(new Set(subjects.map((s) => `${topic} ${s}`)));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const scored = await store.revision();
+    expect(scored).toBeGreaterThan(applied.revision);
+    // After the batch's revision: only what the rescoring changed (the same subjects, now scored).
+    expect(new Set((await store.changesSince(applied.revision, 100))!.map((c) => c.subject))).toEqual(new Set(subjects));
+    expect(await store.changesSince(scored, 100)).toEqual([]);
+    // More than the limit: null (the caller drops every cached answer instead).
+    if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
+  });
 });
 
 describe('PGlite persisted to a directory', () => {
