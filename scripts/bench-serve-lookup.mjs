@@ -16,8 +16,8 @@
  * BENCH_SERVE_WORKERS (2: server processes with PostgreSQL), BENCH_SERVE_CACHE_MB (256, per server process),
  * BENCH_SERVE_PROFILE (a directory for the processes' V8 CPU profiles), BENCH_SERVE_ENGINES (pglite,postgres,none; `none` answers every lookup with one fixed score from memory: the HTTP
  * layer's own cost, to tell it from the database's). `--quick`: 10,000 subjects, 5 s.
- * Every timed run is preceded by one untimed pass over every subject (each connection asks its share once), so the
- * figures are the steady state of a warm server; the first pass's own rate is printed too.
+ * Each server process fills its score cache from the store at start (ScoreCache.warm, as `hcs25 serve` does; the
+ * time is printed), then WARMUP_SECONDS of untimed lookups warm the code paths before the timed run.
  */
 import { fork } from 'node:child_process';
 import cluster from 'node:cluster';
@@ -34,6 +34,7 @@ const CONNECTIONS = Number(process.env.BENCH_SERVE_CONNECTIONS ?? 200);
 const SECONDS = Number(process.env.BENCH_SERVE_SECONDS ?? (quick ? 5 : 20));
 const WORKERS = Number(process.env.BENCH_SERVE_WORKERS ?? 2);
 const CACHE_MB = Number(process.env.BENCH_SERVE_CACHE_MB ?? 256);
+const WARMUP_SECONDS = 3;
 const ENGINES = (process.env.BENCH_SERVE_ENGINES ?? 'pglite,postgres,none').split(',');
 // A directory: the server and load processes write V8 CPU profiles there (node --cpu-prof).
 const PROFILE = process.env.BENCH_SERVE_PROFILE;
@@ -110,18 +111,18 @@ async function serveAndMeasure(engine, url, workers) {
       if (message) server.send(message);
     });
   try {
-    const { url: base } = await ask();
-    const run = (seconds, warm) =>
+    const { url: base, warmed, warmMs } = await ask();
+    console.log(`${engine}: score cache filled from the store at start: ${warmed.join(' + ')} answers in ${(warmMs / 1000).toFixed(1)} s`);
+    const run = (seconds) =>
       new Promise((resolve, reject) => {
-        const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ url: base, subjects: SUBJECTS, connections: CONNECTIONS, seconds, warm })], {
+        const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ url: base, subjects: SUBJECTS, connections: CONNECTIONS, seconds })], {
           execArgv,
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         });
         child.once('message', resolve);
         child.once('exit', (code) => reject(new Error(`load process exited ${code}`)));
       });
-    const warm = await run(0, true);
-    console.log(`${engine}: first pass over all ${SUBJECTS} subjects (cold cache): ${Math.round(warm.requests / warm.seconds)} lookups/s, p99 ${warm.p99.toFixed(1)} ms, ${warm.errors} errors`);
+    await run(WARMUP_SECONDS);
     const before = await ask({ type: 'usage' });
     const load1 = loadavg()[0];
     const result = await run(SECONDS, false);
@@ -154,8 +155,8 @@ async function serveAndMeasure(engine, url, workers) {
 async function serveProcess({ engine, url, workers }) {
   if (cluster.isPrimary && workers > 1) {
     const list = Array.from({ length: workers }, () => cluster.fork());
-    const urls = await Promise.all(list.map((w) => new Promise((resolve) => w.once('message', (m) => resolve(m.url)))));
-    process.send({ url: urls[0] });
+    const ready = await Promise.all(list.map((w) => new Promise((resolve) => w.once('message', resolve))));
+    process.send({ url: ready[0].url, warmed: ready.flatMap((r) => r.warmed), warmMs: Math.max(...ready.map((r) => r.warmMs)) });
     process.on('message', async (m) => {
       if (m?.type !== 'usage') return;
       const parts = await Promise.all(list.map((w) => new Promise((resolve) => (w.once('message', resolve), w.send(m)))));
@@ -183,7 +184,11 @@ async function serveProcess({ engine, url, workers }) {
   const store = engine === 'none' ? await noDatabase() : await openStore(url, { stateDir: tmpdir() });
   const scores = new ScoreCache(store, CACHE_MB * 2 ** 20);
   const events = new ServeEvents({ store, scores, maxClients: 10 });
+  const warmStart = performance.now();
   events.start();
+  // Awaited so that the timed run is not also the cache's first fill.
+  const warmed = await events.warmed;
+  const warmMs = performance.now() - warmStart;
   const http = await startHttpServer({
     store,
     events,
@@ -194,7 +199,7 @@ async function serveProcess({ engine, url, workers }) {
     port: 0,
     limits: { requestsPerSecond: 0 },
   });
-  process.send({ url: http.url });
+  process.send({ url: http.url, warmed: [warmed], warmMs });
   process.on('message', (m) => {
     if (m?.type !== 'usage') return;
     const cpu = process.cpuUsage();
@@ -227,6 +232,12 @@ async function noDatabase() {
     changesSince: async () => [],
     topics: async () => [],
     subjectScore: async (subject) => ({ topic: TOPIC, subject, fresh: true, score: { ...score, subject } }),
+    storedScores: async ({ cursor, limit }) => {
+      const from = Number(cursor ?? 0);
+      const to = Math.min(SUBJECTS, from + limit);
+      const items = Array.from({ length: to - from }, (_, k) => ({ topic: TOPIC, subject: subjectOf(from + k), fresh: true, score: { ...score, subject: subjectOf(from + k) } }));
+      return { items, next: to < SUBJECTS ? String(to) : null };
+    },
     close: async () => {},
   };
 }
@@ -269,9 +280,9 @@ async function fill(store) {
  * answer is read only as far as its status line and Content-Length, then its body is counted. The undici Pool this
  * bench used before cost more CPU per lookup than the server it measured (its request objects, header parsing and
  * body streams: see the profile with BENCH_SERVE_PROFILE), and on two shared cores the client's CPU is taken from the
- * server. `warm`: one pass over every subject instead of a timed run.
+ * server.
  */
-async function loadClient({ url, subjects, connections, seconds, warm }) {
+async function loadClient({ url, subjects, connections, seconds }) {
   const { connect } = await import('node:net');
   const { hostname, port } = new URL(url);
   const requests = Array.from({ length: subjects }, (_, i) =>
@@ -283,8 +294,7 @@ async function loadClient({ url, subjects, connections, seconds, warm }) {
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const end = start + seconds * 1000;
-  let next = 0;
-  const pick = warm ? () => (next < subjects ? next++ : -1) : () => (performance.now() < end ? Math.floor(Math.random() * subjects) : -1);
+  const pick = () => (performance.now() < end ? Math.floor(Math.random() * subjects) : -1);
 
   const connection = () =>
     new Promise((resolve, reject) => {

@@ -3,12 +3,15 @@
  * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (least recently used goes
  * first), so memory stays bounded however many subjects the store holds.
  *
+ * `warm` fills it from the store's scores page by page until it is full (at start, so a restart does not send every
+ * lookup to the database at once).
+ *
  * Staleness: whoever sees the store change drops the changed subjects (`invalidate`, from the store's per-subject
  * change revisions; `clear` when too many changed). A lookup that was reading the store while an invalidation ran
  * does not keep its answer, which may predate the change.
  */
 import { createHash } from 'node:crypto';
-import type { ServeStore } from './store/types.js';
+import type { ServeStore, StoredScore } from './store/types.js';
 
 export interface CachedScore {
   body: Buffer;
@@ -22,6 +25,14 @@ export const PENDING = 'pending';
 
 interface Entry extends CachedScore {
   size: number;
+}
+
+function answerOf(key: string, stored: StoredScore): Entry {
+  const body = Buffer.from(`${JSON.stringify(stored.score)}\n`);
+  const fresh = stored.fresh;
+  // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
+  const etag = `"${createHash('sha256').update(body).update(fresh ? '1' : '0').digest('base64url').slice(0, 27)}"`;
+  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
 }
 
 /** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag string. */
@@ -39,7 +50,7 @@ export class ScoreCache {
   misses = 0;
 
   constructor(
-    private readonly store: Pick<ServeStore, 'subjectScore'>,
+    private readonly store: Pick<ServeStore, 'subjectScore' | 'storedScores'>,
     /** 0 keeps nothing: every lookup asks the store. */
     readonly maxBytes = DEFAULT_SCORE_CACHE_BYTES,
   ) {}
@@ -93,16 +104,38 @@ export class ScoreCache {
     this.bytes = 0;
   }
 
+  /**
+   * Fills the cache from the store's scores, a page at a time, until it is full (it evicts nothing) or every score is
+   * in; a page read while an invalidation ran is skipped. Resolves with the number of answers added.
+   */
+  async warm(pageSize = 1000): Promise<number> {
+    let added = 0;
+    let cursor: string | undefined;
+    for (;;) {
+      const generation = this.generation;
+      const page = await this.store.storedScores({ limit: pageSize, ...(cursor !== undefined && { cursor }) });
+      if (generation === this.generation) {
+        for (const stored of page.items) {
+          const key = `${stored.topic}\n${stored.subject}`;
+          if (this.entries.has(key)) continue;
+          const entry = answerOf(key, stored);
+          if (this.bytes + entry.size > this.maxBytes) return added;
+          this.entries.set(key, entry);
+          this.bytes += entry.size;
+          added++;
+        }
+      }
+      if (page.next === null) return added;
+      cursor = page.next;
+    }
+  }
+
   private async fill(key: string, topic: string, subject: string): Promise<CachedScore | null | typeof PENDING> {
     const generation = this.generation;
     const stored = await this.store.subjectScore(subject, { topic });
     if (!stored) return null;
     if (!stored.score) return PENDING;
-    const body = Buffer.from(`${JSON.stringify(stored.score)}\n`);
-    const fresh = stored.fresh;
-    // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
-    const etag = `"${createHash('sha256').update(body).update(fresh ? '1' : '0').digest('base64url').slice(0, 27)}"`;
-    const entry: Entry = { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
+    const entry = answerOf(key, stored);
     if (generation === this.generation && entry.size <= this.maxBytes) {
       const old = this.entries.get(key);
       if (old) this.drop(key, old);

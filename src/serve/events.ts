@@ -57,8 +57,16 @@ export class ServeEvents {
   /** Revision changes are handled one after another, in order. */
   private changes: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Set when the cache starts filling (subscribe); `warming` follows it from start(). */
+  private filling: Promise<number> = Promise.resolve(0);
+  private warming: Promise<number> = Promise.resolve(0);
 
   constructor(private readonly options: ServeEventsOptions) {}
+
+  /** Answers the score cache took from the store when this hub started (see ScoreCache.warm). */
+  get warmed(): Promise<number> {
+    return this.warming;
+  }
 
   /** The score cache this hub keeps current, if any (the HTTP server answers lookups from it). */
   get scores(): ScoreCache | undefined {
@@ -77,6 +85,11 @@ export class ServeEvents {
         this.options.onError?.(err);
       },
     );
+    // Registered after the subscription above, so it runs after it.
+    this.warming = this.known.then(
+      () => this.filling,
+      () => 0,
+    );
     const beat = setInterval(() => this.broadcastRaw(': heartbeat\n\n'), this.options.heartbeatMs ?? 15_000);
     const lag = setInterval(() => void this.sendLag(true), this.options.lagEveryMs ?? 5_000);
     for (const t of [beat, lag]) t.unref();
@@ -85,9 +98,17 @@ export class ServeEvents {
 
   private subscribe(since: number | undefined): void {
     if (this.closed) return;
-    // Answers cached before the revision was known may predate it.
-    this.options.scores?.clear();
+    // Answers cached before the revision was known may predate it; from now on changes drop what they touch, so the
+    // cache may be filled from the store.
+    const scores = this.options.scores;
+    scores?.clear();
     this.cached = since;
+    if (scores) {
+      this.filling = scores.warm().catch((err: unknown) => {
+        this.options.onError?.(err);
+        return 0;
+      });
+    }
     this.unwatch = this.options.store.watch(
       (revision) => {
         this.changes = this.changes.then(() => this.changed(revision));

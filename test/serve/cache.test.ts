@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PENDING, ScoreCache } from '../../src/serve/cache.js';
-import type { StoredScore } from '../../src/serve/store/types.js';
+import type { Page, PageOptions, StoredScore } from '../../src/serve/store/types.js';
 import type { SubjectScore } from '../../src/consumer/scores.js';
 
 const TOPIC = '0.0.7';
@@ -31,11 +31,23 @@ function fakeStore() {
       const v = version.get(subject);
       // Read before waiting: a held question answers what the store held when it was asked.
       await gate;
-      if (v === undefined) return null;
-      if (v < 0) return { topic: topic!, subject, fresh: false, score: null };
-      return { topic: topic!, subject, fresh: true, score: { subject, trustScores: { total: v } } as unknown as SubjectScore };
+      return stored(subject, v, topic!);
+    },
+    /** Pages of scored subjects in name order; the cursor is the last name. */
+    async storedScores({ cursor, limit = 100 }: PageOptions = {}): Promise<Page<StoredScore>> {
+      asked.push(`page:${cursor ?? ''}`);
+      const names = [...version.keys()].filter((s) => version.get(s)! >= 0 && (cursor === undefined || s > cursor)).sort();
+      const items = names.slice(0, limit).map((s) => stored(s, version.get(s), TOPIC)!);
+      await gate;
+      return { items, next: names.length > limit ? items.at(-1)!.subject : null };
     },
   };
+}
+
+function stored(subject: string, v: number | undefined, topic: string): StoredScore | null {
+  if (v === undefined) return null;
+  if (v < 0) return { topic, subject, fresh: false, score: null };
+  return { topic, subject, fresh: true, score: { subject, trustScores: { total: v } } as unknown as SubjectScore };
 }
 
 const answer = async (cache: ScoreCache, subject: string) => cache.get(TOPIC, subject);
@@ -106,6 +118,34 @@ describe('ScoreCache', () => {
     const all = await Promise.all([answer(cache, 'a'), answer(cache, 'a'), answer(cache, 'a')]);
     expect(store.asked).toEqual(['a']);
     expect(new Set(all).size).toBe(1);
+  });
+
+  it('warms from the store page by page until full, evicting nothing; a page read during an invalidation is skipped', async () => {
+    const store = fakeStore();
+    for (let i = 0; i < 30; i++) store.version.set(`s${String(i).padStart(2, '0')}`, i);
+    store.version.set('unscored', -1);
+    const all = new ScoreCache(store);
+    expect(await all.warm(7)).toBe(30);
+    store.asked.length = 0;
+    expect(await answer(all, 's29')).toMatchObject({ fresh: true });
+    expect(store.asked).toEqual([]);
+
+    const one = new ScoreCache(store);
+    await answer(one, 's00');
+    const small = new ScoreCache(store, one.byteSize * 10);
+    expect(await small.warm(4)).toBe(10);
+    expect(small.size).toBe(10);
+    store.asked.length = 0;
+    await answer(small, 's09');
+    expect(store.asked).toEqual([]);
+
+    const racing = new ScoreCache(store);
+    const open = store.hold();
+    const warming = racing.warm(100);
+    racing.invalidate([{ topic: TOPIC, subject: 's03' }]);
+    open();
+    expect(await warming).toBe(0);
+    expect(racing.size).toBe(0);
   });
 
   it('stays under its byte cap, dropping the least recently used first; clear() empties it', async () => {

@@ -283,6 +283,20 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       return row ? ({ topic: row.topic, subject, fresh: row.fresh, score: row.score } satisfies StoredScore) : null;
     },
 
+    async storedScores(page: PageOptions = {}) {
+      const limit = pageLimit(page);
+      const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
+      const rows = await driver.query<{ tid: number; topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
+        `SELECT s.tid, t.topic, s.subject, d.subject IS NULL AS fresh, s.score
+         FROM subject_scores s JOIN topics t USING (tid)
+         LEFT JOIN dirty_subjects d ON d.tid = s.tid AND d.subject = s.subject
+         WHERE s.score IS NOT NULL AND ($1::int IS NULL OR (s.tid, s.subject) > ($1::int, $2::text))
+         ORDER BY s.tid, s.subject LIMIT $3`,
+        [after?.[0] ?? null, after?.[1] ?? null, limit + 1],
+      );
+      return paged(rows, limit, (r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }), (r) => [r.tid, r.subject]);
+    },
+
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.number(), z.number().int()]));

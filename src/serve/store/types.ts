@@ -183,6 +183,8 @@ export interface ServeStore {
   rescoreDirty(options?: { limit?: number; now?: Date }): Promise<RescoreResult>;
 
   subjectScore(subject: string, options?: { topic?: string }): Promise<StoredScore | null>;
+  /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
+  storedScores(page?: PageOptions): Promise<Page<StoredScore>>;
   /** Signal history, `hcs25 signals --json` rows; newest first by default. */
   subjectSignals(subject: string, options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' }): Promise<Page<ReadSignal & { topic: string }>>;
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
