@@ -267,7 +267,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
   });
 
   it('changesSince names exactly the subjects a batch marked dirty and a rescoring rescored, per revision', async () => {
-    const topic = '0.0.17';
+    const topic = '0.0.21';
     while ((await store.rescoreDirty({ now: NOW })).more);
     const start = await store.revision();
     expect(await store.changesSince(start, 100)).toEqual([]);
