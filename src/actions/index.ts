@@ -42,3 +42,4 @@ export {
 } from './check-scores.js';
 export { indexSignals, type IndexSignalsParameters, type IndexSignalsReturnType } from './index-signals.js';
 export { startServer, DEFAULT_SERVE_PORT, type StartServerParameters, type StartServerReturnType } from './serve-scores.js';
+export { startServerWorkers, type StartServerWorkersParameters, type StartServerWorkersReturnType } from './serve-workers.js';

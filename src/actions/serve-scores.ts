@@ -21,6 +21,11 @@ export interface StartServerParameters {
   cors?: readonly string[];
   scoring?: ScoringConfig;
   limits?: Partial<ServeLimits>;
+  /**
+   * Memory for finished score answers (bytes, least recently used dropped first; default 256 MiB, about 140,000
+   * subjects); 0 asks the store on every lookup.
+   */
+  scoreCacheBytes?: number;
   /** Stops indexing when aborted (the caller then calls `close`). */
   signal?: AbortSignal;
   /** Indexer and server notes (outages, fallbacks, the lock passing), one line each; never a secret. */
@@ -39,13 +44,14 @@ export interface StartServerReturnType {
 export const DEFAULT_SERVE_PORT = 8025;
 
 export async function startServer(client: Hcs25Client, parameters: StartServerParameters): Promise<StartServerReturnType> {
-  const [{ openStore }, { startIndexer }, { ServeEvents }, { startHttpServer }, { livePage }, { DEFAULT_LIMITS }] = await Promise.all([
+  const [{ openStore }, { startIndexer }, { ServeEvents }, { startHttpServer }, { livePage }, { DEFAULT_LIMITS }, { ScoreCache, DEFAULT_SCORE_CACHE_BYTES }] = await Promise.all([
     import('../serve/store/index.js'),
     import('../serve/indexer.js'),
     import('../serve/events.js'),
     import('../serve/http.js'),
     import('../serve/live.js'),
     import('../serve/limits.js'),
+    import('../serve/cache.js'),
   ]);
   const scoring = parameters.scoring ?? DEFAULT_SCORING_CONFIG;
   const publishers = parameters.publishers ?? [];
@@ -67,7 +73,8 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
     await store.migrate();
     // Asked once up front so the caller can say at once whether this instance indexes (the indexer asks again).
     const lockedAtStart = await store.tryIndexerLock();
-    const events = new ServeEvents({ store, maxClients: limits.maxEventClients, onError });
+    const scores = new ScoreCache(store, parameters.scoreCacheBytes ?? DEFAULT_SCORE_CACHE_BYTES);
+    const events = new ServeEvents({ store, scores, maxClients: limits.maxEventClients, onError });
     events.start();
     closers.push(() => events.close());
     const stop = new AbortController();
@@ -79,7 +86,8 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
       topics: parameters.topics,
       publishers,
       signal: stop.signal,
-      // A stored batch: announced at once with its subjects (the revision watch would find it a poll later, without them).
+      // A stored batch: announced at once with its subjects (the revision watch would find it a poll later, without
+      // them); announcing drops their cached answers first, as no longer fresh.
       onLag: (lag) => {
         if (lag.subjects) events.indexed({ topic: lag.topic, fromSequence: null, sequence: lag.lastSequence, subjects: [...lag.subjects] });
       },

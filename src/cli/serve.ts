@@ -12,6 +12,8 @@ interface ServeFlags {
   cors?: string[];
   scoringConfig?: string;
   rateLimit?: number;
+  workers: number;
+  scoreCacheMb?: number;
 }
 
 export function register(program: Command): void {
@@ -26,11 +28,14 @@ export function register(program: Command): void {
     .option('--cors <origin>', 'allow browsers on this origin to call the API (`*`: any); repeat for more', collect)
     .option('--scoring-config <file>', 'HCS-25 scoring configuration (JSON); default: built in, as hcs25 scores')
     .option('--rate-limit <n>', 'requests per second per client address (0: no limit)', intOption('--rate-limit', 0, 1_000_000))
+    .option('--workers <n>', 'server processes sharing the port (needs --database postgres://…; one indexes, all answer)', intOption('--workers', 1, 64), 1)
+    .option('--score-cache-mb <n>', 'memory per process for finished score answers, MiB (0: ask the database every time)', intOption('--score-cache-mb', 0, 65_536))
     .addHelpText(
       'after',
       '\nEndpoints: /v1/subjects, /v1/subjects/{uaid}/score, /v1/subjects/{uaid}/signals, /v1/topics, /v1/runs,\n' +
         '/v1/runs/{run}/verification, /v1/events (server-sent events), /openapi.json, /healthz, and the live page at /.\n' +
-        'Several instances may share one --database postgres://…: one indexes (an advisory lock decides), all answer.',
+        'Several instances may share one --database postgres://…: one indexes (an advisory lock decides), all answer;\n' +
+        '--workers N starts N such instances on one port (node:cluster).',
     )
     .action(
       action(async (flags: ServeFlags, cmd: Command) => {
@@ -40,6 +45,13 @@ export function register(program: Command): void {
           if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new UsageError(`--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`);
         }
         const json = globals(cmd).json === true;
+        const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import('../actions/serve-workers.js');
+        const worker = isServeWorker();
+        if (flags.workers > 1 && !/^postgres(ql)?:\/\//i.test(flags.database ?? '')) {
+          throw new UsageError('--workers needs --database postgres://…', {
+            hint: 'the embedded database (PGlite) belongs to one process; several processes share a PostgreSQL server',
+          });
+        }
         const { loadScoringConfig, DEFAULT_SCORING_CONFIG } = await import('../consumer/scoring-config.js');
         const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
         // Ctrl-C / SIGTERM from the start: the database may take a moment to open.
@@ -49,7 +61,20 @@ export function register(program: Command): void {
             const all = topics.length > 0 ? topics : client.config.topic ? [client.config.topic] : [];
             if (all.length === 0) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 (repeat for more) or set HCS25_TOPIC' });
             const publishers = client.config.publishers;
-            if (publishers.length === 0) note('warning: no publisher allow-list; signals from any paying account are indexed (use --publisher or HCS25_PUBLISHERS)');
+            if (publishers.length === 0 && !worker) note('warning: no publisher allow-list; signals from any paying account are indexed (use --publisher or HCS25_PUBLISHERS)');
+            const database = flags.database === undefined ? `${client.config.stateDir}/serve-db` : withoutPassword(flags.database);
+            if (flags.workers > 1 && !worker) {
+              const cluster = await startServerWorkers({ workers: flags.workers, onNote: note });
+              if (json) printJson({ url: cluster.url, engine: cluster.engine, database, topics: all, publishers, workers: flags.workers });
+              else {
+                printLine(`hcs25 serve: ${cluster.url}/ (live page) · API ${cluster.url}/v1 · ${cluster.url}/openapi.json`);
+                printLine(`  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${cluster.engine} at ${database} · ${flags.workers} workers (one indexes, all answer) · Ctrl-C stops`);
+              }
+              const signal = await stop.stopped;
+              note(`stopping (${signal}): stopping ${flags.workers} workers…`);
+              await cluster.close();
+              return exitCodeForStop(signal);
+            }
             const { startServer } = await import('../actions/serve-scores.js');
             const aborted = new AbortController();
             const server = await startServer(client, {
@@ -61,16 +86,21 @@ export function register(program: Command): void {
               cors: flags.cors ?? [],
               scoring,
               ...(flags.rateLimit !== undefined && { limits: { requestsPerSecond: flags.rateLimit } }),
+              ...(flags.scoreCacheMb !== undefined && { scoreCacheBytes: flags.scoreCacheMb * 1024 * 1024 }),
               signal: aborted.signal,
               onNote: note,
             });
-            const database = flags.database === undefined ? `${client.config.stateDir}/serve-db` : withoutPassword(flags.database);
-            if (json) printJson({ url: server.url, engine: server.engine, database, topics: all, publishers });
+            if (worker) reportServeWorkerReady({ url: server.url, engine: server.engine, indexing: server.indexing() });
+            else if (json) printJson({ url: server.url, engine: server.engine, database, topics: all, publishers });
             else {
               printLine(`hcs25 serve: ${server.url}/ (live page) · API ${server.url}/v1 · ${server.url}/openapi.json`);
               printLine(`  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${server.engine} at ${database} · ${server.indexing() ? 'indexing' : 'answering (another instance indexes)'} · Ctrl-C stops`);
             }
-            const signal = await stop.stopped;
+            // A worker whose primary is gone stops as on SIGTERM.
+            const signal = worker ? await Promise.race([stop.stopped, serveWorkerOrphaned().then(() => 'SIGTERM' as const)]) : await stop.stopped;
+            // The primary stops its workers (and kills one that takes too long): a second signal (Ctrl-C reaches the
+            // whole process group, then the primary's SIGTERM) must not cut a worker's close short.
+            if (worker) for (const again of ['SIGINT', 'SIGTERM'] as const) process.on(again, () => {});
             aborted.abort();
             note(`stopping (${signal}): closing the HTTP server, the indexer and the store…`);
             await server.close();

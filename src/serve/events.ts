@@ -6,8 +6,11 @@
  *   `revision` {revision}: anything changed (a batch, or scores recomputed after one): views re-read;
  *   `lag`     {topic, lagMs, behind, source}: each topic's indexing lag, every `lagEveryMs` and when it changes;
  * and a comment line as a heartbeat, so proxies keep the stream open and clients notice a dead server.
+ * The score cache (`scores`) drops what changed before anything is announced, so no announced change is answered
+ * from the cache with the answer it replaced.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ScoreCache } from './cache.js';
 import { sendError } from './http.js';
 import type { ServeStore, TopicStatus } from './store/types.js';
 
@@ -21,7 +24,9 @@ export interface IndexedEvent {
 }
 
 export interface ServeEventsOptions {
-  store: Pick<ServeStore, 'revision' | 'topics' | 'watch'>;
+  store: Pick<ServeStore, 'revision' | 'topics' | 'watch' | 'changesSince'>;
+  /** Finished score answers, kept current from the store's change revisions. */
+  scores?: ScoreCache;
   maxClients: number;
   pollMs?: number;
   heartbeatMs?: number;
@@ -35,6 +40,8 @@ interface Client {
 }
 
 const MAX_NAMED_SUBJECTS = 100;
+/** More changed subjects than this in one revision step: the whole score cache is dropped instead. */
+const MAX_INVALIDATIONS = 10_000;
 
 export class ServeEvents {
   private readonly clients = new Set<Client>();
@@ -45,24 +52,87 @@ export class ServeEvents {
   private readonly announced = new Map<string, number>();
   private readonly lagSent = new Map<string, string>();
   private nextId = 1;
+  /** The revision the score cache reflects (undefined: unknown, the next change drops it all). */
+  private cached: number | undefined;
+  /** Revision changes are handled one after another, in order. */
+  private changes: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** Set when the cache starts filling (subscribe); `warming` follows it from start(). */
+  private filling: Promise<number> = Promise.resolve(0);
+  private warming: Promise<number> = Promise.resolve(0);
 
   constructor(private readonly options: ServeEventsOptions) {}
 
+  /** Answers the score cache took from the store when this hub started (see ScoreCache.warm). */
+  get warmed(): Promise<number> {
+    return this.warming;
+  }
+
+  /** The score cache this hub keeps current, if any (the HTTP server answers lookups from it). */
+  get scores(): ScoreCache | undefined {
+    return this.options.scores;
+  }
+
   start(): void {
     this.known = this.options.store.revision();
-    void this.known.then(() => this.onChange(true)).catch((err: unknown) => this.options.onError?.(err));
-    this.unwatch = this.options.store.watch(
+    void this.known.then(
       (revision) => {
-        this.known = Promise.resolve(revision);
-        this.broadcast('revision', { revision });
-        void this.onChange(false);
+        this.subscribe(revision);
+        return this.onChange(true);
       },
-      { intervalMs: this.options.pollMs ?? 250 },
+      (err: unknown) => {
+        this.subscribe(undefined);
+        this.options.onError?.(err);
+      },
+    );
+    // Registered after the subscription above, so it runs after it.
+    this.warming = this.known.then(
+      () => this.filling,
+      () => 0,
     );
     const beat = setInterval(() => this.broadcastRaw(': heartbeat\n\n'), this.options.heartbeatMs ?? 15_000);
     const lag = setInterval(() => void this.sendLag(true), this.options.lagEveryMs ?? 5_000);
     for (const t of [beat, lag]) t.unref();
     this.timers.push(beat, lag);
+  }
+
+  private subscribe(since: number | undefined): void {
+    if (this.closed) return;
+    // Answers cached before the revision was known may predate it; from now on changes drop what they touch, so the
+    // cache may be filled from the store.
+    const scores = this.options.scores;
+    scores?.clear();
+    this.cached = since;
+    if (scores) {
+      this.filling = scores.warm().catch((err: unknown) => {
+        this.options.onError?.(err);
+        return 0;
+      });
+    }
+    this.unwatch = this.options.store.watch(
+      (revision) => {
+        this.changes = this.changes.then(() => this.changed(revision));
+      },
+      { intervalMs: this.options.pollMs ?? 250, ...(since !== undefined && { since }) },
+    );
+  }
+
+  private async changed(revision: number): Promise<void> {
+    const scores = this.options.scores;
+    if (scores) {
+      try {
+        const changes = this.cached === undefined ? null : await this.options.store.changesSince(this.cached, MAX_INVALIDATIONS);
+        if (changes) scores.invalidate(changes);
+        else scores.clear();
+      } catch (err) {
+        scores.clear();
+        this.options.onError?.(err);
+      }
+      this.cached = revision;
+    }
+    this.known = Promise.resolve(revision);
+    this.broadcast('revision', { revision });
+    await this.onChange(false);
   }
 
   /**
@@ -77,8 +147,9 @@ export class ServeEvents {
     return this.clients.size;
   }
 
-  /** From the indexer in this process: a batch was stored. */
+  /** From the indexer in this process: a batch was stored (its subjects' cached answers are no longer fresh). */
   indexed(event: IndexedEvent): void {
+    if (event.subjects) this.options.scores?.invalidate(event.subjects.map((subject) => ({ topic: event.topic, subject })));
     const seen = this.announced.get(event.topic);
     if (seen !== undefined && event.sequence <= seen) return;
     this.announced.set(event.topic, event.sequence);
@@ -119,6 +190,7 @@ export class ServeEvents {
   }
 
   close(): void {
+    this.closed = true;
     this.unwatch?.();
     for (const t of this.timers) clearInterval(t);
     this.timers.length = 0;

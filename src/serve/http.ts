@@ -3,16 +3,20 @@
  * query). Read-only: GET, HEAD and OPTIONS (CORS preflight). Every answer is JSON except the live page and its
  * script; every error is one line `{"error":{"code","message"}}`. Data answers carry a strong ETag made of the store
  * revision and the request target, so an unchanged `If-None-Match` costs no query at all.
+ *
+ * A score lookup with no query string (`GET /v1/subjects/{s}/score`, the call a marketplace makes per agent shown)
+ * skips the URL parser, the router and zod: its answer is a finished Buffer from the score cache, with its own ETag.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hcs25Error } from '../core/errors.js';
-import { ApiError, route, type ApiContext, type Reply } from './routes.js';
+import { ScoreCache } from './cache.js';
+import { ApiError, route, scoreAnswer, subjectParam, type ApiContext, type Reply } from './routes.js';
 import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
 import type { ServeEvents } from './events.js';
 
-export interface ServeHttpOptions extends Omit<ApiContext, 'limits'> {
+export interface ServeHttpOptions extends Omit<ApiContext, 'limits' | 'scores'> {
   events: ServeEvents;
   host?: string;
   /** 0 picks a free port. */
@@ -29,10 +33,15 @@ export interface ServeHttp {
 }
 
 const METHODS = 'GET, HEAD, OPTIONS';
+const SCORE_PREFIX = '/v1/subjects/';
+const SCORE_SUFFIX = '/score';
 
 export async function startHttpServer(options: ServeHttpOptions): Promise<ServeHttp> {
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const ctx: ApiContext = { ...options, limits };
+  // Without the events' cache nothing would drop changed answers, so then every lookup asks the store.
+  const scores = options.events.scores ?? new ScoreCache(options.store, 0);
+  const ctx: ApiContext = { ...options, limits, scores };
+  const defaultTopic = options.topics[0]!;
   const rate = new RateLimiter(limits.requestsPerSecond);
   const cors = new Set(options.cors ?? []);
 
@@ -78,6 +87,11 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       return sendError(res, 429, 'RATE_LIMITED', `more than ${limits.requestsPerSecond} requests per second from this address`);
     }
 
+    if (target.startsWith(SCORE_PREFIX) && target.endsWith(SCORE_SUFFIX)) {
+      const raw = target.slice(SCORE_PREFIX.length, -SCORE_SUFFIX.length);
+      if (raw.length > 0 && !raw.includes('/') && !raw.includes('?')) return lookupScore(req, res, raw);
+    }
+
     let url: URL;
     try {
       url = new URL(target, 'http://serve.invalid');
@@ -105,6 +119,14 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       if (err instanceof ApiError) return sendError(res, err.status, err.code, err.message);
       throw err;
     }
+    if (reply.etag !== undefined) {
+      res.setHeader('ETag', reply.etag);
+      res.setHeader('Cache-Control', 'no-cache');
+      if (matches(req.headers['if-none-match'], reply.etag)) {
+        res.writeHead(304).end();
+        return;
+      }
+    }
     if (reply.cacheControl) res.setHeader('Cache-Control', reply.cacheControl);
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
     const body = reply.body === undefined ? Buffer.from(`${JSON.stringify(reply.json)}\n`) : Buffer.from(reply.body);
@@ -112,6 +134,30 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     res.setHeader('Content-Length', body.length);
     res.writeHead(reply.status ?? 200);
     res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  async function lookupScore(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
+    let score;
+    try {
+      const subject = subjectParam(raw);
+      const found = scores.get(defaultTopic, subject);
+      score = scoreAnswer(found instanceof Promise ? await found : found, defaultTopic);
+    } catch (err) {
+      if (err instanceof ApiError) return sendError(res, err.status, err.code, err.message);
+      throw err;
+    }
+    if (matches(req.headers['if-none-match'], score.etag)) {
+      res.writeHead(304, { ETag: score.etag, 'Cache-Control': 'no-cache' }).end();
+      return;
+    }
+    res.writeHead(200, {
+      ETag: score.etag,
+      'Cache-Control': 'no-cache',
+      'X-Score-Fresh': score.fresh ? 'true' : 'false',
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': score.body.length,
+    });
+    res.end(req.method === 'HEAD' ? undefined : score.body);
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ScoringConfig } from '../consumer/scoring-config.js';
 import { entityIdSchema } from '../core/ids.js';
+import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
 import type { LivePage } from './live.js';
@@ -19,6 +20,8 @@ export interface ApiContext {
   scoring: ScoringConfig;
   limits: ServeLimits;
   live: LivePage;
+  /** Score answers (kept current by ServeEvents). */
+  scores: ScoreCache;
   /** Store failures (the client only sees a 503). */
   onError?: (err: unknown) => void;
 }
@@ -28,6 +31,8 @@ export interface Reply {
   json?: unknown;
   body?: string | Buffer;
   contentType?: string;
+  /** A strong ETag that names the body itself (routes whose cache is `content`). */
+  etag?: string;
   cacheControl?: string;
   headers?: Record<string, string>;
 }
@@ -43,8 +48,11 @@ export class ApiError extends Error {
 }
 
 interface Route {
-  /** `revision`: a strong ETag from the store revision; `static`: the answer never changes while the server runs. */
-  cache: 'revision' | 'static';
+  /**
+   * `revision`: a strong ETag from the store revision; `content`: the reply names its own ETag (an unchanged answer
+   * keeps it across revisions); `static`: the answer never changes while the server runs.
+   */
+  cache: 'revision' | 'content' | 'static';
   handler: (ctx: ApiContext, url: URL) => Promise<Reply>;
 }
 
@@ -98,7 +106,7 @@ function printableName(name: string): string {
   return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 }
 
-function subjectParam(raw: string): string {
+export function subjectParam(raw: string): string {
   let subject: string;
   try {
     subject = decodeURIComponent(raw);
@@ -195,16 +203,13 @@ interface ParamRoute {
 const PARAM_ROUTES: readonly ParamRoute[] = [
   {
     pattern: /^\/v1\/subjects\/([^/]+)\/score$/,
-    cache: 'revision',
+    cache: 'content',
     async handler(ctx, url, raw) {
       const subject = subjectParam(raw);
       const topic = followedTopic(ctx, query(url, TOPIC_QUERY).topic);
-      const stored = await ctx.store.subjectScore(subject, { topic });
-      if (!stored) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
-      // Indexed but not scored yet: the indexer scores new subjects within moments.
-      if (!stored.score) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');
+      const score = scoreAnswer(await ctx.scores.get(topic, subject), topic);
       // The body is one subject of `hcs25 scores --json`; whether newer signals await rescoring is a header.
-      return { json: stored.score, headers: { 'X-Score-Fresh': String(stored.fresh) } };
+      return { body: score.body, etag: score.etag, headers: { 'X-Score-Fresh': score.fresh ? 'true' : 'false' } };
     },
   },
   {
@@ -231,6 +236,14 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
     },
   },
 ];
+
+/** A score lookup's answer, or the API error for a subject with none. */
+export function scoreAnswer(answer: CachedScore | null | typeof PENDING, topic: string): CachedScore {
+  if (answer === null) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
+  // Indexed but not scored yet: the indexer scores new subjects within moments.
+  if (answer === PENDING) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');
+  return answer;
+}
 
 /** The live page may run its one script and talk to this server; nothing else. */
 const LIVE_HEADERS = {

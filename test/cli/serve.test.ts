@@ -3,9 +3,11 @@
  * PostgreSQL server this test starts): emulator + agent fleet → `hcs25 run` → `serve` indexes everything; a second
  * run's signals appear through the API (mirror lag 0); SIGKILL while indexing, restart → nothing lost or repeated,
  * compared with `hcs25 signals --json` / `scores --json` of the same topic. On Postgres, two instances share the
- * database: one indexes, both answer.
+ * database: one indexes, both answer; `--workers 2` runs two server processes on one port, and a new run's scores
+ * replace the cached ones on every connection.
  */
 import type { ChildProcess } from 'node:child_process';
+import { request } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,8 +47,8 @@ interface Serving {
 }
 
 /** `hcs25 serve` on a free port; resolves once it prints its URL. */
-async function serve(topic: string, database: string): Promise<Serving> {
-  const { child, done } = spawnCli(h, tmp.dir, ['serve', '--topic', topic, '--publisher', h.node.operator.accountId, '--database', database, '--port', '0']);
+async function serve(topic: string, database: string, extra: string[] = []): Promise<Serving> {
+  const { child, done } = spawnCli(h, tmp.dir, ['serve', '--topic', topic, '--publisher', h.node.operator.accountId, '--database', database, '--port', '0', ...extra]);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -210,6 +212,64 @@ describe('two hcs25 serve instances on one PostgreSQL database', () => {
       expect(await status(b.url)).toEqual(await status(a.url));
     } finally {
       await Promise.all([stop(a), stop(b)]);
+    }
+  }, 300_000);
+});
+
+/** One score lookup on a connection of its own (the cluster hands each new connection to the next worker). */
+function lookup(url: string, subject: string): Promise<{ status: number; etag: string; body: SubjectScore }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/subjects/${encodeURIComponent(subject)}/score`, { agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, etag: String(res.headers.etag), body: JSON.parse(text) as SubjectScore }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('hcs25 serve --workers', () => {
+  it('refuses workers on the embedded database (one process owns it)', async () => {
+    const r = await cli(['serve', '--topic', '0.0.1234', '--workers', '2', '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--workers needs --database postgres://');
+  });
+
+  it('two workers on one port and one PostgreSQL database: one indexes, every connection gets the new score and ETag after a new run', async () => {
+    const db = await pg.database('workers');
+    const topic = (await cli(['topic', 'create'])).stdout.trim();
+    await runOnce(topic, `${topic}-1`);
+    const s = await serve(topic, db, ['--workers', '2']);
+    try {
+      expect(s.stdout()).toContain('2 workers (one indexes, all answer)');
+      await expectSameAsCli(s.url, topic);
+      const { scores } = await reference(topic);
+      const CONNECTIONS = 8;
+      // Every worker answers from its cache now: each connection of its own asks each subject.
+      const old = new Map<string, string>();
+      for (const expected of scores) {
+        const answers = await Promise.all(Array.from({ length: CONNECTIONS }, () => lookup(s.url, expected.subject)));
+        expect(new Set(answers.map((a) => a.etag)).size).toBe(1);
+        expect(answers[0]!.body.counts).toEqual(expected.counts);
+        old.set(expected.subject, answers[0]!.etag);
+      }
+      await runOnce(topic, `${topic}-2`);
+      const next = await reference(topic);
+      for (const expected of next.scores) {
+        await until(`the new score of ${expected.subject} on every connection`, async () => {
+          const answers = await Promise.all(Array.from({ length: CONNECTIONS }, () => lookup(s.url, expected.subject)));
+          return answers.every((a) => a.status === 200 && a.body.counts.signals === expected.counts.signals && a.etag === answers[0]!.etag) ? true : undefined;
+        });
+        const again = await lookup(s.url, expected.subject);
+        expect(again.etag).not.toBe(old.get(expected.subject));
+        expect({ total: again.body.trustScores, counts: again.body.counts }).toEqual({ total: expected.trustScores, counts: expected.counts });
+      }
+    } finally {
+      const stopped = await stop(s);
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(stopped.stderr).toContain('stopping 2 workers');
     }
   }, 300_000);
 });

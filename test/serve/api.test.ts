@@ -8,9 +8,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeScores } from '../../src/consumer/scores.js';
+import { computeScores, type SubjectScore } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
+import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
 import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';
 import { livePage } from '../../src/serve/live.js';
@@ -106,7 +107,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hcs25-serve-api-'));
   store = await openStore('memory://', { stateDir: dir });
   await apply(store, first);
-  events = new ServeEvents({ store, maxClients: 2, pollMs: 50 });
+  events = new ServeEvents({ store, scores: new ScoreCache(store), maxClients: 2, pollMs: 50 });
   events.start();
   server = await startServer({}, ['https://app.example']);
   base = server.url;
@@ -339,6 +340,63 @@ describe('GET /v1/events', () => {
     } finally {
       stream.close();
     }
+  });
+});
+
+describe('the score cache', () => {
+  it('a new signal changes the served score and its ETag on every instance, before /v1/events announces it', async () => {
+    // A second instance with a cache of its own over the same store: like a worker that does not index, it learns of
+    // changes only from the store's change revisions.
+    const otherEvents = new ServeEvents({ store, scores: new ScoreCache(store), maxClients: 2, pollMs: 50 });
+    otherEvents.start();
+    const other = await startServer({}, [], otherEvents);
+    try {
+      const subject = SUBJECTS[1]!;
+      const path = `/v1/subjects/${enc(subject)}/score`;
+      const bases = [base, other.url];
+      const before = await Promise.all(bases.map((b) => get(b, path)));
+      // Cached on both now (a second ask is a hit).
+      await Promise.all(bases.map((b) => get(b, path)));
+      expect(before[1]!.headers.etag).toBe(before[0]!.headers.etag);
+      const streams = await Promise.all(bases.map((b) => openEvents(b)));
+      try {
+        const from = (await store.cursor(TOPIC))!.sequence;
+        await apply(store, fleetSignals(from + 1, 1, 8));
+        const revision = await store.revision();
+        const truth = (await store.subjectScore(subject, { topic: TOPIC }))!;
+        expect(truth.score!.counts.signals).toBeGreaterThan((before[0]!.json as SubjectScore).counts.signals);
+        for (const [i, b] of bases.entries()) {
+          // Announced: from then on this instance answers the new score, with a new tag.
+          for (let seen = 0; seen < revision; ) seen = ((await streams[i]!.next('revision')) as { revision: number }).revision;
+          const after = await get(b, path);
+          check('/v1/subjects/{subject}/score', after.status, after.json);
+          expect(after.status).toBe(200);
+          expect(after.json).toEqual(JSON.parse(JSON.stringify(truth.score)));
+          expect(after.headers['x-score-fresh']).toBe('true');
+          expect(after.headers.etag).not.toBe(before[i]!.headers.etag);
+          expect((await get(b, path, { headers: { 'If-None-Match': before[i]!.headers.etag as string } })).status).toBe(200);
+          expect((await get(b, path, { headers: { 'If-None-Match': after.headers.etag as string } })).status).toBe(304);
+        }
+      } finally {
+        for (const stream of streams) stream.close();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('answers a lookup with a query string (the routed path) exactly as the plain one', async () => {
+    const path = `/v1/subjects/${enc(SUBJECTS[0]!)}/score`;
+    const plain = await get(base, path);
+    const routed = await get(base, `${path}?topic=${TOPIC}`);
+    expect(routed.status).toBe(200);
+    expect(routed.text).toBe(plain.text);
+    expect(routed.headers.etag).toBe(plain.headers.etag);
+    expect(routed.headers['x-score-fresh']).toBe(plain.headers['x-score-fresh']);
+    const head = await get(base, path, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(plain.text)));
   });
 });
 

@@ -154,6 +154,33 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect((await store.rescoreDirty({ now: NOW })).subjects).toBe(0);
   });
 
+  it('pages every stored score with its freshness (what a score cache warms from)', async () => {
+    const topic = '0.0.19';
+    // The first signals, but one: the last of them whose subject has an earlier one comes later.
+    const k = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1].find((i) => signals.slice(0, i).some((o) => o.subject === signals[i]!.subject))!;
+    const some = signals.slice(0, k);
+    const newer = signals[k]!;
+    await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    // One subject has a newer signal: its stored score is not fresh.
+    await store.applyBatch(topic, batchOf(toMessages(packed([newer], 'none'), 1000)));
+    const got: Array<{ subject: string; fresh: boolean; total: number }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.storedScores({ limit: 3, ...(cursor !== undefined && { cursor }) });
+      expect(page.items.length).toBeLessThanOrEqual(3);
+      for (const s of page.items) if (s.topic === topic) got.push({ subject: s.subject, fresh: s.fresh, total: s.score!.trustScores.total });
+      cursor = page.next ?? undefined;
+    } while (cursor);
+    const subjects = [...new Set(some.map((s) => s.subject))].sort();
+    expect(got.map((g) => g.subject).sort()).toEqual(subjects);
+    for (const g of got) {
+      const one = (await store.subjectScore(g.subject, { topic }))!;
+      expect(g).toEqual({ subject: g.subject, fresh: one.fresh, total: one.score!.trustScores.total });
+    }
+    expect(got.filter((g) => !g.fresh).map((g) => g.subject)).toEqual([newer.subject]);
+  });
+
   it('pages subjects by score with filters, bounded, keyset cursors', async () => {
     const topic = '0.0.14';
     const seen: string[] = [];
@@ -229,6 +256,36 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     await expect.poll(() => got.length).toBeGreaterThan(0);
     stop();
     expect(got.at(-1)).toBe(await store.revision());
+  });
+
+  it('watch from a known revision reports a change made before its first poll', async () => {
+    const since = await store.revision();
+    await store.applyBatch('0.0.18', batchOf(toMessages(packed(signals.slice(0, 1), 'none'))));
+    const got: number[] = [];
+    const stop = store.watch((r) => got.push(r), { intervalMs: 20, since });
+    await expect.poll(() => got.length).toBeGreaterThan(0);
+    stop();
+    expect(got[0]).toBe(await store.revision());
+  });
+
+  it('changesSince names exactly the subjects a batch marked dirty and a rescoring rescored, per revision', async () => {
+    const topic = '0.0.21';
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const start = await store.revision();
+    expect(await store.changesSince(start, 100)).toEqual([]);
+    const some = signals.slice(0, 6);
+    const subjects = [...new Set(some.map((s) => s.subject))];
+    const applied = await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
+    const byBatch = await store.changesSince(start, 100);
+    expect(new Set(byBatch!.map((c) => `${c.topic} ${c.subject}`))).toEqual(new Set(subjects.map((s) => `${topic} ${s}`)));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const scored = await store.revision();
+    expect(scored).toBeGreaterThan(applied.revision);
+    // After the batch's revision: only what the rescoring changed (the same subjects, now scored).
+    expect(new Set((await store.changesSince(applied.revision, 100))!.map((c) => c.subject))).toEqual(new Set(subjects));
+    expect(await store.changesSince(scored, 100)).toEqual([]);
+    // More than the limit: null (the caller drops every cached answer instead).
+    if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
   });
 });
 

@@ -75,6 +75,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     return row!.tid;
   }
 
+  /**
+   * Called first in a writing transaction: the row lock it takes on serve_meta is held until commit, so revisions
+   * commit in order, and every row the transaction marks with the new revision is visible once that revision is.
+   */
   async function bump(db: SqlExecutor): Promise<number> {
     const [row] = await db.query<{ value: number }>("UPDATE serve_meta SET value = value + 1 WHERE key = 'revision' RETURNING value::float8 AS value");
     return row!.value;
@@ -93,6 +97,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
       const last = cur!.seq;
       if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
+      const revision = await bump(tx);
       const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
       const records = after(batch.records);
 
@@ -102,7 +107,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const inserted = stored.length;
       if (inserted > 0) {
         await tx.query(INSERT_RUNS, [tid, ...runsOf(stored)]);
-        await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects) VALUES ($1, $2, $3::text[])', [tid, last, [...new Set(stored.map((x) => x.message.subject))]]);
+        await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects, rev) VALUES ($1, $2, $3::text[], $4)', [tid, last, [...new Set(stored.map((x) => x.message.subject))], revision]);
       }
       if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
 
@@ -132,7 +137,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
            signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
         [tid, batch.cursor.sequence, ts, inserted, batch.source],
       );
-      return { signals: inserted, duplicates, applied: true, revision: await bump(tx) };
+      return { signals: inserted, duplicates, applied: true, revision };
     });
   }
 
@@ -232,6 +237,8 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           done.push(row.id);
         }
         if (batch.length === 0 && done.length === 0) return { subjects: 0, more: false };
+        // Before any write: its lock on serve_meta orders revisions by commit (changesSince).
+        const revision = await bump(tx);
         const more = rest !== undefined || pending.length > limit;
         const rows = await tx.query<SignalRow>(SIGNALS_OF_SUBJECTS, [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => hash32(d.subject))]);
         const byTopic = new Map<number, ReadSignal[]>();
@@ -252,14 +259,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         }
         const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
         await tx.query(
-          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score)
+          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev)
            SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
-             ARRAY(SELECT json_array_elements_text(publishers)), score
+             ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint
            FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
              registry text, signals bigint, last_at timestamptz, publishers json, score json)
            ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
              protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
-             publishers = excluded.publishers, score = excluded.score`,
+             publishers = excluded.publishers, score = excluded.score, rev = excluded.rev`,
           [
             JSON.stringify(
               batch.map((d) => {
@@ -278,11 +285,11 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
                 };
               }),
             ),
+            revision,
           ],
         );
         if (done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [done]);
         if (rest) await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [rest.id, rest.subjects]);
-        await bump(tx);
         return { subjects: batch.length, more };
       });
     },
@@ -302,6 +309,20 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         [subject, topic ?? null, hash32(subject)],
       );
       return row ? ({ topic: row.topic, subject, fresh: row.fresh, score: row.score } satisfies StoredScore) : null;
+    },
+
+    async storedScores(page: PageOptions = {}) {
+      const limit = pageLimit(page);
+      const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
+      const rows = await driver.query<{ tid: number; topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
+        `SELECT s.tid, t.topic, s.subject, s.score,
+           NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh
+         FROM subject_scores s JOIN topics t USING (tid)
+         WHERE s.score IS NOT NULL AND ($1::int IS NULL OR (s.tid, s.subject) > ($1::int, $2::text))
+         ORDER BY s.tid, s.subject LIMIT $3`,
+        [after?.[0] ?? null, after?.[1] ?? null, limit + 1],
+      );
+      return paged(rows, limit, (r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }), (r) => [r.tid, r.subject]);
     },
 
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
@@ -486,15 +507,28 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     revision: () => currentRevision(driver),
 
-    watch(listener, { intervalMs = 250 } = {}) {
-      let last: number | undefined;
+    async changesSince(revision, limit) {
+      const rows = await driver.query<{ topic: string; subject: string }>(
+        `SELECT t.topic, c.subject FROM (
+           SELECT tid, subject FROM subject_scores WHERE rev > $1
+           UNION SELECT tid, unnest(subjects) FROM dirty_batches WHERE rev > $1
+         ) c JOIN topics t USING (tid) LIMIT $2`,
+        [revision, limit + 1],
+      );
+      return rows.length > limit ? null : rows;
+    },
+
+    watch(listener, { intervalMs = 250, since } = {}) {
+      let last = since;
+      let known = since !== undefined;
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       const tick = async () => {
         try {
           const value = await currentRevision(driver);
           if (!stopped && value !== last) {
-            const first = last === undefined;
+            const first = !known;
+            known = true;
             last = value;
             if (!first) listener(value);
           }

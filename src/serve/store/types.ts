@@ -181,6 +181,8 @@ export interface ServeStore {
   rescoreDirty(options?: { limit?: number; now?: Date }): Promise<RescoreResult>;
 
   subjectScore(subject: string, options?: { topic?: string }): Promise<StoredScore | null>;
+  /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
+  storedScores(page?: PageOptions): Promise<Page<StoredScore>>;
   /** Signal history, `hcs25 signals --json` rows; newest first by default. */
   subjectSignals(subject: string, options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' }): Promise<Page<ReadSignal & { topic: string }>>;
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
@@ -193,8 +195,16 @@ export interface ServeStore {
   databaseBytes(): Promise<number>;
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
   revision(): Promise<number>;
-  /** Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe. */
-  watch(listener: (revision: number) => void, options?: { intervalMs?: number }): () => void;
+  /**
+   * The (topic, subject) pairs whose score answer changed after `revision` (rescored, or marked dirty by newer
+   * signals), or null when more than `limit` did (then drop every cached answer).
+   */
+  changesSince(revision: number, limit: number): Promise<Array<{ topic: string; subject: string }> | null>;
+  /**
+   * Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe.
+   * `since`: the revision the caller already knows (a first poll that differs is reported); default: the first poll's.
+   */
+  watch(listener: (revision: number) => void, options?: { intervalMs?: number; since?: number }): () => void;
 }
 
 export interface OpenStoreOptions {
