@@ -133,6 +133,7 @@ export async function publishScores(
     if (options.resume) journal.append({ t: 'resume' });
     const scores = (state.scores ??= new Map<string, ScoreState>());
     for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: packBytes(r), prior: r.txIds }));
+    const fresh: Array<{ key: string; bytes: Buffer }> = [];
     for (const m of messages) {
       const record = {
         key: `${SCORE_KEY_PREFIX}${scores.size}`,
@@ -141,11 +142,14 @@ export async function publishScores(
         bytes: m.bytes.length,
         subjects: m.records.map((r) => r.subject),
       };
-      // Appended before the submitter journals (and syncs) the transaction id: durable before the id is used.
       journal.append({ t: 'scores', ...record });
       scores.set(record.key, { ...record, txIds: [] });
-      outcomes.push(submitter.submit({ key: record.key, message: m.bytes }));
+      fresh.push({ key: record.key, bytes: m.bytes });
     }
+    // Every message is durable before the first is sent: a crash leaves either a publication `--resume` can finish
+    // whole, or one that sent nothing (fewer messages journaled than its start record counts; `reopen` says so).
+    await journal.flush();
+    for (const m of fresh) outcomes.push(submitter.submit({ key: m.key, message: m.bytes }));
     const settled = await Promise.all(outcomes);
     await submitter.drain();
     const byKey = new Map(settled.map((o) => [o.key, o]));
@@ -213,7 +217,7 @@ async function begin(client: Hcs25Client, scoreTopic: string, messages: number):
       budgetMs: 1,
       maxFeeHbar: config.maxFeeHbar,
       keepResponses: false,
-      extra: { publication: PUBLICATION },
+      extra: { publication: PUBLICATION, messages },
     },
     agents: [],
   };
@@ -235,6 +239,14 @@ async function reopen(client: Hcs25Client, scoreTopic: string, id: string): Prom
   if (problem) {
     await opened.journal.close().catch(() => undefined);
     throw new UsageError(problem, { hint: 'pass the id `hcs25 scores --publish` printed when it stopped, with the same --score-topic and network' });
+  }
+  const planned = start.config.extra?.messages;
+  const journaled = opened.state.scores?.size ?? 0;
+  if (typeof planned === 'number' && journaled < planned) {
+    await opened.journal.close().catch(() => undefined);
+    throw new UsageError(`publication ${id} stopped while its messages were being journaled (${journaled} of ${planned}): none of them was sent`, {
+      hint: 'publish the scores again, without --resume',
+    });
   }
   return opened;
 }

@@ -121,6 +121,20 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     expect(await readTopic(h.mirror, topicId, 6)).toHaveLength(6);
   });
 
+  it('a publication stopped while its messages were being journaled sent nothing, and a resume says so', async () => {
+    const { topicId } = await createTopic(client, {});
+    const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: subjects(3), pack: 'none' });
+    // What a crash before the journal's sync can leave: the start record (3 messages planned) and one of them.
+    const lines = readFileSync(journalPath(tmp.dir, first.publication), 'utf8').split('\n');
+    const cut = '01JZZZZZZZZZZZZZZZZZZZZZZX';
+    const partial = [lines[0]!, lines.find((l) => l.includes('"t":"scores"'))!].map((l) => l.replaceAll(first.publication, cut));
+    expect(JSON.parse(partial[0]!).config.extra.messages).toBe(3);
+    writeFileSync(journalPath(tmp.dir, cut), `${partial.join('\n')}\n`);
+    await expect(publishScoreRecords(client, { scoreTopic: topicId, subjects: [], resume: cut })).rejects.toThrow(
+      /stopped while its messages were being journaled \(1 of 3\): none of them was sent/,
+    );
+  });
+
   it('refuses to resume a signal run, or a publication to another topic, and sends nothing', async () => {
     const run = await journalWith(tmp.dir, ['k']);
     await run.close();
