@@ -69,5 +69,6 @@ describe('README', () => {
     expect(existsSync(join(cwd, 'report.html'))).toBe(true);
     // The last block revealed the run and verified it: every eval signal verified, nothing mismatched.
     expect(r.stdout).toMatch(/: \d+ eval signal\(s\): (\d+) verified, 0 mismatch, 0 unverifiable/);
-  });
+    // Every README command in turn (runs, a reveal, scores, serve…): the whole walk may take minutes on a loaded machine.
+  }, 240_000);
 });

@@ -130,7 +130,8 @@ describe('consumer on the emulator', () => {
       expect(readFileSync(html, 'utf8')).toContain('<svg class="chart hist"');
 
       const scoreTopic = await writer.createTopic('hcs-25:0:86400');
-      const published = await hcs25([...args, '--json', '--publish', '--score-topic', scoreTopic]);
+      // One op "score" record per message, as the reference implementation reads them (the default packs them).
+      const published = await hcs25([...args, '--json', '--publish', '--score-topic', scoreTopic, '--pack', 'none']);
       const out = JSON.parse(published.stdout) as { published: Array<{ subject: string; sequenceNumber: number; transactionId: string }> };
       // Submitted concurrently: the order on the topic is not the rank order.
       expect(out.published.map((p) => p.subject)).toEqual([MCP, A2A]);
