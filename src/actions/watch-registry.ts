@@ -553,23 +553,12 @@ class Watcher {
 
   /** The evals `partial` agents lack, asked in their own run (its seed, key and grading), as signals to publish. */
   private async *completeAgents(state: RunState, partial: { agent: Agent; lacking: EvalKind[] }[], signal: AbortSignal): AsyncGenerator<BuiltSignal> {
-    const { client, p } = this;
     const runKey = decodeRunKey(state.start.runKey);
     for (const { agent, lacking } of partial) {
       if (signal.aborted || this.stopping.signal.aborted) return;
       let journaled = 0;
       try {
-        for await (const result of evaluateAgents(client, {
-          agents: [agent],
-          evals: lacking,
-          seed: state.start.seed,
-          budgetMs: state.start.config.budgetMs,
-          concurrency: lacking.length,
-          ...questionOptions(state),
-          signal: this.stopping.signal,
-          ...(p.hcs10 && { hcs10: p.hcs10 }),
-          ...(p.runner && { runner: p.runner }),
-        })) {
+        for await (const result of this.evaluate(state, agent, lacking, this.stopping.signal)) {
           yield buildSignal(result, { run: state.start.run, runKey });
           journaled++;
         }
@@ -712,25 +701,12 @@ class Watcher {
   }
 
   private async ask(c: Cycle, k: Known, lacking: EvalKind[]): Promise<void> {
-    const { client, p } = this;
     const subject = k.agent.subject;
     c.asking.add(subject);
     this.counters.asks += lacking.length;
     let journaled = 0;
     try {
-      const results = evaluateAgents(client, {
-        agents: [k.agent],
-        evals: lacking,
-        seed: c.state.start.seed,
-        budgetMs: c.state.start.config.budgetMs,
-        concurrency: lacking.length,
-        ...questionOptions(c.state),
-        signal: c.abort.signal,
-        ...(p.hcs10 && { hcs10: p.hcs10 }),
-        ...(p.onNote && { onNote: p.onNote }),
-        ...(p.runner && { runner: p.runner }),
-      });
-      for await (const result of results) {
+      for await (const result of this.evaluate(c.state, k.agent, lacking, c.abort.signal)) {
         // Cut short: an answer not journaled is asked again after a restart, never published twice.
         if (c.abort.signal.aborted) break;
         await c.channel.push(buildSignal(result, { run: c.run, runKey: c.runKey }));
@@ -750,6 +726,23 @@ class Watcher {
       if (c.asking.size === 0) c.onIdle?.();
       this.tick();
     }
+  }
+
+  /** Asks one agent the evals it lacks, with its run's questions (seed, grader, bank) and budget. */
+  private evaluate(state: RunState, agent: Agent, lacking: EvalKind[], signal: AbortSignal) {
+    const { p } = this;
+    return evaluateAgents(this.client, {
+      agents: [agent],
+      evals: lacking,
+      seed: state.start.seed,
+      budgetMs: state.start.config.budgetMs,
+      concurrency: lacking.length,
+      ...questionOptions(state),
+      signal,
+      ...(p.hcs10 && { hcs10: p.hcs10 }),
+      ...(p.onNote && { onNote: p.onNote }),
+      ...(p.runner && { runner: p.runner }),
+    });
   }
 
   /** The journal as publishSignals sees it, with each record also counted here (published signals, the fee budget). */

@@ -32,6 +32,20 @@ afterAll(async () => {
 
 const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
 
+type Watcher = ReturnType<typeof spawnCli>;
+
+/** Waits for `expected` signals on the topic; on a timeout, what both watchers said is the only account of why. */
+async function everySignal(topic: string, expected: number, first: Watcher, second: Watcher) {
+  return until('every signal on the topic', async () => {
+    const r = await topicSignals(h.mirror, topic);
+    return r.signals.length >= expected ? r : undefined;
+  }).catch(async (err: Error) => {
+    second.child.kill('SIGKILL');
+    const [killed, restarted] = await Promise.all([first.done, second.done]);
+    throw new Error(`${err.message}\n--- first watcher ---\n${killed.stdout}${killed.stderr}\n--- restarted watcher ---\n${restarted.stdout}${restarted.stderr}`);
+  });
+}
+
 describe('hcs25 watch (process)', () => {
   it('SIGKILL + restart loses and repeats nothing; /metrics and /healthz; SIGTERM is graceful', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
@@ -62,16 +76,7 @@ describe('hcs25 watch (process)', () => {
     second.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const port = await until('the status port', () => /status: http:\/\/127\.0\.0\.1:(\d+)\/healthz/.exec(stderr)?.[1]);
     const expected = fleet.agents.length * 3;
-    const read = await until('every signal on the topic', async () => {
-      const r = await topicSignals(h.mirror, topic);
-      return r.signals.length >= expected ? r : undefined;
-    }).catch(async (err: Error) => {
-      // What the watcher said is the only account of why a signal never came.
-      second.child.kill('SIGKILL');
-      const out = await second.done;
-      const killedOut = await first.done;
-      throw new Error(`${err.message}\n--- first watcher ---\n${killedOut.stdout}${killedOut.stderr}\n--- restarted watcher ---\n${out.stdout}${out.stderr}`);
-    });
+    const read = await everySignal(topic, expected, first, second);
 
     const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -114,16 +119,7 @@ describe('hcs25 watch (process)', () => {
 
     const second = spawnCli(h, tmp.dir, args);
     const expected = fleet.agents.length * 3;
-    const read = await until('every signal on the topic', async () => {
-      const r = await topicSignals(h.mirror, topic);
-      return r.signals.length >= expected ? r : undefined;
-    }).catch(async (err: Error) => {
-      // What the watcher said is the only account of why a signal never came.
-      second.child.kill('SIGKILL');
-      const out = await second.done;
-      const killedOut = await first.done;
-      throw new Error(`${err.message}\n--- first watcher ---\n${killedOut.stdout}${killedOut.stderr}\n--- restarted watcher ---\n${out.stdout}${out.stderr}`);
-    });
+    const read = await everySignal(topic, expected, first, second);
     // Every run closed before the last one is finished and revealed (the run killed while draining included).
     await until('the closed runs revealed', async () => {
       const runs = await listRuns(stateDir);
