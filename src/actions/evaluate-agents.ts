@@ -9,12 +9,15 @@ import { runEvals, type RunnerOptions } from '../evals/runner.js';
 import type { AnyEvalResult, EvalKind, GraderId } from '../evals/types.js';
 import type { Progress } from '../evals/progress.js';
 import type { ScienceBankEntry } from '../evals/science.js';
+import type { SubmittedOp } from '../hcs10/messages.js';
 
 export interface Hcs10AskParameters {
   /** Budget of one HCS-10 ask (default 120 s: every hop is a consensus transaction). */
   budgetMs?: number;
   /** HIP-991 fee-gated inbound topics: pay at most `maxHbar` per connection request, or skip such agents. */
   topicFees?: { allow: boolean; maxHbar: number };
+  /** Told of every transaction an HCS-10 ask submits (fee accounting). */
+  onSubmitted?: (op: SubmittedOp) => void;
 }
 
 export interface EvaluateAgentsParameters {
@@ -66,7 +69,14 @@ async function hcs10Transports(client: Hcs25Client, parameters: EvaluateAgentsPa
   if (parameters.runner?.transportFactory || !parameters.agents.some((a) => a.protocol === 'hcs-10')) return undefined;
   const [{ identity, created }, { createHcs10Transport }] = await Promise.all([client.hcs10Identity(), import('../transports/hcs10.js')]);
   if (created) parameters.onNote?.(`made the runner an HCS-10 agent: inbound topic ${identity.inboundTopicId}`);
-  const { budgetMs, topicFees } = parameters.hcs10 ?? {};
-  const options = { client: client.sdk, identity, mirror: client.mirror, ...(budgetMs !== undefined && { budgetMs }), ...(topicFees && { topicFees }) };
+  const { budgetMs, topicFees, onSubmitted } = parameters.hcs10 ?? {};
+  const options = {
+    client: client.sdk,
+    identity,
+    mirror: client.mirror,
+    ...(budgetMs !== undefined && { budgetMs }),
+    ...(topicFees && { topicFees }),
+    ...(onSubmitted && { onSubmitted }),
+  };
   return { 'hcs-10': (agent) => createHcs10Transport(agent, options) };
 }

@@ -32,6 +32,7 @@ import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { DEFAULT_EVALS } from '../evals/eval-list.js';
 import { randomSeed } from '../evals/rng.js';
 import type { EvalKind, GraderId } from '../evals/types.js';
+import type { SubmittedOp } from '../hcs10/messages.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
 import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
@@ -246,7 +247,9 @@ class Watcher {
       this.estimate = (await estimateSubmitFee(client.network.ledger, client.mirror)).tinybar;
       this.budget = new DailyBudget({ capTinybar: hbarToTinybar(p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR), estimateTinybar: this.estimate, now: this.now });
       this.watchState = await loadWatchState(this.statePath, p.registry, p.topic);
-      if (this.watchState.feeDay?.day === utcDay(this.now())) this.budget.restore(this.watchState.feeDay.confirmed);
+      const today = utcDay(this.now());
+      const { feeDay, askFees } = this.watchState;
+      this.budget.restore(feeDay?.day === today ? feeDay.confirmed : 0, askFees?.day === today ? BigInt(askFees.tinybar) : 0n);
 
       const subscribe = p.subscribe ?? (p.grpc === false ? undefined : await mirrorSubscription(client.sdk).catch(() => undefined));
       this.follower = new RegistryFollower({
@@ -267,7 +270,12 @@ class Watcher {
       this.readyForCycles = ready;
       following = this.follower.run();
       await Promise.race([initialRead, following, aborted(this.stopping.signal)]);
-      const forecast = BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense')) * this.estimate;
+      // An HCS-10 agent's asks cost a request, its questions and a close, each with a record on our outbound topic.
+      let hcs10Agents = 0;
+      for (const k of this.known.values()) if (k.agent.protocol === 'hcs-10') hcs10Agents++;
+      const questions = this.evals.filter((kind) => kind !== 'availability').length;
+      const askMessages = questions > 0 ? hcs10Agents * (questions + 4) : 0;
+      const forecast = BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
       const perDay = (forecast * 86_400_000n) / BigInt(this.everyMs);
       p.onNote?.(
         `watching registry ${this.follower.topicId} (${this.known.size} agents) → topic ${p.topic}: every agent every ${formatDuration(this.everyMs)}, ` +
@@ -544,7 +552,11 @@ class Watcher {
     const unpacked = [...state.signals.values()].filter((s) => s.message && !s.pack).length;
     const unconfirmed = [...state.packs.values()].filter((k) => !k.receipt).length;
     // The cap admitted these asks before the stop: they are carried, not reserved again.
-    this.budget.carry(unpacked + partial.reduce((n, a) => n + a.lacking.length, 0), unconfirmed);
+    this.budget.carry(
+      unpacked + partial.reduce((n, a) => n + a.lacking.length, 0),
+      unconfirmed,
+      partial.reduce((t, a) => t + this.askWorstCase(a.agent, a.lacking), 0n),
+    );
     this.p.onNote?.(`finishing run ${run}: ${partial.length} agents to complete, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
     const stop = new AbortController();
     const published = await this.publish(journal, state, this.completeAgents(state, partial, stop.signal), stop);
@@ -563,7 +575,7 @@ class Watcher {
           journaled++;
         }
       } finally {
-        this.budget.release(lacking.length - journaled);
+        this.budget.release(lacking.length - journaled, this.askWorstCase(agent, lacking));
       }
     }
   }
@@ -682,12 +694,13 @@ class Watcher {
           c.rotate?.();
           return;
         }
-        if (!this.budget.tryReserve(lacking.length)) {
+        const askTinybar = this.askWorstCase(k.agent, lacking);
+        if (!this.budget.tryReserve(lacking.length, askTinybar)) {
           paused = true;
           break;
         }
         if (this.limiter.take(k.host, lacking.length) > 0) {
-          this.budget.release(lacking.length);
+          this.budget.release(lacking.length, askTinybar);
           blocked.add(k.host);
           continue;
         }
@@ -721,11 +734,33 @@ class Watcher {
     } catch (err) {
       if (!c.abort.signal.aborted) this.error(err);
     } finally {
-      this.budget.release(lacking.length - journaled);
+      this.budget.release(lacking.length - journaled, this.askWorstCase(k.agent, lacking));
       c.asking.delete(subject);
       if (c.asking.size === 0) c.onIdle?.();
       this.tick();
     }
+  }
+
+  /**
+   * What asking an agent can cost besides its signals: nothing over HTTP; over HCS-10, per question a connection
+   * request and its outbound record (a failed ask drops its connection, so each question may open one) and the
+   * question, plus the close and its record, and the inbound topic's HIP-991 fee per request when fees are allowed.
+   * The availability probe only reads the mirror node.
+   */
+  private askWorstCase(agent: Agent, lacking: EvalKind[]): bigint {
+    if (agent.protocol !== 'hcs-10') return 0n;
+    const questions = BigInt(lacking.filter((kind) => kind !== 'availability').length);
+    if (questions === 0n) return 0n;
+    const topicFees = this.p.hcs10?.topicFees;
+    const feePerRequest = topicFees?.allow ? hbarToTinybar(topicFees.maxHbar) : 0n;
+    return (questions * 3n + 2n) * this.estimate + questions * feePerRequest;
+  }
+
+  /** An HCS-10 ask's transaction was submitted: charged to today's budget, and saved (no journal records it). */
+  private charged(op: SubmittedOp): void {
+    this.budget.chargeAsk(BigInt(op.topicFeeTinybars ?? 0));
+    this.watchState.askFees = { day: this.budget.today, tinybar: this.budget.askTinybarToday.toString() };
+    this.saveSoon();
   }
 
   /** Asks one agent the evals it lacks, with its run's questions (seed, grader, bank) and budget. */
@@ -739,7 +774,7 @@ class Watcher {
       concurrency: lacking.length,
       ...questionOptions(state),
       signal,
-      ...(p.hcs10 && { hcs10: p.hcs10 }),
+      hcs10: { ...p.hcs10, onSubmitted: (op) => this.charged(op) },
       ...(p.onNote && { onNote: p.onNote }),
       ...(p.runner && { runner: p.runner }),
     });

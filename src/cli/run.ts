@@ -5,9 +5,9 @@ import { parseGraderId } from '../evals/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
 import type { RunProgress, RunReport } from '../publisher/report.js';
 import { inputFileFlag, withClient } from './context.js';
-import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, intOption, note, numberOption, printJson, printLine } from './shared.js';
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, printLine, type Hcs10Flags } from './shared.js';
 
-interface RunFlags {
+interface RunFlags extends Hcs10Flags {
   registry?: string;
   agents?: string;
   topic?: string;
@@ -24,14 +24,11 @@ interface RunFlags {
   allowPrivateEndpoints?: boolean;
   grader?: string;
   scienceBank?: string;
-  hcs10BudgetMs?: number;
-  allowTopicFees?: boolean;
-  maxTopicFeeHbar?: number;
   pack?: string;
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description('discover → evaluate → publish HCS-25 signals (journaled, resumable, pipelined)')
     .option('--registry <id>', 'registry topic to discover agents from (HCS-2 or HCS-10; env HCS25_REGISTRY)')
@@ -51,9 +48,6 @@ export function register(program: Command): void {
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
     .option('--grader <id>', 'first-token@1 (default; follows the HCS-25 seed literally) | last-answer@1')
     .option('--science-bank <file>', 'a private SimpleScience bank (JSON, schemas/science-bank.schema.json)')
-    .option('--hcs10-budget-ms <ms>', 'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)', intOption('--hcs10-budget-ms', 1000, 600_000))
-    .option('--allow-topic-fees', 'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)')
-    .option('--max-topic-fee-hbar <hbar>', 'with --allow-topic-fees: the most one connection request may pay (default 0.5)', numberOption('--max-topic-fee-hbar', 0, 100))
     .action(
       action(async (flags: RunFlags, cmd: Command) => {
         if (flags.registry && flags.agents) throw new UsageError('give --registry or --agents, not both');
@@ -116,10 +110,7 @@ export function register(program: Command): void {
             keepResponses: flags.keepResponses,
             ...(flags.grader && { grader: parseGraderId(flags.grader) }),
             ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
-            hcs10: {
-              ...(flags.hcs10BudgetMs !== undefined && { budgetMs: flags.hcs10BudgetMs }),
-              ...(flags.allowTopicFees && { topicFees: { allow: true, maxHbar: flags.maxTopicFeeHbar ?? 0.5 } }),
-            },
+            hcs10: hcs10Parameters(flags),
             signal: controller.signal,
             onNote: (line) => {
               if (!json) note(line);
@@ -149,6 +140,7 @@ export function register(program: Command): void {
         return report.status === 'interrupted' ? EXIT_INTERRUPTED : EXIT_FAILURE;
       }),
     );
+  hcs10Options(cmd);
 }
 
 /** One status line on a TTY: the eval bar and what is published, redrawn at most 10 times a second. */

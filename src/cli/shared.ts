@@ -92,6 +92,27 @@ export function numberOption(name: string, min: number, max: number): (value: st
   };
 }
 
+/** The flags of asking HCS-10 agents, shared by the commands that publish (`run`, `watch`). */
+export interface Hcs10Flags {
+  hcs10BudgetMs?: number;
+  allowTopicFees?: boolean;
+  maxTopicFeeHbar?: number;
+}
+
+export function hcs10Options(cmd: Command): Command {
+  return cmd
+    .option('--hcs10-budget-ms <ms>', 'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)', intOption('--hcs10-budget-ms', 1000, 600_000))
+    .option('--allow-topic-fees', 'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)')
+    .option('--max-topic-fee-hbar <hbar>', 'with --allow-topic-fees: the most one connection request may pay (default 0.5)', numberOption('--max-topic-fee-hbar', 0, 100));
+}
+
+export function hcs10Parameters(flags: Hcs10Flags): { budgetMs?: number; topicFees?: { allow: boolean; maxHbar: number } } {
+  return {
+    ...(flags.hcs10BudgetMs !== undefined && { budgetMs: flags.hcs10BudgetMs }),
+    ...(flags.allowTopicFees && { topicFees: { allow: true, maxHbar: flags.maxTopicFeeHbar ?? 0.5 } }),
+  };
+}
+
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }

@@ -5,9 +5,9 @@ import { escapeTerminal } from '../core/terminal.js';
 import { parseGraderId } from '../evals/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
 import { entityIdFlag, inputFileFlag, withClient } from './context.js';
-import { EXIT_OK, action, globals, intOption, note, numberOption, printJson } from './shared.js';
+import { EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, type Hcs10Flags } from './shared.js';
 
-interface WatchFlags {
+interface WatchFlags extends Hcs10Flags {
   registry?: string;
   topic?: string;
   every: string;
@@ -40,7 +40,7 @@ export function parseDuration(flag: string, value: string): number {
 }
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('watch')
     .description('long-running publisher: follow a registry, evaluate new agents at once and every agent on a schedule, publish through the journal')
     .option('--registry <id>', 'registry topic to follow (HCS-2 or HCS-10; env HCS25_REGISTRY)')
@@ -123,6 +123,7 @@ export function register(program: Command): void {
                 grpc: flags.grpc,
                 ...(flags.pollMs !== undefined && { pollMs: flags.pollMs }),
                 ...(flags.shutdownMs !== undefined && { shutdownMs: flags.shutdownMs }),
+                hcs10: hcs10Parameters(flags),
                 signal: controller.signal,
                 onNote: (line) => {
                   if (!json) note(tty && drawn ? `\r\x1b[K${line}` : line);
@@ -158,4 +159,5 @@ export function register(program: Command): void {
         }
       }),
     );
+  hcs10Options(cmd);
 }

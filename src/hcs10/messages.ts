@@ -117,6 +117,8 @@ export interface SubmittedOp {
   memo: string;
   seq: number;
   transactionId: string;
+  /** The HIP-991 fee this submission paid to the topic, tinybars (a fee-gated inbound topic's connection request). */
+  topicFeeTinybars?: number;
 }
 
 export class Hcs10MessageTooLargeError extends Hcs25Error {

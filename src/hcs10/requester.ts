@@ -280,12 +280,12 @@ export class Hcs10Requester {
       () => submitMessage(this.options.client, topicId, op.body, op.memo, feeTinybars > 0 ? { maxCustomFeeTinybars: feeTinybars } : {}),
       signal,
     );
-    this.told(topicId, op, submitted);
+    this.told(topicId, op, submitted, feeTinybars);
     return submitted;
   }
 
-  private told(topicId: string, op: Hcs10Outgoing, submitted: Submitted): void {
-    this.options.onSubmitted?.({ topicId, op: String(op.payload.op), memo: op.memo, ...submitted });
+  private told(topicId: string, op: Hcs10Outgoing, submitted: Submitted, topicFeeTinybars = 0): void {
+    this.options.onSubmitted?.({ topicId, op: String(op.payload.op), memo: op.memo, ...submitted, ...(topicFeeTinybars > 0 && { topicFeeTinybars }) });
   }
 
   /** A consensus call raced against the deadline (the SDK takes no signal; a late transaction is harmless). */

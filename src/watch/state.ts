@@ -28,6 +28,8 @@ const watchStateSchema = z.object({
   reask: z.record(z.string(), z.object({ run: z.string().regex(RUN_ID_PATTERN), inclusive: z.boolean() })).optional(),
   /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
+  /** Tinybars the HCS-10 asks of `day` (UTC) paid: no journal records them, so the daily fee cap keeps them here. */
+  askFees: z.object({ day: z.string(), tinybar: z.string().regex(/^\d+$/) }).optional(),
   /**
    * The cycle in progress: when it began (ms), its period, its current run (null between two runs) and the runs it
    * already published (a cycle of a large registry is several runs).

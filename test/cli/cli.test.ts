@@ -21,6 +21,16 @@ describe('hcs25 CLI', () => {
     for (const option of ['--network', '--json']) expect(r.stdout).toContain(option);
   });
 
+  it('run and watch take the same HCS-10 flags, checked before anything starts', () => {
+    for (const command of ['run', 'watch']) {
+      const help = hcs25([command, '--help']);
+      for (const option of ['--hcs10-budget-ms', '--allow-topic-fees', '--max-topic-fee-hbar']) expect(help.stdout).toContain(option);
+      const bad = hcs25([command, '--hcs10-budget-ms', '5']);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(/--hcs10-budget-ms must be a whole number from 1000 to 600000, got "5"/);
+    }
+  });
+
   it('--version prints the package version', () => {
     const pkg = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { version: string };
     const r = hcs25(['--version']);

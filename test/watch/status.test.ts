@@ -140,6 +140,30 @@ describe('DailyBudget', () => {
   });
 });
 
+  it('reserves the worst case of HCS-10 asks, charges each transaction as it goes, and restores what they paid today', () => {
+    let now = Date.UTC(2026, 0, 1, 12, 0);
+    const budget = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
+    // Two signals and up to 8 ask transactions (10 × 100) fit; one more signal on top does not.
+    expect(budget.tryReserve(2, 800n)).toBe(true);
+    expect(budget.tryReserve(1)).toBe(false);
+    for (let i = 0; i < 5; i++) budget.chargeAsk();
+    budget.chargeAsk(50n); // a fee-gated inbound topic's HIP-991 fee on top of the message
+    expect(budget.askTinybarToday).toBe(650n);
+    budget.release(0, 800n);
+    expect(budget.spentTinybar).toBe(650n);
+    expect(budget.committedTinybar).toBe(850n); // what was paid plus the two signals still owed
+    expect(budget.tryReserve(2)).toBe(false);
+    expect(budget.tryReserve(1)).toBe(true);
+
+    const restarted = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
+    restarted.restore(1, 650n);
+    restarted.carry(0, 0, 200n);
+    expect(restarted.committedTinybar).toBe(950n);
+    expect(restarted.tryReserve(1)).toBe(false);
+    now += 12 * 3_600_000;
+    expect(restarted.askTinybarToday).toBe(0n);
+  });
+
 describe('Channel', () => {
   it('holds at most its capacity: producers wait for the consumer', async () => {
     const ch = new Channel<number>(2);
