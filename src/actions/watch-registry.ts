@@ -27,11 +27,11 @@ import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
-import type { Agent } from '../core/agent.js';
+import { sameAsk, type Agent } from '../core/agent.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { DEFAULT_EVALS } from '../evals/eval-list.js';
 import { randomSeed } from '../evals/rng.js';
-import type { EvalKind, GraderId } from '../evals/types.js';
+import type { AnyEvalResult, EvalKind, GraderId } from '../evals/types.js';
 import type { SubmittedOp } from '../hcs10/messages.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
@@ -163,6 +163,12 @@ class Watcher {
   private readonly due = new Set<string>();
   /** Agents asked in this cycle's earlier runs (a cycle of a large registry spans several runs). */
   private readonly askedInCycle = new Set<string>();
+  /**
+   * At start, agents the registry changed after the saved cursor, while this watcher was down; those of them the cycle
+   * asked in an older form are asked again (`updatedWhileDown`, once the cycle is open), as a live update would be.
+   */
+  private changedWhileDown = new Set<string>();
+  private updatedWhileDown: string[] = [];
   /** The schedule of the cycle in progress, kept across its runs. */
   private schedule: { order: string[]; next: number } | undefined;
   private budget!: DailyBudget;
@@ -333,12 +339,17 @@ class Watcher {
         this.front.delete(change.subject);
         this.due.delete(change.subject);
         if (this.watchState.reask) delete this.watchState.reask[change.subject];
+        this.changedWhileDown.delete(change.subject);
         continue;
       }
       const { agent, seq } = change;
+      const before = this.known.get(agent.subject)?.agent;
       this.known.set(agent.subject, { agent, host: askHost(agent), slot: slotOf(agent.subject), seq });
       // At start, only what changed after the saved cursor is new to us; the rest waits for its slot.
       if (head.initial && seq <= cursor) continue;
+      if (head.initial) this.changedWhileDown.add(agent.subject);
+      // An entry rewritten without a change to how the agent is asked (its description, say) is no update.
+      if (before && sameAsk(before, agent)) continue;
       if (this.cycle && this.askedThisCycle(agent.subject)) this.askAgain(this.cycle, agent.subject);
       this.front.add(agent.subject);
     }
@@ -356,11 +367,18 @@ class Watcher {
     let state: RunState;
     let startedAt: number;
     let periodMs: number;
+    // What the cycle asked the agents changed while we were down, as the journals recorded it.
+    const changed = this.changedWhileDown;
+    this.changedWhileDown = new Set();
+    const askedAs = new Map<string, Agent>();
+    const onResult = (r: AnyEvalResult) => {
+      if (changed.has(r.agent.subject)) askedAs.set(r.agent.subject, r.agent);
+    };
     if (saved && !this.schedule) {
       // A restart: agents asked in the cycle's earlier runs are not asked again (their journals are read one at a time).
       const reask = this.watchState.reask ?? {};
       for (const run of saved.previous ?? []) {
-        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), { keep: 'pending' });
+        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), { keep: 'pending', onResult });
         for (const subject of earlier.done.keys()) {
           // An updated agent asked again in a run its update allows is done (a half-asked one is finished there).
           if (reask[subject] && carriesReask(reask[subject], run)) delete reask[subject];
@@ -370,7 +388,7 @@ class Watcher {
       for (const subject of Object.keys(reask)) if (this.known.has(subject)) this.front.add(subject);
     }
     if (saved?.run) {
-      ({ journal, state } = await Journal.open(client.config.stateDir, saved.run));
+      ({ journal, state } = await Journal.open(client.config.stateDir, saved.run, { onResult }));
       if (state.start.topic !== p.topic) {
         await journal.close();
         throw new UsageError(`the watch state names run ${saved.run}, which publishes to ${state.start.topic}`, { hint: `remove ${this.statePath} to start over` });
@@ -426,6 +444,10 @@ class Watcher {
       this.schedule = undefined;
       this.due.clear();
     }
+    for (const [subject, asked] of askedAs) {
+      const k = this.known.get(subject);
+      if (k && !sameAsk(asked, k.agent)) this.updatedWhileDown.push(subject);
+    }
     this.runs.push(state.start.run);
     const abort = new AbortController();
     // Every agent being asked listens on it: `concurrency` listeners is expected, not a leak.
@@ -457,6 +479,11 @@ class Watcher {
     const channel = cycle.channel;
     const stop = new AbortController();
     this.cycle = cycle;
+    for (const subject of this.updatedWhileDown) {
+      this.askAgain(cycle, subject);
+      this.front.add(subject);
+    }
+    this.updatedWhileDown = [];
     this.open.add(cycle);
     this.phase = 'running';
     const publishing = this.publish(cycle.journal, cycle.state, channel, stop);

@@ -21,3 +21,16 @@ export interface Agent {
   /** Sequence number of the registry message that listed it. */
   registrySeq?: number;
 }
+
+/** Whether two records of one subject would be asked alike: same name, protocol and address (origin fields aside). */
+export function sameAsk(a: Agent, b: Agent): boolean {
+  return (
+    a.subject === b.subject &&
+    a.name === b.name &&
+    a.protocol === b.protocol &&
+    a.endpoint === b.endpoint &&
+    a.inboundTopicId === b.inboundTopicId &&
+    a.accountId === b.accountId &&
+    a.model === b.model
+  );
+}

@@ -320,7 +320,7 @@ export class Journal {
    * Opens an existing run for appending (resume, reveal). A torn last line — the process died mid-write — is cut
    * off first; anything else that does not parse is an error, because guessing could lose or duplicate a signal.
    */
-  static async open(stateDir: string, runId: string): Promise<{ journal: Journal; state: RunState }> {
+  static async open(stateDir: string, runId: string, options: Pick<ReadJournalOptions, 'onResult'> = {}): Promise<{ journal: Journal; state: RunState }> {
     const path = journalPath(stateDir, runId);
     // A clear error for a missing file before taking the lock.
     await stat(path).catch((err: NodeJS.ErrnoException) => {
@@ -329,7 +329,7 @@ export class Journal {
     const lock = acquireLock(path, runId);
     try {
       // Compact: a resume needs what is not yet confirmed, and counts of the rest.
-      const read = await readJournal(path, { keep: 'pending' });
+      const read = await readJournal(path, { ...options, keep: 'pending' });
       if (read.tornBytes > 0) await truncate(path, read.validBytes);
       await chmod(path, 0o600);
       const fh = await open(path, 'a', 0o600);
@@ -756,8 +756,14 @@ export interface JournalRead {
  * whole, and with `keep: 'pending'` (what a resume needs) neither is any signal whose message was confirmed.
  * Default `keep: 'all'`: every result with its receipt (verify, tests).
  */
-export async function readJournal(path: string, options: { keep?: RunState['keep'] } = {}): Promise<JournalRead> {
-  const fold = new JournalFold(path, options.keep ?? 'all');
+export interface ReadJournalOptions {
+  keep?: RunState['keep'];
+  /** Sees every result record as it is read, even those the state does not keep (what was asked, of whom). */
+  onResult?: (result: AnyEvalResult) => void;
+}
+
+export async function readJournal(path: string, options: ReadJournalOptions = {}): Promise<JournalRead> {
+  const fold = new JournalFold(path, options.keep ?? 'all', options.onResult);
   let stream;
   try {
     const fh = await open(path, 'r');
@@ -813,6 +819,7 @@ class JournalFold {
   constructor(
     private readonly path: string,
     private readonly keep: RunState['keep'],
+    private readonly onResult?: (result: AnyEvalResult) => void,
   ) {}
 
   line(line: string, bytes: number): void {
@@ -829,7 +836,10 @@ class JournalFold {
     if (!this.state) {
       if (parsed.t !== 'start') throw notAJournal(this.path);
       this.state = emptyRunState(parsed, this.keep);
-    } else apply(this.state, parsed);
+    } else {
+      apply(this.state, parsed);
+      if (parsed.t === 'result') this.onResult?.(parsed.result);
+    }
   }
 
   finish(tornBytes: number): JournalRead {

@@ -264,6 +264,46 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     expect((await loadWatchState(watchStatePath(stateDir, registry, topic), registry, topic)).reask ?? {}).toEqual({});
   }, 120_000);
 
+  it('an agent updated while the watcher was down is asked again after the restart; an entry touched but unchanged is not', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    const [record, other] = [fleet.agents[0]!, fleet.agents[1]!];
+    const { seq } = await register(registry, record);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/update-down`;
+    const first = startWatch(stateDir, registry, topic, { minRunMs: 1_000 });
+    const signalsOn = (n: number) => until(`${n} signals on the topic`, async () => {
+      const r = await topicSignals(h.mirror, topic);
+      return r.signals.length >= n ? r : undefined;
+    });
+    const uaid = (await signalsOn(3)).signals[0]!.message.subject;
+    const { seq: otherSeq } = await register(registry, other);
+    const otherUaid = (await signalsOn(6)).signals.find((s) => s.message.subject !== uaid)!.message.subject;
+    first.stop.abort();
+    const [run] = (await first.done).runs;
+    // While it is down: one agent really changes; the other's entry is rewritten as it was (asked alike: not again).
+    const update = (uid: number, metadata: object) => submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'update', uid: String(uid), metadata: JSON.stringify(metadata) }), undefined);
+    await update(seq, { ...record, name: `${record.name} (v2)`, uaid });
+    await update(otherSeq, { ...other, uaid: otherUaid });
+    // Restarted once the mirror node shows both updates: they reach the watcher as changes made while it was down.
+    await until('the updates on the mirror node', async () => {
+      let n = 0;
+      for await (const _ of h.mirror.topicMessages(registry)) n++;
+      return n >= 4 ? true : undefined;
+    });
+    const second = startWatch(stateDir, registry, topic, { minRunMs: 1_000 });
+    await signalsOn(9);
+    await new Promise((r) => setTimeout(r, 3_000)); // time for a wrong second ask of the unchanged agent to show
+    second.stop.abort();
+    await second.done;
+    const after = await topicSignals(h.mirror, topic);
+    expect(after.signals).toHaveLength(9);
+    expect(after.duplicates).toBe(0);
+    const again = after.signals.filter((s) => s.message.run !== run);
+    expect(again).toHaveLength(3);
+    expect(new Set(again.map((s) => s.message.subject))).toEqual(new Set([uaid]));
+    expect(after.signals.filter((s) => s.message.subject === otherUaid)).toHaveLength(3);
+  }, 120_000);
+
   it('pauses at the daily fee cap: an agent whose worst case does not fit is not asked, and the status says why', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     for (const r of fleet.agents.slice(0, 2)) await register(registry, r);
