@@ -54,6 +54,7 @@ import { revealRun } from './reveal-run.js';
 export const DEFAULT_WATCH_EVERY_MS = 24 * 3_600_000;
 export const DEFAULT_PER_HOST = 60;
 const DEFAULT_MIN_RUN_MS = 30_000;
+const DEFAULT_KEEP_JOURNALS_MS = 7 * 86_400_000;
 export const DEFAULT_MAX_FEE_PER_DAY_HBAR = 20;
 export const DEFAULT_MAX_RUN_SIGNALS = 30_000;
 
@@ -82,6 +83,8 @@ export interface WatchRegistryParameters {
   scienceBank?: string;
   /** Keep raw agent responses in the journals (default false: a watcher's journals would grow with every answer). */
   keepResponses?: boolean;
+  /** How long the journal of a revealed run is kept, ms (default 7 days); null keeps every journal. */
+  keepJournalsMs?: number | null;
   force?: boolean;
   flushMs?: number;
   hcs10?: Hcs10AskParameters;
@@ -290,6 +293,7 @@ class Watcher {
       if (perDay > this.budget.cap) p.onNote?.('warning: the forecast passes the daily fee cap: some agents will wait for the next UTC day (raise --max-fee-per-day or --every)');
       await p.onReady?.(() => this.status());
       await this.dropUnopenedRun();
+      await this.pruneJournals();
       // Runs closed before the last stop that may still lack receipts or their reveal.
       for (const run of this.watchState.unrevealed ?? []) this.inBackground(this.finishRun(run));
       while (!this.stopping.signal.aborted) {
@@ -644,6 +648,7 @@ class Watcher {
     try {
       const revealed = await revealRun(client, { run });
       p.onNote?.(`run ${run} complete and revealed (topic sequence ${revealed.seq})`);
+      this.watchState.revealed = [...(this.watchState.revealed ?? []), { run, at: this.now() }];
     } catch (err) {
       this.error(err);
       p.onNote?.(`run ${run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${run}\``);
@@ -651,7 +656,33 @@ class Watcher {
     this.watchState.unrevealed = (this.watchState.unrevealed ?? []).filter((r) => r !== run);
     // Messages confirmed today survive the rotation (a restart reads only the current run's journal).
     this.watchState.feeDay = { day: utcDay(this.now()), confirmed: this.budget.confirmedToday };
+    await this.pruneJournals();
     await this.save(true);
+  }
+
+  /**
+   * Removes the journals of runs revealed longer than `keepJournalsMs` ago. A revealed run is on the topic for good,
+   * reveal included, so its journal serves only `hcs25 verify` (the responses, when kept) and re-grading; a watcher
+   * would otherwise fill the disk with about 1.5 KB per signal, every cycle. Runs of the cycle in progress are kept:
+   * a restart reads them to know whom the cycle asked.
+   */
+  private async pruneJournals(): Promise<void> {
+    const keepMs = this.p.keepJournalsMs ?? DEFAULT_KEEP_JOURNALS_MS;
+    const revealed = this.watchState.revealed;
+    if (keepMs === null || !revealed) return;
+    const inCycle = new Set(this.watchState.cycle?.previous ?? []);
+    const before = this.now() - keepMs;
+    const kept: typeof revealed = [];
+    for (const r of revealed) {
+      if (r.at >= before || inCycle.has(r.run)) {
+        kept.push(r);
+        continue;
+      }
+      const path = journalPath(this.client.config.stateDir, r.run);
+      await rm(path, { force: true });
+      this.p.onNote?.(`removed the journal of run ${r.run}, revealed ${formatDuration(this.now() - r.at)} ago (--keep-journals)`);
+    }
+    this.watchState.revealed = kept;
   }
 
   // ---------- asking ----------

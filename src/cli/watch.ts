@@ -22,6 +22,7 @@ interface WatchFlags extends Hcs10Flags {
   budgetMs?: number;
   stateDir?: string;
   keepResponses?: boolean;
+  keepJournals: string;
   allowPrivateEndpoints?: boolean;
   grader?: string;
   scienceBank?: string;
@@ -57,6 +58,7 @@ export function register(program: Command): void {
     .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
     .option('--state-dir <dir>', 'where journals and the watch state are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--keep-responses', 'keep raw agent responses in the journals (default: not kept by watch)')
+    .option('--keep-journals <duration>', 'remove the journal of a run this long after its reveal, or "all" to keep every journal', '7d')
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
     .option('--grader <id>', 'first-token@1 (default) | last-answer@1')
     .option('--science-bank <file>', 'a private SimpleScience bank (JSON, schemas/science-bank.schema.json)')
@@ -72,6 +74,7 @@ export function register(program: Command): void {
         const everyMs = parseDuration('--every', flags.every);
         if (everyMs < 1_000) throw new UsageError('--every must be at least 1s');
         const statusEveryMs = parseDuration('--status-every', flags.statusEvery);
+        const keepJournalsMs = flags.keepJournals === 'all' ? null : parseDuration('--keep-journals', flags.keepJournals);
         const evals = parseEvalList(flags.evals);
         if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
@@ -117,6 +120,7 @@ export function register(program: Command): void {
                 ...(flags.maxRunSignals !== undefined && { maxRunSignals: flags.maxRunSignals }),
                 ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
                 ...(flags.keepResponses && { keepResponses: true }),
+                keepJournalsMs,
                 ...(flags.grader && { grader: parseGraderId(flags.grader) }),
                 ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
                 ...(flags.force && { force: true }),

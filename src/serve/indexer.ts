@@ -179,6 +179,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   async function rescoreLoop(): Promise<void> {
     while (!signal.aborted) {
       try {
+        await store.markStale();
         const r = await store.rescoreDirty({ limit: Math.max(1, options.rescoreLimit ?? 200) });
         if (r.more) continue;
       } catch (err) {

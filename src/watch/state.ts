@@ -26,6 +26,8 @@ const watchStateSchema = z.object({
    * when `inclusive`: it had not asked them). Entries go once the new ask is journaled, and at the cycle's end.
    */
   reask: z.record(z.string(), z.object({ run: z.string().regex(RUN_ID_PATTERN), inclusive: z.boolean() })).optional(),
+  /** Runs revealed, and when (ms): their journals are removed once older than `--keep-journals`. */
+  revealed: z.array(z.object({ run: z.string().regex(RUN_ID_PATTERN), at: z.number().int().nonnegative() })).optional(),
   /** Messages confirmed on `day` (UTC) by runs already finished: the daily fee cap survives a rotation and a restart. */
   feeDay: z.object({ day: z.string(), confirmed: z.number().int().nonnegative() }).optional(),
   /** Tinybars the HCS-10 asks of `day` (UTC) paid: no journal records them, so the daily fee cap keeps them here. */

@@ -287,6 +287,25 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     // More than the limit: null (the caller drops every cached answer instead).
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
   });
+
+  // Last in this block: it rescores every topic of the store at a later time.
+  it('rescores a subject whose component turned stale with time alone, as hcs25 scores would at that time', async () => {
+    const topic = '0.0.22';
+    const messages = toMessages(packed(signals));
+    const read = await collectTopicSignalsOf(messages);
+    const subject = read[0]!.message.subject;
+    const { early, later } = scoringTimes(read);
+    await store.applyBatch(topic, batchOf(messages));
+    while ((await store.rescoreDirty({ now: early })).more);
+    expect(await store.markStale({ now: early })).toBe(0);
+    expect(await store.markStale({ now: later })).toBeGreaterThan(0);
+    while ((await store.rescoreDirty({ now: later })).more);
+    const expected = computeScores(read, DEFAULT_SCORING_CONFIG, { now: later, topic }).subjects.find((x) => x.subject === subject)!;
+    expect(Object.values(expected.components).some((c) => c.status === 'stale')).toBe(true);
+    expect(await store.subjectScore(subject, { topic })).toEqual({ topic, subject, fresh: true, score: expected });
+    // Each subject once: nothing is due again until a new signal makes a component ok again.
+    expect(await store.markStale({ now: later })).toBe(0);
+  });
 });
 
 describe('PGlite persisted to a directory', () => {
@@ -355,6 +374,31 @@ describe('PostgreSQL', () => {
     await store.close();
   });
 
+  it('scores stored before migration 004 are rescored once, which gives them their stale_at', async () => {
+    const url = await pg.database('before004');
+    const store = await openStore(url, { stateDir });
+    const messages = toMessages(packed(signals.slice(0, 9)));
+    const read = await collectTopicSignalsOf(messages);
+    const { early, later } = scoringTimes(read);
+    await store.applyBatch('0.0.31', batchOf(messages));
+    while ((await store.rescoreDirty({ now: early })).more);
+    await store.close();
+    // The database as 003 left it.
+    const { default: pgm } = await import('pg');
+    const c = new pgm.Client({ connectionString: url });
+    await c.connect();
+    await c.query('ALTER TABLE subject_scores DROP COLUMN stale_at');
+    await c.query("DELETE FROM schema_migrations WHERE id = '004_stale_at'");
+    await c.end();
+    const again = await openStore(url, { stateDir });
+    // Still answered as fresh (no signal is missing from it) while it waits for its rescoring.
+    expect(await again.subjectScore(read[0]!.message.subject, { topic: '0.0.31' })).toMatchObject({ fresh: true });
+    expect(await again.markStale({ now: later })).toBe(0);
+    expect((await again.rescoreDirty({ now: early })).subjects).toBeGreaterThan(0);
+    expect(await again.markStale({ now: later })).toBeGreaterThan(0);
+    await again.close();
+  });
+
   it('an unreachable server is DATABASE_UNAVAILABLE, and the message never shows the password', async () => {
     const err = await openPostgresStore('postgres://user:s3cret@127.0.0.1:1/db').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
@@ -373,4 +417,12 @@ async function collectTopicSignalsOf(messages: ReturnType<typeof toMessages>) {
   };
   const out = await collectTopicSignals({ topic: '0.0.14', mirror: mirror as never });
   return out.signals;
+}
+
+/** An hour after the newest observation of `read` (every component ok), and 4 days after it (past the 72 h window). */
+function scoringTimes(read: Parameters<typeof computeScores>[0]): { early: Date; later: Date } {
+  const newest = Math.max(
+    ...computeScores(read, DEFAULT_SCORING_CONFIG, { now: NOW }).subjects.flatMap((x) => Object.values(x.components).map((c) => Date.parse(c.newestAt ?? ''))).filter(Number.isFinite),
+  );
+  return { early: new Date(newest + 3_600_000), later: new Date(newest + 4 * 86_400_000) };
 }

@@ -166,6 +166,27 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const result = await w.done;
     expect(result.runs.slice(0, 2)).toEqual(runs.slice(0, 2));
   }, 120_000);
+
+  it('removes the journal of a run once it was revealed --keep-journals ago, never one of the cycle in progress', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    await register(registry, fleet.agents[0]!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/prune`;
+    const w = startWatch(stateDir, registry, topic, { everyMs: 6_000, keepJournalsMs: 0 });
+    // Each cycle's run is revealed when the cycle ends; with --keep-journals 0 its journal goes at once.
+    const removed = await until('a journal removed', () => w.notes.find((l) => /^removed the journal of run \w+/.test(l)));
+    const run = /run (\w+)/.exec(removed)![1]!;
+    w.stop.abort();
+    const result = await w.done;
+    expect(result.runs[0]).toBe(run);
+    expect(await listRuns(stateDir)).not.toContain(run);
+    // The run is on the topic for good, its reveal included; the run in progress at the stop still has its journal.
+    const read = await topicSignals(h.mirror, topic);
+    expect(read.signals.some((s) => s.message.run === run)).toBe(true);
+    expect(await listRuns(stateDir)).toContain(result.runs.at(-1));
+    const saved = await loadWatchState(watchStatePath(stateDir, registry, topic), registry, topic);
+    expect((saved.revealed ?? []).map((r) => r.run)).not.toContain(run);
+  }, 120_000);
   it('a stop between a new run\'s journal and the save naming it: the next start removes that journal, nothing else', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     await register(registry, fleet.agents[0]!);

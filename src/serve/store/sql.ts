@@ -259,14 +259,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         }
         const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
         await tx.query(
-          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev)
+          `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at)
            SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
-             ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint
+             ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint, stale_at
            FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
-             registry text, signals bigint, last_at timestamptz, publishers json, score json)
+             registry text, signals bigint, last_at timestamptz, publishers json, score json, stale_at timestamptz)
            ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
              protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
-             publishers = excluded.publishers, score = excluded.score, rev = excluded.rev`,
+             publishers = excluded.publishers, score = excluded.score, rev = excluded.rev, stale_at = excluded.stale_at`,
           [
             JSON.stringify(
               batch.map((d) => {
@@ -282,6 +282,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
                   last_at: s?.counts.lastAt ?? null,
                   publishers: [...(payers.get(`${d.tid}\u0000${d.subject}`) ?? [])],
                   score: s ?? null,
+                  stale_at: s ? staleAt(s, scoring.freshnessSeconds) : null,
                 };
               }),
             ),
@@ -292,6 +293,19 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         if (rest) await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [rest.id, rest.subjects]);
         return { subjects: batch.length, more };
       });
+    },
+
+    async markStale({ now = new Date() } = {}) {
+      // Each subject once: its stale_at is cleared here and set again by the rescoring.
+      const rows = await driver.query<{ n: number }>(
+        `WITH due AS (UPDATE subject_scores SET stale_at = NULL WHERE stale_at <= $1 RETURNING tid, subject)
+         INSERT INTO dirty_batches (tid, after_seq, subjects)
+           SELECT d.tid, t.last_sequence, array_agg(d.subject ORDER BY d.subject) FROM due d JOIN topics t USING (tid)
+           GROUP BY d.tid, t.last_sequence
+         RETURNING cardinality(subjects) AS n`,
+        [now.toISOString()],
+      );
+      return rows.reduce((n, r) => n + r.n, 0);
     },
 
     async subjectScore(subject, { topic } = {}) {
@@ -762,4 +776,19 @@ function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | 
   } catch {
     throw new Hcs25Error('USAGE', 'the page cursor is not one this list gave out', { hint: 'pass the `next` value of the previous page unchanged' });
   }
+}
+
+/**
+ * When `score` next changes with time alone: the first of its `ok` components to pass the freshness window (it
+ * turns `stale`), or null when none can. The batch after it starts after the topic's cursor (markStale): no signal
+ * is missing from the score meanwhile, only the time.
+ */
+function staleAt(score: SubjectScore, freshnessSeconds: number): string | null {
+  let first = Number.POSITIVE_INFINITY;
+  for (const c of Object.values(score.components)) {
+    if (c.status !== 'ok' || c.newestAt === null) continue;
+    const at = Date.parse(c.newestAt) + freshnessSeconds * 1000;
+    if (at < first) first = at;
+  }
+  return Number.isFinite(first) ? new Date(first).toISOString() : null;
 }

@@ -179,6 +179,11 @@ export interface ServeStore {
   setTopicState(topic: string, state: TopicState): Promise<void>;
   /** Recomputes up to `limit` dirty subjects' scores (computeScores, the store's scoring config). */
   rescoreDirty(options?: { limit?: number; now?: Date }): Promise<RescoreResult>;
+  /**
+   * Puts back in a batch to rescore every subject whose score changed with time alone by `now` (a component turned
+   * stale: `stale_at`, migration 004); returns how many.
+   */
+  markStale(options?: { now?: Date }): Promise<number>;
 
   subjectScore(subject: string, options?: { topic?: string }): Promise<StoredScore | null>;
   /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
