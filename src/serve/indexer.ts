@@ -98,6 +98,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
     let poll = minPoll;
     let failures = 0;
     const seen = new Map<string, number>();
+    let allowListRecorded = false;
     while (!signal.aborted) {
       if (!(await store.tryIndexerLock().catch(() => false))) {
         indexing = false;
@@ -130,6 +131,12 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         await (drain ? inFlight : previous);
       };
       try {
+        if (!allowListRecorded) {
+          if (await store.useAllowList(topic, options.publishers ?? null)) {
+            note(`${topic}: indexed under another publisher allow-list before: indexing it again from the start`);
+          }
+          allowListRecorded = true;
+        }
         const cursor = await store.cursor(topic);
         for await (const event of readTopic({
           topic,

@@ -113,6 +113,36 @@ describe('startIndexer', () => {
     expect(after.counts.rejected).toEqual(status!.counts.rejected);
   }, 60_000);
 
+  it('a topic indexed under another publisher allow-list is indexed again from its start: a removed publisher leaves the scores', async () => {
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    await submit(topic, packed(fleet.slice(0, 12), 'dense'));
+    const operator = h.node.operator.accountId;
+    const subject = fleet[0]!.subject;
+    const scored = async () => (await store.subjectScore(subject, { topic }))?.score ?? null;
+
+    const open = run(clientWith(), [topic]);
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(12);
+    await expect.poll(scored, { timeout: 15_000 }).not.toBeNull();
+    await open.stop();
+
+    // The operator is no longer trusted: every signal of the topic is its, so nothing stays.
+    const other = run(clientWith(), [topic], { publishers: ['0.0.9999'] });
+    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.counts.rejected['publisher-not-allowed'], { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(scored, { timeout: 15_000 }).toBeNull();
+    expect(await signalCount(topic)).toBe(0);
+    await other.stop();
+    expect(other.notes.some((n) => n.includes(`${topic}: indexed under another publisher allow-list before: indexing it again from the start`))).toBe(true);
+
+    // Trusted again: its signals are read again, and the same list at the next start changes nothing.
+    for (let i = 0; i < 2; i++) {
+      const trusted = run(clientWith(), [topic], { publishers: [operator] });
+      await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(12);
+      await expect.poll(scored, { timeout: 15_000 }).not.toBeNull();
+      await trusted.stop();
+      expect(trusted.notes.some((n) => n.includes('indexing it again'))).toBe(i === 0);
+    }
+  }, 60_000);
+
   it('rings on mirror gRPC; falls back to REST polling when the subscription fails, and returns', async () => {
     const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
     h.node.faults.injectGrpcError('subscribeTopic', 14, 1);

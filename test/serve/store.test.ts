@@ -288,6 +288,35 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
   });
 
+  it('useAllowList: a topic indexed under another publisher allow-list starts again, its answers dropped from caches', async () => {
+    const topic = '0.0.23';
+    expect(await store.useAllowList(topic, null)).toBe(false);
+    const messages = toMessages(packed(signals));
+    await store.applyBatch(topic, batchOf(messages));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const subject = signals[0]!.subject;
+    const before = await store.subjectScore(subject, { topic });
+    expect(before?.score).not.toBeNull();
+    expect(await store.useAllowList(topic, [])).toBe(false); // empty is no list, as null
+    const revision = await store.revision();
+    expect(await store.useAllowList(topic, [PAYER, PAYER])).toBe(true);
+    expect(await store.cursor(topic)).toBeNull();
+    // Known and waiting for its score (503 SCORE_PENDING) until it is rescored: then it has no signal left, and no score.
+    expect(await store.subjectScore(subject, { topic })).toMatchObject({ score: null });
+    expect(await store.changesSince(revision, 10_000)).toContainEqual({ topic, subject });
+    const status = (await store.topics()).find((t) => t.topic === topic)!;
+    expect(status).toMatchObject({ lastSequence: 0, counts: { signals: 0 } });
+    expect(status.note).toMatch(/publisher allow-list changed/);
+    expect((await store.listSubjects({ topic })).items).toEqual([]);
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    expect(await store.subjectScore(subject, { topic })).toBeNull();
+    // The same list again changes nothing; indexed again, the topic scores as before.
+    expect(await store.useAllowList(topic, [PAYER])).toBe(false);
+    await store.applyBatch(topic, batchOf(messages));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    expect(await store.subjectScore(subject, { topic })).toEqual(before);
+  });
+
   // Last in this block: it rescores every topic of the store at a later time.
   it('rescores a subject whose component turned stale with time alone, as hcs25 scores would at that time', async () => {
     const topic = '0.0.22';

@@ -157,6 +157,44 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     tryIndexerLock: () => options.tryIndexerLock(),
 
+    async useAllowList(topic, publishers) {
+      const want = publishers && publishers.length > 0 ? [...new Set(publishers)].sort() : null;
+      const tid = await tidOf(driver, topic);
+      return driver.transaction(async (tx) => {
+        const [row] = await tx.query<{ publishers: string[] | null; known: boolean; seq: number }>(
+          'SELECT publishers, publishers_known AS known, last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE',
+          [tid],
+        );
+        const had = row!.publishers === null ? null : [...row!.publishers].sort();
+        const same = had === null || want === null ? had === want : had.length === want.length && had.every((p, i) => p === want[i]);
+        const reset = row!.known && !same && row!.seq > 0;
+        if (reset) {
+          // Every answer of the topic changes: its subjects are marked at a new revision (caches drop them) and
+          // rescored once the topic is indexed again.
+          const revision = await bump(tx);
+          await tx.query('DELETE FROM dirty_batches WHERE tid = $1', [tid]);
+          await tx.query(
+            `INSERT INTO dirty_batches (tid, after_seq, subjects, rev)
+               SELECT tid, 0, array_agg(subject ORDER BY subject), $2 FROM subject_scores WHERE tid = $1 GROUP BY tid`,
+            [tid, revision],
+          );
+          await tx.query(
+            `UPDATE subject_scores SET total = NULL, confidence = NULL, signals = 0, last_at = NULL, publishers = '{}', score = NULL,
+               stale_at = NULL, rev = $2 WHERE tid = $1`,
+            [tid, revision],
+          );
+          for (const table of ['signals', 'records', 'runs', 'topic_counts']) await tx.query(`DELETE FROM ${table} WHERE tid = $1`, [tid]);
+          await tx.query(
+            `UPDATE topics SET last_sequence = 0, last_consensus = NULL, last_consensus_at = NULL, signals = 0, behind = NULL,
+               note = 'indexed again from the start: the publisher allow-list changed' WHERE tid = $1`,
+            [tid],
+          );
+        }
+        await tx.query('UPDATE topics SET publishers = $2::text[], publishers_known = true WHERE tid = $1', [tid, want]);
+        return reset;
+      });
+    },
+
     async cursor(topic) {
       // Wait for the topic's queued batches, so the cursor read is after them; a failure among them is the caller's
       // to learn from applyBatch: here it only ends the wait.
@@ -289,6 +327,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
             revision,
           ],
         );
+        // A subject left without signals (its topic indexed again under another allow-list) has no score: it goes.
+        const gone = batch.filter((d) => !score(d));
+        if (gone.length > 0) {
+          await tx.query('DELETE FROM subject_scores s USING unnest($1::int[], $2::text[]) AS u(tid, subject) WHERE s.tid = u.tid AND s.subject = u.subject', [
+            gone.map((d) => d.tid),
+            gone.map((d) => d.subject),
+          ]);
+        }
         if (done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [done]);
         if (rest) await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [rest.id, rest.subjects]);
         return { subjects: batch.length, more };

@@ -167,6 +167,12 @@ export interface ServeStore {
    * until that connection dies, when another instance may take over); PGlite is one process: always true.
    */
   tryIndexerLock(): Promise<boolean>;
+  /**
+   * Records the publisher allow-list (null or empty: every payer) the topic is indexed under. When the topic was
+   * indexed under another list, its signals, records, runs and counts are removed and its cursor goes back to the
+   * start (its subjects wait for their rescoring): returns true then.
+   */
+  useAllowList(topic: string, publishers: readonly string[] | null): Promise<boolean>;
   /** The last message applied on this topic, or null before the first batch. */
   cursor(topic: string): Promise<TopicCursor | null>;
   /**
