@@ -1,7 +1,8 @@
 /**
  * Finished score answers in memory: each (topic, subject)'s response body as a Buffer, with its strong ETag and its
- * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (least recently used goes
- * first), so memory stays bounded however many subjects the store holds.
+ * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (the oldest not asked since
+ * the last eviction pass goes first: second chance, close to least recently used), so memory stays bounded however
+ * many subjects the store holds.
  *
  * `warm` fills it from the store's scores page by page until it is full (at start, so a restart does not send every
  * lookup to the database at once).
@@ -25,6 +26,8 @@ export const PENDING = 'pending';
 
 interface Entry extends CachedScore {
   size: number;
+  /** Asked since eviction last passed it (second chance): a hit only sets this, so it changes no map. */
+  used: boolean;
 }
 
 function answerOf(key: string, stored: StoredScore): Entry {
@@ -32,7 +35,7 @@ function answerOf(key: string, stored: StoredScore): Entry {
   const fresh = stored.fresh;
   // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
   const etag = `"${createHash('sha256').update(body).update(fresh ? '1' : '0').digest('base64url').slice(0, 27)}"`;
-  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
+  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD, used: false };
 }
 
 /** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag string. */
@@ -69,9 +72,9 @@ export class ScoreCache {
     const hit = this.entries.get(key);
     if (hit) {
       this.hits++;
-      // Most recently used goes last; eviction takes the first.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+      // Not moved to the map's end (a delete and a set per hit: the map then rehashes every `size` hits, a large
+      // table each time for the old generation to collect); eviction gives a used entry a second chance instead.
+      hit.used = true;
       return hit;
     }
     this.misses++;
@@ -141,9 +144,14 @@ export class ScoreCache {
       if (old) this.drop(key, old);
       this.entries.set(key, entry);
       this.bytes += entry.size;
+      // Oldest first; one asked since the last pass goes to the end instead, once (so this ends).
       for (const [k, e] of this.entries) {
         if (this.bytes <= this.maxBytes) break;
-        this.drop(k, e);
+        if (e.used) {
+          e.used = false;
+          this.entries.delete(k);
+          this.entries.set(k, e);
+        } else this.drop(k, e);
       }
     }
     return entry;

@@ -5,14 +5,17 @@
  * revision and the request target, so an unchanged `If-None-Match` costs no query at all.
  *
  * A score lookup with no query string (`GET /v1/subjects/{s}/score`, the call a marketplace makes per agent shown)
- * skips the URL parser, the router and zod: its answer is a finished Buffer from the score cache, with its own ETag.
+ * is answered by the lean front (lean.ts) on the socket, before node:http: a finished Buffer from the score cache,
+ * with its own ETag. Everything else, and every connection the front hands over, is node:http's.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hcs25Error } from '../core/errors.js';
 import { ScoreCache } from './cache.js';
-import { ApiError, route, scoreAnswer, subjectParam, type ApiContext, type Reply } from './routes.js';
+import { corsPolicy, errorBody, matches } from './headers.js';
+import { installLeanFront } from './lean.js';
+import { ApiError, route, type ApiContext, type Reply } from './routes.js';
 import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
 import type { ServeEvents } from './events.js';
 
@@ -33,17 +36,14 @@ export interface ServeHttp {
 }
 
 const METHODS = 'GET, HEAD, OPTIONS';
-const SCORE_PREFIX = '/v1/subjects/';
-const SCORE_SUFFIX = '/score';
 
 export async function startHttpServer(options: ServeHttpOptions): Promise<ServeHttp> {
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...options.limits };
   // Without the events' cache nothing would drop changed answers, so then every lookup asks the store.
   const scores = options.events.scores ?? new ScoreCache(options.store, 0);
   const ctx: ApiContext = { ...options, limits, scores };
-  const defaultTopic = options.topics[0]!;
   const rate = new RateLimiter(limits.requestsPerSecond);
-  const cors = new Set(options.cors ?? []);
+  const cors = corsPolicy(options.cors ?? []);
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -57,20 +57,17 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
+  const lean = installLeanFront({ server, scores, topic: options.topics[0]!, limits, rate, cors, ...(options.onError && { onError: options.onError }) });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const origin = req.headers.origin;
-    if (origin !== undefined && (cors.has('*') || cors.has(origin))) {
-      res.setHeader('Access-Control-Allow-Origin', cors.has('*') ? '*' : origin);
-      if (!cors.has('*')) res.setHeader('Vary', 'Origin');
-      res.setHeader('Access-Control-Expose-Headers', 'ETag');
-    }
+    const allowed = cors(req.headers.origin);
+    if (allowed) for (const [name, value] of allowed) res.setHeader(name, value);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const target = req.url ?? '/';
     if (target.length > limits.maxUrlLength) return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
     if (req.method === 'OPTIONS') {
       res.setHeader('Allow', METHODS);
-      if (res.hasHeader('Access-Control-Allow-Origin')) {
+      if (allowed) {
         res.setHeader('Access-Control-Allow-Methods', METHODS);
         res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Last-Event-ID');
         res.setHeader('Access-Control-Max-Age', '600');
@@ -85,11 +82,6 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     if (!rate.take(req.socket.remoteAddress ?? '?')) {
       res.setHeader('Retry-After', '1');
       return sendError(res, 429, 'RATE_LIMITED', `more than ${limits.requestsPerSecond} requests per second from this address`);
-    }
-
-    if (target.startsWith(SCORE_PREFIX) && target.endsWith(SCORE_SUFFIX)) {
-      const raw = target.slice(SCORE_PREFIX.length, -SCORE_SUFFIX.length);
-      if (raw.length > 0 && !raw.includes('/') && !raw.includes('?')) return lookupScore(req, res, raw);
     }
 
     let url: URL;
@@ -136,30 +128,6 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
-  async function lookupScore(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
-    let score;
-    try {
-      const subject = subjectParam(raw);
-      const found = scores.get(defaultTopic, subject);
-      score = scoreAnswer(found instanceof Promise ? await found : found, defaultTopic);
-    } catch (err) {
-      if (err instanceof ApiError) return sendError(res, err.status, err.code, err.message);
-      throw err;
-    }
-    if (matches(req.headers['if-none-match'], score.etag)) {
-      res.writeHead(304, { ETag: score.etag, 'Cache-Control': 'no-cache' }).end();
-      return;
-    }
-    res.writeHead(200, {
-      ETag: score.etag,
-      'Cache-Control': 'no-cache',
-      'X-Score-Fresh': score.fresh ? 'true' : 'false',
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': score.body.length,
-    });
-    res.end(req.method === 'HEAD' ? undefined : score.body);
-  }
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
@@ -183,6 +151,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       options.events.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
+        lean.close();
         server.closeIdleConnections();
       });
     },
@@ -195,14 +164,8 @@ function strongEtag(revision: string | number | bigint, url: URL): string {
   return `"${h.digest('base64url').slice(0, 27)}"`;
 }
 
-function matches(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim() === etag);
-}
-
 export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
+  const body = errorBody(code, message);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', body.length);
   res.setHeader('Cache-Control', 'no-store');
