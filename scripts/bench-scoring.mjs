@@ -2,7 +2,8 @@
 /**
  * Scoring at registry scale (run after the build; `npm run bench` does both). Each scenario runs in a fresh child
  * process, so its peak RSS is its own. Signals are built as the reader hands them over (one JSON.parse per message:
- * no strings shared between signals), then:
+ * no strings shared between signals; the consensus timestamp a flat string, as the mirror node's JSON gives it — it
+ * used to be built by a template literal, a rope that the fold had to flatten, which the reader never hands over), then:
  *  - scale: the streaming fold `hcs25 scores` runs (ScoreAccumulator: `add` per signal as the reader yields it, then
  *    `finish`) over N signals about S subjects. Signals are made 10,000 at a time, fed to the fold and dropped, as the
  *    reader's pages are: the time reported is the fold's alone (add + finish; making the signals, which is the
@@ -54,7 +55,8 @@ function* signalBatches(total, subjects, size) {
   for (const body of signalBodies(total, subjects)) {
     seq++;
     const seconds = startS + Math.floor(seq / 50);
-    const consensusTimestamp = `${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}`;
+    // Parsed, as the mirror node's JSON is: a flat string (a template literal's result is a rope).
+    const consensusTimestamp = JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`);
     batch.push({
       sequenceNumber: seq,
       consensusTimestamp,
