@@ -440,6 +440,7 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
     rows[i] = i;
   }
   const order = countingSort(rows, place, RANKS);
+  const prefix = new Float64Array(count);
   const out = new Array<SubjectScore>(count);
   for (let i = 0; i < count; ) {
     let j = i + 1;
@@ -448,8 +449,24 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
       out[i] = scores[order[i]!]!;
       i++;
     } else {
-      // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster.
-      const tied = Array.from(order.subarray(i, j)).sort(byName);
+      // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster. Names of a registry
+      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number,
+      // decide most comparisons without comparing strings.
+      const tied = Array.from(order.subarray(i, j));
+      const lead = names[tied[0]!]!;
+      let common = lead.length;
+      for (let k = 1; k < tied.length && common > 0; k++) {
+        const name = names[tied[k]!]!;
+        let c = 0;
+        while (c < common && c < name.length && name.charCodeAt(c) === lead.charCodeAt(c)) c++;
+        common = c;
+      }
+      for (let k = 0; k < tied.length; k++) {
+        const name = names[tied[k]!]!;
+        const at = (n: number): number => (common + n < name.length ? name.charCodeAt(common + n) + 1 : 0);
+        prefix[tied[k]!] = (at(0) * 131_072 + at(1)) * 131_072 + at(2);
+      }
+      tied.sort((a, b) => prefix[a]! - prefix[b]! || byName(a, b));
       for (let k = 0; k < tied.length; k++) out[i++] = scores[tied[k]!]!;
     }
   }
