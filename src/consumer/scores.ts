@@ -439,7 +439,9 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
     place[i] = (10_000 - total) * 101 + (100 - confidence);
     rows[i] = i;
   }
-  const order = countingSort(rows, place, RANKS);
+  // The counting sort costs its million buckets whatever the count: small reports (serve rescores a few subjects at a
+  // time) sort by comparison instead.
+  const order = count < 16_384 ? Int32Array.from(Array.from(rows).sort((a, b) => place[a]! - place[b]!)) : countingSort(rows, place, RANKS);
   const prefix = new Float64Array(count);
   const out = new Array<SubjectScore>(count);
   for (let i = 0; i < count; ) {
