@@ -9,7 +9,7 @@
  * ordered by sequence number, subjects by score, ties by confidence, then name, then subject id (code-unit order,
  * never locale order), and every number that leaves here is rounded.
  */
-import { aggregateValidated, round2, validateAggregation, type AdapterInput, type ComponentInput } from './aggregate.js';
+import { componentValue, isApplicable, round2, validateAggregation, type AdapterInput, type ComponentInput } from './aggregate.js';
 import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
@@ -361,20 +361,7 @@ export class ScoreAccumulator {
       scores[i] = label ? { ...scored, label } : scored;
       sortNames[i] = label ?? uaidLabel(uaid, subject);
     }
-    // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a total order,
-    // so the result does not depend on the order signals came in.
-    const order = Array.from({ length: count }, (_, i) => i);
-    order.sort((a, b) => {
-      const x = scores[a]!;
-      const y = scores[b]!;
-      return (
-        y.trustScores.total - x.trustScores.total ||
-        y.trustConfidence - x.trustConfidence ||
-        byCodeUnit(sortNames[a]!, sortNames[b]!) ||
-        byCodeUnit(x.subject, y.subject)
-      );
-    });
-    const subjects = order.map((i) => scores[i]!);
+    const subjects = rankSubjects(scores, sortNames);
 
     const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
     return {
@@ -425,6 +412,69 @@ export class ScoreAccumulator {
   }
 }
 
+/** Score and confidence are rounded to cents, so a subject's place by both is one integer in [0, RANKS). */
+const RANKS = 10_001 * 101;
+
+/**
+ * Subjects best first. Ties: higher confidence first, then the name people see (label, else native id), then the
+ * UAID: a total order, so the result does not depend on the order signals came in. Score and confidence place a
+ * subject by a counting sort (one integer each, both being cents); only subjects tied on both compare names.
+ */
+function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
+  const count = scores.length;
+  const byName = (a: number, b: number): number => byCodeUnit(names[a]!, names[b]!) || byCodeUnit(scores[a]!.subject, scores[b]!.subject);
+  const place = new Int32Array(count);
+  const rows = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const total = Math.round(scores[i]!.trustScores.total * 100);
+    const confidence = Math.round(scores[i]!.trustConfidence * 100);
+    // Only a config built by hand, past the schema (a stale factor above 1), can place a subject out of range.
+    if (!(total >= 0 && total <= 10_000 && confidence >= 0 && confidence <= 100)) {
+      const by = (a: number, b: number): number =>
+        scores[b]!.trustScores.total - scores[a]!.trustScores.total || scores[b]!.trustConfidence - scores[a]!.trustConfidence || byName(a, b);
+      return Array.from({ length: count }, (_, k) => k)
+        .sort(by)
+        .map((k) => scores[k]!);
+    }
+    place[i] = (10_000 - total) * 101 + (100 - confidence);
+    rows[i] = i;
+  }
+  // The counting sort costs its million buckets whatever the count: small reports (serve rescores a few subjects at a
+  // time) sort by comparison instead.
+  const order = count < 16_384 ? Int32Array.from(Array.from(rows).sort((a, b) => place[a]! - place[b]!)) : countingSort(rows, place, RANKS);
+  const prefix = new Float64Array(count);
+  const out = new Array<SubjectScore>(count);
+  for (let i = 0; i < count; ) {
+    let j = i + 1;
+    while (j < count && place[order[j]!] === place[order[i]!]) j++;
+    if (j - i === 1) {
+      out[i] = scores[order[i]!]!;
+      i++;
+    } else {
+      // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster. Names of a registry
+      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number,
+      // decide most comparisons without comparing strings.
+      const tied = Array.from(order.subarray(i, j));
+      const lead = names[tied[0]!]!;
+      let common = lead.length;
+      for (let k = 1; k < tied.length && common > 0; k++) {
+        const name = names[tied[k]!]!;
+        let c = 0;
+        while (c < common && c < name.length && name.charCodeAt(c) === lead.charCodeAt(c)) c++;
+        common = c;
+      }
+      for (let k = 0; k < tied.length; k++) {
+        const name = names[tied[k]!]!;
+        const at = (n: number): number => (common + n < name.length ? name.charCodeAt(common + n) + 1 : 0);
+        prefix[tied[k]!] = (at(0) * 131_072 + at(1)) * 131_072 + at(2);
+      }
+      tied.sort((a, b) => prefix[a]! - prefix[b]! || byName(a, b));
+      for (let k = 0; k < tied.length; k++) out[i++] = scores[tied[k]!]!;
+    }
+  }
+  return out;
+}
+
 /** Stable counting sort of `rows` by `key[row]` ∈ [0, buckets); `starts` (length buckets + 1) receives the bounds. */
 function countingSort(rows: Int32Array, key: Int32Array, buckets: number, starts: Int32Array = new Int32Array(buckets + 1)): Int32Array {
   const n = rows.length;
@@ -439,9 +489,16 @@ function countingSort(rows: Int32Array, key: Int32Array, buckets: number, starts
   return out;
 }
 
-type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolean };
+/** Statuses HCS-25 counts as unavailable (a non-scorable component with one is omitted), by status code. */
+const UNAVAILABLE_CODE = new Uint8Array(SIGNAL_STATUSES.length);
+for (const status of ['missing', 'timeout', 'error'] as const) UNAVAILABLE_CODE[STATUS_CODES[status]] = 1;
 
-/** Scores one subject at a time from a SignalTable; its scratch space is reused from subject to subject. */
+/**
+ * Scores one subject at a time from a SignalTable; its scratch space is reused from subject to subject. The HCS-25
+ * aggregation (aggregate.ts `aggregateValidated`) is done here over the compiled config's layout, in the same order
+ * and with the same arithmetic, straight into the breakdown: one object per part of the output and no intermediate
+ * lists, as this runs once per subject of a registry. The property test against the reference keeps the two equal.
+ */
 class SubjectScorer {
   /** For each signal rank: the subject last seen with it, and that subject's range of positions in `order`. */
   private readonly groupOwner: Int32Array;
@@ -450,11 +507,41 @@ class SubjectScorer {
   private readonly runOwner: Int32Array;
   private readonly payerOwner: Int32Array;
   private latencies = new Float64Array(64);
-  private readonly componentRanks: number[][];
   private readonly latencyRank: number;
-  private readonly keyRank: Map<string, number>;
+  private readonly flat: readonly CompiledComponent[];
+  /** The config's components flattened in adapter order: adapter a's are [componentStart[a], componentStart[a + 1]). */
+  private readonly componentStart: Int32Array;
+  private readonly componentSignalRank: Int32Array;
+  /** Rank of each component's key, and of each adapter's default key, in compiled.componentKeys. */
+  private readonly componentKeyRank: Int32Array;
+  private readonly defaultKeyRank: Int32Array;
+  /** One subject's computed components (mean value, status code, samples, newest observation or NaN). */
+  private readonly value: Float64Array;
+  private readonly status: Uint8Array;
+  private readonly samples: Int32Array;
+  private readonly newest: Float64Array;
+  /** One subject's adapters: applicable, emitted any component, total (NaN: none). */
+  private readonly applicable: Uint8Array;
+  private readonly emitted: Uint8Array;
+  private readonly total: Float64Array;
+  /** Component values as the aggregation writes them, by key rank (a later write wins, as in its record). */
+  private readonly written: Float64Array;
   /** One subject's breakdown by component key rank (compiled.componentKeys). */
   private readonly components: Array<ComponentBreakdown | undefined>;
+  private readonly routing: { id: string; registry?: string; protocol?: string } = { id: '' };
+  /** `routing` and `applicable` hold the previous subject's. */
+  private routed = false;
+  /** One subject's adapter confidences, rounded (NaN: none). */
+  private readonly confidence: Float64Array;
+  /**
+   * Parts of a report that many subjects have alike, made once and shared (frozen): trustScores by adapter totals,
+   * the adapter breakdowns by those and the confidences, bySignal by counts. Totals and confidences are cents and
+   * counts small integers, so each is keyed by one exact number; a config or topic out of those bounds (more than
+   * three adapters or four signal ids) builds them per subject. Fewer objects per subject is less for the GC to copy.
+   */
+  private readonly trustScoresByTotals = new Map<number, { id: number; trustScores: SubjectScore['trustScores'] }>();
+  private readonly adaptersByKey = new Map<number, AdapterBreakdown[]>();
+  private readonly bySignalByCounts = new Map<number, Readonly<Record<string, number>>>();
 
   constructor(
     private readonly t: SignalTable,
@@ -469,19 +556,33 @@ class SubjectScorer {
     this.runOwner = new Int32Array(t.runs).fill(-1);
     this.payerOwner = new Int32Array(t.payers).fill(-1);
     const rankOf = new Map(t.signalIds.map((id, rank) => [id, rank]));
-    this.componentRanks = compiled.adapters.map((a) => a.components.map((c) => rankOf.get(c.signal) ?? -1));
     this.latencyRank = rankOf.get(compiled.latencySignal) ?? -1;
-    this.keyRank = new Map(compiled.componentKeys.map((key, rank) => [key, rank]));
+    const keyRank = new Map(compiled.componentKeys.map((key, rank) => [key, rank]));
+    const flat = (this.flat = compiled.adapters.flatMap((a) => a.components));
+    const adapters = compiled.adapters.length;
+    this.componentStart = new Int32Array(adapters + 1);
+    compiled.adapters.forEach((a, i) => (this.componentStart[i + 1] = this.componentStart[i]! + a.components.length));
+    this.componentSignalRank = Int32Array.from(flat, (c) => rankOf.get(c.signal) ?? -1);
+    this.componentKeyRank = Int32Array.from(flat, (c) => keyRank.get(c.key)!);
+    this.defaultKeyRank = Int32Array.from(compiled.adapters, (a) => keyRank.get(a.defaultKey)!);
+    this.value = new Float64Array(flat.length);
+    this.status = new Uint8Array(flat.length);
+    this.samples = new Int32Array(flat.length);
+    this.newest = new Float64Array(flat.length);
+    this.applicable = new Uint8Array(adapters);
+    this.emitted = new Uint8Array(adapters);
+    this.total = new Float64Array(adapters);
+    this.confidence = new Float64Array(adapters);
+    this.written = new Float64Array(compiled.componentKeys.length);
     this.components = new Array<ComponentBreakdown | undefined>(compiled.componentKeys.length).fill(undefined);
   }
 
   score(index: number, uaid: UaidRouting): SubjectScore {
     const { t, compiled } = this;
     const { config } = compiled;
-    const subject = t.subjects[index]!;
     const from = t.subjectStart[index]!;
     const to = t.subjectStart[index + 1]!;
-    const bySignal: Record<string, number> = {};
+    let countsKey = 0;
     for (let i = from; i < to; ) {
       const rank = t.signal[t.order[i]!]!;
       let j = i + 1;
@@ -489,98 +590,206 @@ class SubjectScorer {
       this.groupOwner[rank] = index;
       this.groupFrom[rank] = i;
       this.groupTo[rank] = j;
-      bySignal[t.signalIds[rank]!] = j - i;
+      countsKey += (j - i) * 4096 ** rank;
       i = j;
     }
 
-    const subjectRef = { id: subject, registry: uaid.registry, protocol: uaid.proto };
-    const computedBy: ComputedComponent[][] = [];
-    const adapterInputs: AdapterInput[] = [];
-    for (let a = 0; a < compiled.adapters.length; a++) {
-      const adapter = compiled.adapters[a]!;
-      const ranks = this.componentRanks[a]!;
-      const computed: ComputedComponent[] = [];
-      let any = false;
-      for (let k = 0; k < adapter.components.length; k++) {
-        const c = this.component(adapter.config.adapterId, adapter.components[k]!, ranks[k]!, index);
-        computed.push(c);
-        if (c.samples > 0) any = true;
-      }
-      // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
-      // is `missing` and scores 0 inside it (TV1). A ComputedComponent is a ComponentInput (key, value, status,
-      // nonScorable), so it goes to the aggregation as is.
-      const emitted = any ? computed : [];
-      adapterInputs.push(adapter.input(emitted));
-      computedBy.push(emitted);
+    // The aggregation (aggregateValidated): every adapter's total, and the component values it writes.
+    // Subjects of a registry mostly share registry and protocol: applicability is decided once per change of them.
+    const routing = this.routing;
+    // (The previous strings are kept then, so subjects share them.)
+    const sameRouting = this.routed && uaid.registry === routing.registry && uaid.proto === routing.protocol;
+    if (!sameRouting) {
+      routing.registry = uaid.registry;
+      routing.protocol = uaid.proto;
+      this.routed = true;
     }
+    const staleMultiplier = config.staleMultiplier;
+    let denominatorWeight = 0;
+    let denominatorSum = 0;
+    const adapterCount = compiled.adapters.length;
+    for (let a = 0; a < adapterCount; a++) {
+      const { config: adapter } = compiled.adapters[a]!;
+      const first = this.componentStart[a]!;
+      const end = this.componentStart[a + 1]!;
+      let any = false;
+      for (let k = first; k < end; k++) if (this.component(k, index)) any = true;
+      // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
+      // is `missing` and scores 0 inside it (TV1).
+      this.emitted[a] = any ? 1 : 0;
+      this.total[a] = Number.NaN;
+      const applicable = sameRouting ? this.applicable[a] === 1 : isApplicable(adapter, routing);
+      this.applicable[a] = applicable ? 1 : 0;
+      if (!applicable) continue;
+      let sum = 0;
+      let kept = 0;
+      if (any) {
+        for (let k = first; k < end; k++) {
+          const status = this.status[k]!;
+          if (UNAVAILABLE_CODE[status] && this.flat[k]!.nonScorable) continue;
+          const value = componentValue(this.value[k]!, SIGNAL_STATUSES[status]!, staleMultiplier);
+          this.written[this.componentKeyRank[k]!] = value;
+          sum += value;
+          kept++;
+        }
+      }
+      if (kept === 0) {
+        if ((adapter.contributionMode ?? 'conditional') === 'conditional') continue;
+        this.written[this.defaultKeyRank[a]!] = 0;
+        kept = 1;
+      }
+      const total = round2(sum / kept);
+      this.total[a] = total;
+      const weight = adapter.weight ?? 1;
+      // Weight 0 is informational: its total is shown but it stays out of the denominator.
+      if (weight > 0) {
+        denominatorWeight += weight;
+        denominatorSum += total * weight;
+      }
+    }
+    const composite = denominatorWeight === 0 ? 0 : round2(Math.min(100, Math.max(0, denominatorSum / denominatorWeight)));
 
-    const result = aggregateValidated(
-      { subject: subjectRef, trustScoreConfigVersion: config.trustScoreConfigVersion, staleMultiplier: config.staleMultiplier, adapters: adapterInputs },
-      this.nowIso,
-    );
-
-    // By key rank, so the record is built in code-unit order without sorting its keys per subject.
+    // The breakdown, by key rank so the record is built in code-unit order without sorting its keys per subject.
     const components = this.components;
-    const adapters: AdapterBreakdown[] = [];
     let weighted = 0;
     let weightSum = 0;
-    for (let a = 0; a < compiled.adapters.length; a++) {
-      const { config: adapter, defaultKey } = compiled.adapters[a]!;
-      const applicable = !result.notApplicable.includes(adapter.adapterId);
-      const total = applicable ? result.trustScores[adapter.adapterId] : undefined;
-      const emitted = computedBy[a]!;
-      if (total !== undefined) {
-        for (const c of emitted) {
-          const omitted = result.unavailable.includes(c.key);
-          components[this.keyRank.get(c.key)!] = omitted
-            ? { adapterId: c.adapterId, value: 0, status: c.status, samples: c.samples, newestAt: c.newestAt, omitted: true }
-            : {
-                adapterId: c.adapterId,
-                value: result.components[c.key]!.value,
-                status: c.status,
-                samples: c.samples,
-                newestAt: c.newestAt,
-                ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}),
-              };
+    for (let a = 0; a < adapterCount; a++) {
+      const { config: adapter } = compiled.adapters[a]!;
+      const adapterId = adapter.adapterId;
+      const total = this.total[a]!;
+      const defined = total === total;
+      let confidence: number | null = null;
+      if (defined) {
+        const first = this.componentStart[a]!;
+        const end = this.componentStart[a + 1]!;
+        let allOmitted = true;
+        confidence = 0;
+        if (this.emitted[a]) {
+          const { fullAtSamples, staleFactor } = config.confidence;
+          for (let k = first; k < end; k++) {
+            const code = this.status[k]!;
+            const status = SIGNAL_STATUSES[code]!;
+            const samples = this.samples[k]!;
+            const newestAt = samples > 0 ? isoFromMs(this.newest[k]!) : null;
+            const keyRank = this.componentKeyRank[k]!;
+            if (UNAVAILABLE_CODE[code] && this.flat[k]!.nonScorable) {
+              components[keyRank] = { adapterId, value: 0, status, samples, newestAt, omitted: true };
+            } else {
+              allOmitted = false;
+              components[keyRank] =
+                code === STALE
+                  ? { adapterId, value: this.written[keyRank]!, status, samples, newestAt, beforeStale: round2(this.value[k]!) }
+                  : { adapterId, value: this.written[keyRank]!, status, samples, newestAt };
+            }
+            // c(a) (HCS-25 Confidence, the recommended form): mean over the adapter's components of
+            // status factor (ok 1, stale `staleFactor`, missing/timeout/error 0) × min(1, samples / fullAtSamples).
+            const statusFactor = code === OK ? 1 : code === STALE ? staleFactor : 0;
+            confidence += statusFactor * Math.min(1, samples / fullAtSamples);
+          }
+          confidence /= end - first;
         }
-        if (emitted.every((c) => result.unavailable.includes(c.key))) {
+        if (allOmitted) {
           // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
-          components[this.keyRank.get(defaultKey)!] = { adapterId: adapter.adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
+          components[this.defaultKeyRank[a]!] = { adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
         }
       }
-      const confidence = total === undefined ? null : adapterConfidence(emitted, config);
-      const d = result.denominator.find((x) => x.adapterId === adapter.adapterId);
-      if (d && confidence !== null) {
-        weighted += d.weight * confidence;
-        weightSum += d.weight;
+      const weight = adapter.weight ?? 1;
+      const inDenominator = defined && weight > 0;
+      if (inDenominator) {
+        weighted += weight * confidence!;
+        weightSum += weight;
       }
-      adapters.push({
+      this.confidence[a] = confidence === null ? Number.NaN : round2(confidence);
+    }
+    const shared = this.scoresAndAdapters(composite);
+
+    return {
+      subject: t.subjects[index]!,
+      registry: routing.registry ?? null,
+      protocol: routing.protocol ?? null,
+      nativeId: uaid.nativeId ?? null,
+      trustScores: shared.trustScores,
+      trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
+      trustScoreConfigVersion: config.trustScoreConfigVersion,
+      trustScoreConfigDigest: compiled.digest,
+      staleMultiplier: config.staleMultiplier,
+      trustScoreUpdatedAt: this.nowIso,
+      adapters: shared.adapters,
+      components: this.takeComponents(),
+      latency: this.latency(index),
+      counts: this.counts(index, from, to, this.bySignal(index, from, to, countsKey)),
+    };
+  }
+
+  /** trustScores and the adapter breakdowns from `total`, `applicable` and `confidence`, shared when they can be. */
+  private scoresAndAdapters(composite: number): { trustScores: SubjectScore['trustScores']; adapters: AdapterBreakdown[] } {
+    const count = this.compiled.adapters.length;
+    let totalsKey = 0;
+    let adaptersKey = 0;
+    let shareable = count <= 3;
+    for (let a = 0; a < count && shareable; a++) {
+      const total = this.total[a]!;
+      const confidence = this.confidence[a]!;
+      const totalCents = total === total ? Math.round(total * 100) : 10_001;
+      const confidenceCents = confidence === confidence ? Math.round(confidence * 100) : 101;
+      shareable = totalCents >= 0 && totalCents <= 10_001 && confidenceCents >= 0 && confidenceCents <= 101;
+      totalsKey = totalsKey * 10_002 + totalCents;
+      adaptersKey = adaptersKey * 204 + confidenceCents * 2 + this.applicable[a]!;
+    }
+    if (!shareable) return { trustScores: this.trustScores(composite), adapters: this.adapters() };
+    let scores = this.trustScoresByTotals.get(totalsKey);
+    if (scores === undefined) {
+      scores = { id: this.trustScoresByTotals.size, trustScores: Object.freeze(this.trustScores(composite)) };
+      this.trustScoresByTotals.set(totalsKey, scores);
+    }
+    adaptersKey += scores.id * 204 ** 3;
+    let adapters = this.adaptersByKey.get(adaptersKey);
+    if (adapters === undefined) {
+      adapters = Object.freeze(this.adapters().map((a) => Object.freeze(a))) as AdapterBreakdown[];
+      this.adaptersByKey.set(adaptersKey, adapters);
+    }
+    return { trustScores: scores.trustScores, adapters };
+  }
+
+  private trustScores(composite: number): SubjectScore['trustScores'] {
+    const trustScores: SubjectScore['trustScores'] = { total: composite };
+    for (let a = 0; a < this.compiled.adapters.length; a++) {
+      const total = this.total[a]!;
+      if (total === total) trustScores[this.compiled.adapters[a]!.config.adapterId] = total;
+    }
+    return trustScores;
+  }
+
+  private adapters(): AdapterBreakdown[] {
+    return this.compiled.adapters.map(({ config: adapter }, a) => {
+      const total = this.total[a]!;
+      const confidence = this.confidence[a]!;
+      return {
         adapterId: adapter.adapterId,
         contributionMode: adapter.contributionMode,
         weight: adapter.weight,
-        applicable,
-        inDenominator: d !== undefined,
-        total: total ?? null,
-        confidence: confidence === null ? null : round2(confidence),
-      });
-    }
+        applicable: this.applicable[a] === 1,
+        inDenominator: total === total && (adapter.weight ?? 1) > 0,
+        total: total === total ? total : null,
+        confidence: confidence === confidence ? confidence : null,
+      };
+    });
+  }
 
-    return {
-      subject,
-      registry: uaid.registry ?? null,
-      protocol: uaid.proto ?? null,
-      nativeId: uaid.nativeId ?? null,
-      trustScores: result.trustScores,
-      trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
-      trustScoreConfigVersion: result.trustScoreConfigVersion,
-      trustScoreConfigDigest: compiled.digest,
-      staleMultiplier: config.staleMultiplier,
-      trustScoreUpdatedAt: result.trustScoreUpdatedAt,
-      adapters,
-      components: this.takeComponents(),
-      latency: this.latency(index),
-      counts: this.counts(index, from, to, bySignal),
-    };
+  /** Signals by catalog id (code-unit order), shared by counts (`key`: count × 4096^rank) when they fit the key. */
+  private bySignal(subject: number, from: number, to: number, key: number): Record<string, number> {
+    const shareable = this.t.signalIds.length <= 4 && to - from < 4096;
+    if (shareable) {
+      const known = this.bySignalByCounts.get(key);
+      if (known !== undefined) return known;
+    }
+    const bySignal: Record<string, number> = {};
+    for (let rank = 0; rank < this.t.signalIds.length; rank++) {
+      const [first, end] = this.group(rank, subject);
+      if (end > first) bySignal[this.t.signalIds[rank]!] = end - first;
+    }
+    if (shareable) this.bySignalByCounts.set(key, Object.freeze(bySignal));
+    return bySignal;
   }
 
   /** The breakdown in `components` as a record in key order; `components` is left empty for the next subject. */
@@ -615,9 +824,11 @@ class SubjectScorer {
     return [from, newest - window.seconds * 1000];
   }
 
-  private component(adapterId: string, c: CompiledComponent, rank: number, subject: number): ComputedComponent {
+  /** Component k (flattened) of this subject into the scratch columns; true when it has samples. */
+  private component(k: number, subject: number): boolean {
     const { t } = this;
-    const [groupFrom, to] = this.group(rank, subject);
+    const c = this.flat[k]!;
+    const [groupFrom, to] = this.group(this.componentSignalRank[k]!, subject);
     const [from, since] = this.window(groupFrom, to, c.window);
     const timed = c.window.kind === 'time';
     let samples = 0;
@@ -641,13 +852,22 @@ class SubjectScorer {
         if (observed > newestObserved || (observed === newestObserved && t.seq[row]! > t.seq[newest]!)) newest = row;
       }
     }
-    if (samples === 0) return { key: c.key, adapterId, nonScorable: c.nonScorable, value: 0, status: 'missing', samples: 0, newestAt: null };
+    this.samples[k] = samples;
+    if (samples === 0) {
+      this.value[k] = 0;
+      this.status[k] = MISSING;
+      this.newest[k] = Number.NaN;
+      return false;
+    }
     // ok when anything was measured (a failed probe or a wrong answer is a measured 0); timeout/error/missing only when
     // nothing was, and then they still score 0 here (HCS-25 Missing Data), unless the component is non-scorable.
-    let status: SignalStatus = anyOk ? 'ok' : SIGNAL_STATUSES[t.status[newest]!]!;
     const newestObserved = t.observedMs[newest]!;
-    if (status === 'ok' && this.nowMs - newestObserved > this.compiled.config.freshnessSeconds * 1000) status = 'stale';
-    return { key: c.key, adapterId, nonScorable: c.nonScorable, value: sum / samples, status, samples, newestAt: isoFromMs(newestObserved) };
+    let status = anyOk ? OK : t.status[newest]!;
+    if (status === OK && this.nowMs - newestObserved > this.compiled.config.freshnessSeconds * 1000) status = STALE;
+    this.value[k] = sum / samples;
+    this.status[k] = status;
+    this.newest[k] = newestObserved;
+    return true;
   }
 
   private latency(subject: number): LatencySummary | null {
@@ -696,22 +916,6 @@ class SubjectScorer {
     }
     return { signals: to - from, bySignal, runs, publishers, firstAt: isoFromMs(first), lastAt: isoFromMs(last) };
   }
-}
-
-/**
- * c(a) (HCS-25 Confidence, the recommended form): mean over the adapter's components of
- * status factor (ok 1, stale `staleFactor`, missing/timeout/error 0) × min(1, samples / fullAtSamples).
- * An adapter that only has its synthesized default component has confidence 0.
- */
-function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig): number {
-  if (emitted.length === 0) return 0;
-  const { fullAtSamples, staleFactor } = config.confidence;
-  let sum = 0;
-  for (const c of emitted) {
-    const statusFactor = c.status === 'ok' ? 1 : c.status === 'stale' ? staleFactor : 0;
-    sum += statusFactor * Math.min(1, c.samples / fullAtSamples);
-  }
-  return sum / emitted.length;
 }
 
 /**

@@ -47,13 +47,27 @@ const ISO_LIMIT_MS = 253_402_300_800_000;
 /**
  * `new Date(ms).toISOString()` by arithmetic, as one flat string (a template literal would keep a tree of pieces
  * alive): scores format several instants per subject, and toISOString costs microseconds. Identical output, and the
- * same RangeError for an invalid time, which like anything outside 1970–9999 or fractional goes to Date.
+ * same RangeError for an invalid time, which like anything outside 1970–9999 or fractional goes to Date. The date
+ * part is worked out once per day and the last result is kept: a subject's instants are mostly of one day, often one
+ * millisecond (a run's signals), and a repeated instant then shares its string.
  */
 export function isoFromMs(ms: number): string {
+  if (ms === iso.ms) return iso.text;
   if (!(ms >= 0 && ms < ISO_LIMIT_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
   const days = Math.floor(ms / DAY_MS);
-  civilFromDays(days);
-  const { year, month, day } = civil;
+  if (days !== iso.days) {
+    civilFromDays(days);
+    const { year, month, day } = civil;
+    iso.days = days;
+    iso.y0 = 48 + (Math.floor(year / 1000) % 10);
+    iso.y1 = 48 + (Math.floor(year / 100) % 10);
+    iso.y2 = 48 + (Math.floor(year / 10) % 10);
+    iso.y3 = 48 + (year % 10);
+    iso.m0 = 48 + Math.floor(month / 10);
+    iso.m1 = 48 + (month % 10);
+    iso.d0 = 48 + Math.floor(day / 10);
+    iso.d1 = 48 + (day % 10);
+  }
   let rest = ms - days * DAY_MS;
   const h = Math.floor(rest / 3_600_000);
   rest -= h * 3_600_000;
@@ -61,13 +75,20 @@ export function isoFromMs(ms: number): string {
   rest -= m * 60_000;
   const s = Math.floor(rest / 1000);
   const milli = rest - s * 1000;
-  const d = (n: number, place: number): number => 48 + (Math.floor(n / place) % 10);
+  const centi = Math.floor(milli / 10);
   // prettier-ignore
-  return String.fromCharCode(
-    d(year, 1000), d(year, 100), d(year, 10), d(year, 1), 45, d(month, 10), d(month, 1), 45, d(day, 10), d(day, 1), 84,
-    d(h, 10), d(h, 1), 58, d(m, 10), d(m, 1), 58, d(s, 10), d(s, 1), 46, d(milli, 100), d(milli, 10), d(milli, 1), 90,
+  const text = String.fromCharCode(
+    iso.y0, iso.y1, iso.y2, iso.y3, 45, iso.m0, iso.m1, 45, iso.d0, iso.d1, 84,
+    48 + Math.floor(h / 10), 48 + (h % 10), 58, 48 + Math.floor(m / 10), 48 + (m % 10), 58, 48 + Math.floor(s / 10), 48 + (s % 10), 46,
+    48 + Math.floor(centi / 10), 48 + (centi % 10), 48 + (milli % 10), 90,
   );
+  iso.ms = ms;
+  iso.text = text;
+  return text;
 }
+
+/** isoFromMs's last result and the character codes of its day's date. */
+const iso = { ms: Number.NaN, text: '', days: -1, y0: 0, y1: 0, y2: 0, y3: 0, m0: 0, m1: 0, d0: 0, d1: 0 };
 
 /** civilFromDays's result: one object reused, as isoFromMs is called in hot loops. */
 const civil = { year: 0, month: 0, day: 0 };
@@ -100,7 +121,8 @@ function daysFromCivil(year: number, month: number, day: number): number {
 /**
  * `Date.parse(text)`, fast for the form `toISOString` writes (`2026-11-21T10:00:00.000Z`, as signals carry their
  * fetchedAt): scoring parses one per signal. Anything else, or a day past the 28th (Date.parse rolls those over),
- * goes to Date.parse, so the result is always Date.parse's.
+ * goes to Date.parse, so the result is always Date.parse's. The digits are checked all at once (each d − 48 in
+ * [0, 9]: no sign bit in their OR, the sign bit in every d − 58), and a day's number is worked out once per day.
  */
 export function parseIsoMs(text: string): number {
   if (
@@ -115,26 +137,41 @@ export function parseIsoMs(text: string): number {
   ) {
     return Date.parse(text);
   }
-  const year = digits(text, 0, 4);
-  const month = digits(text, 5, 2);
-  const day = digits(text, 8, 2);
-  const h = digits(text, 11, 2);
-  const m = digits(text, 14, 2);
-  const s = digits(text, 17, 2);
-  const ms = digits(text, 20, 3);
-  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && h >= 0 && h <= 23 && m >= 0 && m <= 59 && s >= 0 && s <= 59 && ms >= 0)) {
-    return Date.parse(text);
+  const y0 = text.charCodeAt(0) - 48;
+  const y1 = text.charCodeAt(1) - 48;
+  const y2 = text.charCodeAt(2) - 48;
+  const y3 = text.charCodeAt(3) - 48;
+  const mo0 = text.charCodeAt(5) - 48;
+  const mo1 = text.charCodeAt(6) - 48;
+  const d0 = text.charCodeAt(8) - 48;
+  const d1 = text.charCodeAt(9) - 48;
+  const h0 = text.charCodeAt(11) - 48;
+  const h1 = text.charCodeAt(12) - 48;
+  const mi0 = text.charCodeAt(14) - 48;
+  const mi1 = text.charCodeAt(15) - 48;
+  const s0 = text.charCodeAt(17) - 48;
+  const s1 = text.charCodeAt(18) - 48;
+  const ms0 = text.charCodeAt(20) - 48;
+  const ms1 = text.charCodeAt(21) - 48;
+  const ms2 = text.charCodeAt(22) - 48;
+  const any = y0 | y1 | y2 | y3 | mo0 | mo1 | d0 | d1 | h0 | h1 | mi0 | mi1 | s0 | s1 | ms0 | ms1 | ms2;
+  // prettier-ignore
+  const all = (y0 - 10) & (y1 - 10) & (y2 - 10) & (y3 - 10) & (mo0 - 10) & (mo1 - 10) & (d0 - 10) & (d1 - 10) & (h0 - 10) &
+    (h1 - 10) & (mi0 - 10) & (mi1 - 10) & (s0 - 10) & (s1 - 10) & (ms0 - 10) & (ms1 - 10) & (ms2 - 10);
+  if (any < 0 || all >= 0) return Date.parse(text);
+  const month = mo0 * 10 + mo1;
+  const day = d0 * 10 + d1;
+  const h = h0 * 10 + h1;
+  const m = mi0 * 10 + mi1;
+  const s = s0 * 10 + s1;
+  if (!(month >= 1 && month <= 12 && day >= 1 && day <= 28 && h <= 23 && m <= 59 && s <= 59)) return Date.parse(text);
+  const date = ((y0 * 1000 + y1 * 100 + y2 * 10 + y3) * 16 + month) * 32 + day;
+  if (date !== parsed.date) {
+    parsed.date = date;
+    parsed.days = daysFromCivil(y0 * 1000 + y1 * 100 + y2 * 10 + y3, month, day);
   }
-  return daysFromCivil(year, month, day) * DAY_MS + ((h * 60 + m) * 60 + s) * 1000 + ms;
+  return parsed.days * DAY_MS + ((h * 60 + m) * 60 + s) * 1000 + ms0 * 100 + ms1 * 10 + ms2;
 }
 
-/** The decimal number in text[from, from + length), or -1 if any of it is not a digit. */
-function digits(text: string, from: number, length: number): number {
-  let value = 0;
-  for (let i = from; i < from + length; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    value = value * 10 + d;
-  }
-  return value;
-}
+/** parseIsoMs's last date (year, month, day packed) and its day number. */
+const parsed = { date: -1, days: 0 };

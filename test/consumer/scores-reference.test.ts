@@ -158,6 +158,27 @@ describe('computeScores against the straightforward reference', () => {
     );
   });
 
+  it('ranks a registry-sized report (places by counting sort, ties by name) as the reference does', () => {
+    // Past the count where subjects are placed by a counting sort; names share prefixes, as a registry's do.
+    const signals: ReadSignal[] = [];
+    for (let i = 0; i < 17_000; i++) {
+      const subject = uaid(`agent-${(i * 7919) % 17_000}.example.com`, i % 10 === 0 ? 'mcp' : 'a2a');
+      for (let k = 0; k <= i % 4; k++) {
+        const at = T0 + signals.length;
+        signals.push({
+          sequenceNumber: signals.length + 1,
+          consensusTimestamp: `${Math.floor(at / 1000)}.${String((at % 1000) * 1_000_000).padStart(9, '0')}`,
+          consensusAt: new Date(at).toISOString(),
+          payerAccountId: '0.0.1001',
+          index: 0,
+          message: { subject, signal: 'availability.probe', status: 'ok', fetchedAt: new Date(T0).toISOString(), run: runId(k), data: { reachable: (i + k) % 3 !== 0, score: (i + k) % 3 !== 0 ? 100 : 0, latencyMs: 100 + k } },
+        } as unknown as ReadSignal);
+      }
+    }
+    const options = { now: new Date(T0 + 60_000), labels: { [uaid('agent-5.example.com')]: 'agent-5.example.co' } };
+    expect(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options))).toBe(JSON.stringify(referenceScores(signals, DEFAULT_SCORING_CONFIG, options)));
+  });
+
   it('compiles a config once per config object', () => {
     const config = parseScoringConfig(DEFAULT_SCORING_CONFIG);
     expect(compileScoringConfig(config)).toBe(compileScoringConfig(config));

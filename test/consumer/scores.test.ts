@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { computeScores, percentile } from '../../src/consumer/scores.js';
+import { computeScores, percentile, type SubjectScore } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
 import { buildSignalV2 } from '../../src/signals/build-v2.js';
 import { RUN_KEY, agent, evalResult as evalFixture } from '../signals/fixtures.js';
+import { referenceScores } from './reference-scores.js';
 
 const A2A = uaid('calc.example.com', 'a2a');
 const MCP = uaid('files.mcp.dev', 'mcp');
@@ -149,6 +150,30 @@ describe('computeScores — default adapters', () => {
     const c = uaid('c.example', 'mcp');
     const r = score([...probes(b, 5), ...probes(a, 5, { firstSeq: 10 }), ...probes(c, 2, { firstSeq: 20 })]);
     expect(r.subjects.map((s) => s.nativeId)).toEqual(['a.example', 'b.example', 'c.example']);
+  });
+
+  it('ranks as the reference does when a hand-built config puts confidence above 1 (stale factor 2, past the schema)', () => {
+    const config: ScoringConfig = { ...DEFAULT_SCORING_CONFIG, confidence: { fullAtSamples: 2, staleFactor: 2 } };
+    const names = ['d.example', 'b.example', 'a.example', 'c.example'];
+    const signals = names.flatMap((name, i) => probes(uaid(name, 'mcp'), 1 + (i % 3), { firstSeq: 10 * i + 1, reachable: (k) => k !== 1 }));
+    const options = { now: new Date(T0 + 4 * 24 * HOUR) };
+    const r = computeScores(signals, config, options);
+    expect(Math.max(...r.subjects.map((s) => s.trustConfidence))).toBeGreaterThan(1);
+    expect(JSON.stringify(r)).toBe(JSON.stringify(referenceScores(signals, config, options)));
+  });
+
+  it('subjects scored alike share their trustScores, adapters and bySignal, frozen so that no one edits them for all', () => {
+    const r = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10 })]);
+    const [a, b] = r.subjects as [SubjectScore, SubjectScore];
+    expect(b.trustScores).toBe(a.trustScores);
+    expect(b.adapters).toBe(a.adapters);
+    expect(b.counts.bySignal).toBe(a.counts.bySignal);
+    expect(b.components).not.toBe(a.components);
+    expect(() => {
+      a.trustScores.total = 1;
+    }).toThrow(TypeError);
+    expect(() => a.adapters.push(a.adapters[0]!)).toThrow(TypeError);
+    expect(Object.isFrozen(a.adapters[0])).toBe(true);
   });
 
   it('marks the publisher filter', () => {
