@@ -28,10 +28,12 @@ function time(label, fn) {
   const { user, system } = process.cpuUsage(cpu);
   const ms = ns / 1e6;
   // CPU time too: on a shared machine the wall time includes waiting for a core.
+  const cpuNs = ((user + system) * 1000) / N;
+  // Replies/s by CPU time too: what one core would do, whatever else the machine runs.
   console.log(
     `${label.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms / ${N.toLocaleString('en-US')}  ` +
       `${(ns / N).toFixed(0).padStart(5)} ns each  ${Math.round(N / (ns / 1e9)).toLocaleString('en-US').padStart(11)}/s  ` +
-      `(CPU ${(((user + system) * 1000) / N).toFixed(0)} ns each)`,
+      `(CPU ${(cpuNs / 1000).toFixed(3)} µs each, ${Math.round(1e9 / cpuNs).toLocaleString('en-US')}/s of CPU; load ${os.loadavg()[0].toFixed(1)})`,
   );
 }
 
