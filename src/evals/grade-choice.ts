@@ -1,5 +1,5 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
-import { DEFAULT_GRADER, EMPTY_RESULT, gradeResult } from './grade-result.js';
+import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
 import { codeAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseResponse, readsAt, unparseableReason } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
@@ -36,6 +36,33 @@ function longestFirst(texts: readonly string[], which: readonly number[]): numbe
 }
 
 /**
+ * What grading needs of one option text, kept by text: a run makes a new question object per agent (its options
+ * shuffled), but the texts come from a bank of a few hundred questions, so the same strings come back again and
+ * again. Bounded: cleared when full.
+ */
+interface OptionFacts {
+  /** Normalised and lower-cased. */
+  text: string;
+  /** Holds a standalone A–D of its own (`Vitamin D`). */
+  lettered: boolean;
+}
+const OPTION_FACTS_LIMIT = 4096;
+const optionFactsByText = new Map<string, OptionFacts>();
+
+function optionFacts(option: string): OptionFacts {
+  let facts = optionFactsByText.get(option);
+  if (facts === undefined) {
+    if (optionFactsByText.size >= OPTION_FACTS_LIMIT) optionFactsByText.clear();
+    facts = {
+      text: normaliseOption(option),
+      lettered: nextUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option, 0) !== -1,
+    };
+    optionFactsByText.set(option, facts);
+  }
+  return facts;
+}
+
+/**
  * The options as the grader needs them, worked out once per question (`prepareChoiceQuestion`): the normalised,
  * lower-cased texts, and which options hold a standalone A–D of their own (`Vitamin D`), masked before the letter
  * scan. A bare-letter reply needs neither, so neither is computed before a reply needs it.
@@ -48,7 +75,7 @@ class PreparedOptions {
 
   /** Normalised, lower-cased option texts, in the asked order. */
   get texts(): string[] {
-    this.normalised ??= this.options.map(normaliseOption);
+    this.normalised ??= this.options.map((o) => optionFacts(o).text);
     return this.normalised;
   }
 
@@ -63,7 +90,7 @@ class PreparedOptions {
     if (this.letteredIndices === undefined) {
       const out: number[] = [];
       this.options.forEach((o, i) => {
-        if (nextUpperLetter(NON_ASCII.test(o) ? o.normalize('NFKC') : o, 0) !== -1) out.push(i);
+        if (optionFacts(o).lettered) out.push(i);
       });
       this.letteredIndices = out.length === 0 ? out : longestFirst(this.texts, out);
     }
@@ -445,7 +472,7 @@ function extract(normalised: string, p: PreparedOptions, lastAnswer: boolean): n
 const REASONS = ['invalid-option', 'conflict', 'ambiguous'];
 
 function grade(prepared: PreparedOptions, answer: Letter, response: string, grader: GraderId | undefined): GradeResult {
-  if (isBlank(response)) return { ...EMPTY_RESULT };
+  if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
   const normalised = normaliseResponse(response);
   const got = extract(normalised, prepared, (grader ?? DEFAULT_GRADER) === 'last-answer@1');
   if (got < 0) return gradeResult('unparseable', null, false, got === NO_ANSWER ? unparseableReason(normalised, 'no-answer') : REASONS[-got - 1]);
@@ -470,9 +497,9 @@ export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
  * Grades a SimpleScience response against the options as asked. `first-token@1` (default): a lone letter,
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
- * A run grades each question object once, so nothing is kept between calls (a cache keyed by question object costs
- * more than it saves there; the options are prepared only as far as the reply needs); to grade many replies to one
- * question, prepare it once with `prepareChoiceQuestion`.
+ * A run grades each question object once, so nothing is kept per question object (such a cache would never hit
+ * there); what each option text needs is kept by text instead (`optionFacts`), and the options are prepared only as
+ * far as the reply needs. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
   return grade(new PreparedOptions([...question.options]), question.answer, response, opts.grader);

@@ -1,5 +1,5 @@
 import type { GradeResult, GraderId } from './types.js';
-import { DEFAULT_GRADER, EMPTY_RESULT, gradeResult } from './grade-result.js';
+import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
 import { codeAt, isBlank, isDigit, isSpace, isWordChar, normaliseResponse, readsAt, unparseableReason } from './normalise.js';
 
 export interface GradeMathOptions {
@@ -126,6 +126,41 @@ function markerAt(text: string, at: number): number {
   return codeAt(text, i) === 58 /* : */ ? i + 1 : -1;
 }
 
+/**
+ * The ends of the answer markers of `text`, in order, into `ends`; their count. Candidates come from the native
+ * `indexOf` (`answer` in the lower-cased text, `####`), far cheaper than trying the marker at every char; the
+ * markers never overlap one another, so each candidate is tried where the regex would try it. A text that
+ * lower-casing changes in length is tried char by char.
+ */
+function findMarkers(text: string): number {
+  let count = 0;
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) {
+    for (let p = 0; p < text.length; p++) {
+      const end = markerAt(text, p);
+      if (end === -1) continue;
+      count = pushEnd(count, end);
+      p = end - 1;
+    }
+    return count;
+  }
+  for (let p = text.indexOf('####'); p !== -1; p = text.indexOf('####', p + 4)) count = pushEnd(count, p + 4);
+  const hashes = count;
+  for (let q = lower.indexOf('answer'); q !== -1; q = lower.indexOf('answer', q + 6)) {
+    const end = q >= 6 && readsAt(text, q - 6, 'final ') ? q + 6 : markerAt(text, q);
+    if (end !== -1) count = pushEnd(count, end);
+  }
+  // Two runs of ascending ends: in order for the search from the last.
+  if (hashes > 0 && count > hashes) ends.subarray(0, count).sort();
+  return count;
+}
+
+function pushEnd(count: number, end: number): number {
+  if (count === ends.length) ends = grow(ends);
+  ends[count] = end;
+  return count + 1;
+}
+
 /** The numbers' starts and ends, reused from reply to reply (grown when a reply holds more). */
 let starts: Int32Array = new Int32Array(64);
 let ends: Int32Array = new Int32Array(64);
@@ -135,7 +170,7 @@ const operandTexts: string[] = ['', ''];
 
 function operandText(slot: number, operand: number): string {
   if (slot >= operandValues.length) return String(operand);
-  if (!Object.is(operandValues[slot], operand)) {
+  if (operandValues[slot] !== operand) {
     operandValues[slot] = operand;
     operandTexts[slot] = String(operand);
   }
@@ -155,14 +190,7 @@ function lastAnswer(marked: string, operands: readonly number[]): void {
     return;
   }
   // The markers' ends, last first: the first with a number after it wins.
-  let count = 0;
-  for (let p = 0; p < marked.length; p++) {
-    const end = markerAt(marked, p);
-    if (end === -1) continue;
-    if (count === ends.length) ends = grow(ends);
-    ends[count++] = end;
-    p = end - 1;
-  }
+  let count = findMarkers(marked);
   for (let i = count - 1; i >= 0; i--) {
     tokenStart = answerNumber(marked, ends[i]!);
     if (tokenStart !== -1) {
@@ -212,12 +240,23 @@ function grow(array: Int32Array): Int32Array {
   return bigger;
 }
 
+/** The canonical form of the expected answer seen last: one question is graded for many replies. */
+let lastExpected = NaN;
+let lastExpectedText = 'NaN';
+function expectedText(expected: number): string {
+  if (expected !== lastExpected) {
+    lastExpected = expected;
+    lastExpectedText = canonicalNumber(String(expected));
+  }
+  return lastExpectedText;
+}
+
 /**
  * Grades a SimpleMath response. `first-token@1` (default) follows the seed literally: the first numeric token
  * of the normalised response. `last-answer@1`: see {@link lastAnswer}.
  */
 export function gradeMath(response: string, expected: number, opts: GradeMathOptions = {}): GradeResult {
-  if (isBlank(response)) return { ...EMPTY_RESULT };
+  if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
   const normalised = normaliseResponse(response);
   let text = normalised;
   if ((opts.grader ?? DEFAULT_GRADER) === 'last-answer@1') {
@@ -230,7 +269,7 @@ export function gradeMath(response: string, expected: number, opts: GradeMathOpt
   }
   if (tokenStart === -1) return gradeResult('unparseable', null, false, unit ? 'unit' : unparseableReason(normalised, 'no-number'));
   const answer = canonicalRange(text, tokenStart, tokenEnd);
-  const correct = answer === canonicalNumber(String(expected));
+  const correct = answer === expectedText(expected);
   const compliant = text === normalised ? tokenStart === 0 && tokenEnd === text.length : normalised === text.slice(tokenStart, tokenEnd);
   return gradeResult(correct ? 'correct' : 'wrong', answer, compliant);
 }
