@@ -5,6 +5,7 @@ import os from 'node:os';
 import { createRng, gradeChoice, gradeMath, loadScienceBank, pickScienceQuestion, prepareChoiceQuestion } from '../dist/evals/index.js';
 
 const N = 100_000;
+const WARM_UP = 50_000;
 const MATH = [
   '95', '  95\n', '95.', '95.0', 'The answer is **95**.', '$\\boxed{95}$', 'Answer: 95', '37 + 58 = 95',
   '95 is the sum of 37 and 58', '7+8=15, carry 1, 3+5+1=9, so 95', 'Answer: 95 (37+58)', '−95', '1,095', '９５',
@@ -20,7 +21,8 @@ const SCIENCE = [
 const Q = { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' };
 
 function time(label, fn) {
-  for (let i = 0; i < 10_000; i++) fn(i); // warm-up
+  // Warm-up long enough that the JIT has compiled the graders before the clock starts (its threads count in cpuUsage).
+  for (let i = 0; i < WARM_UP; i++) fn(i);
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < N; i++) fn(i);
@@ -28,15 +30,17 @@ function time(label, fn) {
   const { user, system } = process.cpuUsage(cpu);
   const ms = ns / 1e6;
   // CPU time too: on a shared machine the wall time includes waiting for a core.
+  const cpuNs = ((user + system) * 1000) / N;
+  // Replies/s by CPU time too: what one core would do, whatever else the machine runs.
   console.log(
     `${label.padEnd(58)} ${ms.toFixed(1).padStart(7)} ms / ${N.toLocaleString('en-US')}  ` +
       `${(ns / N).toFixed(0).padStart(5)} ns each  ${Math.round(N / (ns / 1e9)).toLocaleString('en-US').padStart(11)}/s  ` +
-      `(CPU ${(((user + system) * 1000) / N).toFixed(0)} ns each)`,
+      `(CPU ${(cpuNs / 1000).toFixed(3)} µs each, ${Math.round(1e9 / cpuNs).toLocaleString('en-US')}/s of CPU; load ${os.loadavg()[0].toFixed(1)})`,
   );
 }
 
 console.log(
-  `bench-graders: grading 100,000 responses (lower is better; goal ≥ 2,000,000/s for both evals); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  `bench-graders: grading 100,000 responses per row after ${WARM_UP.toLocaleString('en-US')} warm-up gradings (goal ≥ 2,000,000/s for both evals); load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
 );
 for (const grader of ['first-token@1', 'last-answer@1']) {
   const opts = { grader, operands: [37, 58] };

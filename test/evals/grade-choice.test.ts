@@ -70,6 +70,18 @@ const FIRST_TOKEN: Row[] = [
   ['I cannot answer that.', 'unparseable', null, false, 'refusal'],
   ['Answer: E', 'unparseable', null, false, 'no-answer'],
   ['Water boils at 100 °C, so B', 'correct', 'B', false], // °C is a unit, not the letter C
+  // Edges of the char-code letter and anchor scanners.
+  ['CHOICE: (d)', 'wrong', 'D', false], // anchors in any case, a bracket before the letter
+  ['ANSWER IS b', 'correct', 'B', false],
+  ['answer isb', 'correct', 'B', false], // as the regex reads it: `is`, then the letter
+  ['Answers: b', 'unparseable', null, false, 'no-answer'], // `Answers` is not an anchor; a lowercase b is no letter
+  ['option-c, or so', 'wrong', 'C', false],
+  ['The answer: B. Carbon dioxide', 'correct', 'B', false], // no `is`: the anchor still reads the letter
+  ['Final answer: C) Carbon dioxide', 'unparseable', null, false, 'conflict'], // a qualified prefix before a leading letter
+  ['THE CORRECT ANSWER IS (A). Oxygen', 'wrong', 'A', false],
+  ['İ think B', 'correct', 'B', false], // lower-casing changes the length: the letters are scanned char by char
+  ['Ｃａｒｂｏｎ　ｄｉｏｘｉｄｅ', 'correct', 'B', false], // full-width option text
+  ['A\tplant, so B', 'correct', 'B', false], // a tab before the article's word
 ];
 
 const LAST_ANSWER: Row[] = [

@@ -66,6 +66,15 @@ const EXPECTED_OTHER: [string, number, GradeOutcome, string | null, boolean][] =
   ['1,23', 123, 'wrong', '1', false], // not a thousands group
   ['56', 56, 'correct', '56', true],
   ['７×８＝５６', 56, 'wrong', '7', false],
+  ['1,234,5678', 1, 'correct', '1', false], // a group of four digits: no thousands separator anywhere
+  ['0.5,123,456', 5, 'wrong', '0.5', false], // a group after a decimal is not a thousands group
+  ['x,123 and 4,567', 4567, 'wrong', '123', false],
+  ['\\fbox{4}\\,\\text{2}', 42, 'correct', '42', true], // LaTeX wrappers and thin spaces
+  ['```js\n95\n```', 95, 'correct', '95', true], // a fence and its language word
+  ['\\$95', 95, 'correct', '95', true],
+  ['snake_case 7*8 = 56', 56, 'wrong', '7', false], // `_` and `*` between letters or digits stay
+  ['－４２', -42, 'correct', '-42', true], // full-width minus and digits
+  ['４２…', 42, 'correct', '42', false], // an ellipsis folds to three dots
 ];
 
 const LAST_ANSWER: Row[] = [
@@ -91,6 +100,15 @@ const LAST_ANSWER: Row[] = [
   ['$\\boxed{95}$', 'correct', '95', true], // #6
   ['37 and 58', 'wrong', '58', false], // only echoes: the last number
   ['The total is 95, not 37 or 58', 'correct', '95', false],
+  // Edges of the char-code marker and token scanners.
+  ['Answer: 0#### 9', 'wrong', '9', false], // `####` right after a number is still a marker
+  ['###### 95', 'correct', '95', false], // a run of six `#`: one marker
+  ['FINAL ANSWER 95', 'correct', '95', false], // markers in any case
+  ['answer   : 95', 'correct', '95', false], // spaces before the colon
+  ['answers: 12, so 95', 'correct', '95', false], // `answers:` is no marker: the last non-echo number
+  ['Answer: 95%, no: 95', 'correct', '95', false], // a percentage after the marker is skipped
+  ['-037 + 058 = 95', 'correct', '95', false], // echoes compare by value
+  ['37 + 58 = -0095.00', 'wrong', '-95', false],
 ];
 
 describe('gradeMath first-token@1 (default)', () => {
@@ -143,6 +161,10 @@ describe('canonicalNumber', () => {
     ['-0', '0'],
     ['-0.50', '-0.5'],
     ['0.0', '0'],
+    ['-007', '-7'],
+    ['-007.10', '-7.1'],
+    ['-0.000', '0'],
+    ['000', '0'],
   ])('%s → %s', (input, output) => {
     expect(canonicalNumber(input)).toBe(output);
   });

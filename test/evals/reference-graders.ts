@@ -58,7 +58,7 @@ function stripEmphasis(text: string): string {
  * Trim; NFKC (full-width digits and letters), Unicode minus → `-`; markdown emphasis, code ticks and fences;
  * `$…$`, `\(…\)`, `\boxed{}`, `\text{}`; thousands separators; one trailing period.
  */
-function normaliseResponse(response: string, options: NormaliseOptions = {}): string {
+export function normaliseResponse(response: string, options: NormaliseOptions = {}): string {
   let t = response;
   if (NON_ASCII.test(t)) {
     t = t.normalize('NFKC').replace(UNICODE_MINUS, '-').replace(CURLY_APOSTROPHE, "'");

@@ -4,7 +4,8 @@ import { canonicalNumber, gradeMath } from '../../src/evals/grade-math.js';
 import { gradeChoice, prepareChoiceQuestion, type ChoiceQuestion } from '../../src/evals/grade-choice.js';
 import { loadScienceBank, scienceQuestionFromEntry } from '../../src/evals/science.js';
 import { GRADER_IDS } from '../../src/evals/grade-result.js';
-import { referenceCanonicalNumber, referenceGradeChoice, referenceGradeMath } from './reference-graders.js';
+import { normaliseResponse as referenceNormaliseResponse, referenceCanonicalNumber, referenceGradeChoice, referenceGradeMath } from './reference-graders.js';
+import { normaliseResponse } from '../../src/evals/normalise.js';
 
 /** Pieces the graders' rules turn on: digits, signs, dots, letters A–D and their neighbours, wrappers, spaces of every kind, markers. */
 const PIECES = [
@@ -13,7 +14,12 @@ const PIECES = [
   '\\boxed{', '\\text{', '}', '{', '#### ', 'Answer: ', 'answer is ', 'final answer', 'Option ', 'choice ', 'the ',
   'The answer is ', 'correct ', 'or ', 'is ', 'Oxygen', 'Carbon dioxide', 'oxygenated', 'Vitamin D', '3D', 'B12',
   '−', '９', 'Ｂ', '’', 'e', '1e2', "I can't", 'I am sorry', '. ', '!', '?',
+  // Folded char by char (full-width punctuation, dashes, ellipsis, signs) or not (combining marks, İ, Kelvin sign).
+  '…', '，', '＄', '＼', '＊', '｀', '–', '×', '\u0301', 'İ', '\u212a', 'ſ', '\\fbox{', '\\textbf {', '\\(', '\\$',
+  '1,234,567', ',123', '12,3456', 'Choice: ', 'ANSWER IS ', 'option(', 'ＡＮＳＷＥＲ', 'answers', 'FINAL ANSWER ', '###',
 ];
+/** More runs locally (`GRADER_PROPERTY_RUNS=200000`) before changing a grader; the default keeps the suite quick. */
+const RUNS = Number(process.env.GRADER_PROPERTY_RUNS ?? 6000);
 const reply = fc.array(fc.constantFrom(...PIECES), { maxLength: 14 }).map((parts) => parts.join(''));
 const anyText = fc.oneof(reply, fc.string({ maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 12 }));
 
@@ -24,7 +30,16 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
         const opts = { grader, operands: [37, 58] };
         expect(gradeMath(response, expected, opts)).toEqual(referenceGradeMath(response, expected, opts));
       }),
-      { numRuns: 6000 },
+      { numRuns: RUNS },
+    );
+  });
+
+  it('normaliseResponse: every reply, with and without the boxed marker', () => {
+    fc.assert(
+      fc.property(anyText, fc.boolean(), (response, markBoxed) => {
+        expect(normaliseResponse(response, { markBoxed })).toBe(referenceNormaliseResponse(response, { markBoxed }));
+      }),
+      { numRuns: RUNS },
     );
   });
 
@@ -49,7 +64,7 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
         expect(gradeChoice(response, q, { grader })).toEqual(expected);
         expect(prepareChoiceQuestion(q)(response, { grader })).toEqual(expected);
       }),
-      { numRuns: 6000 },
+      { numRuns: RUNS },
     );
   });
 });
