@@ -175,7 +175,7 @@ export function startPacking(options: StartPackingOptions): Packing {
 
   // What it holds is bounded by the publisher's back-pressure (a few thousand signals): a small heap keeps the
   // run's RSS down, and a limit hit stops the run (resumable) instead of growing without bound.
-  const worker = new Worker(ENTRY, { workerData: packing, resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 } });
+  const worker = new Worker(ENTRY, { workerData: packing, resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 4 } });
   worker.unref();
   /** Signals handed over in this turn of the event loop: posted together, one message per turn. */
   let batch: string[] = [];
