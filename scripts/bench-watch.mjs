@@ -44,10 +44,13 @@ const WATCH_NODE_FLAG = '--max-semi-space-size=4';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (process.argv.includes('--load')) await loadGenerator();
-// The live-heap figure needs a collectable heap: re-run with --expose-gc, and with the V8 flag bin/hcs25 gives
-// `hcs25 watch` (its young generation held at two 4 MB semi-spaces), so the watcher measured runs as installed.
+// The live-heap figure needs a collectable heap: re-run with --expose-gc, and as bin/hcs25 starts `hcs25 watch`
+// (its young generation held at two 4 MB semi-spaces, two malloc arenas), so the watcher measured runs as installed.
 else if (typeof globalThis.gc !== 'function') {
-  const r = spawnSync(process.execPath, ['--expose-gc', WATCH_NODE_FLAG, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--expose-gc', WATCH_NODE_FLAG, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+  });
   process.exit(r.status ?? 1);
 } else await watcher();
 
@@ -109,7 +112,7 @@ async function watcher() {
       `watch: ${WARMUP} warm-up + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
         `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured); ` +
         `submission ${inProcess ? 'on the watcher thread (BENCH_WATCH_IN_PROCESS=1)' : 'in its worker thread'}; ` +
-        `node ${process.execArgv.filter((a) => a !== '--expose-gc').join(' ')} as bin/hcs25 runs \`hcs25 watch\``,
+        `node ${process.execArgv.filter((a) => a !== '--expose-gc').join(' ')} and MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} as bin/hcs25 runs \`hcs25 watch\``,
     );
 
     // The load generator reports 'warm' (every warm-up agent on the topic), then 'done' with its latencies.
