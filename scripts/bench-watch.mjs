@@ -10,9 +10,13 @@
  *
  * Memory: a warm-up of BENCH_WATCH_WARMUP registrations (default 1,000) first, until each of them is published; the
  * watcher's RSS then is the reference. Then BENCH_WATCH_AGENTS registrations (default 10,000) are measured: RSS every
- * second across all of them, printed as the band [min, max] relative to the reference (goal: within ±10%). Every 10 s
- * the bench also forces a full GC (global.gc, `--expose-gc`) to print the live heap (what the watcher really holds);
- * the RSS samples are taken as the process runs, so these GCs are the only ones the bench adds.
+ * second across all of them, printed as the band [min, max] relative to the reference (goal: within ±10%). At the
+ * reference and then every 1,000 registrations the watcher has seen, the bench splits RSS after a full GC of both heaps
+ * (global.gc, `--expose-gc`, which the submission worker inherits): the main heap (live, committed, new and old
+ * space), external memory and array buffers, the submission worker's heap (live, committed, new space) and external
+ * memory, and the native rest; then the growth of each part from the first sample to the last. The RSS samples are
+ * taken as the process runs, so these GCs are the only ones the bench adds. BENCH_WATCH_IN_PROCESS=1 submits on the
+ * watcher's thread instead of the worker, to compare.
  * Latency: for every 50th measured agent, the time from its registration to all three of its signals being readable on
  * the topic from the mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 measured registrations.
  * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
@@ -35,26 +39,36 @@ const RATE = Number(process.env.BENCH_WATCH_RATE ?? 125); // registrations per s
 const SAMPLE_EVERY = 50;
 const LAG_MS = 2_000;
 const RUN_SIGNALS = Number(process.env.BENCH_WATCH_RUN_SIGNALS ?? 6_000);
+/** As bin/hcs25 starts `hcs25 watch`. */
+const WATCH_NODE_FLAG = '--max-semi-space-size=4';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (process.argv.includes('--load')) await loadGenerator();
-// The live-heap figure needs a collectable heap: re-run with --expose-gc.
+// The live-heap figure needs a collectable heap: re-run with --expose-gc, and as bin/hcs25 starts `hcs25 watch`
+// (its young generation held at two 4 MB semi-spaces, two malloc arenas), so the watcher measured runs as installed.
 else if (typeof globalThis.gc !== 'function') {
-  const r = spawnSync(process.execPath, ['--expose-gc', ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--expose-gc', WATCH_NODE_FLAG, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
+  });
   process.exit(r.status ?? 1);
 } else await watcher();
 
 async function watcher() {
   const sdk = await import('@hashgraph/sdk');
   const { loadConfig } = await import(DIST('config/load.js'));
-  const { createHcs25Client } = await import(DIST('client.js'));
+  const { createHcs25Client, PIPELINE_TUNING } = await import(DIST('client.js'));
   const { watchRegistry } = await import(DIST('actions/watch-registry.js'));
   const { createSignalTopic } = await import(DIST('publisher/topic.js'));
 
   const emu = await startEmulator({ accounts: 1, mirrorLagMs: LAG_MS });
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-'));
   const config = loadConfig({ cwd: stateDir, env: emulatorEnv(emu), flags: { stateDir, concurrency: 64, budgetMs: 5_000 } });
-  const client = createHcs25Client(config);
+  const { createClient } = await import(DIST('hedera/client.js'));
+  // BENCH_WATCH_IN_PROCESS=1: submission on the watcher's thread (a client given an SDK client submits with it), to
+  // compare RSS with and without the submission worker.
+  const inProcess = process.env.BENCH_WATCH_IN_PROCESS === '1';
+  const client = inProcess ? createHcs25Client(config, { sdk: createClient(config, PIPELINE_TUNING) }) : createHcs25Client(config);
 
   // Simulated agents: every ask answers after 5-20 ms.
   const transportFactory = (agent) => ({
@@ -96,7 +110,9 @@ async function watcher() {
     const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
     console.log(
       `watch: ${WARMUP} warm-up + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
-        `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured)`,
+        `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured); ` +
+        `submission ${inProcess ? 'on the watcher thread (BENCH_WATCH_IN_PROCESS=1)' : 'in its worker thread'}; ` +
+        `node ${process.execArgv.filter((a) => a !== '--expose-gc').join(' ')} and MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} as bin/hcs25 runs \`hcs25 watch\``,
     );
 
     // The load generator reports 'warm' (every warm-up agent on the topic), then 'done' with its latencies.
@@ -127,22 +143,49 @@ async function watcher() {
     const cpu1 = process.cpuUsage();
     const evals0 = status().counters.evaluations;
     const rss = [];
+    // The split, every 1,000 registrations the watcher has seen (after a full GC of its heap): its V8 heap, external
+    // memory, the submission worker's own heap, and the rest of RSS (native: malloc, thread stacks, code).
+    const transport = client.submitTransport();
     const mem = [];
-    let ticks = 0;
+    const split = async (known) => {
+      globalThis.gc();
+      const m = process.memoryUsage();
+      const spaces = Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, x.space_size / 2 ** 20]));
+      const w = (await transport.memory?.({ collect: true })) ?? { heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0, newSpace: 0 };
+      const mb = (x) => x / 2 ** 20;
+      const row = {
+        t: (performance.now() - t0) / 1000,
+        known,
+        rss: mb(m.rss),
+        heap: mb(m.heapUsed),
+        total: mb(m.heapTotal),
+        newSpace: spaces.new_space ?? 0,
+        oldSpace: spaces.old_space ?? 0,
+        external: mb(m.external),
+        buffers: mb(m.arrayBuffers),
+        wHeap: mb(w.heapUsed),
+        wTotal: mb(w.heapTotal),
+        wNew: mb(w.newSpace),
+        wExternal: mb(w.external),
+      };
+      row.native = row.rss - row.total - row.external - row.wTotal - row.wExternal;
+      mem.push(row);
+    };
+    await split(status().agentsKnown);
+    let sampling = false;
     const sampler = setInterval(() => {
-      const t = (performance.now() - t0) / 1000;
-      rss.push({ t, mb: process.memoryUsage().rss / 2 ** 20 });
-      if (++ticks % 10 === 0) {
-        globalThis.gc();
-        const m = process.memoryUsage();
-        const spaces = Object.fromEntries(getHeapSpaceStatistics().map((x) => [x.space_name, { size: x.space_size / 2 ** 20, used: x.space_used_size / 2 ** 20 }]));
-        mem.push({ t, heap: m.heapUsed / 2 ** 20, total: m.heapTotal / 2 ** 20, external: m.external / 2 ** 20, buffers: m.arrayBuffers / 2 ** 20, rss: m.rss / 2 ** 20, spaces });
-      }
+      rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 });
+      const known = status().agentsKnown;
+      if (sampling || known < mem.at(-1).known + 1_000) return;
+      sampling = true;
+      void split(known).finally(() => (sampling = false));
     }, 1_000);
     load.send({ type: 'go' });
     const done = await next();
     clearInterval(sampler);
     const cpu = process.cpuUsage(cpu1);
+    while (sampling) await sleep(10);
+    await split(status().agentsKnown);
     const s = status();
     if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(process.env.BENCH_WATCH_SNAPSHOT);
 
@@ -165,19 +208,22 @@ async function watcher() {
         `last ${mbs.at(-1)?.toFixed(0)} MB (${pctOf(mbs.at(-1) ?? ref)}): band ±${f1(band * 100)}% (goal ±10%)`,
     );
     console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
-    const col = (k) => mem.map((m) => m[k].toFixed(0)).join(' ');
-    // Where RSS goes: V8's heap (live, and what V8 keeps committed around it), external memory, and the rest (native).
-    for (const m of mem) m.native = m.rss - m.total - m.external;
-    console.log(
-      `  after a full GC every 10 s (MB): live heap ${col('heap')} | heap total ${col('total')} | external ${col('external')} (array buffers ${col('buffers')}) | ` +
-        `native (RSS − heap total − external) ${col('native')}`,
-    );
-    if (mem.length > 1) {
-      const sp = (m) => Object.entries(m.spaces).filter(([, v]) => v.size >= 1).map(([k, v]) => `${k} ${v.size.toFixed(0)} (${v.used.toFixed(0)} used)`).join(', ');
-      console.log(`  V8 heap spaces, MB committed, first full-GC sample: ${sp(mem[0])}`);
-      console.log(`  V8 heap spaces, MB committed, last full-GC sample: ${sp(mem.at(-1))}`);
+    // Where RSS goes, per 1,000 registrations; the growth from the first to the last sample, part by part.
+    console.log('  the split, after a full GC per 1,000 registrations (MB): agents known | RSS | main heap used / committed (new space, old space) | external (array buffers) | worker heap used / committed (new space) + external | native rest');
+    for (const m of mem) {
+      console.log(
+        `    ${String(m.known).padStart(6)} | ${m.rss.toFixed(0).padStart(4)} | ${f1(m.heap)} / ${f1(m.total)} (${f1(m.newSpace)}, ${f1(m.oldSpace)}) | ${f1(m.external)} (${f1(m.buffers)}) | ` +
+          `${f1(m.wHeap)} / ${f1(m.wTotal)} (${f1(m.wNew)}) + ${f1(m.wExternal)} | ${f1(m.native)}`,
+      );
     }
-    if (mem.length > 1) console.log(`  live heap per measured agent: ${(((mem.at(-1).heap - mem[0].heap) * 2 ** 20) / (AGENTS * ((mem.at(-1).t - mem[0].t) / (rss.at(-1).t || 1)))).toFixed(0)} B (first to last full-GC sample)`);
+    if (mem.length > 1) {
+      const [a, b] = [mem[0], mem.at(-1)];
+      const d = (k) => `${b[k] >= a[k] ? '+' : ''}${f1(b[k] - a[k])}`;
+      console.log(
+        `  growth over the measured part (MB): RSS ${d('rss')} = main heap committed ${d('total')} (live ${d('heap')}) + external ${d('external')} + worker heap ${d('wTotal')} (live ${d('wHeap')}) + worker external ${d('wExternal')} + native ${d('native')}`,
+      );
+      console.log(`  live heap per measured agent: ${(((b.heap - a.heap) * 2 ** 20) / (b.known - a.known)).toFixed(0)} B (main thread, first to last sample)`);
+    }
     console.log(
       `  watcher CPU over the measured part: ${f1((cpu.user + cpu.system) / 1e6)} s, ${evaluations > 0 ? ((cpu.user + cpu.system) / evaluations).toFixed(0) : '—'} µs per evaluation; ` +
         `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
@@ -192,6 +238,7 @@ async function watcher() {
     stop.abort();
     await watching?.catch((err) => console.error(`the watcher failed: ${err.message}`));
     await client.close().catch(() => undefined);
+    if (inProcess) client.sdk.close();
     await emu.stop();
     rmSync(stateDir, { recursive: true, force: true });
   }

@@ -116,15 +116,6 @@ export async function watchRegistry(client: Hcs25Client, parameters: WatchRegist
   return new Watcher(client, parameters).run();
 }
 
-interface Known {
-  agent: Agent;
-  host: string;
-  /** Where in the cycle the agent is asked, as a fraction of the period. */
-  slot: number;
-  /** Registry sequence of the message that last changed it. */
-  seq: number;
-}
-
 interface Cycle {
   run: string;
   journal: Journal;
@@ -159,7 +150,13 @@ class Watcher {
   private readonly everyMs: number;
   private readonly concurrency: number;
   private readonly limiter: HostLimiter;
-  private readonly known = new Map<string, Known>();
+  /**
+   * Every live agent by subject: the Agent alone (its host and slot are derived when needed), so what the watcher
+   * holds per agent is what it asks with. The registry sequence of its last change is `agent.registrySeq`, or, for
+   * the few updated since they were registered, in `changedAt`.
+   */
+  private readonly known = new Map<string, Agent>();
+  private readonly changedAt = new Map<string, number>();
   /** New or updated agents, asked before scheduled ones. */
   private readonly front = new Set<string>();
   /** Scheduled agents whose slot has come (waiting for a host token, the fee cap or a free slot). */
@@ -281,7 +278,7 @@ class Watcher {
       await Promise.race([initialRead, following, aborted(this.stopping.signal)]);
       // An HCS-10 agent's asks cost a request, its questions and a close, each with a record on our outbound topic.
       let hcs10Agents = 0;
-      for (const k of this.known.values()) if (k.agent.protocol === 'hcs-10') hcs10Agents++;
+      for (const agent of this.known.values()) if (agent.protocol === 'hcs-10') hcs10Agents++;
       const questions = this.evals.filter((kind) => kind !== 'availability').length;
       const askMessages = questions > 0 ? hcs10Agents * (questions + 4) : 0;
       const forecast = BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
@@ -340,6 +337,7 @@ class Watcher {
     for (const change of changes) {
       if (change.type === 'delete') {
         this.known.delete(change.subject);
+        this.changedAt.delete(change.subject);
         this.front.delete(change.subject);
         this.due.delete(change.subject);
         if (this.watchState.reask) delete this.watchState.reask[change.subject];
@@ -347,8 +345,10 @@ class Watcher {
         continue;
       }
       const { agent, seq } = change;
-      const before = this.known.get(agent.subject)?.agent;
-      this.known.set(agent.subject, { agent, host: askHost(agent), slot: slotOf(agent.subject), seq });
+      const before = this.known.get(agent.subject);
+      this.known.set(agent.subject, agent);
+      if (seq !== agent.registrySeq) this.changedAt.set(agent.subject, seq);
+      else this.changedAt.delete(agent.subject);
       // At start, only what changed after the saved cursor is new to us; the rest waits for its slot.
       if (head.initial && seq <= cursor) continue;
       if (head.initial) this.changedWhileDown.add(agent.subject);
@@ -450,13 +450,13 @@ class Watcher {
     }
     for (const [subject, asked] of askedAs) {
       const k = this.known.get(subject);
-      if (k && !sameAsk(asked, k.agent)) this.updatedWhileDown.push(subject);
+      if (k && !sameAsk(asked, k)) this.updatedWhileDown.push(subject);
     }
     this.runs.push(state.start.run);
     const abort = new AbortController();
     // Every agent being asked listens on it: `concurrency` listeners is expected, not a leak.
     setMaxListeners(0, abort.signal);
-    this.schedule ??= { order: [...this.known.keys()].sort((a, b) => this.known.get(a)!.slot - this.known.get(b)!.slot), next: 0 };
+    this.schedule ??= { order: bySlot(this.known.keys()), next: 0 };
     const { order, next } = this.schedule;
     return {
       run: state.start.run,
@@ -576,7 +576,7 @@ class Watcher {
     journal.append({ t: 'resume' });
     const partial: { agent: Agent; lacking: EvalKind[] }[] = [];
     for (const [subject, lacking] of halfAsked(state)) {
-      const agent = this.known.get(subject)?.agent;
+      const agent = this.known.get(subject);
       if (agent) partial.push({ agent, lacking });
       else this.p.onNote?.(`run ${run}: ${subject} lacks ${lacking.join(', ')} and is no longer in the registry: not asked`);
     }
@@ -722,7 +722,7 @@ class Watcher {
     while (c.next < c.order.length) {
       const subject = c.order[c.next]!;
       const k = this.known.get(subject);
-      if (k && k.slot > elapsed) break;
+      if (k && slotOf(subject) > elapsed) break;
       c.next++;
       if (k && !this.front.has(subject)) this.due.add(subject);
     }
@@ -744,7 +744,8 @@ class Watcher {
           if (!c.asking.has(subject)) queue.delete(subject);
           continue;
         }
-        if (blocked.has(k.host)) continue;
+        const host = askHost(k);
+        if (blocked.has(host)) continue;
         // The run is full (counting what is being asked): the cycle goes on in a new run.
         const signals = c.state.results + c.asking.size * this.evals.length;
         if (signals > 0 && signals + lacking.length > (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
@@ -752,14 +753,14 @@ class Watcher {
           c.rotate?.();
           return;
         }
-        const askTinybar = this.askWorstCase(k.agent, lacking);
+        const askTinybar = this.askWorstCase(k, lacking);
         if (!this.budget.tryReserve(lacking.length, askTinybar)) {
           paused = true;
           break;
         }
-        if (this.limiter.take(k.host, lacking.length) > 0) {
+        if (this.limiter.take(host, lacking.length) > 0) {
           this.budget.release(lacking.length, askTinybar);
-          blocked.add(k.host);
+          blocked.add(host);
           continue;
         }
         queue.delete(subject);
@@ -771,13 +772,13 @@ class Watcher {
     this.detail = paused ? `daily fee cap reached; asking resumes at 00:00 UTC (in ${formatDuration(this.budget.msUntilNextDay())})` : undefined;
   }
 
-  private async ask(c: Cycle, k: Known, lacking: EvalKind[]): Promise<void> {
-    const subject = k.agent.subject;
+  private async ask(c: Cycle, agent: Agent, lacking: EvalKind[]): Promise<void> {
+    const subject = agent.subject;
     c.asking.add(subject);
     this.counters.asks += lacking.length;
     let journaled = 0;
     try {
-      for await (const result of this.evaluate(c.state, k.agent, lacking, c.abort.signal)) {
+      for await (const result of this.evaluate(c.state, agent, lacking, c.abort.signal)) {
         // Cut short: an answer not journaled is asked again after a restart, never published twice.
         if (c.abort.signal.aborted) break;
         await c.channel.push(buildSignal(result, { run: c.run, runKey: c.runKey }));
@@ -792,7 +793,7 @@ class Watcher {
     } catch (err) {
       if (!c.abort.signal.aborted) this.error(err);
     } finally {
-      this.budget.release(lacking.length - journaled, this.askWorstCase(k.agent, lacking));
+      this.budget.release(lacking.length - journaled, this.askWorstCase(agent, lacking));
       c.asking.delete(subject);
       if (c.asking.size === 0) c.onIdle?.();
       this.tick();
@@ -888,8 +889,8 @@ class Watcher {
     this.savedAt = this.now();
     if (this.follower && this.follower.seq > 0) {
       let seq = this.follower.seq;
-      for (const s of this.front) seq = Math.min(seq, (this.known.get(s)?.seq ?? seq + 1) - 1);
-      for (const c of this.open) for (const s of c.asking) seq = Math.min(seq, (this.known.get(s)?.seq ?? seq + 1) - 1);
+      for (const s of this.front) seq = Math.min(seq, (this.seqOf(s) ?? seq + 1) - 1);
+      for (const c of this.open) for (const s of c.asking) seq = Math.min(seq, (this.seqOf(s) ?? seq + 1) - 1);
       this.watchState.cursor = { seq, consensusTimestamp: this.follower.consensusTimestamp };
     }
     // One write at a time (they share the temporary file), each with the state as it was when asked for.
@@ -900,6 +901,11 @@ class Watcher {
   }
 
   private saving: Promise<void> = Promise.resolve();
+
+  /** Registry sequence of the message that last changed a known agent. */
+  private seqOf(subject: string): number | undefined {
+    return this.changedAt.get(subject) ?? this.known.get(subject)?.registrySeq;
+  }
 
   private error(err: unknown): void {
     this.counters.errors++;
@@ -926,6 +932,12 @@ function halfAsked(state: RunState): Map<string, EvalKind[]> {
 
 export function slotOf(subject: string): number {
   return createHash('sha256').update(subject).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/** Subjects in slot order (each slot hashed once). */
+function bySlot(subjects: Iterable<string>): string[] {
+  const slotted = Array.from(subjects, (subject) => ({ subject, slot: slotOf(subject) }));
+  return slotted.sort((a, b) => a.slot - b.slot).map((x) => x.subject);
 }
 
 function questionOptions(state: RunState): Pick<EvaluateAgentsParameters, 'grader' | 'scienceBank'> {

@@ -58,6 +58,19 @@ export function hcs14Proto(protocol: Protocol): string {
  * reach it); otherwise the endpoint's host is the native id.
  */
 export async function buildUaid(input: UaidInput): Promise<string> {
+  return flat(await sdkUaid(input));
+}
+
+/**
+ * `s` as one flat string. The SDK builds a UAID piece by piece (its base58 id a character at a time), and V8 keeps
+ * such a string as a tree of every piece (about 1.4 KB for a 130-character UAID) until something flattens it: a
+ * watcher or a registry-wide run holds one per agent.
+ */
+function flat(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
+
+async function sdkUaid(input: UaidInput): Promise<string> {
   const { createUaid } = await loadSdk();
   const version = input.version?.trim() || '1.0.0';
   const skills = [...new Set(input.skills ?? [])];

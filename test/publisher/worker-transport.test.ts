@@ -135,4 +135,16 @@ describe('Submitter through the worker transport', () => {
     const { state } = await readJournal(journal.path);
     expect(state.signals.get('w-dead-0')?.txIds).toHaveLength(1);
   });
+
+  it("reports the worker's own heap, and nothing once it has stopped", async () => {
+    const transport = worker();
+    const memory = await transport.memory();
+    expect(memory).toBeDefined();
+    expect(memory!.heapUsed).toBeGreaterThan(0);
+    expect(memory!.heapTotal).toBeGreaterThanOrEqual(memory!.heapUsed);
+    expect(memory!.newSpace).toBeGreaterThan(0);
+    expect(memory!.newSpace).toBeLessThan(memory!.heapTotal);
+    await transport.close();
+    expect(await transport.memory()).toBeUndefined();
+  });
 });
