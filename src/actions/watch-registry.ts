@@ -279,7 +279,7 @@ class Watcher {
       // An HCS-10 agent's asks cost a request, its questions and a close, each with a record on our outbound topic.
       let hcs10Agents = 0;
       for (const agent of this.known.values()) if (agent.protocol === 'hcs-10') hcs10Agents++;
-      const questions = this.evals.filter((kind) => kind !== 'availability').length;
+      const questions = questionsOf(this.evals);
       const askMessages = questions > 0 ? hcs10Agents * (questions + 4) : 0;
       const forecast = BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
       const perDay = (forecast * 86_400_000n) / BigInt(this.everyMs);
@@ -764,7 +764,7 @@ class Watcher {
           continue;
         }
         queue.delete(subject);
-        void this.ask(c, k, lacking);
+        void this.ask(c, k, lacking, askTinybar);
       }
       if (paused) break;
     }
@@ -772,7 +772,8 @@ class Watcher {
     this.detail = paused ? `daily fee cap reached; asking resumes at 00:00 UTC (in ${formatDuration(this.budget.msUntilNextDay())})` : undefined;
   }
 
-  private async ask(c: Cycle, agent: Agent, lacking: EvalKind[]): Promise<void> {
+  /** `askTinybar`: what tick() reserved for asking over HCS-10 (askWorstCase), released once the asks are over. */
+  private async ask(c: Cycle, agent: Agent, lacking: EvalKind[], askTinybar: bigint): Promise<void> {
     const subject = agent.subject;
     c.asking.add(subject);
     this.counters.asks += lacking.length;
@@ -793,7 +794,7 @@ class Watcher {
     } catch (err) {
       if (!c.abort.signal.aborted) this.error(err);
     } finally {
-      this.budget.release(lacking.length - journaled, this.askWorstCase(agent, lacking));
+      this.budget.release(lacking.length - journaled, askTinybar);
       c.asking.delete(subject);
       if (c.asking.size === 0) c.onIdle?.();
       this.tick();
@@ -808,7 +809,7 @@ class Watcher {
    */
   private askWorstCase(agent: Agent, lacking: EvalKind[]): bigint {
     if (agent.protocol !== 'hcs-10') return 0n;
-    const questions = BigInt(lacking.filter((kind) => kind !== 'availability').length);
+    const questions = BigInt(questionsOf(lacking));
     if (questions === 0n) return 0n;
     const topicFees = this.p.hcs10?.topicFees;
     const feePerRequest = topicFees?.allow ? hbarToTinybar(topicFees.maxHbar) : 0n;
@@ -932,6 +933,11 @@ function halfAsked(state: RunState): Map<string, EvalKind[]> {
 
 export function slotOf(subject: string): number {
   return createHash('sha256').update(subject).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/** How many of `kinds` ask the agent a question (the availability probe asks none). */
+function questionsOf(kinds: readonly EvalKind[]): number {
+  return kinds.filter((kind) => kind !== 'availability').length;
 }
 
 /** Subjects in slot order (each slot hashed once). */

@@ -186,9 +186,9 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   async function rescoreLoop(): Promise<void> {
     while (!signal.aborted) {
       try {
-        await store.markStale();
         const r = await store.rescoreDirty({ limit: Math.max(1, options.rescoreLimit ?? 200) });
-        if (r.more) continue;
+        // Scores that turned stale with time alone are looked for once the dirty ones are done, not every round.
+        if (r.more || (await store.markStale()) > 0) continue;
       } catch (err) {
         if (signal.aborted) break;
         note(`rescoring: ${errorMessage(err)}`);
