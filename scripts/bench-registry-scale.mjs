@@ -13,7 +13,7 @@
  * garbage pile up to several times the live heap before collecting, and a run that kept every result would die.
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
  * CPU is reported for the whole process (every thread: submission runs in a worker thread since it has its own SDK
- * client) and for the main thread alone (Linux /proc, 10 ms ticks): the evaluation's schedule depends on the latter.
+ * client, and so does packing) and for the main thread alone (Linux /proc, 10 ms ticks): the evaluation's schedule depends on the latter.
  * First the simulated agents alone (BENCH_TRANSPORT_SAMPLE agents, default 5,000: CPU per transport call), then the
  * runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
  * Env: BENCH_AGENTS (default 190000; BENCH_AGENTS=20000 for a quick look), BENCH_CONCURRENCY (1000), BENCH_DEAD
@@ -85,7 +85,7 @@ async function parent() {
   console.log(`whole run: ${(r.runWallMs / 1000).toFixed(1)} s (status ${r.status}); ${r.published}/${r.expected} signals published in ${r.messages} messages (${r.perAgent} per agent; forecast ${r.forecastMessages} = ${(r.forecastMessages / r.agents).toFixed(3)} per agent)`);
   const perSignal = (ms) => ((ms * 1000) / (r.agents * EVALS.length)).toFixed(0);
   console.log(`CPU of the run's process (every thread): ${(r.cpuMs / 1000).toFixed(1)} s = ${perSignal(r.cpuMs)} µs per signal`);
-  if (r.mainCpuMs !== undefined) console.log(`CPU of its main thread (evaluation, journal, packing; the submission worker excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
+  if (r.mainCpuMs !== undefined) console.log(`CPU of its main thread (evaluation, building, journal; the submission and packing workers excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
   console.log(`dead agents: ${r.notAsked} evals not asked (probe unreachable); transport calls ${r.calls} for ${r.agents * EVALS.length} signals`);
   console.log(`peak RSS of the run's process: ${rssMb.toFixed(0)} MB (target ≤ ${MAX_RSS_MB} MB)  ${rssMb <= MAX_RSS_MB ? 'OK' : 'OVER'}; heap after the run ${(r.heapAfterMb).toFixed(0)} MB; largest heap sampled ${r.maxHeapMb.toFixed(0)} MB (peaks sampled, MB: ${JSON.stringify(r.peakMb)})`);
   if (ratio > MAX_RATIO || rssMb > MAX_RSS_MB || r.status !== 'complete' || r.published !== r.expected) process.exit(1);

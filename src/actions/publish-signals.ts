@@ -1,8 +1,8 @@
 /**
  * Publish: built signals → the run's signal topic, exactly once. Each result is journaled with its signal; a run with
- * a pack mode (every v2 run) feeds the signals to a SignalPacker and journals each packed message — its bytes and the
- * keys of the signals it carries — before its transaction id is used (a v1 run sends one journaled message per
- * signal). The submitter pipelines submissions under pre-set transaction ids, so a resend after a crash or a lost
+ * a pack mode (every v2 run) feeds the signals to its packers (`publisher/packing.ts`, in a worker thread when it can)
+ * and journals each packed message — its bytes and the keys of the signals it carries — before its transaction id is
+ * used (a v1 run sends one journaled message per signal). The submitter pipelines submissions under pre-set transaction ids, so a resend after a crash or a lost
  * receipt is a DUPLICATE_TRANSACTION, never a second message. What an earlier attempt journaled but never confirmed
  * goes first, under the ids it already has; journaled signals in no pack are packed anew, so a signal is packed once.
  * A flush timer sends a partly filled pack when no signal has completed it for a while: a slow agent does not hold
@@ -14,14 +14,13 @@ import { errorMessage } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { confirmOnMirror, type Expected } from '../publisher/confirm.js';
 import { FeeCapError, FeeMeter, hbarToTinybar } from '../publisher/fees.js';
-import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, packData, settleMessage, type Journal, type RunState } from '../publisher/journal.js';
+import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, settleMessage, type Journal, type RunState } from '../publisher/journal.js';
 import { capHbar, type RunReport } from '../publisher/report.js';
 import { withTransientRetry } from '../publisher/retry.js';
 import { operatorSigner } from '../publisher/signer.js';
+import { startPacking, type PackedOut } from '../publisher/packing.js';
 import { Submitter, SubmitError, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
-import { SignalPacker, signalKey as packSignalKey, type PackedMessage } from '../signals/pack.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
 import type { BuiltSignal } from './build-signals.js';
 
 export interface PublishSignalsParameters {
@@ -47,6 +46,8 @@ export interface PublishSignalsParameters {
 export const READ_BACK_LIMIT = 2_000;
 /** Messages queued or in flight in the submitter, per slot of its window, before the publisher stops pulling signals. */
 const BACKLOG_PER_SLOT = 2;
+/** Signals handed to the packers and not yet in a message, per slot of the submitter's window. */
+const PACKED_PER_SLOT = 16;
 
 export interface PublishSignalsReturnType {
   status: 'complete' | 'stopped' | 'interrupted';
@@ -137,60 +138,24 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         settleMessage(state, key, { txId: o.txId, seq: o.seq, ...(o.duplicate && { duplicate: true }), ...(o.consensusTimestamp && { consensusTimestamp: o.consensusTimestamp }) });
       });
     const mode = start.config.pack;
-    // One packer, or in subject mode one per subject whose signals are still coming (results arrive interleaved).
-    const packers = new Map<string, SignalPacker>();
-    /** When each packer's open message got its first signal: the flush timer sends it `flushMs` later. */
-    const opened = new Map<string, number>();
-    const flushMs = parameters.flushMs ?? 2_000;
-    /** Journal key of each signal in a packer, by the packer's key. */
-    const packing = new Map<string, string>();
-    let timer: NodeJS.Timeout | undefined;
-    const send = (messages: PackedMessage[]) => {
+    const send = (messages: PackedOut[]) => {
       for (const m of messages) {
         const key = `${PACK_KEY_PREFIX}${state.packCount}`;
-        const signals = m.keys.map((k) => packing.get(k)!);
-        for (const k of m.keys) packing.delete(k);
-        const record = { key, encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes.length, signals };
+        const record = { key, encoding: m.encoding, data: m.data, bytes: m.bytes.length, signals: m.keys };
         // Appended before the submitter journals (and syncs) the transaction id: durable before the id is used.
         journal.append({ t: 'pack', ...record });
         applyPack(state, record);
         track(key, s.submit({ key, message: m.bytes }));
       }
     };
-    const schedule = () => {
-      if (timer || opened.size === 0) return;
-      let oldest = Number.POSITIVE_INFINITY;
-      for (const at of opened.values()) oldest = Math.min(oldest, at);
-      timer = setTimeout(onTimer, Math.max(0, oldest + flushMs - Date.now()));
-    };
-    const close = (id: string) => {
-      send(packers.get(id)!.flush());
-      packers.delete(id);
-      opened.delete(id);
-    };
-    function onTimer(): void {
-      timer = undefined;
-      const now = Date.now();
-      for (const [id, at] of opened) if (now - at >= flushMs) close(id);
-      schedule();
-    }
-    const flushAll = () => {
-      clearTimeout(timer);
-      timer = undefined;
-      for (const id of [...packers.keys()]) close(id);
-    };
-    const pack = mode
-      ? (key: string, signal: SignalMessageV2, jsonBytes?: number) => {
-          packing.set(packSignalKey(signal), key);
-          const id = mode === 'subject' ? signal.subject : '';
-          let packer = packers.get(id);
-          if (!packer) packers.set(id, (packer = new SignalPacker({ mode })));
-          const full = packer.add(signal, jsonBytes);
-          send(full);
-          if (packer.pending === 0 || (mode === 'subject' && packer.pending >= start.config.evals.length)) close(id);
-          else if (full.length > 0 || !opened.has(id)) opened.set(id, Date.now());
-          schedule();
-        }
+    const packing = mode
+      ? startPacking({
+          mode,
+          flushMs: parameters.flushMs ?? 2_000,
+          perSubject: start.config.evals.length,
+          onPacked: send,
+          onError: (err) => s.stop(new SubmitError('WORKER', err.message, { hint: 'resume the run: unsent signals are kept in the journal' })),
+        })
       : undefined;
 
     try {
@@ -200,7 +165,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       }
       for (const sig of state.signals.values()) {
         if (!sig.message || sig.receipt || sig.pack) continue;
-        if (pack) pack(sig.key, JSON.parse(sig.message.json) as SignalMessageV2);
+        if (packing) packing.add(sig.key, sig.message.json);
         else track(sig.key, s.submit({ key: sig.key, message: sig.message.json, prior: sig.txIds }));
       }
       const keepResponses = start.config.keepResponses;
@@ -212,15 +177,16 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
         journal.append({ t: 'result', key, result: stored, ...record });
         addResult(state, { key, result: stored, ...record });
-        if (message && pack) pack(key, message.message as SignalMessageV2, message.json.length);
+        if (message && packing) packing.add(key, message.json);
         else if (message) track(key, s.submit({ key, message: message.json }));
         else await journal.flush();
         // Back-pressure: signals are pulled (and agents asked) no faster than the network confirms them.
         await s.whenBelow(backlog);
+        await packing?.whenBelow(backlog * PACKED_PER_SLOT);
       }
-      flushAll();
+      await packing?.flush();
     } finally {
-      clearTimeout(timer);
+      await packing?.close();
     }
     await s.drain();
     if (signal?.aborted) status = 'interrupted';

@@ -670,11 +670,13 @@ export function hasResult(state: RunState, key: string): boolean {
  * A compact state settles at once what has nothing to send (a build error).
  */
 export function addResult(state: RunState, record: Omit<SignalState, 'txIds' | 'receipt' | 'pack'>): void {
-  if (hasResult(state, record.key)) return;
   const [part, bit] = keyParts(record.key);
-  // The agent's own string when it is the same (one string per agent in a new run, not a slice of every key).
+  // The agent's own string when it is the same (one string per agent in a new run, not a slice of every key): its
+  // hash is computed once, where a fresh slice is hashed on every lookup.
   const subject = record.result.agent.subject === part ? record.result.agent.subject : part;
-  state.done.set(subject, (state.done.get(subject) ?? 0) | bit);
+  const done = state.done.get(subject) ?? 0;
+  if ((done & bit) !== 0) return;
+  state.done.set(subject, done | bit);
   state.results++;
   const sig: SignalState = { ...record, txIds: [] };
   state.signals.set(record.key, sig);
