@@ -14,7 +14,9 @@
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
  * CPU is reported for the whole process (every thread: submission runs in a worker thread since it has its own SDK
  * client, and so does packing) and for the main thread alone (Linux /proc, 10 ms ticks): the evaluation's schedule depends on the latter.
- * First the simulated agents alone (BENCH_TRANSPORT_SAMPLE agents, default 5,000: CPU per transport call), then the
+ * Also the emulator's own CPU (it shares the cores), and the simulated agents' share of the main thread.
+ * First the simulated agents alone (BENCH_TRANSPORT_SAMPLE agents, default 5,000, measured on a second, warm pass: CPU
+ * per transport call, all threads and main thread), then the
  * runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
  * Env: BENCH_AGENTS (default 190000; BENCH_AGENTS=20000 for a quick look), BENCH_CONCURRENCY (1000), BENCH_DEAD
  * (0.02), BENCH_RUNNER=0 skips the runner-alone phase, BENCH_PIPELINE=0 runs only that phase, BENCH_HEAP_MB (256),
@@ -22,7 +24,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -67,7 +69,8 @@ async function parent() {
   }
   const r = JSON.parse(line);
   const t = r.transportOnly;
-  console.log(`simulated agents alone (the bench's stand-in for the network, not the product): ${t.calls} calls, ${((t.cpuMs * 1000) / t.calls).toFixed(1)} µs CPU per call (a timer, a promise, a regex answer)`);
+  const agentMainUs = t.mainCpuMs === undefined ? undefined : (t.mainCpuMs * 1000) / t.calls;
+  console.log(`simulated agents alone (the bench's stand-in for the network, not the product; measured warm, after an unmeasured pass): ${t.calls} calls, ${((t.cpuMs * 1000) / t.calls).toFixed(1)} µs CPU per call over all threads${agentMainUs === undefined ? '' : `, ${agentMainUs.toFixed(1)} µs on the main thread`} (a timer, a promise, a regex answer)`);
   if (!r.status) {
     const q = r.runnerOnly.wallMs / r.runnerOnly.idealMs;
     console.log(`runner alone, ${r.agents} agents: ${r.runnerOnly.results} results in ${(r.runnerOnly.wallMs / 1000).toFixed(1)} s, ideal ${(r.runnerOnly.idealMs / 1000).toFixed(1)} s = ${q.toFixed(3)}× (target ≤ ${MAX_RATIO}×); CPU ${(r.runnerOnly.cpuMs / 1000).toFixed(1)} s`);
@@ -85,14 +88,24 @@ async function parent() {
   console.log(`whole run: ${(r.runWallMs / 1000).toFixed(1)} s (status ${r.status}); ${r.published}/${r.expected} signals published in ${r.messages} messages (${r.perAgent} per agent; forecast ${r.forecastMessages} = ${(r.forecastMessages / r.agents).toFixed(3)} per agent)`);
   const perSignal = (ms) => ((ms * 1000) / (r.agents * EVALS.length)).toFixed(0);
   console.log(`CPU of the run's process (every thread): ${(r.cpuMs / 1000).toFixed(1)} s = ${perSignal(r.cpuMs)} µs per signal`);
-  if (r.mainCpuMs !== undefined) console.log(`CPU of its main thread (evaluation, building, journal; the submission and packing workers excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
+  if (r.mainCpuMs !== undefined) {
+    console.log(`CPU of its main thread (evaluation, building, journal; the submission and packing workers excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
+    // The simulated agents answer on that same thread: their share, at their warm cost per call.
+    if (agentMainUs !== undefined) console.log(`  of which the simulated agents (${r.calls} calls × ${agentMainUs.toFixed(1)} µs): about ${perSignal((r.calls * agentMainUs) / 1000)} µs per signal; the product's own: about ${perSignal(r.mainCpuMs - (r.calls * agentMainUs) / 1000)} µs per signal`);
+  }
+  if (r.emulatorCpuMs !== undefined) {
+    const cores = r.cores;
+    const load = (r.cpuMs + r.emulatorCpuMs) / (r.runWallMs * cores);
+    console.log(`CPU of the emulator (the stand-in network, its own process): ${(r.emulatorCpuMs / 1000).toFixed(1)} s = ${perSignal(r.emulatorCpuMs)} µs per signal; run's process + emulator = ${((r.cpuMs + r.emulatorCpuMs) / 1000).toFixed(1)} s of CPU = ${(100 * load).toFixed(0)}% of ${cores} cores over the run's wall time (the schedule slips when the two processes need about all the cores)`);
+    if (r.emulatorCalls) console.log(`  gRPC calls the emulator served: ${Object.entries(r.emulatorCalls).map(([k, v]) => `${k} ${v}`).join(', ')} (for ${r.messages} messages)`);
+  }
   console.log(`dead agents: ${r.notAsked} evals not asked (probe unreachable); transport calls ${r.calls} for ${r.agents * EVALS.length} signals`);
   console.log(`peak RSS of the run's process: ${rssMb.toFixed(0)} MB (target ≤ ${MAX_RSS_MB} MB)  ${rssMb <= MAX_RSS_MB ? 'OK' : 'OVER'}; heap after the run ${(r.heapAfterMb).toFixed(0)} MB; largest heap sampled ${r.maxHeapMb.toFixed(0)} MB (peaks sampled, MB: ${JSON.stringify(r.peakMb)})`);
   if (ratio > MAX_RATIO || rssMb > MAX_RSS_MB || r.status !== 'complete' || r.published !== r.expected) process.exit(1);
 }
 
 async function child() {
-  const { DIST, emulatorEnv, startEmulator } = await import('./lib/emulator.mjs');
+  const { DIST, emulatorCpuMs, emulatorEnv, startEmulator } = await import('./lib/emulator.mjs');
   const { loadConfig } = await import(DIST('config/load.js'));
   const { createHcs25Client } = await import(DIST('client.js'));
   const { runSignals } = await import(DIST('actions/run-signals.js'));
@@ -156,18 +169,25 @@ async function child() {
   {
     const sample = agents.slice(0, Math.min(TRANSPORT_SAMPLE, AGENTS));
     const prompts = ['What is 12 + 30?', 'Which is a noble gas? A) Neon B) Iron C) Salt D) Water'];
-    let next = 0;
+    const pass = async () => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < sample.length; i = next++) {
+            const t = transportFactory(sample[i]);
+            const probe = await t.probe();
+            if (probe.reachable) for (const prompt of prompts) await t.ask(prompt);
+          }
+        }),
+      );
+    };
+    // A first pass unmeasured: cold, the same calls cost about twice as much (JIT compiler threads, first timer lists),
+    // which is not what they cost during the run.
+    await pass();
+    calls = 0;
     const c0 = process.cpuUsage();
     const main0 = mainThreadCpuMs();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let i = next++; i < sample.length; i = next++) {
-          const t = transportFactory(sample[i]);
-          const probe = await t.probe();
-          if (probe.reachable) for (const prompt of prompts) await t.ask(prompt);
-        }
-      }),
-    );
+    await pass();
     const c = process.cpuUsage(c0);
     transportOnly = { calls, cpuMs: (c.user + c.system) / 1000, mainCpuMs: mainThreadCpuMs() - main0 };
     idealSum = 0;
@@ -200,6 +220,7 @@ async function child() {
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
   const emu = await startEmulator({ accounts: 1 });
+  const emuCpu0 = await emulatorCpuMs(emu).catch(() => undefined);
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
   const config = loadConfig({
     cwd: stateDir,
@@ -236,6 +257,8 @@ async function child() {
       },
     });
     const runWallMs = performance.now() - t0;
+    const emuUsage = await emu.usage().catch(() => undefined);
+    const emuCpu1 = emuCpu0 === undefined || !emuUsage ? undefined : (emuUsage.cpu.user + emuUsage.cpu.system) / 1000;
     clearInterval(sampler);
     globalThis.gc?.();
     const result = {
@@ -257,6 +280,8 @@ async function child() {
       maxRssKb: process.resourceUsage().maxRSS,
       cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
       mainCpuMs: mainThreadCpuMs() - main0,
+      ...(emuCpu1 !== undefined && { emulatorCpuMs: emuCpu1 - emuCpu0, emulatorCalls: emuUsage.stats.calls }),
+      cores: availableParallelism(),
       heapAfterMb: process.memoryUsage().heapUsed / 2 ** 20,
       maxHeapMb: maxHeap / 2 ** 20,
       peakMb: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v / 2 ** 20)])),

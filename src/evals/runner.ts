@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../core/errors.js';
+import { isoNow } from '../core/time.js';
 import type { Agent, Protocol } from '../core/agent.js';
 import type { AskFailure, AskResult, Transport } from '../transports/types.js';
 import { createTransport } from '../transports/index.js';
@@ -334,14 +335,13 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
 /** An eval that was not asked because the agent's probe found it unreachable: not measured, nothing spent. */
 function notAsked(agent: Agent, kind: 'math' | 'science', probe: ProbeEvalResult, questionId: string, grader: GraderId): EvalResult {
   // The question it would have been asked: a v1 signal carries its hash even when skipped.
-  const base = { kind, agent, questionId, transport: agent.protocol, grader };
   const why = `${PROBE_UNREACHABLE}: not asked, the availability probe found the agent unreachable${probe.reason ? ` (${probe.reason})` : ''}`;
-  return skipped(base, why, probe.fetchedAt);
+  return skipped(kind, agent, questionId, grader, why, probe.fetchedAt);
 }
 
 /** An eval that asked nothing: skipped, score 0, no answer. */
-function skipped(base: Pick<EvalResult, 'kind' | 'agent' | 'questionId' | 'transport' | 'grader'>, reason: string, fetchedAt: string): EvalResult {
-  return { ...base, outcome: 'skipped', score: 0, answer: null, compliant: false, latencyMs: 0, response: null, reason, fetchedAt };
+function skipped(kind: 'math' | 'science', agent: Agent, questionId: string, grader: GraderId, reason: string, fetchedAt: string): EvalResult {
+  return evalResult(kind, agent, questionId, grader, 'skipped', null, false, 0, null, fetchedAt, reason);
 }
 
 function count(p: Progress, r: AnyEvalResult): void {
@@ -386,45 +386,59 @@ async function runOne(
       reachable: probe.reachable,
       latencyMs: probe.latencyMs,
       transport: agent.protocol,
-      fetchedAt: new Date().toISOString(),
+      fetchedAt: isoNow(),
     };
     if (probe.httpStatus !== undefined) result.httpStatus = probe.httpStatus;
     if (probe.reason !== undefined) result.reason = probe.reason;
     return result;
   }
   const question = questionFor(kind, agent.subject, seed, bank);
-  const base = { kind, agent, questionId: question.id, transport: agent.protocol, grader };
   if (!transport.canAsk) {
-    return skipped(base, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, new Date().toISOString());
+    return skipped(kind, agent, question.id, grader, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, isoNow());
   }
   const { attempt, retried } = await askWithRetry(transport, question.prompt, budgetMs, signal);
-  const fetchedAt = new Date().toISOString();
+  const fetchedAt = isoNow();
   if (!attempt.ok) {
-    return {
-      ...base,
-      outcome: failureOutcome(attempt),
-      score: 0,
-      answer: null,
-      compliant: false,
-      latencyMs: attempt.latencyMs,
-      response: null,
-      reason: `${attempt.kind}: ${attempt.message}${retried ? ' (after one retry)' : ''}`,
-      fetchedAt,
-    };
+    const reason = `${attempt.kind}: ${attempt.message}${retried ? ' (after one retry)' : ''}`;
+    return evalResult(kind, agent, question.id, grader, failureOutcome(attempt), null, false, attempt.latencyMs, null, fetchedAt, reason);
   }
   const grade = gradeQuestion(question, attempt.text, grader);
+  const reason = retried ? (grade.reason ? `${grade.reason}; answered on retry` : 'answered on retry') : grade.reason;
+  return evalResult(kind, agent, question.id, grader, grade.outcome, grade.answer, grade.compliant, attempt.latencyMs, attempt.text, fetchedAt, reason || undefined);
+}
+
+/**
+ * Every eval result is made here, with its fields in one order: one object shape for all of them (a registry-scale run
+ * makes hundreds of thousands, and the journal and the builder read them all).
+ */
+function evalResult(
+  kind: 'math' | 'science',
+  agent: Agent,
+  questionId: string,
+  grader: GraderId,
+  outcome: EvalOutcome,
+  answer: string | null,
+  compliant: boolean,
+  latencyMs: number,
+  response: string | null,
+  fetchedAt: string,
+  reason: string | undefined,
+): EvalResult {
   const result: EvalResult = {
-    ...base,
-    outcome: grade.outcome,
-    score: grade.outcome === 'correct' ? 100 : 0,
-    answer: grade.answer,
-    compliant: grade.compliant,
-    latencyMs: attempt.latencyMs,
-    response: attempt.text,
+    kind,
+    agent,
+    questionId,
+    transport: agent.protocol,
+    grader,
+    outcome,
+    score: outcome === 'correct' ? 100 : 0,
+    answer,
+    compliant,
+    latencyMs,
+    response,
     fetchedAt,
   };
-  const reason = [grade.reason, retried ? 'answered on retry' : undefined].filter(Boolean).join('; ');
-  if (reason) result.reason = reason;
+  if (reason !== undefined) result.reason = reason;
   return result;
 }
 

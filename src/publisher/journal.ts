@@ -12,6 +12,7 @@ import { chmod, mkdir, open, readdir, stat, truncate, type FileHandle } from 'no
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
+import { isoNow } from '../core/time.js';
 import { PROTOCOLS } from '../core/agent.js';
 import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evals/types.js';
@@ -284,8 +285,6 @@ export class Journal {
   private next: Promise<void> | null = null;
   private closed = false;
   private failed: unknown = null;
-  private atMs = Number.NaN;
-  private at = '';
 
   private constructor(
     readonly path: string,
@@ -345,10 +344,8 @@ export class Journal {
     if (this.closed) throw new JournalError(`journal ${this.runId} is closed`);
     // The bytes of `JSON.stringify({ ...record, at })` (a record has no `at` of its own), without copying the record,
     // and one time string per millisecond: a run appends several records per signal.
-    const now = Date.now();
-    if (now !== this.atMs) this.at = new Date((this.atMs = now)).toISOString();
     const json = JSON.stringify(record);
-    this.buffer.push(`${json.slice(0, -1)},"at":"${this.at}"}\n`);
+    this.buffer.push(`${json.slice(0, -1)},"at":"${isoNow()}"}\n`);
   }
 
   /** Appends and waits until the record is on disk. */

@@ -10,6 +10,12 @@ import { sdkTransport } from './sdk-transport.js';
 import { operatorSigner } from './signer.js';
 import type { WorkerData, WorkerMemory, WorkerReply, WorkerRequest } from './worker-transport.js';
 
+// No stack traces in this thread: every SDK request leaves a gRPC deadline timer that, when it fires after the answer,
+// still makes an error with a formatted stack (the SDK appends the cause's stack to it), and gRPC ends each call with
+// another. Stacks never leave this thread (failures go back as plain data), and making them was a visible share of
+// its CPU at registry scale.
+Error.stackTraceLimit = 0;
+
 const data = workerData as WorkerData;
 const operator = { ...data.operator, privateKey: new Secret(data.operator.privateKey) };
 const client = createClient({ network: data.network, operator }, data.tuning);
