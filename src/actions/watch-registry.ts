@@ -133,6 +133,12 @@ interface Cycle {
   abort: AbortController;
   /** Results on their way to the publisher (bounded: asking waits while it is full). */
   channel: Channel<BuiltSignal>;
+  /**
+   * Signals handed to the publisher whose result record is not appended to the journal yet (key → subject). The
+   * registry cursor does not pass their agents: after a SIGKILL those answers are gone, and an agent behind the cursor
+   * with nothing journaled would wait for its slot in the next cycle instead of being asked again at once.
+   */
+  unjournaled: Map<string, string>;
   /** The cycle's time is over, its run is full, or a stop was asked: nothing new is started. */
   closing: boolean;
   /** Ends the run early (it is full): set while it runs. */
@@ -471,6 +477,7 @@ class Watcher {
       asking: new Set(),
       abort,
       channel: new Channel<BuiltSignal>(256),
+      unjournaled: new Map(),
       closing: false,
     };
   }
@@ -490,7 +497,7 @@ class Watcher {
     this.updatedWhileDown = [];
     this.open.add(cycle);
     this.phase = 'running';
-    const publishing = this.publish(cycle.journal, cycle.state, channel, stop);
+    const publishing = this.publish(cycle.journal, cycle.state, channel, stop, cycle);
     void publishing.finally(() => this.open.delete(cycle));
     // The publisher stopped for good (a fatal error): stop asking.
     stop.signal.addEventListener('abort', () => cycle.abort.abort(), { once: true });
@@ -527,10 +534,10 @@ class Watcher {
   }
 
   /** publishSignals for one run, its journal observed (counts, the fee budget); every run stops with `hardStop`. */
-  private publish(journal: Journal, state: RunState, signals: AsyncIterable<BuiltSignal>, stop: AbortController): Promise<PublishSignalsReturnType> {
+  private publish(journal: Journal, state: RunState, signals: AsyncIterable<BuiltSignal>, stop: AbortController, cycle?: Cycle): Promise<PublishSignalsReturnType> {
     const { client, p } = this;
     return publishSignals(client, {
-      journal: this.observe(journal, state),
+      journal: this.observe(journal, state, cycle),
       state,
       signals,
       estimateTinybar: this.estimate,
@@ -782,7 +789,10 @@ class Watcher {
       for await (const result of this.evaluate(c.state, agent, lacking, c.abort.signal)) {
         // Cut short: an answer not journaled is asked again after a restart, never published twice.
         if (c.abort.signal.aborted) break;
-        await c.channel.push(buildSignal(result, { run: c.run, runKey: c.runKey }));
+        const built = buildSignal(result, { run: c.run, runKey: c.runKey });
+        // Before the push: the publisher may take and journal it before the push returns.
+        c.unjournaled.set(built.key, subject);
+        await c.channel.push(built);
         journaled++;
       }
       this.counters.evaluations++;
@@ -797,6 +807,7 @@ class Watcher {
       this.budget.release(lacking.length - journaled, askTinybar);
       c.asking.delete(subject);
       if (c.asking.size === 0) c.onIdle?.();
+      this.saveSoon();
       this.tick();
     }
   }
@@ -840,10 +851,15 @@ class Watcher {
     });
   }
 
-  /** The journal as publishSignals sees it, with each record also counted here (published signals, the fee budget). */
-  private observe(journal: Journal, state: RunState): Journal {
+  /**
+   * The journal as publishSignals sees it, with each record also counted here (published signals, the fee budget) and
+   * each result of `cycle` no longer unjournaled.
+   */
+  private observe(journal: Journal, state: RunState, cycle?: Cycle): Journal {
     const on = (r: JournalInput) => {
       if (r.t === 'result') {
+        // The cursor may pass the agent now: saved (after a flush) soon.
+        if (cycle?.unjournaled.delete(r.key)) this.saveSoon();
         if (r.message) this.counters.signalsJournaled++;
         else this.budget.release(1);
       } else if (r.t === 'pack') this.budget.packed(r.signals.length);
@@ -882,21 +898,28 @@ class Watcher {
   }
 
   /**
-   * Saves the registry cursor: the last message folded, or, while new agents still wait to be asked, just before the
-   * earliest of them, so that a restart finds them new again and asks them first.
+   * Saves the registry cursor: the last message folded, or, while new agents still wait to be asked or their answers
+   * to be journaled, just before the earliest of them, so that a restart finds them new again and asks them first.
    */
   private async save(force: boolean): Promise<void> {
     if (!force && this.now() - this.savedAt < 1_000) return this.saveSoon();
     this.savedAt = this.now();
     if (this.follower && this.follower.seq > 0) {
       let seq = this.follower.seq;
-      for (const s of this.front) seq = Math.min(seq, (this.seqOf(s) ?? seq + 1) - 1);
-      for (const c of this.open) for (const s of c.asking) seq = Math.min(seq, (this.seqOf(s) ?? seq + 1) - 1);
+      const before = (s: string) => (seq = Math.min(seq, (this.seqOf(s) ?? seq + 1) - 1));
+      for (const s of this.front) before(s);
+      for (const c of this.open) {
+        for (const s of c.asking) before(s);
+        for (const s of c.unjournaled.values()) before(s);
+      }
       this.watchState.cursor = { seq, consensusTimestamp: this.follower.consensusTimestamp };
     }
     // One write at a time (they share the temporary file), each with the state as it was when asked for.
     const snapshot = structuredClone(this.watchState);
-    const write = this.saving.then(() => saveWatchState(this.statePath, snapshot));
+    // The results of agents the cursor now passes are appended but may not be on disk yet (the publisher flushes with
+    // its packs): they must be before the cursor is.
+    const flushed = Promise.all([...this.open].map((c) => c.journal.flush()));
+    const write = Promise.all([this.saving, flushed]).then(() => saveWatchState(this.statePath, snapshot));
     this.saving = write.catch(() => undefined);
     await write;
   }
@@ -914,7 +937,6 @@ class Watcher {
   }
 }
 
-/** Where in each cycle an agent is asked: a hash of its subject, so slots are spread evenly and stable across restarts. */
 /** Whether run `run` may carry the new ask of an agent updated during run `r.run` (run ids are ULIDs: time-ordered). */
 function carriesReask(r: { run: string; inclusive: boolean }, run: string): boolean {
   return r.inclusive ? run >= r.run : run > r.run;
@@ -931,6 +953,7 @@ function halfAsked(state: RunState): Map<string, EvalKind[]> {
   return out;
 }
 
+/** Where in each cycle an agent is asked: a hash of its subject, so slots are spread evenly and stable across restarts. */
 export function slotOf(subject: string): number {
   return createHash('sha256').update(subject).digest().readUInt32BE(0) / 2 ** 32;
 }

@@ -253,6 +253,26 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
   }, 120_000);
 
+  it('saves a cursor past an agent only once its answers are on disk: a SIGKILL then leaves none behind the cursor unasked', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    await register(registry, fleet.agents[0]!);
+    const topic = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/cursor`;
+    // The publisher flushes the journal when it sends a pack: one agent's signals never fill one, and with the flush
+    // timer at an hour its answers stay in memory unless saving the cursor flushes them.
+    const w = startWatch(stateDir, registry, topic, { flushMs: 3_600_000 });
+    const statePath = watchStatePath(stateDir, registry, topic);
+    const saved = await until('a cursor past the agent', async () => {
+      const st = await loadWatchState(statePath, registry, topic);
+      return st.cursor && st.cursor.seq >= 1 && st.cycle?.run ? st : undefined;
+    });
+    // What a SIGKILL now would leave on disk: the agent the cursor passed has its answers in the journal.
+    const { state } = await readJournal(journalPath(stateDir, saved.cycle!.run!));
+    expect(state.results).toBe(3);
+    w.stop.abort();
+    expect((await w.done).status.state).toBe('stopped');
+  }, 120_000);
+
   it('an agent updated after it was asked: the run is closed early and a new run of the same cycle asks it again, once', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     const record = fleet.agents[0]!;
