@@ -23,7 +23,7 @@
  * BENCH_NODE_ARGS: extra node flags for the run's process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -48,6 +48,31 @@ function mainThreadCpuMs() {
   } catch {
     return undefined;
   }
+}
+
+/** CPU ms of each live thread of this process by thread name (Linux /proc; ticks of 10 ms); undefined elsewhere. */
+function threadCpuMs() {
+  try {
+    const out = new Map();
+    for (const tid of readdirSync('/proc/self/task')) {
+      try {
+        const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+        const name = Number(tid) === process.pid ? 'main' : readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+        out.set(tid, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU of each thread between two {@link threadCpuMs} readings, largest first (threads that ended in between are not listed). */
+function threadDelta(before, after) {
+  if (!before || !after) return undefined;
+  return [...after].map(([tid, t]) => [t.name === 'main' ? 'main' : `${t.name}#${tid}`, t.ms - (before.get(tid)?.ms ?? 0)]).sort((a, b) => b[1] - a[1]);
 }
 
 if (process.argv[2] === '--child') await child();
@@ -92,6 +117,12 @@ async function parent() {
     console.log(`CPU of its main thread (evaluation, building, journal; the submission and packing workers excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
     // The simulated agents answer on that same thread: their share, at their warm cost per call.
     if (agentMainUs !== undefined) console.log(`  of which the simulated agents (${r.calls} calls × ${agentMainUs.toFixed(1)} µs): about ${perSignal((r.calls * agentMainUs) / 1000)} µs per signal; the product's own: about ${perSignal(r.mainCpuMs - (r.calls * agentMainUs) / 1000)} µs per signal`);
+  }
+  if (r.threadsCpuMs) {
+    const listed = r.threadsCpuMs.reduce((a, [, ms]) => a + ms, 0);
+    const top = r.threadsCpuMs.slice(0, 6).map(([name, ms]) => `${name} ${perSignal(ms)}`);
+    const rest = r.threadsCpuMs.slice(6).reduce((a, [, ms]) => a + ms, 0);
+    console.log(`  by thread, µs per signal (the two workers are the largest after main; the rest are V8's GC and compiler helpers and libuv's file pool): ${top.join(', ')}, ${r.threadsCpuMs.length - 6} more ${perSignal(rest)}; threads that ended before the end ${perSignal(Math.max(0, r.cpuMs - listed))}`);
   }
   if (r.emulatorCpuMs !== undefined) {
     const cores = r.cores;
@@ -219,6 +250,7 @@ async function child() {
   }
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
+  const threads0 = threadCpuMs();
   const emu = await startEmulator({ accounts: 1 });
   const emuCpu0 = await emulatorCpuMs(emu).catch(() => undefined);
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-scale-'));
@@ -280,6 +312,7 @@ async function child() {
       maxRssKb: process.resourceUsage().maxRSS,
       cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
       mainCpuMs: mainThreadCpuMs() - main0,
+      threadsCpuMs: threadDelta(threads0, threadCpuMs()),
       ...(emuCpu1 !== undefined && { emulatorCpuMs: emuCpu1 - emuCpu0, emulatorCalls: emuUsage.stats.calls }),
       cores: availableParallelism(),
       heapAfterMb: process.memoryUsage().heapUsed / 2 ** 20,

@@ -8,7 +8,7 @@
  * appending, so the file stays valid JSON lines.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
@@ -293,26 +293,34 @@ export class Journal {
     private readonly lock: string,
   ) {}
 
-  /** Starts a new run's journal; the start record is durable when this resolves. */
+  /**
+   * Starts a new run's journal; the start record is durable when this resolves. The journal gets its name only with
+   * its start record on disk (written under a temporary name, synced, then linked): a process killed meanwhile leaves
+   * no journal without a start record, which nothing could resume (a restarted watcher stopped on one).
+   */
   static async create(stateDir: string, start: Omit<StartRecord, 't' | 'v' | 'at'>): Promise<Journal> {
     // Only the runs folder holds secrets (run keys, raw responses); the state dir may be shared, so leave its mode alone.
     await mkdir(stateDir, { recursive: true });
     await ensurePrivateDir(runsDir(stateDir));
     const path = journalPath(stateDir, start.run);
-    let fh: FileHandle;
+    const partial = `${path}.new`;
+    // Not an append handle: records follow the start record at the file position, as in any other journal.
+    const fh = await open(partial, 'w', 0o600);
     try {
-      fh = await open(path, 'wx', 0o600);
+      await writeFully(fh, Buffer.from(recordLine({ t: 'start', v: JOURNAL_VERSION, ...start }), 'utf8'));
+      await fh.datasync();
+      await link(partial, path);
     } catch (err) {
+      await fh.close().catch(() => undefined);
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new JournalError(`a journal for run ${start.run} already exists (${path})`, { hint: `resume it with --resume ${start.run}` });
       }
       throw err;
+    } finally {
+      await unlink(partial).catch(() => undefined);
     }
     syncDir(runsDir(stateDir));
-    const journal = new Journal(path, start.run, fh, acquireLock(path, start.run));
-    journal.append({ t: 'start', v: JOURNAL_VERSION, ...start });
-    await journal.flush();
-    return journal;
+    return new Journal(path, start.run, fh, acquireLock(path, start.run));
   }
 
   /**
@@ -342,10 +350,7 @@ export class Journal {
   /** Buffers a record; it reaches the disk with the next `flush()`. */
   append(record: JournalInput): void {
     if (this.closed) throw new JournalError(`journal ${this.runId} is closed`);
-    // The bytes of `JSON.stringify({ ...record, at })` (a record has no `at` of its own), without copying the record,
-    // and one time string per millisecond: a run appends several records per signal.
-    const json = JSON.stringify(record);
-    this.buffer.push(`${json.slice(0, -1)},"at":"${isoNow()}"}\n`);
+    this.buffer.push(recordLine(record));
   }
 
   /** Appends and waits until the record is on disk. */
@@ -383,13 +388,7 @@ export class Journal {
     const data = Buffer.from(this.buffer.join(''), 'utf8');
     this.buffer = [];
     try {
-      // One write(2) may take only part of the data (a nearly full disk); the rest must follow, or the next flush
-      // would append after a half line and corrupt the middle of the journal.
-      for (let offset = 0; offset < data.length; ) {
-        const { bytesWritten } = await this.fh.write(data, offset, data.length - offset);
-        if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
-        offset += bytesWritten;
-      }
+      await writeFully(this.fh, data);
       await this.fh.datasync();
     } catch (err) {
       // After a failed write the file may hold part of a line; nothing more may be appended after it.
@@ -399,6 +398,27 @@ export class Journal {
       });
       throw this.failed;
     }
+  }
+}
+
+/**
+ * A record's journal line: the bytes of `JSON.stringify({ ...record, at })` (a record has no `at` of its own), without
+ * copying the record, and one time string per millisecond: a run appends several records per signal.
+ */
+function recordLine(record: JournalInput): string {
+  const json = JSON.stringify(record);
+  return `${json.slice(0, -1)},"at":"${isoNow()}"}\n`;
+}
+
+/**
+ * One write(2) may take only part of the data (a nearly full disk); the rest must follow, or the next flush would
+ * append after a half line and corrupt the middle of the journal.
+ */
+async function writeFully(fh: FileHandle, data: Buffer): Promise<void> {
+  for (let offset = 0; offset < data.length; ) {
+    const { bytesWritten } = await fh.write(data, offset, data.length - offset);
+    if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
+    offset += bytesWritten;
   }
 }
 

@@ -1,4 +1,5 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Journal, JournalError, hasResult, listRuns, packBytes, parseJournal, readJournal, resultKey, revealKey, signalReceipt } from '../../src/publisher/journal.js';
 import { journalWith, messageFor, tempDir, TEST_AGENT } from './helpers.js';
@@ -20,6 +21,26 @@ describe('run journal', () => {
     expect(statSync(journal.path).mode & 0o777).toBe(0o600);
     expect(statSync(`${tmp.dir}/runs`).mode & 0o777).toBe(0o700);
     expect(await listRuns(tmp.dir)).toContain(journal.runId);
+  });
+
+  it('gets its name only with its start record on disk: a create that fails before the sync leaves no journal', async () => {
+    const dir = `${tmp.dir}/unsynced`;
+    const probe = await open(`${tmp.dir}/probe`, 'w');
+    const handle = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
+    await probe.close();
+    const failing = vi.spyOn(handle, 'datasync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+    try {
+      await expect(journalWith(dir, [])).rejects.toThrow(/EIO/);
+    } finally {
+      failing.mockRestore();
+    }
+    // A restart would find no journal to refuse for lacking a start record, and no stray file under a run's name.
+    expect(await listRuns(dir)).toEqual([]);
+    expect(readdirSync(`${dir}/runs`)).toEqual([]);
+    const journal = await journalWith(dir, ['a']);
+    await journal.close();
+    expect((await readJournal(journal.path)).state.results).toBe(1);
+    expect(readdirSync(`${dir}/runs`)).toEqual([`${journal.runId}.jsonl`]);
   });
 
   it('rebuilds packs: the bytes as submitted, each signal at its index, the pack\'s ids and receipt', async () => {
