@@ -7,8 +7,8 @@
  * A process killed mid-write leaves at most a torn last line; the reader drops it and `open()` cuts it off before
  * appending, so the file stays valid JSON lines.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { chmod, link, mkdir, open, readdir, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmod, link, mkdir, open, readdir, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
@@ -309,12 +309,17 @@ export class Journal {
     try {
       await writeFully(fh, Buffer.from(recordLine({ t: 'start', v: JOURNAL_VERSION, ...start }), 'utf8'));
       await fh.datasync();
-      await link(partial, path);
+      try {
+        await link(partial, path);
+      } catch (err) {
+        // A filesystem without hard links: a rename, once the name is known to be free (run ids are new ULIDs).
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(path)) {
+          throw new JournalError(`a journal for run ${start.run} already exists (${path})`, { hint: `resume it with --resume ${start.run}` });
+        }
+        await rename(partial, path);
+      }
     } catch (err) {
       await fh.close().catch(() => undefined);
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new JournalError(`a journal for run ${start.run} already exists (${path})`, { hint: `resume it with --resume ${start.run}` });
-      }
       throw err;
     } finally {
       await unlink(partial).catch(() => undefined);

@@ -41,6 +41,12 @@ describe('run journal', () => {
     await journal.close();
     expect((await readJournal(journal.path)).state.results).toBe(1);
     expect(readdirSync(`${dir}/runs`)).toEqual([`${journal.runId}.jsonl`]);
+    // A second journal for the same run is refused and leaves the first as it was.
+    const before = readFileSync(journal.path, 'utf8');
+    const { start } = (await readJournal(journal.path)).state;
+    await expect(Journal.create(dir, start)).rejects.toThrow(/already exists/);
+    expect(readFileSync(journal.path, 'utf8')).toBe(before);
+    expect(readdirSync(`${dir}/runs`)).toEqual([`${journal.runId}.jsonl`]);
   });
 
   it('rebuilds packs: the bytes as submitted, each signal at its index, the pack\'s ids and receipt', async () => {
