@@ -190,7 +190,7 @@ async function serveAndMeasure(label, url, workers, pgPort) {
     }
     if (pgAfter) {
       console.log(
-        `${label}:   PostgreSQL server CPU in the timed run: ${(((pgAfter.total - pgBefore.total) * 1e6) / requests).toFixed(1)} µs per lookup, ${(pgAfter.total - pgBefore.total).toFixed(2)} s in all (${postgresCpuDelta(pgBefore, pgAfter) || 'none'}; the postmaster's includes its children that exited)`,
+        `${label}:   PostgreSQL server CPU in the timed run: ${(((pgAfter.total - pgBefore.total) * 1e6) / requests).toFixed(1)} µs per lookup, ${(pgAfter.total - pgBefore.total).toFixed(2)} s in all (${postgresCpuDelta(pgBefore, pgAfter) || 'none'})`,
       );
     }
     for (const [i, b] of after.blocks.entries()) {

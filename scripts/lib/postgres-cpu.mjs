@@ -35,19 +35,23 @@ export function postgresCpu(port) {
   for (const p of procs) {
     if (!tree.has(p.pid)) continue;
     // A backend's title is `postgres: user db host(port) state`; the server's own processes name themselves.
-    const kind = p.pid === root ? 'postmaster' : / \d+\.\d+\.\d+\.\d+\(\d+\)| \[local\]/.test(p.title) ? 'backend' : p.title.replace(/^postgres: /, '');
+    const kind = p.pid === root ? 'postmaster + exited' : / \d+\.\d+\.\d+\.\d+\(\d+\)| \[local\]/.test(p.title) ? 'backend' : p.title.replace(/^postgres: /, '').trim();
     byKind[kind] = (byKind[kind] ?? 0) + p.cpu;
     total += p.cpu;
   }
   return { total, byKind };
 }
 
-/** What ran between two postgresCpu readings, per kind, longest first: `autovacuum worker 1.20 s, backend 0.10 s`. */
+/**
+ * What ran between two postgresCpu readings, per kind, longest first: `autovacuum worker 1.20 s, backend 0.10 s`. A
+ * process that exited in between moves its time to the postmaster's (`postmaster + exited`); the kind it left shows
+ * no time then, rather than a negative one.
+ */
 export function postgresCpuDelta(before, after) {
   const kinds = new Set([...Object.keys(before.byKind), ...Object.keys(after.byKind)]);
   return [...kinds]
     .map((k) => [k, (after.byKind[k] ?? 0) - (before.byKind[k] ?? 0)])
-    .filter(([, s]) => Math.abs(s) >= 0.005)
+    .filter(([, s]) => s >= 0.005)
     .sort((a, b) => b[1] - a[1])
     .map(([k, s]) => `${k} ${s.toFixed(2)} s`)
     .join(', ');
