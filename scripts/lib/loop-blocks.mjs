@@ -123,7 +123,7 @@ function nameSamples(p, blocks) {
     if (cached) return cached;
     const leaf = nodes.get(id).callFrame;
     let name = frameName(leaf);
-    if (!ours(leaf.url) && leaf.url !== '' ) {
+    if (!ours(leaf.url) && leaf.url !== '') {
       for (let up = parent.get(id); up !== undefined; up = parent.get(up)) {
         const f = nodes.get(up).callFrame;
         if (ours(f.url)) {
