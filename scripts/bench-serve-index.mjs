@@ -10,13 +10,14 @@
 // with its backends (/proc), RSS and the load average: on a shared machine the wall-clock rate is only as good as the
 // load lets it be, the CPU figures are the cost.
 // `--quick` (or BENCH_SERVE_SIGNALS=n, BENCH_SERVE_PGLITE_SIGNALS=n, BENCH_SERVE_E2E=0): fewer signals. Goal: ≥ 20,000 signals/s into PostgreSQL. Run after build.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DIST, emulatorEnv, fastSigningClient, startEmulator, submitAll } from './lib/emulator.mjs';
 import { syntheticResults } from './lib/fleet.mjs';
+import { postgresCpu } from './lib/postgres-cpu.mjs';
 
 const QUICK = process.argv.includes('--quick');
 const TOTAL = Number(process.env.BENCH_SERVE_SIGNALS ?? (QUICK ? 100_000 : 1_000_000));
@@ -80,37 +81,10 @@ function* batches(total) {
   if (last) yield last;
 }
 
-/** CPU seconds of the PostgreSQL server listening on `port` and its backends (Linux /proc; 0 elsewhere). */
-function serverCpu(port) {
-  const tick = 100; // USER_HZ
-  const procs = [];
-  let root;
-  try {
-    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        procs.push({ pid: Number(pid), ppid: Number(f[1]), cpu: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / tick });
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        if (argv[0]?.endsWith('postgres') && argv[argv.indexOf('-p') + 1] === String(port)) root = Number(pid);
-      } catch {}
-    }
-  } catch {
-    return 0;
-  }
-  if (root === undefined) return 0;
-  const tree = new Set([root]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of procs) if (!tree.has(p.pid) && tree.has(p.ppid)) (tree.add(p.pid), (grew = true));
-  }
-  return procs.filter((p) => tree.has(p.pid)).reduce((a, p) => a + p.cpu, 0);
-}
-
 async function indexInto(label, store, total, port) {
   const before = await store.databaseBytes();
   const cpu0 = process.cpuUsage();
-  const server0 = port ? serverCpu(port) : 0;
+  const server0 = port ? postgresCpu(port).total : 0;
   const begin = performance.now();
   let stored = 0;
   // As the indexer does: the next batch is encoded while the previous one is written.
@@ -123,7 +97,7 @@ async function indexInto(label, store, total, port) {
   stored += await inFlight;
   const ms = performance.now() - begin;
   const cpu = process.cpuUsage(cpu0);
-  const server = port ? serverCpu(port) - server0 : 0;
+  const server = port ? postgresCpu(port).total - server0 : 0;
   const bytes = (await store.databaseBytes()) - before;
   const rate = (stored / ms) * 1000;
   const perSignal = (s) => ((s * 1e6) / stored).toFixed(1);

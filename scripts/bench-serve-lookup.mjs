@@ -5,15 +5,20 @@
  *  - load: SUBJECTS subjects with a few signals each, written through the store's batch path and scored (not timed
  *    as a figure: bench-serve-index measures indexing);
  *  - serve: a server process (`--serve`) with the HTTP API as `hcs25 serve` runs it (startHttpServer, ServeEvents
- *    with the score cache, rate limit off); with PostgreSQL, WORKERS such processes on one port (node:cluster, as
- *    `hcs25 serve --workers N`); PGlite is one process;
+ *    with the score cache, rate limit off) and the indexer beside it, as startServer runs it: it polls a mirror node
+ *    (a stub in this script's process whose topic has nothing new: REST polling every second, the gRPC doorbell off)
+ *    and does its rescoring and stale-score rounds on the same event loop as the lookups; with PostgreSQL, one and
+ *    then two such processes on one port (node:cluster, as `hcs25 serve --workers N`; one indexes); PGlite is one
+ *    process;
  *  - ask: a separate load process keeps CONNECTIONS keep-alive connections busy (closed loop) with
  *    `GET /v1/subjects/{uaid}/score` for random subjects for DURATION seconds: lookups/s, p50 / p99 / max latency,
  *    errors, and the CPU time per lookup of the server processes and of the load process itself (the two share the
  *    machine's cores), the servers' RSS, the cache hit ratio and the load average.
  * Goal: p99 ≤ 20 ms at 200 connections over 100,000 subjects.
  * Env: BENCH_SERVE_SUBJECTS (default 100000), BENCH_SERVE_CONNECTIONS (200), BENCH_SERVE_SECONDS (20),
- * BENCH_SERVE_WORKERS (2: server processes with PostgreSQL), BENCH_SERVE_CACHE_MB (256, per server process),
+ * BENCH_SERVE_WORKERS (1,2: the server process counts measured with PostgreSQL), BENCH_SERVE_CACHE_MB (256, per server process),
+ * BENCH_SERVE_BLOCKS=1 (each server process samples a CPU profile over the timed run, every 250 µs, to name what ran
+ * in each event-loop block; it costs server CPU: compare figures without it),
  * BENCH_SERVE_PROFILE (a directory for the processes' V8 CPU profiles), BENCH_SERVE_ENGINES (pglite,postgres,none; `none` answers every lookup with one fixed score from memory: the HTTP
  * layer's own cost, to tell it from the database's). `--quick`: 10,000 subjects, 5 s.
  * Each server process fills its score cache from the store at start (ScoreCache.warm, as `hcs25 serve` does; the
@@ -21,7 +26,11 @@
  * and a keep-alive client's connections are all open, as in steady state), then times SECONDS on the same
  * connections. The warm-up's own figures are printed on their own line: a connection's first answer waits until the
  * server's event loop accepts it (hundreds of ms when 200 connect at once on a loaded machine), a cost of opening
- * connections, not of lookups. The server's longest event-loop block and GC pause in the timed run are printed too.
+ * connections, not of lookups. The server's longest event-loop block and GC pause in the timed run are printed too,
+ * and every block > 10 ms (lib/loop-blocks.mjs): how long the main thread ran on a core in it, how long it waited for
+ * one (Linux schedstat: the load process, the database server and anything else on the machine take the cores), the
+ * GC pauses in it, and with BENCH_SERVE_BLOCKS=1 the code that ran. With PostgreSQL, the server's CPU in the timed run
+ * per kind of process (backends, autovacuum, checkpointer) is printed.
  */
 import { fork } from 'node:child_process';
 import cluster from 'node:cluster';
@@ -31,20 +40,28 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DIST } from './lib/emulator.mjs';
+import { describeBlocks, traceBlocks } from './lib/loop-blocks.mjs';
+import { postgresCpu, postgresCpuDelta } from './lib/postgres-cpu.mjs';
 
 const quick = process.argv.includes('--quick');
 const SUBJECTS = Number(process.env.BENCH_SERVE_SUBJECTS ?? (quick ? 10_000 : 100_000));
 const CONNECTIONS = Number(process.env.BENCH_SERVE_CONNECTIONS ?? 200);
 const SECONDS = Number(process.env.BENCH_SERVE_SECONDS ?? (quick ? 5 : 20));
-const WORKERS = Number(process.env.BENCH_SERVE_WORKERS ?? 2);
+// Each count is measured in turn on the same database: `hcs25 serve` runs one process unless --workers says otherwise.
+const WORKERS = (process.env.BENCH_SERVE_WORKERS ?? '1,2').split(',').map(Number);
 const CACHE_MB = Number(process.env.BENCH_SERVE_CACHE_MB ?? 256);
 const WARMUP_SECONDS = 3;
 const ENGINES = (process.env.BENCH_SERVE_ENGINES ?? 'pglite,postgres,none').split(',');
 // A directory: the server and load processes write V8 CPU profiles there (node --cpu-prof).
 const PROFILE = process.env.BENCH_SERVE_PROFILE;
 const execArgv = PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : [];
+// 1: each server process samples its CPU profile over the timed run (every 250 µs) to name what ran in each block.
+const BLOCK_PROFILE = process.env.BENCH_SERVE_BLOCKS === '1';
 const TOPIC = '0.0.5000';
 const PUBLISHER = '0.0.1001';
+
+/** The indexer's mirror node (emptyMirror), started by main. */
+let mirror;
 
 const subjectOf = (i) => `uaid:aid:bench;uid=0;registry=hol;proto=${i % 7 === 0 ? 'mcp' : 'a2a'};nativeId=agent-${i}.example`;
 
@@ -53,6 +70,7 @@ else if (process.argv[2] === '--serve' || cluster.isWorker) await serveProcess(J
 else await main();
 
 async function main() {
+  mirror = await emptyMirror();
   console.log(
     `serve lookups: ${SUBJECTS} subjects, ${CONNECTIONS} connections, ${SECONDS} s per engine, score cache ${CACHE_MB} MiB per server process (goal p99 ≤ 20 ms)`,
   );
@@ -94,7 +112,9 @@ async function benchEngine(engine) {
         await store.close();
       }
     }
-    await serveAndMeasure(engine, url, engine === 'postgres' ? WORKERS : 1);
+    for (const workers of engine === 'postgres' ? WORKERS : [1]) {
+      await serveAndMeasure(workers > 1 ? `${engine} ×${workers}` : engine, url, workers, pg ? new URL(url).port : undefined);
+    }
   } finally {
     await pg?.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -102,8 +122,10 @@ async function benchEngine(engine) {
 }
 
 /** Starts the server process(es), runs the load process against them, prints one line of figures. */
-async function serveAndMeasure(engine, url, workers) {
-  const server = fork(fileURLToPath(import.meta.url), ['--serve', JSON.stringify({ engine, url, workers })], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function serveAndMeasure(label, url, workers, pgPort) {
+  const engine = label.split(' ')[0];
+  const polls0 = mirror.polls;
+  const server = fork(fileURLToPath(import.meta.url), ['--serve', JSON.stringify({ engine, url, workers, mirrorUrl: mirror.url })], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ask = (message) =>
     new Promise((resolve, reject) => {
       const onExit = (code) => reject(new Error(`server process exited ${code}`));
@@ -116,10 +138,11 @@ async function serveAndMeasure(engine, url, workers) {
     });
   try {
     const { url: base, warmed, warmMs } = await ask();
-    console.log(`${engine}: score cache filled from the store at start: ${warmed.join(' + ')} answers in ${(warmMs / 1000).toFixed(1)} s`);
+    console.log(`${label}: score cache filled from the store at start: ${warmed.join(' + ')} answers in ${(warmMs / 1000).toFixed(1)} s`);
     // One load process: it opens its connections and asks for WARMUP_SECONDS, says 'timing', then asks for SECONDS
     // on the same connections; the server's figures are taken when it says so and when it is done.
     let before;
+    let pgBefore;
     let load1 = 0;
     const result = await new Promise((resolve, reject) => {
       const child = fork(fileURLToPath(import.meta.url), ['--load', JSON.stringify({ url: base, subjects: SUBJECTS, connections: CONNECTIONS, warmup: WARMUP_SECONDS, seconds: SECONDS })], {
@@ -129,12 +152,15 @@ async function serveAndMeasure(engine, url, workers) {
       child.on('message', (m) => {
         if (m?.type !== 'timing') return resolve(m);
         load1 = loadavg()[0];
+        if (pgPort) pgBefore = postgresCpu(pgPort);
         before = ask({ type: 'usage' });
       });
       child.once('exit', (code) => reject(new Error(`load process exited ${code}`)));
     });
     before = await before;
+    const polls1 = mirror.polls;
     const after = await ask({ type: 'usage' });
+    const pgAfter = pgPort ? postgresCpu(pgPort) : undefined;
     const load2 = loadavg()[0];
     const { requests, errors, seconds, p50, p99, max, maxAtMs, cpuUs, setup } = result;
     const serverUs = after.cpuUs - before.cpuUs;
@@ -142,21 +168,34 @@ async function serveAndMeasure(engine, url, workers) {
     const misses = after.misses - before.misses;
     const verdict = p99 <= 20 ? 'meets' : 'misses';
     console.log(
-      `${engine}: ${Math.round(requests / seconds)} lookups/s over ${seconds.toFixed(1)} s (${requests} requests, ${errors} errors); latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(1)} ms (asked ${(maxAtMs / 1000).toFixed(2)} s into the run) (${verdict} the p99 ≤ 20 ms goal)`,
+      `${label}: ${Math.round(requests / seconds)} lookups/s over ${seconds.toFixed(1)} s (${requests} requests, ${errors} errors); latency p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${max.toFixed(1)} ms (asked ${(maxAtMs / 1000).toFixed(2)} s into the run) (${verdict} the p99 ≤ 20 ms goal)`,
     );
     console.log(
-      `${engine}:   not in the figures above: the warm-up, ${WARMUP_SECONDS} s on the same connections (opened ${CONNECTIONS} connections, first answer on each at most ${setup.firstMax.toFixed(0)} ms after its connect; ${setup.requests} lookups, max ${setup.max.toFixed(0)} ms; ` +
+      `${label}:   not in the figures above: the warm-up, ${WARMUP_SECONDS} s on the same connections (opened ${CONNECTIONS} connections, first answer on each at most ${setup.firstMax.toFixed(0)} ms after its connect; ${setup.requests} lookups, max ${setup.max.toFixed(0)} ms; ` +
         `server event loop blocked at most ${before.loopMaxMs.map((v) => `${v.toFixed(0)} ms`).join(' + ')}, GC pauses at most ${before.gcMaxMs.map((v) => `${v.toFixed(0)} ms`).join(' + ')} (${before.gcMaxKind.join(' + ')}))`,
     );
     console.log(
-      `${engine}:   CPU per lookup: server ${(serverUs / requests).toFixed(1)} µs (${workers} process${workers > 1 ? 'es' : ''}), load client ${(cpuUs / requests).toFixed(1)} µs; ` +
+      `${label}:   CPU per lookup: server ${(serverUs / requests).toFixed(1)} µs (${workers} process${workers > 1 ? 'es' : ''}), load client ${(cpuUs / requests).toFixed(1)} µs; ` +
         `cache hits ${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)}%, ${after.entries} entries, ${(after.cacheBytes / 2 ** 20).toFixed(0)} MiB; ` +
         `server RSS ${after.rss.map((b) => `${(b / 2 ** 20).toFixed(0)} MiB`).join(' + ')}; load average ${load1.toFixed(2)} → ${load2.toFixed(2)} (${availableParallelism()} cores)`,
     );
     const ms = (list) => list.map((v) => `${v.toFixed(0)} ms`).join(' + ');
     console.log(
-      `${engine}:   server stalls in the timed run: event loop blocked at most ${ms(after.loopMaxMs)}; GC pauses at most ${ms(after.gcMaxMs)} (${after.gcMaxKind.join(' + ')}), ${ms(after.gcMs)} in all`,
+      `${label}:   server stalls in the timed run: event loop blocked at most ${ms(after.loopMaxMs)}; GC pauses at most ${ms(after.gcMaxMs)} (${after.gcMaxKind.join(' + ')}), ${ms(after.gcMs)} in all`,
     );
+    if (engine !== 'none') {
+      console.log(
+        `${label}:   the indexer ran as in \`hcs25 serve\` (REST polling, no gRPC doorbell; nothing new on the topic): ${polls1 - polls0} mirror polls in all, ${after.indexing.filter(Boolean).length} of ${workers} process${workers > 1 ? 'es' : ''} indexing`,
+      );
+    }
+    if (pgAfter) {
+      console.log(
+        `${label}:   PostgreSQL server CPU in the timed run: ${(((pgAfter.total - pgBefore.total) * 1e6) / requests).toFixed(1)} µs per lookup, ${(pgAfter.total - pgBefore.total).toFixed(2)} s in all (${postgresCpuDelta(pgBefore, pgAfter) || 'none'})`,
+      );
+    }
+    for (const [i, b] of after.blocks.entries()) {
+      for (const line of describeBlocks(b)) console.log(`${label}:   ${workers > 1 ? `process ${i + 1}: ` : ''}${line}`);
+    }
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => (server.exitCode !== null ? resolve() : server.once('exit', resolve)));
@@ -164,11 +203,11 @@ async function serveAndMeasure(engine, url, workers) {
 }
 
 /**
- * A server process: the HTTP API over the store, with the score cache kept current by ServeEvents, as startServer
- * builds it (the indexer aside: nothing is indexed while the bench asks). With workers > 1 this is the cluster's
+ * A server process: the HTTP API over the store, with the score cache kept current by ServeEvents, and the indexer,
+ * as startServer builds them (no indexer without a database). With workers > 1 this is the cluster's
  * primary: it forks the workers, which serve, and sums their figures.
  */
-async function serveProcess({ engine, url, workers }) {
+async function serveProcess({ engine, url, workers, mirrorUrl }) {
   if (cluster.isPrimary && workers > 1) {
     const list = Array.from({ length: workers }, () => cluster.fork());
     const ready = await Promise.all(list.map((w) => new Promise((resolve) => w.once('message', resolve))));
@@ -187,6 +226,8 @@ async function serveProcess({ engine, url, workers }) {
         gcMaxMs: parts.flatMap((p) => p.gcMaxMs),
         gcMaxKind: parts.flatMap((p) => p.gcMaxKind),
         gcMs: parts.flatMap((p) => p.gcMs),
+        blocks: parts.flatMap((p) => p.blocks),
+        indexing: parts.flatMap((p) => p.indexing),
       });
     });
     process.on('SIGTERM', () => {
@@ -219,6 +260,28 @@ async function serveProcess({ engine, url, workers }) {
     port: 0,
     limits: { requestsPerSecond: 0 },
   });
+  // The indexer, as startServer runs it next to the HTTP API: its periodic work (topic polls, rescoring rounds, stale
+  // scores) shares the event loop with the lookups. Its mirror node has nothing new: the steady state of a served topic.
+  const stop = new AbortController();
+  let indexer;
+  if (engine !== 'none') {
+    const { loadConfig } = await import(DIST('config/load.js'));
+    const { createHcs25Client } = await import(DIST('client.js'));
+    const { startIndexer } = await import(DIST('serve/indexer.js'));
+    const env = { HCS25_NETWORK: 'local', HCS25_NODES: '127.0.0.1:9=0.0.3', HCS25_MIRROR_REST_URL: mirrorUrl, HCS25_MIRROR_GRPC: '' };
+    const hcs25 = createHcs25Client(loadConfig({ cwd: tmpdir(), env, flags: { stateDir: tmpdir() } }));
+    indexer = startIndexer(hcs25, {
+      store,
+      topics: [TOPIC],
+      publishers: [PUBLISHER],
+      signal: stop.signal,
+      grpc: false,
+      onLag: (lag) => {
+        if (lag.subjects) events.indexed({ topic: lag.topic, fromSequence: null, sequence: lag.lastSequence, subjects: [...lag.subjects] });
+      },
+      onNote: (line) => console.log(`${engine}: indexer: ${line}`),
+    });
+  }
   process.send({ url: http.url, warmed: [warmed], warmMs });
   // Where a slow answer comes from: the longest the event loop was blocked, and the longest GC pause, since the last
   // 'usage' question (so the timed run's own, after the warm-up's).
@@ -237,10 +300,17 @@ async function serveProcess({ engine, url, workers }) {
     }
   }).observe({ entryTypes: ['gc'] });
   const GC_KINDS = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks' };
-  process.on('message', (m) => {
+  // The timed run's event-loop blocks, each with what filled it (started at the first 'usage' question, reported at
+  // the second).
+  let tracer;
+  process.on('message', async (m) => {
     if (m?.type !== 'usage') return;
+    const blocks = tracer ? await tracer.stop() : null;
+    tracer = blocks ? undefined : await traceBlocks({ profile: BLOCK_PROFILE });
     const cpu = process.cpuUsage();
     process.send({
+      blocks: [blocks],
+      indexing: [indexer?.indexing ?? false],
       cpuUs: cpu.user + cpu.system,
       hits: scores.hits,
       misses: scores.misses,
@@ -258,10 +328,27 @@ async function serveProcess({ engine, url, workers }) {
   });
   process.on('SIGTERM', async () => {
     await http.close();
+    stop.abort();
+    await indexer?.done;
     await store.close();
     // exit() after a signal still writes a --cpu-prof profile.
     process.exit(0);
   });
+}
+
+/** A mirror node REST API whose topics have no message after the indexer's cursor (in the bench's own process). */
+async function emptyMirror() {
+  const { createServer } = await import('node:http');
+  const body = JSON.stringify({ messages: [], links: { next: null } });
+  const state = { url: '', polls: 0 };
+  const server = createServer((req, res) => {
+    if (/^\/api\/v1\/topics\/[^/]+\/messages/.test(req.url ?? '')) state.polls++;
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  state.url = `http://127.0.0.1:${server.address().port}`;
+  return state;
 }
 
 /** The store's read side from memory: every subject has the same score. Only what a score lookup touches. */

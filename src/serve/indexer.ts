@@ -186,9 +186,11 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   async function rescoreLoop(): Promise<void> {
     while (!signal.aborted) {
       try {
-        const r = await store.rescoreDirty({ limit: Math.max(1, options.rescoreLimit ?? 200) });
-        // Scores that turned stale with time alone are looked for once the dirty ones are done, not every round.
-        if (r.more || (await store.markStale()) > 0) continue;
+        const limit = Math.max(1, options.rescoreLimit ?? 200);
+        const r = await store.rescoreDirty({ limit });
+        // Scores that turned stale with time alone are looked for once the dirty ones are done, not every round, and a
+        // round's worth at a time (so a round reads one small dirty row, and lookups are answered in between).
+        if (r.more || (await store.markStale({ limit })) > 0) continue;
       } catch (err) {
         if (signal.aborted) break;
         note(`rescoring: ${errorMessage(err)}`);

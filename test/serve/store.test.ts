@@ -14,6 +14,8 @@ import { openStore } from '../../src/serve/store/index.js';
 import { migrations } from '../../src/serve/store/migrate.js';
 import { openPostgresStore } from '../../src/serve/store/postgres.js';
 import type { ServeStore } from '../../src/serve/store/types.js';
+import { pgliteExecutor } from '../../src/serve/store/pglite.js';
+import { createSqlStore, type SqlExecutor } from '../../src/serve/store/sql.js';
 import { fleetSignals } from '../signals/fleet.js';
 import { RUN, RUN_KEY } from '../signals/fixtures.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
@@ -317,6 +319,27 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(await store.subjectScore(subject, { topic })).toEqual(before);
   });
 
+  it('markStale puts back at most `limit` subjects per call, so a rescoring round never reads more', async () => {
+    const topic = '0.0.24';
+    const messages = toMessages(packed(signals));
+    const read = await collectTopicSignalsOf(messages);
+    const { early, later } = scoringTimes(read);
+    await store.applyBatch(topic, batchOf(messages));
+    while ((await store.rescoreDirty({ now: early })).more);
+    const calls: number[] = [];
+    for (let n; (n = await store.markStale({ now: later, limit: 3 })) > 0; ) {
+      calls.push(n);
+      // The next round takes exactly what that call put back: the dirty row holds no more than a round.
+      expect(await store.rescoreDirty({ now: later, limit: 3 })).toEqual({ subjects: n, more: false });
+    }
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.every((n) => n <= 3)).toBe(true);
+    // Every subject ends rescored as `hcs25 scores` would at that time.
+    for (const expected of computeScores(read, DEFAULT_SCORING_CONFIG, { now: later, topic }).subjects) {
+      expect(await store.subjectScore(expected.subject, { topic })).toEqual({ topic, subject: expected.subject, fresh: true, score: expected });
+    }
+  });
+
   // Last in this block: it rescores every topic of the store at a later time.
   it('rescores a subject whose component turned stale with time alone, as hcs25 scores would at that time', async () => {
     const topic = '0.0.22';
@@ -334,6 +357,63 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(await store.subjectScore(subject, { topic })).toEqual({ topic, subject, fresh: true, score: expected });
     // Each subject once: nothing is due again until a new signal makes a component ok again.
     expect(await store.markStale({ now: later })).toBe(0);
+  });
+});
+
+describe('PGlite, the sole writer: periodic questions cost no query while nothing was written', () => {
+  it('rescoreDirty, markStale and the revision watch ask the database again only after a write', async () => {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const db = await PGlite.create();
+    let queries = 0;
+    const executor = (q: Parameters<typeof pgliteExecutor>[0]): SqlExecutor => {
+      const inner = pgliteExecutor(q);
+      return {
+        query: (text, params) => (queries++, inner.query(text, params)),
+        exec: (text) => (queries++, inner.exec(text)),
+        copyFrom: (sql, data) => (queries++, inner.copyFrom(sql, data)),
+      };
+    };
+    const store = createSqlStore({
+      engine: 'pglite',
+      driver: { ...executor(db), transaction: (fn) => db.transaction((tx) => fn(executor(tx))), close: () => db.close() },
+      tryIndexerLock: async () => true,
+      soleWriter: true,
+    });
+    try {
+      await store.migrate();
+      const topic = '0.0.40';
+      const messages = toMessages(packed(signals.slice(0, 20), 'none'));
+      const read = await collectTopicSignalsOf(messages);
+      const { early, later } = scoringTimes(read);
+      const revisions: number[] = [];
+      const unwatch = store.watch((r) => revisions.push(r), { intervalMs: 5 });
+      await store.applyBatch(topic, batchOf(messages.slice(0, 10)));
+      while ((await store.rescoreDirty({ now: early })).more);
+      await expect.poll(() => revisions.at(-1)).toBe(await store.revision());
+      expect(await store.rescoreDirty({ now: early })).toEqual({ subjects: 0, more: false });
+      expect(await store.markStale({ now: early })).toBe(0);
+
+      const idle = queries;
+      for (let i = 0; i < 5; i++) {
+        expect(await store.rescoreDirty({ now: early })).toEqual({ subjects: 0, more: false });
+        expect(await store.markStale({ now: early })).toBe(0);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(queries).toBe(idle);
+
+      // A write: each question is asked again, and finds it.
+      const seen = revisions.length;
+      await store.applyBatch(topic, batchOf(messages.slice(10)));
+      await expect.poll(() => revisions.length).toBeGreaterThan(seen);
+      expect((await store.rescoreDirty({ now: early })).subjects).toBeGreaterThan(0);
+      while ((await store.rescoreDirty({ now: early })).more);
+      // Time alone: the earliest stale_at is known, so a later `now` asks again.
+      expect(await store.markStale({ now: later })).toBeGreaterThan(0);
+      expect(queries).toBeGreaterThan(idle);
+      unwatch();
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -15,7 +15,7 @@ interface PgliteQueryable {
   exec(text: string): Promise<unknown>;
 }
 
-function executor(q: PgliteQueryable): SqlExecutor {
+export function pgliteExecutor(q: PgliteQueryable): SqlExecutor {
   return {
     query: async <T,>(text: string, params?: readonly unknown[]) => (await q.query<T>(text, params ? [...params] : undefined)).rows,
     exec: async (text: string) => {
@@ -46,14 +46,15 @@ export async function openPgliteStore(dir: string, options: { scoring?: ScoringC
   const store = createSqlStore({
     engine: 'pglite',
     driver: {
-      ...executor(db),
-      transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+      ...pgliteExecutor(db),
+      transaction: (fn) => db.transaction((tx) => fn(pgliteExecutor(tx))),
       close: async () => {
         await db.close();
         release();
       },
     },
     tryIndexerLock: async () => true,
+    soleWriter: true,
     ...(options.scoring ? { scoring: options.scoring } : {}),
   });
   await store.migrate();

@@ -55,13 +55,31 @@ export interface SqlStoreOptions {
   /** Runs after the driver closes (the lock connection). */
   onClose?: () => Promise<void>;
   scoring?: ScoringConfig;
+  /**
+   * One process owns the database (PGlite): only this store's writes change it, so the periodic questions (has the
+   * revision moved, is anything to rescore, is a score due to turn stale) are answered without a query while this
+   * store wrote nothing since they were last asked. On PGlite a query runs on the event loop (about 1–5 ms each).
+   */
+  soleWriter?: boolean;
 }
+
+/** Subjects markStale puts back into the rescoring per call, at most (one dirty row each: a round reads it whole). */
+const STALE_CHUNK = 1000;
 
 /** `seconds.nanos` → seconds as a SQL timestamptz. */
 const TS = (col: string) => `to_timestamp(split_part(${col}, '.', 1)::float8 + ('0.' || split_part(${col}, '.', 2))::float8)`;
 
 export function createSqlStore(options: SqlStoreOptions): ServeStore {
+  const sole = options.soleWriter === true;
   const { driver } = options;
+  /** Writes of this store that ended (committed or not): what the sole writer's shortcuts compare. */
+  let writes = 0;
+  const written = <T,>(write: Promise<T>): Promise<T> => write.finally(() => void writes++);
+  /** Sole writer: `writes` when rescoreDirty last found nothing to do (-1: not known). */
+  let cleanAt = -1;
+  /** Sole writer: the earliest stale_at (ms; null: none), as of `writes` = staleKnownAt (-1: not known). */
+  let nextStaleMs: number | null = null;
+  let staleKnownAt = -1;
   const scoring = options.scoring ?? DEFAULT_SCORING_CONFIG;
   const tids = new Map<string, number>();
   let closed = false;
@@ -91,7 +109,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
   async function writeBatch(topic: string, batch: IndexBatch, prepared: PreparedBatch): Promise<ApplyResult> {
     // Outside the transaction: a topic row is harmless on its own, and a rolled-back one must not stay cached.
     const tid = await tidOf(driver, topic);
-    return driver.transaction(async (tx): Promise<ApplyResult> => {
+    return written(driver.transaction(async (tx): Promise<ApplyResult> => {
       // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
       // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
       const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
@@ -138,7 +156,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         [tid, batch.cursor.sequence, ts, inserted, batch.source],
       );
       return { signals: inserted, duplicates, applied: true, revision };
-    });
+    }));
   }
 
   const store: ServeStore = {
@@ -160,7 +178,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async useAllowList(topic, publishers) {
       const want = publishers && publishers.length > 0 ? [...new Set(publishers)].sort() : null;
       const tid = await tidOf(driver, topic);
-      return driver.transaction(async (tx) => {
+      return written(driver.transaction(async (tx) => {
         const [row] = await tx.query<{ publishers: string[] | null; known: boolean; seq: number }>(
           'SELECT publishers, publishers_known AS known, last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE',
           [tid],
@@ -192,7 +210,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         }
         await tx.query('UPDATE topics SET publishers = $2::text[], publishers_known = true WHERE tid = $1', [tid, want]);
         return reset;
-      });
+      }));
     },
 
     async cursor(topic) {
@@ -245,8 +263,11 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       );
     },
 
-    rescoreDirty({ limit = 200, now = new Date() } = {}): Promise<RescoreResult> {
-      return driver.transaction(async (tx): Promise<RescoreResult> => {
+    async rescoreDirty({ limit = 200, now = new Date() } = {}): Promise<RescoreResult> {
+      if (sole && cleanAt === writes) return { subjects: 0, more: false };
+      const before = writes;
+      let wrote = false;
+      const result = await driver.transaction(async (tx): Promise<RescoreResult> => {
         // Locked for the round: a second rescorer (an instance that just lost the indexer lock) skips these rows
         // rather than take the same part of a row twice.
         const pending = await tx.query<{ id: string; tid: number; topic: string; subjects: string[] }>(
@@ -275,6 +296,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           done.push(row.id);
         }
         if (batch.length === 0 && done.length === 0) return { subjects: 0, more: false };
+        wrote = true;
         // Before any write: its lock on serve_meta orders revisions by commit (changesSince).
         const revision = await bump(tx);
         const more = rest !== undefined || pending.length > limit;
@@ -338,20 +360,48 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         if (done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [done]);
         if (rest) await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [rest.id, rest.subjects]);
         return { subjects: batch.length, more };
+      }).finally(() => {
+        if (wrote) writes++;
       });
+      // Nothing to do, and no write ended meanwhile.
+      if (!wrote && writes === before) cleanAt = writes;
+      return result;
     },
 
-    async markStale({ now = new Date() } = {}) {
-      // Each subject once: its stale_at is cleared here and set again by the rescoring.
+    async markStale({ now = new Date(), limit = STALE_CHUNK } = {}) {
+      if (sole && staleKnownAt === writes && (nextStaleMs === null || now.getTime() < nextStaleMs)) return 0;
+      const before = writes;
+      // Each subject once: its stale_at is cleared here and set again by the rescoring. The earliest due first, a
+      // bounded number per call: many subjects turn stale together (72 h after the run that published them), and
+      // one statement over all of them, or one dirty row that every rescoring round reads whole, would hold the
+      // database (and PGlite's event loop) for seconds.
       const rows = await driver.query<{ n: number }>(
-        `WITH due AS (UPDATE subject_scores SET stale_at = NULL WHERE stale_at <= $1 RETURNING tid, subject)
+        `WITH due AS (
+           UPDATE subject_scores s SET stale_at = NULL
+           FROM (SELECT tid, subject FROM subject_scores WHERE stale_at <= $1 ORDER BY stale_at LIMIT $2) p
+           WHERE s.tid = p.tid AND s.subject = p.subject
+           RETURNING s.tid, s.subject)
          INSERT INTO dirty_batches (tid, after_seq, subjects)
            SELECT d.tid, t.last_sequence, array_agg(d.subject ORDER BY d.subject) FROM due d JOIN topics t USING (tid)
            GROUP BY d.tid, t.last_sequence
          RETURNING cardinality(subjects) AS n`,
-        [now.toISOString()],
+        [now.toISOString(), Math.max(1, Math.min(limit, STALE_CHUNK))],
       );
-      return rows.reduce((n, r) => n + r.n, 0);
+      const marked = rows.reduce((n, r) => n + r.n, 0);
+      if (marked > 0) {
+        writes++;
+        return marked;
+      }
+      if (sole && writes === before) {
+        const [next] = await driver.query<{ ms: number | null }>(
+          'SELECT (extract(epoch FROM min(stale_at)) * 1000)::float8 AS ms FROM subject_scores WHERE stale_at IS NOT NULL',
+        );
+        if (writes === before) {
+          nextStaleMs = next?.ms ?? null;
+          staleKnownAt = writes;
+        }
+      }
+      return 0;
     },
 
     async subjectScore(subject, { topic } = {}) {
@@ -583,9 +633,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       let known = since !== undefined;
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
+      // Sole writer: the revision moves only with this store's own writes.
+      let askedAt = -1;
       const tick = async () => {
         try {
+          const asking = writes;
+          if (sole && known && askedAt === asking) return;
           const value = await currentRevision(driver);
+          askedAt = asking;
           if (!stopped && value !== last) {
             const first = !known;
             known = true;
@@ -594,8 +649,9 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           }
         } catch {
           // A closed store or a lost connection: the next tick tries again; unsubscribe stops it.
+        } finally {
+          if (!stopped && !closed) timer = setTimeout(() => void tick(), intervalMs);
         }
-        if (!stopped && !closed) timer = setTimeout(() => void tick(), intervalMs);
       };
       void tick();
       return () => {

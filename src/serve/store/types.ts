@@ -187,9 +187,10 @@ export interface ServeStore {
   rescoreDirty(options?: { limit?: number; now?: Date }): Promise<RescoreResult>;
   /**
    * Puts back in a batch to rescore every subject whose score changed with time alone by `now` (a component turned
-   * stale: `stale_at`, migration 004); returns how many.
+   * stale: `stale_at`, migration 004), the earliest due first and at most `limit` (default and most 1000) per call;
+   * returns how many (call again while it returns some).
    */
-  markStale(options?: { now?: Date }): Promise<number>;
+  markStale(options?: { now?: Date; limit?: number }): Promise<number>;
 
   subjectScore(subject: string, options?: { topic?: string }): Promise<StoredScore | null>;
   /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
