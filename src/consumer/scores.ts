@@ -479,6 +479,7 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
   // time) sort by comparison instead.
   const order = count < 16_384 ? Int32Array.from(Array.from(rows).sort((a, b) => place[a]! - place[b]!)) : countingSort(rows, place, RANKS);
   const prefix = new Float64Array(count);
+  const then = new Float64Array(count);
   const out = new Array<SubjectScore>(count);
   for (let i = 0; i < count; ) {
     let j = i + 1;
@@ -488,8 +489,8 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
       i++;
     } else {
       // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster. Names of a registry
-      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number,
-      // decide most comparisons without comparing strings.
+      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number, then
+      // the next three, decide most comparisons without comparing strings (numbered names share three often).
       const tied = Array.from(order.subarray(i, j));
       const lead = names[tied[0]!]!;
       let common = lead.length;
@@ -503,8 +504,9 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
         const name = names[tied[k]!]!;
         const at = (n: number): number => (common + n < name.length ? name.charCodeAt(common + n) + 1 : 0);
         prefix[tied[k]!] = (at(0) * 131_072 + at(1)) * 131_072 + at(2);
+        then[tied[k]!] = (at(3) * 131_072 + at(4)) * 131_072 + at(5);
       }
-      tied.sort((a, b) => prefix[a]! - prefix[b]! || byName(a, b));
+      tied.sort((a, b) => prefix[a]! - prefix[b]! || then[a]! - then[b]! || byName(a, b));
       for (let k = 0; k < tied.length; k++) out[i++] = scores[tied[k]!]!;
     }
   }
