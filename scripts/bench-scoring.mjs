@@ -164,7 +164,7 @@ async function child({ kind, signals: total, subjects }) {
   );
   console.log(
     `scale: measured since session 6 on the compact form (addSignal per validated message, as the reader now folds) fed ${BATCH.toLocaleString('en-US')} signals at a time ` +
-      `(a mirror page: the reader folds each message right after parsing it); before, add(ReadSignal) in batches of 10,000 read back from RAM (BENCH_SCORING_BATCH=10000 for that batch size)`,
+      `(default 100, a mirror page: the reader folds each message right after parsing it); before, add(ReadSignal) in batches of 10,000 read back from RAM (BENCH_SCORING_BATCH=10000 for that batch size)`,
   );
   if (report.counts.signals !== total || table.length === 0) {
     console.log('UNEXPECTED: not every signal was scored');
