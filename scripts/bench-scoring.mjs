@@ -14,6 +14,9 @@
  *    report, and the peak RSS with the JSON text. (Until session 6 this fed `add(ReadSignal)` batches of 10,000,
  *    12 MB of signals that the fold then read back from RAM; the reader folds each message right after parsing it.
  *    BENCH_SCORING_BATCH=10000 makes batches of that size again);
+ *  - read: what the scale figure leaves out, the reader's own work per signal from the message bodies (`classify`:
+ *    decode, JSON.parse, schema validation, allow-list, dedupe) with the compact fold, over R mirror messages (100,000;
+ *    mirror fetching aside), best of 3, as CPU µs per signal (and the events form, which builds a ReadSignal, to compare);
  *  - pure: computeScores over signals in memory at 1,000 subjects, best of 3, as signals/s;
  *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process), packed as the
  *    default says (BENCH_SCORING_PACK=dense|subject|none to compare), through the journaled, pipelined submitter:
@@ -32,6 +35,7 @@ const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
 const SIGNALS = Number(process.env.BENCH_SCORING_SIGNALS ?? (quick ? 100_000 : 1_000_000));
 const SUBJECTS = Number(process.env.BENCH_SCORING_SUBJECTS ?? (quick ? 19_000 : 190_000));
 const PURE_SIGNALS = quick ? 100_000 : 300_000;
+const READ_SIGNALS = quick ? 20_000 : 100_000;
 const PUBLISH = Number(process.env.BENCH_SCORING_PUBLISH ?? (quick ? 200 : 2000));
 const BATCH = Number(process.env.BENCH_SCORING_BATCH ?? 100);
 
@@ -42,6 +46,7 @@ async function main() {
   let failed = 0;
   for (const scenario of [
     { kind: 'scale', signals: SIGNALS, subjects: SUBJECTS },
+    { kind: 'read', signals: READ_SIGNALS, subjects: Math.round(READ_SIGNALS / 5.26) },
     { kind: 'pure', signals: PURE_SIGNALS, subjects: 1000 },
     { kind: 'publish', signals: PUBLISH * 3, subjects: PUBLISH },
   ]) {
@@ -98,6 +103,7 @@ async function child({ kind, signals: total, subjects }) {
   const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
   if (kind === 'publish') return publish(readSignals(total, subjects), options);
+  if (kind === 'read') return read(total, subjects, now);
   if (kind === 'pure') {
     const signals = readSignals(total, subjects);
     const runs = [];
@@ -170,6 +176,49 @@ async function child({ kind, signals: total, subjects }) {
     console.log('UNEXPECTED: not every signal was scored');
     process.exit(1);
   }
+}
+
+/**
+ * The reader's work per signal, from the bodies as the mirror client hands them over (bytes, consensus timestamp,
+ * payer): `classify` into a ScoreAccumulator (the compact form `hcs25 scores` reads in), and into events folded with
+ * `add` (the form that builds a ReadSignal per signal), each best of 3 by CPU time. finish is not included.
+ */
+async function read(total, subjects, now) {
+  const { classify } = await import(DIST('consumer/reader.js'));
+  const { ScoreAccumulator } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const startS = Math.floor(Date.now() / 1000) - 86_400;
+  const messages = [];
+  let seq = 0;
+  for (const body of signalBodies(total, subjects)) {
+    seq++;
+    const seconds = startS + Math.floor(seq / 50);
+    messages.push({ sequenceNumber: seq, consensusTimestamp: JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`), payerAccountId: '0.0.2', message: Buffer.from(body) });
+  }
+  const allowed = new Set(['0.0.2']);
+  const best = (fold) => {
+    let min = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < 3; r++) {
+      const scores = new ScoreAccumulator(DEFAULT_SCORING_CONFIG, now);
+      const seen = new Map();
+      const c0 = process.cpuUsage();
+      fold(scores, seen);
+      min = Math.min(min, cpuMs(c0));
+      if (scores.size !== total) throw new Error('UNEXPECTED: not every signal was read');
+    }
+    return (min * 1000) / total;
+  };
+  const compact = best((scores, seen) => {
+    for (const m of messages) classify(m, allowed, seen, scores);
+  });
+  const events = best((scores, seen) => {
+    for (const m of messages) for (const e of classify(m, allowed, seen)) if (e.type === 'signal') scores.add(e.signal);
+  });
+  console.log(
+    `read (not in the scale figure: the reader's work from message bodies, mirror fetching aside): ${total.toLocaleString('en-US')} messages, CPU per signal (best of 3) ` +
+      `${compact.toFixed(2)} µs read + folded in the compact form (= ${compact.toFixed(1)} s of CPU per 1,000,000 signals, before finish); ` +
+      `${events.toFixed(2)} µs as events with a ReadSignal each; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
 }
 
 /** How many subjects the signals are about. */
