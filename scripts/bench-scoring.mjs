@@ -4,18 +4,25 @@
  * process, so its peak RSS is its own. Signals are built as the reader hands them over (one JSON.parse per message:
  * no strings shared between signals; the consensus timestamp a flat string, as the mirror node's JSON gives it — it
  * used to be built by a template literal, a rope that the fold had to flatten, which the reader never hands over), then:
- *  - scale: the streaming fold `hcs25 scores` runs (ScoreAccumulator: `add` per signal as the reader yields it, then
- *    `finish`) over N signals about S subjects. Signals are made 10,000 at a time, fed to the fold and dropped, as the
- *    reader's pages are: the time reported is the fold's alone (add + finish; making the signals, which is the
- *    reader's JSON.parse, is printed apart), and the peak RSS is that of the whole process (fold, report and one batch
- *    of signals), which is what `hcs25 scores` holds since it keeps no signal. Then what `hcs25 scores --json` and the
- *    table view do with the report, and the peak RSS with the JSON text;
+ *  - scale: the streaming fold `hcs25 scores` runs over N signals about S subjects, in its compact form: the reader
+ *    hands each validated message to `ScoreAccumulator.addSignal` with its sequence number, consensus time and payer
+ *    (no ReadSignal built), then `finish`. Signals are made a mirror page (100 messages, the most the mirror REST API
+ *    returns at once) at a time, folded and dropped, as the reader does: the time reported is the fold's alone (the
+ *    consensus time's parse, addSignal and finish; making the signals, which is the reader's JSON.parse, is printed
+ *    apart), and the peak RSS is that of the whole process (fold, report and one page of signals), which is what
+ *    `hcs25 scores` holds since it keeps no signal. Then what `hcs25 scores --json` and the table view do with the
+ *    report, and the peak RSS with the JSON text. (Until session 6 this fed `add(ReadSignal)` batches of 10,000,
+ *    12 MB of signals that the fold then read back from RAM; the reader folds each message right after parsing it.
+ *    BENCH_SCORING_BATCH=10000 makes batches of that size again);
+ *  - read: what the scale figure leaves out, the reader's own work per signal from the message bodies (`classify`:
+ *    decode, JSON.parse, schema validation, allow-list, dedupe) with the compact fold, over R mirror messages (100,000;
+ *    mirror fetching aside), best of 3, as CPU µs per signal (and the events form, which builds a ReadSignal, to compare);
  *  - pure: computeScores over signals in memory at 1,000 subjects, best of 3, as signals/s;
  *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process), packed as the
  *    default says (BENCH_SCORING_PACK=dense|subject|none to compare), through the journaled, pipelined submitter:
  *    records/s, messages per record, publisher CPU per record.
  * Env: BENCH_SCORING_SIGNALS (default 1000000), BENCH_SCORING_SUBJECTS (default 190000), BENCH_SCORING_PUBLISH
- * (default 2000 records); `--quick` = a tenth.
+ * (default 2000 records), BENCH_SCORING_BATCH (default 100 signals); `--quick` = a tenth.
  */
 import { fork } from 'node:child_process';
 import os from 'node:os';
@@ -28,7 +35,9 @@ const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
 const SIGNALS = Number(process.env.BENCH_SCORING_SIGNALS ?? (quick ? 100_000 : 1_000_000));
 const SUBJECTS = Number(process.env.BENCH_SCORING_SUBJECTS ?? (quick ? 19_000 : 190_000));
 const PURE_SIGNALS = quick ? 100_000 : 300_000;
+const READ_SIGNALS = quick ? 20_000 : 100_000;
 const PUBLISH = Number(process.env.BENCH_SCORING_PUBLISH ?? (quick ? 200 : 2000));
+const BATCH = Number(process.env.BENCH_SCORING_BATCH ?? 100);
 
 if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]));
 else await main();
@@ -37,6 +46,7 @@ async function main() {
   let failed = 0;
   for (const scenario of [
     { kind: 'scale', signals: SIGNALS, subjects: SUBJECTS },
+    { kind: 'read', signals: READ_SIGNALS, subjects: Math.round(READ_SIGNALS / 5.26) },
     { kind: 'pure', signals: PURE_SIGNALS, subjects: 1000 },
     { kind: 'publish', signals: PUBLISH * 3, subjects: PUBLISH },
   ]) {
@@ -93,6 +103,7 @@ async function child({ kind, signals: total, subjects }) {
   const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
 
   if (kind === 'publish') return publish(readSignals(total, subjects), options);
+  if (kind === 'read') return read(total, subjects, now);
   if (kind === 'pure') {
     const signals = readSignals(total, subjects);
     const runs = [];
@@ -114,17 +125,18 @@ async function child({ kind, signals: total, subjects }) {
     return;
   }
 
-  // The fold, fed as the reader feeds it: each batch is made (not timed), folded (timed) and dropped.
+  // The fold, fed as the reader feeds it: each page is made (not timed), folded (timed) and dropped.
+  const { consensusMs } = await import(DIST('consumer/time.js'));
   const scoring = new ScoreAccumulator(DEFAULT_SCORING_CONFIG, now);
   let addMs = 0;
   let addCpu = 0;
   let makeMs = 0;
   let t = performance.now();
-  for (const batch of signalBatches(total, subjects, 10_000)) {
+  for (const batch of signalBatches(total, subjects, BATCH)) {
     const t0 = performance.now();
     makeMs += t0 - t;
     const c0 = process.cpuUsage();
-    for (const s of batch) scoring.add(s);
+    for (const s of batch) scoring.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
     addCpu += cpuMs(c0);
     t = performance.now();
     addMs += t - t0;
@@ -145,7 +157,7 @@ async function child({ kind, signals: total, subjects }) {
   const tableMs = performance.now() - t2;
   const peakMb = process.resourceUsage().maxRSS / 1024;
   console.log(
-    `scale (streaming fold, as hcs25 scores runs it): ${total.toLocaleString('en-US')} signals about ${report.counts.subjects.toLocaleString('en-US')} subjects: ` +
+    `scale (streaming fold, compact form, as hcs25 scores runs it): ${total.toLocaleString('en-US')} signals about ${report.counts.subjects.toLocaleString('en-US')} subjects: ` +
       `score ${scoreMs.toFixed(0)} ms (goal ≤ 2000) = add ${addMs.toFixed(0)} + finish ${finishMs.toFixed(0)}; ` +
       `CPU ${scoreCpu.toFixed(0)} ms (GC threads included) = ${((addCpu * 1000) / total).toFixed(2)} µs/signal + ${((finishCpu * 1000) / report.counts.subjects).toFixed(2)} µs/subject; ` +
       `${Math.round(total / (scoreMs / 1000)).toLocaleString('en-US')} signals/s; load ${load()}`,
@@ -154,12 +166,59 @@ async function child({ kind, signals: total, subjects }) {
     `scale: not counted above: making the signals (the reader's JSON.parse; every string parsed, none shared, the consensus timestamp flat as the mirror's JSON gives it) ${makeMs.toFixed(0)} ms; JSON output (${(json.length / 2 ** 20).toFixed(0)} MB) ${jsonMs.toFixed(0)} ms; table ${tableMs.toFixed(0)} ms`,
   );
   console.log(
-    `scale: peak RSS ${foldPeak.toFixed(0)} MB through the fold and its report (goal ≤ 1024; no signal held, one batch of 10,000 in flight), ${peakMb.toFixed(0)} MB with the --json text`,
+    `scale: peak RSS ${foldPeak.toFixed(0)} MB through the fold and its report (goal ≤ 1024; no signal held, one batch of ${BATCH.toLocaleString('en-US')} in flight), ${peakMb.toFixed(0)} MB with the --json text`,
+  );
+  console.log(
+    `scale: measured since session 6 on the compact form (addSignal per validated message, as the reader now folds) fed ${BATCH.toLocaleString('en-US')} signals at a time ` +
+      `(default 100, a mirror page: the reader folds each message right after parsing it); before, add(ReadSignal) in batches of 10,000 read back from RAM (BENCH_SCORING_BATCH=10000 for that batch size)`,
   );
   if (report.counts.signals !== total || table.length === 0) {
     console.log('UNEXPECTED: not every signal was scored');
     process.exit(1);
   }
+}
+
+/**
+ * The reader's work per signal, from the bodies as the mirror client hands them over (bytes, consensus timestamp,
+ * payer): `classify` into a ScoreAccumulator (the compact form `hcs25 scores` reads in), and into events folded with
+ * `add` (the form that builds a ReadSignal per signal), each best of 3 by CPU time. finish is not included.
+ */
+async function read(total, subjects, now) {
+  const { classify } = await import(DIST('consumer/reader.js'));
+  const { ScoreAccumulator } = await import(DIST('consumer/scores.js'));
+  const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
+  const startS = Math.floor(Date.now() / 1000) - 86_400;
+  const messages = [];
+  let seq = 0;
+  for (const body of signalBodies(total, subjects)) {
+    seq++;
+    const seconds = startS + Math.floor(seq / 50);
+    messages.push({ sequenceNumber: seq, consensusTimestamp: JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`), payerAccountId: '0.0.2', message: Buffer.from(body) });
+  }
+  const allowed = new Set(['0.0.2']);
+  const best = (fold) => {
+    let min = Number.POSITIVE_INFINITY;
+    for (let r = 0; r < 3; r++) {
+      const scores = new ScoreAccumulator(DEFAULT_SCORING_CONFIG, now);
+      const seen = new Map();
+      const c0 = process.cpuUsage();
+      fold(scores, seen);
+      min = Math.min(min, cpuMs(c0));
+      if (scores.size !== total) throw new Error('UNEXPECTED: not every signal was read');
+    }
+    return (min * 1000) / total;
+  };
+  const compact = best((scores, seen) => {
+    for (const m of messages) classify(m, allowed, seen, scores);
+  });
+  const events = best((scores, seen) => {
+    for (const m of messages) for (const e of classify(m, allowed, seen)) if (e.type === 'signal') scores.add(e.signal);
+  });
+  console.log(
+    `read (not in the scale figure: the reader's work from message bodies, mirror fetching aside): ${total.toLocaleString('en-US')} messages, CPU per signal (best of 3) ` +
+      `${compact.toFixed(2)} µs read + folded in the compact form (= ${compact.toFixed(1)} s of CPU per 1,000,000 signals, before finish); ` +
+      `${events.toFixed(2)} µs as events with a ReadSignal each; load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
 }
 
 /** How many subjects the signals are about. */

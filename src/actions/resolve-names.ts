@@ -81,7 +81,12 @@ export class RegistryCitations {
   }
 
   add(signal: ReadSignal): void {
-    const sources = signal.message.sources;
+    this.addMessage(signal.message);
+  }
+
+  /** `add` of a signal's message alone, as a compact read hands it over. */
+  addMessage(message: Pick<ReadSignal['message'], 'sources' | 'subject'>): void {
+    const sources = message.sources;
     if (sources === undefined) return;
     for (const source of sources) {
       let key = this.keyOf.get(source);
@@ -94,7 +99,7 @@ export class RegistryCitations {
       if (key === null) continue;
       let subjects = this.bySource.get(key);
       if (!subjects) this.bySource.set(key, (subjects = new Set()));
-      subjects.add(signal.message.subject);
+      subjects.add(message.subject);
     }
   }
 }

@@ -7,12 +7,13 @@
 import type { Hcs25Client } from '../client.js';
 import { ScoreAccumulator, type ScoreReport, type SubjectScore } from '../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../consumer/scoring-config.js';
+import type { SignalSink } from '../consumer/reader.js';
 import type { ReadSignal } from '../consumer/types.js';
 import type { PublishScoresOptions, PublishScoresResult } from '../consumer/publish-scores.js';
 import { readSignals, type ReadSignalsParameters } from './read-signals.js';
 import { RegistryCitations, resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './resolve-names.js';
 
-export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'follow'> {
+export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'follow' | 'into'> {
   /** Default: the built-in configuration (the spec's example adapters). */
   scoring?: ScoringConfig;
   /** Score as of this instant (default now): freshness is measured from it, later signals are ignored. */
@@ -42,7 +43,13 @@ export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignals
   const kept: ReadSignal[] | undefined = keepSignals ? [] : undefined;
   const rejected: Record<string, number> = {};
   let rejectedCount = 0;
-  for await (const event of readSignals(client, read)) {
+  // Unless the signals are kept, the reader folds each one into the scores as it reads it: no ReadSignal is built.
+  const into: SignalSink | undefined = kept
+    ? undefined
+    : citations
+      ? { addSignal: (message, ...origin) => (scores.addSignal(message, ...origin), citations.addMessage(message)) }
+      : scores;
+  for await (const event of readSignals(client, { ...read, ...(into && { into }) })) {
     if (event.type === 'signal') {
       scores.add(event.signal);
       citations?.add(event.signal);

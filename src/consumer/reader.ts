@@ -9,6 +9,8 @@ import { signalKey } from '../signals/pack.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../signals/read.js';
 import { consensusIso, consensusMs, parseInstant } from './time.js';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
+import type { SignalMessage } from '../signals/schemas.js';
+import type { SignalMessageV2 } from '../signals/schemas-v2.js';
 
 export interface ReadSignalsOptions {
   topic: string;
@@ -32,6 +34,16 @@ export interface ReadSignalsOptions {
   /** Keep polling for new messages after reaching the end of the topic, until `signal` aborts. */
   follow?: boolean | FollowOptions;
   signal?: AbortSignal;
+  /**
+   * The compact read: each signal is handed to this sink (a ScoreAccumulator is one) as its message is read, instead
+   * of being yielded as a `signal` event, so no ReadSignal is built for it. Everything else is yielded as before.
+   */
+  into?: SignalSink;
+}
+
+/** Takes signals as the reader has them in hand: the validated message and, of its transaction, primitives only. */
+export interface SignalSink {
+  addSignal(message: SignalMessage | SignalMessageV2, sequenceNumber: number, consensusMs: number, payerAccountId: string): void;
 }
 
 export interface FollowOptions {
@@ -65,6 +77,9 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
   const sinceMs = options.since === undefined ? Number.NEGATIVE_INFINITY : instant(options.since, 'since');
   const untilMs = options.until === undefined ? Number.POSITIVE_INFINITY : instant(options.until, 'until');
   const follow = options.follow === true ? {} : options.follow || undefined;
+  const { subject, into } = options;
+  const sink: SignalSink | undefined =
+    into && subject !== undefined ? { addSignal: (message, ...origin) => message.subject === subject && into.addSignal(message, ...origin) } : into;
   let after = options.afterSequence;
   let wait = follow?.minIntervalMs ?? 1000;
 
@@ -87,8 +102,8 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
         const ms = consensusMs(m.consensusTimestamp);
         if (ms > untilMs) return;
         if (ms < sinceMs) continue;
-        for (const event of classify(m, allowed, seen)) {
-          if (event.type === 'signal' && options.subject !== undefined && event.signal.message.subject !== options.subject) continue;
+        for (const event of classify(m, allowed, seen, sink, ms)) {
+          if (event.type === 'signal' && subject !== undefined && event.signal.message.subject !== subject) continue;
           yield event;
         }
       }
@@ -103,11 +118,16 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
   }
 }
 
-/** One mirror message → its events (what `readTopic` yields for it); `seen` carries "first one wins" across calls. */
+/**
+ * One mirror message → its events (what `readTopic` yields for it); `seen` carries "first one wins" across calls.
+ * With `into`, its signals go there instead of into events (`ms`: its consensus time, when the caller has it).
+ */
 export function classify(
   m: { sequenceNumber: number; consensusTimestamp: string; payerAccountId: string; message: Buffer },
   allowed: ReadonlySet<string>,
   seen: Map<string, number>,
+  into?: SignalSink,
+  ms?: number,
 ): TopicEvent[] {
   const origin = { sequenceNumber: m.sequenceNumber, consensusTimestamp: m.consensusTimestamp, payerAccountId: m.payerAccountId };
   const reject = (reason: RejectedReason, detail: string, index?: number): TopicEvent => ({
@@ -125,22 +145,32 @@ export function classify(
   }
   const parsed = readMessage(m.message);
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
-  const consensusAt = consensusIso(m.consensusTimestamp);
+  // Made when an event needs it: a compact read of signals never formats the time.
+  let consensusAt: string | undefined;
   const packed = parsed.items.length > 1;
-  return parsed.items.map((item): TopicEvent => {
-    if (item.kind === 'unknown') return { type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } };
+  const events: TopicEvent[] = [];
+  for (const item of parsed.items) {
+    if (item.kind === 'unknown') {
+      events.push({ type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } });
+      continue;
+    }
     if (item.kind !== 'signal') {
+      consensusAt ??= consensusIso(m.consensusTimestamp);
       const record: ReadRecord = { ...origin, consensusAt, index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
-      return { type: 'record', record };
+      events.push({ type: 'record', record });
+      continue;
     }
     const key = dedupeKey(m.payerAccountId, item.message);
     const first = seen.get(key);
     if (first !== undefined) {
-      return reject('duplicate', `same publisher, run, signal and subject as sequence ${first}`, packed ? item.index : undefined);
+      events.push(reject('duplicate', `same publisher, run, signal and subject as sequence ${first}`, packed ? item.index : undefined));
+      continue;
     }
     seen.set(key, m.sequenceNumber);
-    return { type: 'signal', signal: { ...origin, consensusAt, index: item.index, message: item.message } };
-  });
+    if (into) into.addSignal(item.message, m.sequenceNumber, ms ?? consensusMs(m.consensusTimestamp), m.payerAccountId);
+    else events.push({ type: 'signal', signal: { ...origin, consensusAt: (consensusAt ??= consensusIso(m.consensusTimestamp)), index: item.index, message: item.message } });
+  }
+  return events;
 }
 
 function* drain(dropped: DroppedChunk[]): Generator<ReaderEvent> {
@@ -185,7 +215,7 @@ export interface CollectedSignals {
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */
-export async function collectTopicSignals(options: Omit<ReadSignalsOptions, 'follow'>): Promise<CollectedSignals> {
+export async function collectTopicSignals(options: Omit<ReadSignalsOptions, 'follow' | 'into'>): Promise<CollectedSignals> {
   const out: CollectedSignals = { signals: [], rejected: [], records: [], unknown: emptyUnknownCounts(), lastSequence: undefined };
   for await (const event of readTopic(options)) {
     const seq = eventSequence(event);

@@ -15,8 +15,8 @@ import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { uaidRouting, type UaidRouting } from './uaid.js';
-import { SIGNAL_STATUSES, type SignalStatus } from '../signals/schemas.js';
-import { canonicalSignalId } from '../signals/schemas-v2.js';
+import { SIGNAL_STATUSES, type SignalMessage, type SignalStatus } from '../signals/schemas.js';
+import { canonicalSignalId, type SignalMessageV2 } from '../signals/schemas-v2.js';
 
 export interface ScoreOptions {
   /** The instant scores are computed for: freshness is measured against it, later signals are ignored. */
@@ -273,6 +273,9 @@ export class ScoreAccumulator {
   private seqSorted = true;
   private finished = false;
   private readonly subjectIds = new Map<string, number>();
+  /** Subjects by id, and the id of the subject that last came after each (-1: none yet). */
+  private readonly subjectNames: string[] = [];
+  private nextSubject = new Int32Array(1024).fill(-1);
   private readonly rawSignalIds = new Map<string, number>();
   private readonly signalIds = new Map<string, number>();
   private readonly runIds = new Map<string, number>();
@@ -305,7 +308,15 @@ export class ScoreAccumulator {
   }
 
   add(s: ReadSignal): void {
-    const cMs = consensusMs(s.consensusTimestamp);
+    this.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
+  }
+
+  /**
+   * The compact form of `add`: a signal as the reader has it in hand (its validated message, and of its transaction
+   * the sequence number, consensus time in ms and payer), so `hcs25 scores` folds each message as it is read and
+   * builds no ReadSignal (nor its ISO time). `add(s)` is this with `consensusMs(s.consensusTimestamp)`.
+   */
+  addSignal(m: SignalMessage | SignalMessageV2, sequenceNumber: number, cMs: number, payerAccountId: string): void {
     if (!(cMs <= this.nowMs)) {
       this.ignoredAfterNow++;
       return;
@@ -313,12 +324,11 @@ export class ScoreAccumulator {
     const n = this.n;
     if (n === this.capacity) this.c = allocate((this.capacity *= 2), this.c);
     const c = this.c;
-    const m = s.message;
     // Neighbouring signals mostly share subject, run and payer, and a topic uses a handful of signal ids: comparing
     // text is cheaper than hashing another copy of it.
-    if (m.subject !== this.lastSubject) this.lastSubjectId = intern(this.subjectIds, (this.lastSubject = m.subject));
+    if (m.subject !== this.lastSubject) this.lastSubjectId = this.subjectIdOf(m.subject);
     if (m.run !== this.lastRun) this.lastRunId = intern(this.runIds, (this.lastRun = m.run));
-    if (s.payerAccountId !== this.lastPayer) this.lastPayerId = intern(this.payerIds, (this.lastPayer = s.payerAccountId));
+    if (payerAccountId !== this.lastPayer) this.lastPayerId = intern(this.payerIds, (this.lastPayer = payerAccountId));
     const recent = this.recentSignals.indexOf(m.signal);
     c.signal[n] = recent >= 0 ? this.recentSignalIds[recent]! : this.signalIdOf(m.signal);
     c.subject[n] = this.lastSubjectId;
@@ -329,8 +339,8 @@ export class ScoreAccumulator {
     // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
     // v1 published it as timeout/error, which here would mean nothing was measured.
     const failedProbe = probe && !data.reachable && (m.status === 'timeout' || m.status === 'error');
-    c.seq[n] = s.sequenceNumber;
-    if (n > 0 && s.sequenceNumber < c.seq[n - 1]!) this.seqSorted = false;
+    c.seq[n] = sequenceNumber;
+    if (n > 0 && sequenceNumber < c.seq[n - 1]!) this.seqSorted = false;
     c.observedMs[n] = Math.min(cMs, parseIsoMs(m.fetchedAt));
     c.consensusMs[n] = cMs;
     c.status[n] = failedProbe ? OK : statusCode(m.status);
@@ -377,6 +387,32 @@ export class ScoreAccumulator {
     };
   }
 
+  /**
+   * Runs publish their subjects in much the same order each time: the subject that came after the previous one last
+   * time is compared first, one string comparison, before a lookup in the table of every subject (a registry's
+   * subjects make a table far larger than the caches, so a lookup costs ten times that comparison).
+   */
+  private subjectIdOf(subject: string): number {
+    const previous = this.lastSubject === undefined ? -1 : this.lastSubjectId;
+    const guess = previous >= 0 ? this.nextSubject[previous]! : -1;
+    let id: number;
+    if (guess >= 0 && this.subjectNames[guess] === subject) id = guess;
+    else {
+      id = intern(this.subjectIds, subject);
+      if (id === this.subjectNames.length) {
+        this.subjectNames.push(subject);
+        if (id === this.nextSubject.length) {
+          const grown = new Int32Array(id * 2).fill(-1);
+          grown.set(this.nextSubject);
+          this.nextSubject = grown;
+        }
+      }
+      if (previous >= 0) this.nextSubject[previous] = id;
+    }
+    this.lastSubject = subject;
+    return id;
+  }
+
   // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
   private signalIdOf(raw: string): number {
     let id = this.rawSignalIds.get(raw);
@@ -408,7 +444,7 @@ export class ScoreAccumulator {
     rows = countingSort(rows, c.signal, ranked.length);
     const subjectStart = new Int32Array(subjectIds.size + 1);
     const order = countingSort(rows, c.subject, subjectIds.size, subjectStart);
-    return { n, ignoredAfterNow: this.ignoredAfterNow, subjects: [...subjectIds.keys()], signalIds: ranked, ...c, runs: this.runIds.size, payers: this.payerIds.size, order, subjectStart };
+    return { n, ignoredAfterNow: this.ignoredAfterNow, subjects: this.subjectNames, signalIds: ranked, ...c, runs: this.runIds.size, payers: this.payerIds.size, order, subjectStart };
   }
 }
 
@@ -443,6 +479,7 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
   // time) sort by comparison instead.
   const order = count < 16_384 ? Int32Array.from(Array.from(rows).sort((a, b) => place[a]! - place[b]!)) : countingSort(rows, place, RANKS);
   const prefix = new Float64Array(count);
+  const then = new Float64Array(count);
   const out = new Array<SubjectScore>(count);
   for (let i = 0; i < count; ) {
     let j = i + 1;
@@ -452,8 +489,8 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
       i++;
     } else {
       // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster. Names of a registry
-      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number,
-      // decide most comparisons without comparing strings.
+      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number, then
+      // the next three, decide most comparisons without comparing strings (numbered names share three often).
       const tied = Array.from(order.subarray(i, j));
       const lead = names[tied[0]!]!;
       let common = lead.length;
@@ -467,8 +504,9 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
         const name = names[tied[k]!]!;
         const at = (n: number): number => (common + n < name.length ? name.charCodeAt(common + n) + 1 : 0);
         prefix[tied[k]!] = (at(0) * 131_072 + at(1)) * 131_072 + at(2);
+        then[tied[k]!] = (at(3) * 131_072 + at(4)) * 131_072 + at(5);
       }
-      tied.sort((a, b) => prefix[a]! - prefix[b]! || byName(a, b));
+      tied.sort((a, b) => prefix[a]! - prefix[b]! || then[a]! - then[b]! || byName(a, b));
       for (let k = 0; k < tied.length; k++) out[i++] = scores[tied[k]!]!;
     }
   }

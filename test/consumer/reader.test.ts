@@ -81,6 +81,26 @@ describe('readSignals', () => {
     expect(signals[0]!.consensusAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
+  it('a compact read hands each signal to its sink instead of yielding it, with the same origin; the rest is yielded alike', async () => {
+    const topic = hostileTopic();
+    const events: TopicEvent[] = [];
+    for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER] })) events.push(e);
+    const handed: Array<{ message: unknown; sequenceNumber: number; ms: number; payer: string }> = [];
+    const others: TopicEvent[] = [];
+    const into = { addSignal: (message: unknown, sequenceNumber: number, ms: number, payer: string) => void handed.push({ message, sequenceNumber, ms, payer }) };
+    for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER], into })) others.push(e);
+    const signals = events.flatMap((e) => (e.type === 'signal' ? [e.signal] : []));
+    expect(signals).toHaveLength(3);
+    expect(handed).toEqual(signals.map((s) => ({ message: s.message, sequenceNumber: s.sequenceNumber, ms: Date.parse(s.consensusAt), payer: s.payerAccountId })));
+    // Rejections (the duplicate too), the score record with its time and the unknown version: as before.
+    expect(others).toEqual(events.filter((e) => e.type !== 'signal'));
+    expect(others.some((e) => e.type === 'record')).toBe(true);
+
+    const subjects: string[] = [];
+    for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER], subject: B, into: { addSignal: (m) => void subjects.push(m.subject) } })) expect(e.type).not.toBe('signal');
+    expect(subjects).toEqual([B]);
+  });
+
   it('without an allow-list every payer is accepted; the dedupe key includes the payer', async () => {
     const topic = hostileTopic();
     const { signals, rejected } = await collectTopicSignals({ topic, mirror: fake.url });

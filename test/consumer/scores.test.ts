@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeScores, percentile, type SubjectScore } from '../../src/consumer/scores.js';
+import { ScoreAccumulator, computeScores, percentile, type SubjectScore } from '../../src/consumer/scores.js';
+import { consensusMs } from '../../src/consumer/time.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
@@ -189,6 +190,31 @@ describe('computeScores — default adapters', () => {
     const a = JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, { now, rejected: { duplicate: 1, 'bad-json': 2 } }));
     const b = JSON.stringify(computeScores(shuffled, DEFAULT_SCORING_CONFIG, { now, rejected: { 'bad-json': 2, duplicate: 1 } }));
     expect(b).toBe(a);
+  });
+});
+
+describe('ScoreAccumulator — the compact form', () => {
+  it('addSignal (message and primitives, as the reader folds) gives the report add gives, whatever order runs list their subjects in', () => {
+    const subjects = Array.from({ length: 7 }, (_, i) => uaid(`agent-${i}.example.com`, i % 3 === 0 ? 'mcp' : 'a2a'));
+    // Per run, an order of subject indexes: the same, reversed, rotated, with one left out, with one back and a
+    // repeat: the subject that came next last time is guessed first, and every guess that misses must still be exact.
+    const orders = [[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 3, 4, 5, 0, 1], [2, 4, 5, 0, 1], [6, 2, 3, 3, 4, 5, 0, 1]];
+    const signals: ReadSignal[] = [];
+    let seq = 0;
+    orders.forEach((order, run) => {
+      for (const i of order) {
+        const at = T0 + seq * 1000;
+        signals.push(probe(subjects[i]!, { seq: ++seq, at, run: run + 1, reachable: (seq + i) % 4 !== 0, latencyMs: 100 + seq }));
+        if (i % 3 !== 0) signals.push(evalSignal(subjects[i]!, 'math', (seq + run) % 3 === 0 ? 'wrong' : 'correct', { seq: ++seq, at: at + 1, run: run + 1 }));
+      }
+    });
+    const options = { now, publishers: ['0.0.1001'], topic: '0.0.5' };
+    const compact = new ScoreAccumulator(DEFAULT_SCORING_CONFIG, now);
+    for (const s of signals) compact.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
+    const report = compact.finish(options);
+    expect(report.counts).toMatchObject({ subjects: 7, signals: signals.length });
+    expect(JSON.stringify(report)).toBe(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options)));
+    expect(JSON.stringify(report)).toBe(JSON.stringify(referenceScores(signals, DEFAULT_SCORING_CONFIG, options)));
   });
 });
 

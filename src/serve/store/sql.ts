@@ -6,9 +6,9 @@ import { hash as oneShotHash } from 'node:crypto';
 import { z } from 'zod';
 import { Hcs25Error } from '../../core/errors.js';
 import { dedupeKey } from '../../consumer/reader.js';
-import { computeScores, type SubjectScore } from '../../consumer/scores.js';
+import { ScoreAccumulator, type SubjectScore } from '../../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso } from '../../consumer/time.js';
+import { consensusIso, consensusMs } from '../../consumer/time.js';
 import type { ReadRecord, ReadSignal } from '../../consumer/types.js';
 import { revealOf, verifiableSignal } from '../../actions/verify-signals.js';
 import { responseHashV2 } from '../../signals/hashing.js';
@@ -301,21 +301,22 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         const revision = await bump(tx);
         const more = rest !== undefined || pending.length > limit;
         const rows = await tx.query<SignalRow>(SIGNALS_OF_SUBJECTS, [batch.map((d) => d.tid), batch.map((d) => d.subject), batch.map((d) => hash32(d.subject))]);
-        const byTopic = new Map<number, ReadSignal[]>();
+        // Each row is folded into its topic's scores as read (the compact form: no ReadSignal per row).
+        const byTopic = new Map<number, ScoreAccumulator>();
         const payers = new Map<string, Set<string>>();
         for (const r of rows) {
           const key = `${r.tid}\u0000${r.message.subject}`;
           let set = payers.get(key);
           if (!set) payers.set(key, (set = new Set()));
           set.add(r.payer);
-          let list = byTopic.get(r.tid);
-          if (!list) byTopic.set(r.tid, (list = []));
-          list.push(toReadSignal(r));
+          let topicScores = byTopic.get(r.tid);
+          if (!topicScores) byTopic.set(r.tid, (topicScores = new ScoreAccumulator(scoring, now)));
+          topicScores.addSignal(r.message, r.seq, consensusMs(r.consensus), r.payer);
         }
         const scores = new Map<string, SubjectScore>();
-        for (const [tid, signals] of byTopic) {
+        for (const [tid, topicScores] of byTopic) {
           const topic = batch.find((d) => d.tid === tid)!.topic;
-          for (const s of computeScores(signals, scoring, { now, topic }).subjects) scores.set(`${tid}\u0000${s.subject}`, s);
+          for (const s of topicScores.finish({ topic }).subjects) scores.set(`${tid}\u0000${s.subject}`, s);
         }
         const score = (d: (typeof batch)[number]) => scores.get(`${d.tid}\u0000${d.subject}`);
         await tx.query(
