@@ -24,10 +24,9 @@ const NON_ASCII = /[^\x00-\x7f]/;
 /** Words that follow a letter but never the article "A": `A or B`, `A is correct`. */
 const NOT_AFTER_ARTICLE = ['or', 'and', 'nor', 'but', 'is', 'was', 'because', 'since', 'vs', 'versus', 'then'];
 
-/** Inserts option `k` into `order`, longest text first; equal lengths keep the asked order. */
-function insertLongestFirst(order: number[], texts: readonly string[], k: number): void {
-  let i = order.length;
-  order.push(k);
+/** Inserts option `k` into the first `count` of `order`, longest text first; equal lengths keep the asked order. */
+function insertLongestFirst(order: number[], count: number, texts: readonly string[], k: number): void {
+  let i = count;
   while (i > 0 && texts[order[i - 1]!]!.length < texts[k]!.length) {
     order[i] = order[i - 1]!;
     i--;
@@ -68,26 +67,37 @@ function optionFacts(option: string): OptionFacts {
  * before the letter scan. A bare-letter reply needs none of it, so nothing is worked out before a reply needs it
  * (`prepare`), and then all at once from the facts kept by option text.
  */
-const NONE: never[] = [];
 class PreparedOptions {
   private ready = false;
-  texts: string[] = NONE;
-  all: number[] = NONE;
-  lettered: number[] = NONE;
-  constructor(private readonly options: readonly string[]) {}
+  /** Normalised, lower-cased option texts, in the asked order. */
+  readonly texts: string[] = ['', '', '', ''];
+  /** Every option's index, longest text first. */
+  readonly all: number[] = [0, 1, 2, 3];
+  /** The first `letteredCount` are the options holding a letter of their own, longest text first. */
+  readonly lettered: number[] = [0, 1, 2, 3];
+  letteredCount = 0;
+  /** Each option text's first char when a letter or digit (where `scanOptions` looks for it), else -1. */
+  readonly firsts: number[] = [-1, -1, -1, -1];
+  constructor(private options: readonly string[]) {}
+
+  /** Another question's options, its arrays reused: one-shot grading allocates nothing for its options. */
+  reuse(options: readonly string[]): PreparedOptions {
+    this.options = options;
+    this.ready = false;
+    return this;
+  }
 
   prepare(): PreparedOptions {
     if (this.ready) return this;
     this.ready = true;
-    this.texts = [];
-    this.all = [];
-    for (let k = 0; k < this.options.length; k++) {
+    this.letteredCount = 0;
+    for (let k = 0; k < 4; k++) {
       const facts = optionFacts(this.options[k]!);
-      this.texts.push(facts.text);
-      insertLongestFirst(this.all, this.texts, k);
-      if (!facts.lettered) continue;
-      if (this.lettered === NONE) this.lettered = [];
-      insertLongestFirst(this.lettered, this.texts, k);
+      this.texts[k] = facts.text;
+      const first = facts.text.charCodeAt(0);
+      this.firsts[k] = isLowerAlnum(first) ? first : -1;
+      insertLongestFirst(this.all, k, this.texts, k);
+      if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
     return this;
   }
@@ -137,51 +147,99 @@ function hasUpperLetter(text: string): boolean {
   return false;
 }
 
+/** `c` lower-cased if an ASCII capital: a reply without a full NFKC has no other char with case. */
+function lowerAscii(c: number): number {
+  return c >= 65 && c <= 90 ? c | 32 : c;
+}
+
+function isLowerAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+}
+
 /**
- * Which options the lower-cased reply `lower` holds in full from `start` to `end`, as whole words (`Oxygen` is not
- * found in `Oxygenated`), as bits. Options are matched in `order`, longest first, and blanked out, so `Iron` is not
- * also found inside `Iron oxide`: the blanks are kept in `masked` instead of a copy of the reply.
+ * Which options the reply holds in full from `start` to `end`, as whole words (`Oxygen` is not found in `Oxygenated`),
+ * as bits. `src` is the reply (ASCII capitals lower-cased as they are read) or, after a full NFKC, the reply
+ * lower-cased. Options are matched in `order`, longest first, and blanked out, so `Iron` is not also found inside
+ * `Iron oxide`: the blanks are kept in `masked` instead of a copy of the reply. As with `indexOf`, each search goes on
+ * after a match whether or not it stands as a whole word.
+ *
+ * An option opening with a letter or digit can only start where a word does, and blanking never makes a new such
+ * start (a blanked option is followed by a non-word char), so one pass lists the word starts that open some option
+ * and each option tries only those; any other option is searched char by char.
  */
 let masked = new Uint8Array(256);
 let anyMasked = false;
+let candidates = new Int32Array(64);
 
-function scanOptions(lower: Uint16Array, start: number, end: number, texts: readonly string[], order: readonly number[]): number {
+function scanOptions(src: Uint16Array, start: number, end: number, p: PreparedOptions, order: readonly number[], orderCount: number): number {
   const n = end - start;
   if (masked.length < n) masked = new Uint8Array(n * 2);
   anyMasked = false;
+  const firsts = p.firsts;
+  let count = 0;
+  for (let i = start; i < end; i++) {
+    const c = lowerAscii(src[i]!);
+    if (!isLowerAlnum(c)) continue;
+    if (c === firsts[0] || c === firsts[1] || c === firsts[2] || c === firsts[3]) {
+      if (count === candidates.length) {
+        const more = new Int32Array(count * 2);
+        more.set(candidates);
+        candidates = more;
+      }
+      candidates[count++] = i;
+    }
+    while (i + 1 < end && isLowerAlnum(lowerAscii(src[i + 1]!))) i++;
+  }
   let found = 0;
-  for (let o = 0; o < order.length; o++) {
+  for (let o = 0; o < orderCount; o++) {
     const k = order[o]!;
-    const text = texts[k]!;
+    const text = p.texts[k]!;
     const len = text.length;
     if (len === 0) continue;
     const first = text.charCodeAt(0);
-    outer: for (let at = start; at <= end - len; at++) {
-      if (maskedAt(lower, start, at) !== first) continue;
-      for (let j = 1; j < len; j++) if (maskedAt(lower, start, at + j) !== text.charCodeAt(j)) continue outer;
-      // Found: the search goes on after it, whether or not it stands as a whole word.
-      if (isBoundary(lower, start, end, at - 1) && isBoundary(lower, start, end, at + len)) {
-        if (!anyMasked) masked.fill(0, 0, n);
-        anyMasked = true;
-        found |= 1 << k;
-        masked.fill(1, at - start, at - start + len);
+    if (isLowerAlnum(first)) {
+      let from = start;
+      for (let c = 0; c < count; c++) {
+        const at = candidates[c]!;
+        if (at < from || at > end - len || lowerAscii(src[at]!) !== first) continue;
+        if (matchAt(src, start, end, text, at)) found |= 1 << k;
+        if (matched) from = at + len;
       }
-      at += len - 1;
+    } else {
+      for (let at = start; at <= end - len; at++) {
+        if (maskedAt(src, start, at) !== first) continue;
+        if (matchAt(src, start, end, text, at)) found |= 1 << k;
+        if (matched) at += len - 1;
+      }
     }
   }
   return found;
 }
 
-/** The masked reply's char code at `i`. */
-function maskedAt(lower: Uint16Array, start: number, i: number): number {
-  return anyMasked && masked[i - start] === 1 ? 32 : lower[i]!;
+/** Whether {@link matchAt} found the option's text (whole word or not). */
+let matched = false;
+
+/** The option `text` is at `at` of the masked reply (`matched`) as a whole word, then blanked out: true. */
+function matchAt(src: Uint16Array, start: number, end: number, text: string, at: number): boolean {
+  matched = false;
+  const len = text.length;
+  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j) !== text.charCodeAt(j)) return false;
+  matched = true;
+  if (!isBoundary(src, start, end, at - 1) || !isBoundary(src, start, end, at + len)) return false;
+  if (!anyMasked) masked.fill(0, 0, end - start);
+  anyMasked = true;
+  masked.fill(1, at - start, at - start + len);
+  return true;
+}
+
+/** The masked, lower-cased reply's char code at `i`. */
+function maskedAt(src: Uint16Array, start: number, i: number): number {
+  return anyMasked && masked[i - start] === 1 ? 32 : lowerAscii(src[i]!);
 }
 
 /** Outside the reply, or not `[a-z0-9]` in the masked reply. */
-function isBoundary(lower: Uint16Array, start: number, end: number, i: number): boolean {
-  if (i < start || i >= end) return true;
-  const c = maskedAt(lower, start, i);
-  return !((c >= 97 && c <= 122) || (c >= 48 && c <= 57));
+function isBoundary(src: Uint16Array, start: number, end: number, i: number): boolean {
+  return i < start || i >= end || !isLowerAlnum(maskedAt(src, start, i));
 }
 
 function sentenceInitial(t: Uint16Array, index: number): boolean {
@@ -291,7 +349,7 @@ function anchorAt(t: Uint16Array, n: number, p: number, c: number): number {
 let blanked = new Uint16Array(256);
 function maskLetteredOptions(t: Uint16Array, n: number, p: PreparedOptions): Uint16Array {
   const lower = lowerOf();
-  if (lowerLength !== n || scanOptions(lower, 0, n, p.texts, p.lettered) === 0) return t;
+  if (lowerLength !== n || scanOptions(lower, 0, n, p, p.lettered, p.letteredCount) === 0) return t;
   if (blanked.length < n) blanked = new Uint16Array(n * 2);
   for (let i = 0; i < n; i++) blanked[i] = masked[i] === 1 ? 32 : t[i]!;
   return blanked;
@@ -357,11 +415,11 @@ function leadingConflict(t: Uint16Array, n: number, p: PreparedOptions): boolean
   let found: number;
   if (!reply.exotic) {
     // Lower-casing the common chars is per char: the lower-cased reply's slice is the slice lower-cased.
-    found = scanOptions(lowerOf(), start, end, p.texts, p.all);
+    found = scanOptions(lowerOf(), start, end, p, p.all, 4);
   } else {
     const lower = loadLower(replyString(start, end).toLowerCase());
     lowerReady = false;
-    found = scanOptions(lower, 0, lowerLength, p.texts, p.all);
+    found = scanOptions(lower, 0, lowerLength, p, p.all, 4);
   }
   return found !== 0 && (found & (found - 1)) === 0 && found !== 1 << leadingLetter;
 }
@@ -380,23 +438,22 @@ function firstLineLetter(t: Uint16Array, n: number): number {
   return letter >= 65 && letter <= 68 ? letter - 65 : -1;
 }
 
-/** The reply lower-cased, made once per reply into a reused buffer, and only when a rule needs it. */
+/**
+ * The reply as `scanOptions` reads it: the reply itself (its ASCII capitals are lower-cased as they are read), or after
+ * a full NFKC the reply lower-cased, made once per reply into a reused buffer, which may differ in length.
+ */
 let lowered = new Uint16Array(256);
 let lowerLength = 0;
 let lowerReady = false;
 function lowerOf(): Uint16Array {
-  if (lowerReady) return lowered;
-  lowerReady = true;
-  const t = reply.text;
-  const n = reply.length;
-  // Only a full NFKC can leave a non-ASCII char with case (the common folds give ASCII or caseless chars).
-  if (reply.exotic) return loadLower(replyString().toLowerCase());
-  if (lowered.length < n) lowered = new Uint16Array(n * 2);
-  for (let i = 0; i < n; i++) {
-    const c = t[i]!;
-    lowered[i] = c >= 65 && c <= 90 ? c | 32 : c;
+  if (!reply.exotic) {
+    lowerLength = reply.length;
+    return reply.text;
   }
-  lowerLength = n;
+  if (!lowerReady) {
+    lowerReady = true;
+    loadLower(replyString().toLowerCase());
+  }
   return lowered;
 }
 
@@ -426,11 +483,11 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
   lowerReady = false;
   p.prepare();
   if (leadingConflict(t, n, p)) return CONFLICT;
-  scanLetters(p.lettered.length === 0 ? t : maskLetteredOptions(t, n, p), n);
+  scanLetters(p.letteredCount === 0 ? t : maskLetteredOptions(t, n, p), n);
   if (lastAnswer && anchoredBits !== 0) return lastAnchored;
   const letters = standaloneBits | anchoredBits;
   if (letters !== 0) return (letters & (letters - 1)) === 0 ? 31 - Math.clz32(letters) : AMBIGUOUS;
-  const found = scanOptions(lowerOf(), 0, lowerLength, p.texts, p.all);
+  const found = scanOptions(lowerOf(), 0, lowerLength, p, p.all, 4);
   if (found !== 0) return (found & (found - 1)) === 0 ? 31 - Math.clz32(found) : AMBIGUOUS;
   return NO_ANSWER;
 }
@@ -464,9 +521,12 @@ export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
  * A run grades each question object once, so nothing is kept per question object (such a cache would never hit
- * there); what each option text needs is kept by text instead (`optionFacts`), and the options are prepared only as
- * far as the reply needs. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
+ * there); what each option text needs is kept by text instead (`optionFacts`), the options are prepared only when the
+ * reply needs them, into arrays reused from call to call. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
-  return grade(new PreparedOptions(question.options), question.answer, response, opts.grader);
+  return grade(oneShot.reuse(question.options), question.answer, response, opts.grader);
 }
+
+/** What {@link gradeChoice} prepares a question's options in: nothing of it outlives the call. */
+const oneShot = new PreparedOptions([]);
