@@ -48,7 +48,25 @@ interface OptionFacts {
 const OPTION_FACTS_LIMIT = 4096;
 const optionFactsByText = new Map<string, OptionFacts>();
 
+/**
+ * The facts looked up last, by a slot from the text's length and three of its chars: the same option strings come
+ * back again and again, and comparing one string is cheaper than a `Map` lookup.
+ */
+const RECENT_SLOTS = 512;
+const recentTexts: string[] = new Array<string>(RECENT_SLOTS).fill('');
+const recentFacts: OptionFacts[] = new Array<OptionFacts>(RECENT_SLOTS).fill({ text: '', lettered: false });
+
 function optionFacts(option: string): OptionFacts {
+  const n = option.length;
+  const slot = n === 0 ? 0 : (n * 31 + option.charCodeAt(0) * 7 + option.charCodeAt(n >> 1) * 3 + option.charCodeAt(n - 1)) & (RECENT_SLOTS - 1);
+  if (recentTexts[slot] === option) return recentFacts[slot]!;
+  const facts = factsByText(option);
+  recentTexts[slot] = option;
+  recentFacts[slot] = facts;
+  return facts;
+}
+
+function factsByText(option: string): OptionFacts {
   let facts = optionFactsByText.get(option);
   if (facts === undefined) {
     if (optionFactsByText.size >= OPTION_FACTS_LIMIT) optionFactsByText.clear();

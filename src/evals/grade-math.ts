@@ -171,14 +171,26 @@ function tokenize(t: Uint16Array, n: number): void {
       ends[numbers] = foundEnd;
       percents[numbers++] = percentAfter(t, n, foundEnd) ? 1 : 0;
       numberFrom = foundEnd;
-    } else if (p >= markerFrom && (c === 35 || (c | 32) === 97 || (c | 32) === 102)) {
+      // No marker starts inside a number.
+      p = foundEnd - 1;
+    } else if (p >= markerFrom && p + 1 < n && markerMayStart(c, t[p + 1]!)) {
       const end = markerAt(t, n, p);
       if (end === -1) continue;
       if (markers === markerEnds.length) markerEnds = grow(markerEnds);
       markerEnds[markers++] = end;
       markerFrom = end;
+      // No number starts inside a marker.
+      p = end - 1;
     }
   }
+}
+
+/** `fi`, `an` or `##` (letters in any case): the only openings of a marker, a cheap test before {@link markerAt}. */
+function markerMayStart(c: number, next: number): boolean {
+  const lower = c | 32;
+  if (lower === 97) return (next | 32) === 110;
+  if (lower === 102) return (next | 32) === 105;
+  return c === 35 && next === 35;
 }
 
 function grow(array: Int32Array): Int32Array {
