@@ -49,16 +49,23 @@ const OPTION_FACTS_LIMIT = 4096;
 const optionFactsByText = new Map<string, OptionFacts>();
 
 /**
- * The facts looked up last, by a slot from the text's length and three of its chars: the same option strings come
- * back again and again, and comparing one string is cheaper than a `Map` lookup.
+ * The facts looked up last, by a slot from the text's length and five of its chars: the same option strings come
+ * back again and again, and comparing one string is cheaper than a `Map` lookup. As many slots as the `Map` holds
+ * texts, so a bank's few hundred option texts rarely share one.
  */
-const RECENT_SLOTS = 512;
+const RECENT_SLOTS = OPTION_FACTS_LIMIT;
 const recentTexts: string[] = new Array<string>(RECENT_SLOTS).fill('');
 const recentFacts: OptionFacts[] = new Array<OptionFacts>(RECENT_SLOTS).fill({ text: '', lettered: false });
 
 function optionFacts(option: string): OptionFacts {
   const n = option.length;
-  const slot = n === 0 ? 0 : (n * 31 + option.charCodeAt(0) * 7 + option.charCodeAt(n >> 1) * 3 + option.charCodeAt(n - 1)) & (RECENT_SLOTS - 1);
+  let slot = 0;
+  if (n > 0) {
+    slot =
+      Math.imul(n, 0x9e3779b1) ^ Math.imul(option.charCodeAt(0), 0x85ebca6b) ^ Math.imul(option.charCodeAt(n >> 2), 0x165667b1) ^
+      Math.imul(option.charCodeAt(n >> 1), 0xc2b2ae35) ^ Math.imul(option.charCodeAt(n - 1), 0x27d4eb2f);
+    slot = (slot ^ (slot >>> 15)) & (RECENT_SLOTS - 1);
+  }
   if (recentTexts[slot] === option) return recentFacts[slot]!;
   const facts = factsByText(option);
   recentTexts[slot] = option;
