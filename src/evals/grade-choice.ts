@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { codeAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseResponse, readsAt, unparseableReason } from './normalise.js';
+import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -22,17 +22,16 @@ export interface GradeChoiceOptions {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 /** Words that follow a letter but never the article "A": `A or B`, `A is correct`. */
-const NOT_AFTER_ARTICLE = new Set(['or', 'and', 'nor', 'but', 'is', 'was', 'because', 'since', 'vs', 'versus', 'then']);
+const NOT_AFTER_ARTICLE = ['or', 'and', 'nor', 'but', 'is', 'was', 'because', 'since', 'vs', 'versus', 'then'];
 
-/** Option indices, longest text first; equal lengths keep the asked order. */
-function longestFirst(texts: readonly string[], which: readonly number[]): number[] {
-  const out: number[] = [];
-  for (const k of which) {
-    let i = out.length;
-    while (i > 0 && texts[out[i - 1]!]!.length < texts[k]!.length) i--;
-    out.splice(i, 0, k);
+/** Inserts option `k` into the first `count` of `order`, longest text first; equal lengths keep the asked order. */
+function insertLongestFirst(order: number[], count: number, texts: readonly string[], k: number): void {
+  let i = count;
+  while (i > 0 && texts[order[i - 1]!]!.length < texts[k]!.length) {
+    order[i] = order[i - 1]!;
+    i--;
   }
-  return out;
+  order[i] = k;
 }
 
 /**
@@ -49,13 +48,38 @@ interface OptionFacts {
 const OPTION_FACTS_LIMIT = 4096;
 const optionFactsByText = new Map<string, OptionFacts>();
 
+/**
+ * The facts looked up last, by a slot from the text's length and five of its chars: the same option strings come
+ * back again and again, and comparing one string is cheaper than a `Map` lookup. As many slots as the `Map` holds
+ * texts, so a bank's few hundred option texts rarely share one.
+ */
+const RECENT_SLOTS = OPTION_FACTS_LIMIT;
+const recentTexts: string[] = new Array<string>(RECENT_SLOTS).fill('');
+const recentFacts: OptionFacts[] = new Array<OptionFacts>(RECENT_SLOTS).fill({ text: '', lettered: false });
+
 function optionFacts(option: string): OptionFacts {
+  const n = option.length;
+  let slot = 0;
+  if (n > 0) {
+    slot =
+      Math.imul(n, 0x9e3779b1) ^ Math.imul(option.charCodeAt(0), 0x85ebca6b) ^ Math.imul(option.charCodeAt(n >> 2), 0x165667b1) ^
+      Math.imul(option.charCodeAt(n >> 1), 0xc2b2ae35) ^ Math.imul(option.charCodeAt(n - 1), 0x27d4eb2f);
+    slot = (slot ^ (slot >>> 15)) & (RECENT_SLOTS - 1);
+  }
+  if (recentTexts[slot] === option) return recentFacts[slot]!;
+  const facts = factsByText(option);
+  recentTexts[slot] = option;
+  recentFacts[slot] = facts;
+  return facts;
+}
+
+function factsByText(option: string): OptionFacts {
   let facts = optionFactsByText.get(option);
   if (facts === undefined) {
     if (optionFactsByText.size >= OPTION_FACTS_LIMIT) optionFactsByText.clear();
     facts = {
       text: normaliseOption(option),
-      lettered: nextUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option, 0) !== -1,
+      lettered: hasUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option),
     };
     optionFactsByText.set(option, facts);
   }
@@ -63,38 +87,44 @@ function optionFacts(option: string): OptionFacts {
 }
 
 /**
- * The options as the grader needs them, worked out once per question (`prepareChoiceQuestion`): the normalised,
- * lower-cased texts, and which options hold a standalone A–D of their own (`Vitamin D`), masked before the letter
- * scan. A bare-letter reply needs neither, so neither is computed before a reply needs it.
+ * The options as the grader needs them: the normalised, lower-cased texts, every option's index longest text first
+ * (the order `scanOptions` matches them in), and those holding a standalone A–D of their own (`Vitamin D`), masked
+ * before the letter scan. A bare-letter reply needs none of it, so nothing is worked out before a reply needs it
+ * (`prepare`), and then all at once from the facts kept by option text.
  */
 class PreparedOptions {
-  private normalised: string[] | undefined;
-  private longest: number[] | undefined;
-  private letteredIndices: number[] | undefined;
-  constructor(private readonly options: readonly string[]) {}
-
+  private ready = false;
   /** Normalised, lower-cased option texts, in the asked order. */
-  get texts(): string[] {
-    this.normalised ??= this.options.map((o) => optionFacts(o).text);
-    return this.normalised;
+  readonly texts: string[] = ['', '', '', ''];
+  /** Every option's index, longest text first. */
+  readonly all: number[] = [0, 1, 2, 3];
+  /** The first `letteredCount` are the options holding a letter of their own, longest text first. */
+  readonly lettered: number[] = [0, 1, 2, 3];
+  letteredCount = 0;
+  /** Each option text's first char when a letter or digit (where `scanOptions` looks for it), else -1. */
+  readonly firsts: number[] = [-1, -1, -1, -1];
+  constructor(private options: readonly string[]) {}
+
+  /** Another question's options, its arrays reused: one-shot grading allocates nothing for its options. */
+  reuse(options: readonly string[]): PreparedOptions {
+    this.options = options;
+    this.ready = false;
+    return this;
   }
 
-  /** Every option's index, longest text first (the order `scanOptions` matches them in). */
-  get all(): number[] {
-    this.longest ??= longestFirst(this.texts, [0, 1, 2, 3]);
-    return this.longest;
-  }
-
-  /** Indices of options holding a standalone A–D of their own, longest text first. */
-  get lettered(): number[] {
-    if (this.letteredIndices === undefined) {
-      const out: number[] = [];
-      this.options.forEach((o, i) => {
-        if (optionFacts(o).lettered) out.push(i);
-      });
-      this.letteredIndices = out.length === 0 ? out : longestFirst(this.texts, out);
+  prepare(): PreparedOptions {
+    if (this.ready) return this;
+    this.ready = true;
+    this.letteredCount = 0;
+    for (let k = 0; k < 4; k++) {
+      const facts = optionFacts(this.options[k]!);
+      this.texts[k] = facts.text;
+      const first = facts.text.charCodeAt(0);
+      this.firsts[k] = isLowerAlnum(first) ? first : -1;
+      insertLongestFirst(this.all, k, this.texts, k);
+      if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
-    return this.letteredIndices;
+    return this;
   }
 }
 
@@ -105,20 +135,20 @@ function letterIndex(c: number): number {
 }
 
 /**
- * The text `start..end` is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:` (the regex
+ * The chars `start..end` of `t` are one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:` (the regex
  * `^[([]?\s*([A-Za-z])\s*[)\]:]?$`): the letter's code, upper-cased, or -1.
  */
-function loneLetter(text: string, start: number, end: number): number {
+function loneLetter(t: Uint16Array, start: number, end: number): number {
   let i = start;
-  if (i < end && (codeAt(text, i) === 40 /* ( */ || codeAt(text, i) === 91) /* [ */) i++;
-  while (i < end && isSpace(codeAt(text, i))) i++;
+  if (i < end && (t[i] === 40 /* ( */ || t[i] === 91) /* [ */) i++;
+  while (i < end && isSpace(t[i]!)) i++;
   if (i >= end) return -1;
-  const c = codeAt(text, i) & ~32;
+  const c = t[i]! & ~32;
   if (c < 65 || c > 90) return -1;
   i++;
-  while (i < end && isSpace(codeAt(text, i))) i++;
+  while (i < end && isSpace(t[i]!)) i++;
   if (i < end) {
-    const close = codeAt(text, i);
+    const close = t[i];
     if (close === 41 /* ) */ || close === 93 /* ] */ || close === 58 /* : */) i++;
   }
   return i === end ? c : -1;
@@ -126,106 +156,155 @@ function loneLetter(text: string, start: number, end: number): number {
 
 /**
  * The standalone capitals A–D of the regex `(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])` (`DNA`, `3D`, `B12`, `25 °C` are
- * not letters): position of the next at or after `from`, or -1.
+ * not letters) in an option text: whether it holds one.
  */
-function nextUpperLetter(text: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const c = codeAt(text, i);
+function hasUpperLetter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
     if (c < 65 || c > 68) continue;
     if (i > 0) {
-      const before = codeAt(text, i - 1);
+      const before = text.charCodeAt(i - 1);
       if (isWordChar(before) || before === 0xb0 /* ° */) continue;
     }
-    if (i + 1 < text.length && isWordChar(codeAt(text, i + 1))) continue;
-    return i;
+    if (i + 1 < text.length && isWordChar(text.charCodeAt(i + 1))) continue;
+    return true;
   }
-  return -1;
+  return false;
+}
+
+/** `c` lower-cased if an ASCII capital: a reply without a full NFKC has no other char with case. */
+function lowerAscii(c: number): number {
+  return c >= 65 && c <= 90 ? c | 32 : c;
+}
+
+function isLowerAlnum(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
 }
 
 /**
- * Which options the reply holds in full, as whole words (`Oxygen` is not found in `Oxygenated`), as bits. The reply is
- * `lower` (lower-cased) from `start` to `end`. Options are matched in `order`, longest first, and blanked out, so
- * `Iron` is not also found inside `Iron oxide`: the blanks are kept in `masked` instead of a copy of the reply, and
- * until something is blanked the search is the native `indexOf`.
+ * Which options the reply holds in full from `start` to `end`, as whole words (`Oxygen` is not found in `Oxygenated`),
+ * as bits. `src` is the reply (ASCII capitals lower-cased as they are read) or, after a full NFKC, the reply
+ * lower-cased. Options are matched in `order`, longest first, and blanked out, so `Iron` is not also found inside
+ * `Iron oxide`: the blanks are kept in `masked` instead of a copy of the reply. As with `indexOf`, each search goes on
+ * after a match whether or not it stands as a whole word.
+ *
+ * An option opening with a letter or digit can only start where a word does, and blanking never makes a new such
+ * start (a blanked option is followed by a non-word char), so one pass lists the word starts that open some option
+ * and each option tries only those; any other option is searched char by char.
  */
 let masked = new Uint8Array(256);
 let anyMasked = false;
+let candidates = new Int32Array(64);
 
-function scanOptions(lower: string, start: number, end: number, texts: readonly string[], order: readonly number[]): number {
+function scanOptions(src: Uint16Array, start: number, end: number, p: PreparedOptions, order: readonly number[], orderCount: number): number {
   const n = end - start;
   if (masked.length < n) masked = new Uint8Array(n * 2);
   anyMasked = false;
+  const firsts = p.firsts;
+  let count = 0;
+  for (let i = start; i < end; i++) {
+    const c = lowerAscii(src[i]!);
+    if (!isLowerAlnum(c)) continue;
+    if (c === firsts[0] || c === firsts[1] || c === firsts[2] || c === firsts[3]) {
+      if (count === candidates.length) {
+        const more = new Int32Array(count * 2);
+        more.set(candidates);
+        candidates = more;
+      }
+      candidates[count++] = i;
+    }
+    while (i + 1 < end && isLowerAlnum(lowerAscii(src[i + 1]!))) i++;
+  }
   let found = 0;
-  for (const k of order) {
-    const text = texts[k]!;
+  for (let o = 0; o < orderCount; o++) {
+    const k = order[o]!;
+    const text = p.texts[k]!;
     const len = text.length;
     if (len === 0) continue;
-    for (let at = indexOfMasked(lower, start, end, text, start); at !== -1; at = indexOfMasked(lower, start, end, text, at + len)) {
-      if (isBoundary(lower, start, end, at - 1) && isBoundary(lower, start, end, at + len)) {
-        if (!anyMasked) masked.fill(0, 0, n);
-        anyMasked = true;
-        found |= 1 << k;
-        masked.fill(1, at - start, at - start + len);
+    const first = text.charCodeAt(0);
+    if (isLowerAlnum(first)) {
+      let from = start;
+      for (let c = 0; c < count; c++) {
+        const at = candidates[c]!;
+        if (at < from || at > end - len || lowerAscii(src[at]!) !== first) continue;
+        if (matchAt(src, start, end, text, at)) found |= 1 << k;
+        if (matched) from = at + len;
+      }
+    } else {
+      for (let at = start; at <= end - len; at++) {
+        if (maskedAt(src, start, at) !== first) continue;
+        if (matchAt(src, start, end, text, at)) found |= 1 << k;
+        if (matched) at += len - 1;
       }
     }
   }
   return found;
 }
 
-/** The masked reply's char code at `i`. */
-function maskedAt(lower: string, start: number, i: number): number {
-  return anyMasked && masked[i - start] === 1 ? 32 : lower.charCodeAt(i);
+/** Whether {@link matchAt} found the option's text (whole word or not). */
+let matched = false;
+
+/** The option `text` is at `at` of the masked reply (`matched`) as a whole word, then blanked out: true. */
+function matchAt(src: Uint16Array, start: number, end: number, text: string, at: number): boolean {
+  matched = false;
+  const len = text.length;
+  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j) !== text.charCodeAt(j)) return false;
+  matched = true;
+  if (!isBoundary(src, start, end, at - 1) || !isBoundary(src, start, end, at + len)) return false;
+  if (!anyMasked) masked.fill(0, 0, end - start);
+  anyMasked = true;
+  masked.fill(1, at - start, at - start + len);
+  return true;
 }
 
-/** `indexOf` in the masked reply `start..end`. */
-function indexOfMasked(lower: string, start: number, end: number, text: string, from: number): number {
-  const len = text.length;
-  if (!anyMasked) {
-    const at = lower.indexOf(text, from);
-    return at === -1 || at + len > end ? -1 : at;
-  }
-  outer: for (let at = from; at <= end - len; at++) {
-    for (let k = 0; k < len; k++) if (maskedAt(lower, start, at + k) !== codeAt(text, k)) continue outer;
-    return at;
-  }
-  return -1;
+/** The masked, lower-cased reply's char code at `i`. */
+function maskedAt(src: Uint16Array, start: number, i: number): number {
+  return anyMasked && masked[i - start] === 1 ? 32 : lowerAscii(src[i]!);
 }
 
 /** Outside the reply, or not `[a-z0-9]` in the masked reply. */
-function isBoundary(lower: string, start: number, end: number, i: number): boolean {
-  if (i < start || i >= end) return true;
-  const c = maskedAt(lower, start, i);
-  return !((c >= 97 && c <= 122) || (c >= 48 && c <= 57));
+function isBoundary(src: Uint16Array, start: number, end: number, i: number): boolean {
+  return i < start || i >= end || !isLowerAlnum(maskedAt(src, start, i));
 }
 
-function sentenceInitial(text: string, index: number): boolean {
+function sentenceInitial(t: Uint16Array, index: number): boolean {
   let j = index - 1;
   let spaced = false;
-  while (j >= 0 && (codeAt(text, j) === 32 || codeAt(text, j) === 9)) {
+  while (j >= 0 && (t[j] === 32 || t[j] === 9)) {
     j--;
     spaced = true;
   }
   if (j < 0) return true;
-  const c = codeAt(text, j);
+  const c = t[j];
   return c === 10 || c === 13 || (spaced && (c === 46 || c === 33 || c === 63));
 }
 
 /** After spaces or tabs at `at`, a lower-case ASCII word (`[ \t]+([a-z]+)`): its end (start in `wordStart`), or -1. */
 let wordStart = 0;
-function followingWord(text: string, at: number): number {
+function followingWord(t: Uint16Array, n: number, at: number): number {
   let i = at;
-  while (codeAt(text, i) === 32 || codeAt(text, i) === 9) i++;
+  while (i < n && (t[i] === 32 || t[i] === 9)) i++;
   if (i === at) return -1;
   wordStart = i;
-  for (let c = codeAt(text, i); c >= 97 && c <= 122; c = codeAt(text, ++i));
+  while (i < n && t[i]! >= 97 && t[i]! <= 122) i++;
   return i === wordStart ? -1 : i;
 }
 
+/** The chars `from..to` of `t` are one of `words`. */
+function isOneOf(t: Uint16Array, from: number, to: number, words: readonly string[]): boolean {
+  outer: for (const word of words) {
+    if (word.length !== to - from) continue;
+    for (let k = 0; k < word.length; k++) if (t[from + k] !== word.charCodeAt(k)) continue outer;
+    return true;
+  }
+  return false;
+}
+
 /** "A plant absorbs CO2" — a sentence-initial `A` followed by a lowercase word is the article. */
-function isArticle(text: string, index: number): boolean {
-  if (!sentenceInitial(text, index)) return false;
-  const end = followingWord(text, index + 1);
-  return end !== -1 && !NOT_AFTER_ARTICLE.has(text.slice(wordStart, end));
+function isArticle(t: Uint16Array, n: number, index: number): boolean {
+  if (!sentenceInitial(t, index)) return false;
+  const end = followingWord(t, n, index + 1);
+  return end !== -1 && !isOneOf(t, wordStart, end, NOT_AFTER_ARTICLE);
 }
 
 /** What {@link scanLetters} found: the standalone letters and the anchored ones as bits, the last anchored one (0–3). */
@@ -234,84 +313,36 @@ let anchoredBits = 0;
 let lastAnchored = -1;
 
 /**
- * The letters of a reply, in one pass: the standalone capitals A–D (`nextUpperLetter`) but the article "A", and the
- * letters after an answer anchor, any case: `Answer: b`, `answer is C`, `Option B`, `choice (d)` (the regex
+ * The letters of a reply, in one pass over its chars: the standalone capitals A–D (the regex
+ * `(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])`) but the article "A", and the letters after an answer anchor, any case:
+ * `Answer: b`, `answer is C`, `Option B`, `choice (d)` (the regex
  * `/\b(?:answer|option|choice)(?:\s+is)?\s*[:-]?\s*[([]?([A-Da-d])(?![A-Za-z0-9_])/gi`, which resumes after each
  * match). A lowercase `a` after an anchor is still the article when a word follows: "the answer is a gas".
  */
-function scanLetters(text: string, normalised: string): void {
+function scanLetters(t: Uint16Array, n: number): void {
   standaloneBits = 0;
   anchoredBits = 0;
   lastAnchored = -1;
-  // Candidates by the native `indexOf` (much faster than a loop over every char): each capital A–D, and each anchor word
-  // in the lower-cased reply, whose positions are the reply's when lower-casing kept its length.
-  // A short reply costs less in one pass than in seven native searches.
-  if (text.length < 48) return scanLettersByChar(text);
-  const lower = lowerOf(normalised);
-  if (lower.length !== text.length) return scanLettersByChar(text);
-  for (let k = 0; k < 4; k++) {
-    for (let p = text.indexOf(CAPITALS[k]!); p !== -1; p = text.indexOf(CAPITALS[k]!, p + 1)) {
-      if (standaloneAt(text, p)) {
-        standaloneBits |= 1 << k;
-        break;
-      }
-    }
-  }
-  let answer = lower.indexOf('answer');
-  let option = lower.indexOf('option');
-  let choice = lower.indexOf('choice');
   let anchorFrom = 0;
-  while (answer !== -1 || option !== -1 || choice !== -1) {
-    // The next candidate in reading order: the regex resumes after each match, so order matters.
-    let p: number;
-    if (answer !== -1 && (option === -1 || answer < option) && (choice === -1 || answer < choice)) {
-      p = answer;
-      answer = lower.indexOf('answer', p + 1);
-    } else if (option !== -1 && (choice === -1 || option < choice)) {
-      p = option;
-      option = lower.indexOf('option', p + 1);
-    } else {
-      p = choice;
-      choice = lower.indexOf('choice', p + 1);
+  // Word by word: both a letter A–D standing alone and an anchor word start a word.
+  for (let p = 0; p < n; p++) {
+    let c = t[p]!;
+    if (!isWordChar(c)) continue;
+    const start = p;
+    while (p + 1 < n && isWordChar(t[p + 1]!)) p++;
+    if (c >= 65 && c <= 68 && p === start) {
+      if ((start === 0 || t[start - 1] !== 0xb0) /* ° */ && (c !== 65 || !isArticle(t, n, start))) standaloneBits |= 1 << (c - 65);
+      continue;
     }
-    if (p < anchorFrom || (p > 0 && isWordChar(text.charCodeAt(p - 1)))) continue;
-    const end = anchorAt(text, p, lower.charCodeAt(p));
-    if (end !== -1) anchorFrom = anchored(text, end);
-  }
-}
-
-const CAPITALS = ['A', 'B', 'C', 'D'];
-
-/** A standalone capital A–D at `p` that is not the article "A". */
-function standaloneAt(text: string, p: number): boolean {
-  const before = p > 0 ? text.charCodeAt(p - 1) : -1;
-  if (isWordChar(before) || before === 0xb0 /* ° */ || isWordChar(codeAt(text, p + 1))) return false;
-  return text.charCodeAt(p) !== 65 || !isArticle(text, p);
-}
-
-/** Records the anchored letter of a match ending at `end` (but the article `a` before a word); returns `end`. */
-function anchored(text: string, end: number): number {
-  if (codeAt(text, end - 1) === 97 && followingWord(text, end) !== -1) return end;
-  anchoredBits |= 1 << anchorLetter;
-  lastAnchored = anchorLetter;
-  return end;
-}
-
-/** {@link scanLetters} in one pass over every char, for a short reply or one that lower-casing changes in length. */
-function scanLettersByChar(text: string): void {
-  let anchorFrom = 0;
-  let prev = -1;
-  for (let p = 0; p < text.length; prev = text.charCodeAt(p++)) {
-    const c = text.charCodeAt(p);
-    // Both start a word: a letter A–D standing alone, or an anchor word.
-    if (!isWordChar(c) || isWordChar(prev)) continue;
-    if (c >= 65 && c <= 68) {
-      if (standaloneAt(text, p)) standaloneBits |= 1 << (c - 65);
-      if (!isWordChar(codeAt(text, p + 1))) continue;
-    }
-    if (p < anchorFrom) continue;
-    const end = anchorAt(text, p, c | 32);
-    if (end !== -1) anchorFrom = anchored(text, end);
+    c |= 32;
+    if (start < anchorFrom || (c !== 97 && c !== 111 && c !== 99)) continue;
+    const end = anchorAt(t, n, start, c);
+    if (end === -1) continue;
+    anchorFrom = end;
+    // The article `a` before a word is no letter.
+    if (t[end - 1] === 97 && followingWord(t, n, end) !== -1) continue;
+    anchoredBits |= 1 << anchorLetter;
+    lastAnchored = anchorLetter;
   }
 }
 
@@ -319,63 +350,56 @@ function scanLettersByChar(text: string): void {
 let anchorLetter = 0;
 
 /** The anchor match starting at `p` (its first letter lower-cased `c`): its end, just after the letter, or -1. */
-function anchorAt(text: string, p: number, c: number): number {
+function anchorAt(t: Uint16Array, n: number, p: number, c: number): number {
   const word = c === 97 /* a */ ? 'answer' : c === 111 /* o */ ? 'option' : c === 99 /* c */ ? 'choice' : undefined;
-  if (word === undefined || !readsAt(text, p, word)) return -1;
+  if (word === undefined || !readsAt(t, n, p, word)) return -1;
   let j = p + 6;
   // `\s+is` when it is there: without it the letter would have to be the `i`.
-  if (isSpace(codeAt(text, j))) {
-    let k = j + 1;
-    while (isSpace(codeAt(text, k))) k++;
-    if (readsAt(text, k, 'is')) j = k + 2;
+  if (j < n && isSpace(t[j]!)) {
+    const k = skipSpaces(t, n, j + 1);
+    if (readsAt(t, n, k, 'is')) j = k + 2;
   }
-  while (isSpace(codeAt(text, j))) j++;
-  if (codeAt(text, j) === 58 /* : */ || codeAt(text, j) === 45 /* - */) j++;
-  while (isSpace(codeAt(text, j))) j++;
-  if (codeAt(text, j) === 40 /* ( */ || codeAt(text, j) === 91 /* [ */) j++;
-  anchorLetter = letterIndex(codeAt(text, j));
-  return anchorLetter === -1 || isWordChar(codeAt(text, j + 1)) ? -1 : j + 1;
+  j = skipSpaces(t, n, j);
+  if (j < n && (t[j] === 58 /* : */ || t[j] === 45) /* - */) j++;
+  j = skipSpaces(t, n, j);
+  if (j < n && (t[j] === 40 /* ( */ || t[j] === 91) /* [ */) j++;
+  anchorLetter = letterIndex(charAt(t, n, j));
+  return anchorLetter === -1 || isWordChar(charAt(t, n, j + 1)) ? -1 : j + 1;
 }
 
-/** The reply with every option holding a letter of its own blanked out, so quoting `Vitamin D` is not an answer `D`. */
-function maskLetteredOptions(normalised: string, lower: string, p: PreparedOptions): string {
-  const lettered = p.lettered;
-  if (lettered.length === 0 || lower.length !== normalised.length) return normalised;
-  if (scanOptions(lower, 0, lower.length, p.texts, lettered) === 0) return normalised;
-  let out = '';
-  let last = 0;
-  for (let i = 0; i < normalised.length; i++) {
-    if (masked[i] !== 1) continue;
-    out += normalised.slice(last, i) + ' ';
-    last = i + 1;
-  }
-  return out + normalised.slice(last);
+/**
+ * The reply with every option holding a letter of its own blanked out, so quoting `Vitamin D` is not an answer `D`:
+ * the reply's own buffer when there is nothing to blank.
+ */
+let blanked = new Uint16Array(256);
+function maskLetteredOptions(t: Uint16Array, n: number, p: PreparedOptions): Uint16Array {
+  const lower = lowerOf();
+  if (lowerLength !== n || scanOptions(lower, 0, n, p, p.lettered, p.letteredCount) === 0) return t;
+  if (blanked.length < n) blanked = new Uint16Array(n * 2);
+  for (let i = 0; i < n; i++) blanked[i] = masked[i] === 1 ? 32 : t[i]!;
+  return blanked;
 }
 
 /** The letter (0–3) {@link leadingAt} read. */
 let leadingLetter = 0;
 
 /** `[([]?([A-Da-d])\s*[)\].:-]\s*(\S…)` at `at`: where the attached text starts, or -1. */
-function leadingAt(text: string, at: number): number {
+function leadingAt(t: Uint16Array, n: number, at: number): number {
   let i = at;
-  if (codeAt(text, i) === 40 || codeAt(text, i) === 91) i++;
-  leadingLetter = letterIndex(codeAt(text, i));
+  if (i < n && (t[i] === 40 || t[i] === 91)) i++;
+  leadingLetter = letterIndex(charAt(t, n, i));
   if (leadingLetter === -1) return -1;
-  i++;
-  while (isSpace(codeAt(text, i))) i++;
-  const sep = codeAt(text, i);
+  i = skipSpaces(t, n, i + 1);
+  const sep = charAt(t, n, i);
   if (sep !== 41 && sep !== 93 && sep !== 46 && sep !== 58 && sep !== 45) return -1;
-  i++;
-  while (isSpace(codeAt(text, i))) i++;
-  return i < text.length ? i : -1;
+  i = skipSpaces(t, n, i + 1);
+  return i < n ? i : -1;
 }
 
 /** After `word` and one or more spaces at `at`: the end of the spaces, or -1. */
-function wordThenSpaces(text: string, at: number, word: string): number {
-  if (!readsAt(text, at, word) || !isSpace(codeAt(text, at + word.length))) return -1;
-  let i = at + word.length + 1;
-  while (isSpace(codeAt(text, i))) i++;
-  return i;
+function wordThenSpaces(t: Uint16Array, n: number, at: number, word: string): number {
+  if (!readsAt(t, n, at, word) || !isSpace(charAt(t, n, at + word.length))) return -1;
+  return skipSpaces(t, n, at + word.length + 1);
 }
 
 /**
@@ -384,64 +408,84 @@ function wordThenSpaces(text: string, at: number, word: string): number {
  * where the attached text starts (the letter in `leadingLetter`), or -1. Each optional part of the prefix either is
  * there or the rest cannot match, so one path is tried with the prefix and one without.
  */
-function leading(text: string): number {
+function leading(t: Uint16Array, n: number): number {
   // The regex can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
-  const initial = codeAt(text, 0) | 32;
+  const initial = charAt(t, n, 0) | 32;
   if (initial !== 40 && initial !== 123 && initial !== 116 && initial !== 102 && letterIndex(initial) === -1) return -1;
-  let j = wordThenSpaces(text, 0, 'the');
+  let j = wordThenSpaces(t, n, 0, 'the');
   if (j === -1) j = 0;
-  const qualified = Math.max(wordThenSpaces(text, j, 'final'), wordThenSpaces(text, j, 'correct'));
+  const qualified = Math.max(wordThenSpaces(t, n, j, 'final'), wordThenSpaces(t, n, j, 'correct'));
   if (qualified !== -1) j = qualified;
-  if (readsAt(text, j, 'answer')) {
+  if (readsAt(t, n, j, 'answer')) {
     j += 6;
-    if (isSpace(codeAt(text, j))) {
-      let k = j + 1;
-      while (isSpace(codeAt(text, k))) k++;
-      if (readsAt(text, k, 'is')) j = k + 2;
+    if (j < n && isSpace(t[j]!)) {
+      const k = skipSpaces(t, n, j + 1);
+      if (readsAt(t, n, k, 'is')) j = k + 2;
     }
-    while (isSpace(codeAt(text, j))) j++;
-    if (codeAt(text, j) === 58) j++;
-    while (isSpace(codeAt(text, j))) j++;
-    const attached = leadingAt(text, j);
+    j = skipSpaces(t, n, j);
+    if (j < n && t[j] === 58) j++;
+    j = skipSpaces(t, n, j);
+    const attached = leadingAt(t, n, j);
     if (attached !== -1) return attached;
   }
-  return leadingAt(text, 0);
+  return leadingAt(t, n, 0);
 }
 
 /** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
-function leadingConflict(normalised: string, p: PreparedOptions): boolean {
-  const start = leading(normalised);
+function leadingConflict(t: Uint16Array, n: number, p: PreparedOptions): boolean {
+  const start = leading(t, n);
   if (start === -1) return false;
-  let end = normalised.indexOf('\n', start);
-  if (end === -1) end = normalised.length;
+  let end = start;
+  while (end < n && t[end] !== 10) end++;
   let found: number;
-  if (!NON_ASCII.test(normalised)) {
-    // Lower-casing ASCII is per character: the lower-cased reply's slice is the slice lower-cased.
-    found = scanOptions(lowerOf(normalised), start, end, p.texts, p.all);
+  if (!reply.exotic) {
+    // Lower-casing the common chars is per char: the lower-cased reply's slice is the slice lower-cased.
+    found = scanOptions(lowerOf(), start, end, p, p.all, 4);
   } else {
-    const lower = normalised.slice(start, end).toLowerCase();
-    found = scanOptions(lower, 0, lower.length, p.texts, p.all);
+    const lower = loadLower(replyString(start, end).toLowerCase());
+    lowerReady = false;
+    found = scanOptions(lower, 0, lowerLength, p, p.all, 4);
   }
   return found !== 0 && (found & (found - 1)) === 0 && found !== 1 << leadingLetter;
 }
 
 /** `last-answer@1`: a lone letter A–D on the first line (of several), else -1. */
-function firstLineLetter(normalised: string): number {
-  const nl = normalised.indexOf('\n');
-  if (nl === -1) return -1;
+function firstLineLetter(t: Uint16Array, n: number): number {
+  let nl = 0;
+  while (nl < n && t[nl] !== 10) nl++;
+  if (nl === n) return -1;
   let s = 0;
   let e = nl;
-  while (s < e && isSpace(normalised.charCodeAt(s))) s++;
-  while (e > s && isSpace(normalised.charCodeAt(e - 1))) e--;
-  if (e > s && normalised.charCodeAt(e - 1) === 46) e--;
-  const letter = loneLetter(normalised, s, e);
+  while (s < e && isSpace(t[s]!)) s++;
+  while (e > s && isSpace(t[e - 1]!)) e--;
+  if (e > s && t[e - 1] === 46) e--;
+  const letter = loneLetter(t, s, e);
   return letter >= 65 && letter <= 68 ? letter - 65 : -1;
 }
 
-/** The reply lower-cased, made once per reply and only when a rule needs it. */
-let lowered: string | undefined;
-function lowerOf(normalised: string): string {
-  lowered ??= normalised.toLowerCase();
+/**
+ * The reply as `scanOptions` reads it: the reply itself (its ASCII capitals are lower-cased as they are read), or after
+ * a full NFKC the reply lower-cased, made once per reply into a reused buffer, which may differ in length.
+ */
+let lowered = new Uint16Array(256);
+let lowerLength = 0;
+let lowerReady = false;
+function lowerOf(): Uint16Array {
+  if (!reply.exotic) {
+    lowerLength = reply.length;
+    return reply.text;
+  }
+  if (!lowerReady) {
+    lowerReady = true;
+    loadLower(replyString().toLowerCase());
+  }
+  return lowered;
+}
+
+function loadLower(text: string): Uint16Array {
+  if (lowered.length < text.length) lowered = new Uint16Array(text.length * 2);
+  for (let i = 0; i < text.length; i++) lowered[i] = text.charCodeAt(i);
+  lowerLength = text.length;
   return lowered;
 }
 
@@ -451,23 +495,24 @@ const CONFLICT = -2;
 const AMBIGUOUS = -3;
 const NO_ANSWER = -4;
 
-/** The letter (0–3) the reply gives, or why there is none. */
-function extract(normalised: string, p: PreparedOptions, lastAnswer: boolean): number {
-  const lone = loneLetter(normalised, 0, normalised.length);
+/** The letter (0–3) the normalised reply gives, or why there is none. */
+function extract(p: PreparedOptions, lastAnswer: boolean): number {
+  const t = reply.text;
+  const n = reply.length;
+  const lone = loneLetter(t, 0, n);
   if (lone !== -1) return lone <= 68 ? lone - 65 : INVALID_OPTION;
   if (lastAnswer) {
-    const first = firstLineLetter(normalised);
+    const first = firstLineLetter(t, n);
     if (first !== -1) return first;
   }
-  lowered = undefined;
-  if (leadingConflict(normalised, p)) return CONFLICT;
-  const scanned = p.lettered.length === 0 ? normalised : maskLetteredOptions(normalised, lowerOf(normalised), p);
-  scanLetters(scanned, normalised);
+  lowerReady = false;
+  p.prepare();
+  if (leadingConflict(t, n, p)) return CONFLICT;
+  scanLetters(p.letteredCount === 0 ? t : maskLetteredOptions(t, n, p), n);
   if (lastAnswer && anchoredBits !== 0) return lastAnchored;
   const letters = standaloneBits | anchoredBits;
   if (letters !== 0) return (letters & (letters - 1)) === 0 ? 31 - Math.clz32(letters) : AMBIGUOUS;
-  const lower = lowerOf(normalised);
-  const found = scanOptions(lower, 0, lower.length, p.texts, p.all);
+  const found = scanOptions(lowerOf(), 0, lowerLength, p, p.all, 4);
   if (found !== 0) return (found & (found - 1)) === 0 ? 31 - Math.clz32(found) : AMBIGUOUS;
   return NO_ANSWER;
 }
@@ -476,11 +521,11 @@ const REASONS = ['invalid-option', 'conflict', 'ambiguous'];
 
 function grade(prepared: PreparedOptions, answer: Letter, response: string, grader: GraderId | undefined): GradeResult {
   if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
-  const normalised = normaliseResponse(response);
-  const got = extract(normalised, prepared, (grader ?? DEFAULT_GRADER) === 'last-answer@1');
-  if (got < 0) return gradeResult('unparseable', null, false, got === NO_ANSWER ? unparseableReason(normalised, 'no-answer') : REASONS[-got - 1]);
+  normaliseReply(response, false);
+  const got = extract(prepared, (grader ?? DEFAULT_GRADER) === 'last-answer@1');
+  if (got < 0) return gradeResult('unparseable', null, false, got === NO_ANSWER ? unparseableReason(reply.text, reply.length, 'no-answer') : REASONS[-got - 1]);
   const letter = LETTERS[got]!;
-  return gradeResult(letter === answer ? 'correct' : 'wrong', letter, normalised.length === 1 && normalised.charCodeAt(0) === 65 + got);
+  return gradeResult(letter === answer ? 'correct' : 'wrong', letter, reply.length === 1 && reply.text[0] === 65 + got);
 }
 
 /** Grades replies to one question: its options are prepared once, whatever the number of replies. */
@@ -501,9 +546,12 @@ export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
  * A run grades each question object once, so nothing is kept per question object (such a cache would never hit
- * there); what each option text needs is kept by text instead (`optionFacts`), and the options are prepared only as
- * far as the reply needs. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
+ * there); what each option text needs is kept by text instead (`optionFacts`), the options are prepared only when the
+ * reply needs them, into arrays reused from call to call. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
-  return grade(new PreparedOptions([...question.options]), question.answer, response, opts.grader);
+  return grade(oneShot.reuse(question.options), question.answer, response, opts.grader);
 }
+
+/** What {@link gradeChoice} prepares a question's options in: nothing of it outlives the call. */
+const oneShot = new PreparedOptions([]);

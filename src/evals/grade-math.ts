@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { codeAt, isBlank, isDigit, isSpace, isWordChar, normaliseResponse, readsAt, unparseableReason } from './normalise.js';
+import { charAt, charsToString, isBlank, isDigit, isSpace, isWordChar, normaliseReply, readsAt, reply, unparseableReason } from './normalise.js';
 
 export interface GradeMathOptions {
   grader?: GraderId;
@@ -9,161 +9,196 @@ export interface GradeMathOptions {
 }
 
 /**
- * Numeric tokens, found by {@link findNumber} as the regex
+ * Numeric tokens, found by {@link numberAt} as the regex
  * `(?<![A-Za-z0-9_]|\d\.)-?\d+(?:\.\d+)?(?![A-Za-z0-9_]|\.\d)` finds them: optional sign, digits, optional
  * decimals; not glued to letters (`1e2`, `v95`, `95th`), and a `-` right after a digit is subtraction (`80-12`), not a
- * sign. Scanned by char code: graders run once per reply, and this is several times faster than the regex.
+ * sign. Scanned by char code over the normalised reply (see `reply` in normalise.ts): graders run once per reply.
  * Tokens are kept as positions (no substring per token) until the one answer is chosen.
  */
 
-/** End of the token {@link findNumber} found last. */
+/** End of the token {@link numberAt} found last. */
 let foundEnd = 0;
 
 /**
- * Start of the first numeric token at or after `from` (its end in `foundEnd`), or -1. At each position the regex above
- * either matches its longest token or nothing (a shorter one would end before a digit), so this tries each position
- * the way the regex does.
+ * The numeric token starting at `p` (its end in `foundEnd`), or false. At each position the regex above either
+ * matches its longest token or nothing (a shorter one would end before a digit), so one try per position does.
  */
-function findNumber(text: string, from: number): number {
-  const n = text.length;
-  for (let p = from; p < n; p++) {
-    const c = text.charCodeAt(p);
-    let i = p;
-    if (c === 45 /* - */) i++;
-    if (i >= n || !isDigit(text.charCodeAt(i))) continue;
-    if (p > 0) {
-      const before = text.charCodeAt(p - 1);
-      if (isWordChar(before) || (before === 46 /* . */ && p > 1 && isDigit(text.charCodeAt(p - 2)))) continue;
-    }
-    while (i < n && isDigit(text.charCodeAt(i))) i++;
-    if (i + 1 < n && text.charCodeAt(i) === 46 && isDigit(text.charCodeAt(i + 1))) {
-      i += 2;
-      while (i < n && isDigit(text.charCodeAt(i))) i++;
-    }
-    if (i < n) {
-      const after = text.charCodeAt(i);
-      if (isWordChar(after) || (after === 46 && i + 1 < n && isDigit(text.charCodeAt(i + 1)))) continue;
-    }
-    foundEnd = i;
-    return p;
+function numberAt(t: Uint16Array, n: number, p: number): boolean {
+  let i = t[p] === 45 /* - */ ? p + 1 : p;
+  if (i >= n || !isDigit(t[i]!)) return false;
+  if (p > 0) {
+    const before = t[p - 1]!;
+    if (isWordChar(before) || (before === 46 /* . */ && p > 1 && isDigit(t[p - 2]!))) return false;
   }
+  while (i < n && isDigit(t[i]!)) i++;
+  if (i + 1 < n && t[i] === 46 && isDigit(t[i + 1]!)) {
+    i += 2;
+    while (i < n && isDigit(t[i]!)) i++;
+  }
+  if (i < n) {
+    const after = t[i]!;
+    if (isWordChar(after) || (after === 46 && i + 1 < n && isDigit(t[i + 1]!))) return false;
+  }
+  foundEnd = i;
+  return true;
+}
+
+/** Start of the first numeric token at or after `from` (its end in `foundEnd`), or -1. */
+function findNumber(t: Uint16Array, n: number, from: number): number {
+  for (let p = from; p < n; p++) if (numberAt(t, n, p)) return p;
   return -1;
 }
 
-/** Where the canonical form of the number {@link canonicalParts} looked at lies: `intFrom..fracEnd`, `intEnd` the dot. */
+/** Where the canonical form of the number {@link canonicalParts} looked at lies: `intFrom..fracEnd`. */
 let intFrom = 0;
-let intEnd = 0;
 let fracEnd = 0;
 
 /**
  * Leading zeros go but the integer part keeps its last digit (`007` → `7`), trailing decimal zeros go and the dot
  * with them when nothing is left (`95.0` → `95`); true when the number is negative and not zero (`-0` → `0`).
  */
-function canonicalParts(text: string, start: number, end: number): boolean {
-  const negative = text.charCodeAt(start) === 45;
+function canonicalParts(t: Uint16Array, start: number, end: number): boolean {
+  const negative = t[start] === 45;
   const from = negative ? start + 1 : start;
-  let dot = text.indexOf('.', from);
-  if (dot === -1 || dot > end) dot = end;
-  intEnd = dot;
+  let dot = from;
+  while (dot < end && t[dot] !== 46) dot++;
   intFrom = from;
-  while (intFrom < dot - 1 && text.charCodeAt(intFrom) === 48 && isDigit(text.charCodeAt(intFrom + 1))) intFrom++;
+  while (intFrom < dot - 1 && t[intFrom] === 48 && isDigit(t[intFrom + 1]!)) intFrom++;
   fracEnd = end;
-  if (dot < end) while (fracEnd > dot + 1 && text.charCodeAt(fracEnd - 1) === 48) fracEnd--;
+  if (dot < end) while (fracEnd > dot + 1 && t[fracEnd - 1] === 48) fracEnd--;
   if (fracEnd === dot + 1) fracEnd = dot;
-  return negative && !(fracEnd === dot && dot - intFrom === 1 && text.charCodeAt(intFrom) === 48);
+  return negative && !(fracEnd === dot && dot - intFrom === 1 && t[intFrom] === 48);
 }
 
-/** The canonical form of the number at `start..end` of `text` (the same string when that is all of it already). */
-function canonicalRange(text: string, start: number, end: number): string {
-  const negative = canonicalParts(text, start, end);
-  if (negative && intFrom !== start + 1) return `-${text.slice(intFrom, fracEnd)}`;
-  const from = negative ? start : intFrom;
-  return from === 0 && fracEnd === text.length ? text : text.slice(from, fracEnd);
+/** The number at `start..end` of `t` has the canonical form `target`. */
+function canonicalIs(t: Uint16Array, start: number, end: number, target: string): boolean {
+  return partsAre(t, canonicalParts(t, start, end), target);
 }
 
-/** The number at `start..end` of `text` has the canonical form `target`. */
-function canonicalIs(text: string, start: number, end: number, target: string): boolean {
-  const negative = canonicalParts(text, start, end);
+/** The parts {@link canonicalParts} found (`negative` its result) spell `target`. */
+function partsAre(t: Uint16Array, negative: boolean, target: string): boolean {
   let j = 0;
   if (negative) {
     if (target.charCodeAt(0) !== 45) return false;
     j = 1;
   }
   if (target.length !== j + fracEnd - intFrom) return false;
-  for (let k = intFrom; k < fracEnd; k++, j++) if (text.charCodeAt(k) !== target.charCodeAt(j)) return false;
+  for (let k = intFrom; k < fracEnd; k++, j++) if (t[k] !== target.charCodeAt(j)) return false;
   return true;
+}
+
+/**
+ * Canonical answers built lately, by a hash of their chars: agents give the same few wrong answers again and again,
+ * and a hit costs no string.
+ */
+const answers: string[] = new Array<string>(256).fill('');
+
+/** The canonical form of the number at `start..end` of `t`. */
+function canonicalRange(t: Uint16Array, start: number, end: number): string {
+  const negative = canonicalParts(t, start, end);
+  let hash = negative ? 1 : 0;
+  for (let k = intFrom; k < fracEnd; k++) hash = (hash * 31 + t[k]!) | 0;
+  const slot = hash & 255;
+  const cached = answers[slot]!;
+  if (partsAre(t, negative, cached)) return cached;
+  const digits = charsToString(t, intFrom, fracEnd);
+  const answer = negative ? `-${digits}` : digits;
+  answers[slot] = answer;
+  return answer;
 }
 
 /** `95.0` → `95`, `-007` → `-7`, `-0` → `0`: numbers compare by value, exactly, without floating point. */
 export function canonicalNumber(token: string): string {
-  return canonicalRange(token, 0, token.length);
+  const chars = new Uint16Array(token.length);
+  for (let i = 0; i < token.length; i++) chars[i] = token.charCodeAt(i);
+  return canonicalRange(chars, 0, token.length);
 }
 
 /** `95%` or `95 %`: a percentage, not an answer. */
-function percentAfter(text: string, end: number): boolean {
-  const c = codeAt(text, end);
-  return c === 37 /* % */ || (c === 32 && codeAt(text, end + 1) === 37);
-}
-
-/** Start of the first number at or after `from` that is not a percentage (its end in `foundEnd`), or -1. */
-function answerNumber(text: string, from: number): number {
-  for (let at = findNumber(text, from); at !== -1; at = findNumber(text, foundEnd)) if (!percentAfter(text, foundEnd)) return at;
-  return -1;
+function percentAfter(t: Uint16Array, n: number, end: number): boolean {
+  const c = charAt(t, n, end);
+  return c === 37 /* % */ || (c === 32 && charAt(t, n, end + 1) === 37);
 }
 
 /**
  * End of the answer marker at `at`, or -1: the regex `/final answer|answer is|answer\s*:|####/i` tried at one
- * position (`\boxed{…}` arrives here as `#### …`, see normaliseResponse).
+ * position (`\boxed{…}` arrives here as `#### …`, see normaliseReply).
  */
-function markerAt(text: string, at: number): number {
-  const c = codeAt(text, at) | 32;
-  if (c === 102 /* f */) return readsAt(text, at, 'final answer') ? at + 12 : -1;
-  if (c === 35 /* # */) return text.startsWith('####', at) ? at + 4 : -1;
-  if (c !== 97 /* a */ || !readsAt(text, at, 'answer')) return -1;
-  if (readsAt(text, at + 6, ' is')) return at + 9;
+function markerAt(t: Uint16Array, n: number, at: number): number {
+  const c = t[at]! | 32;
+  if (c === 102 /* f */) return readsAt(t, n, at, 'final answer') ? at + 12 : -1;
+  if (c === 35 /* # */) return readsAt(t, n, at, '####') ? at + 4 : -1;
+  if (c !== 97 /* a */ || !readsAt(t, n, at, 'answer')) return -1;
+  if (readsAt(t, n, at + 6, ' is')) return at + 9;
   let i = at + 6;
-  while (isSpace(codeAt(text, i))) i++;
-  return codeAt(text, i) === 58 /* : */ ? i + 1 : -1;
+  while (i < n && isSpace(t[i]!)) i++;
+  return i < n && t[i] === 58 /* : */ ? i + 1 : -1;
 }
 
 /**
- * The ends of the answer markers of `text`, in order, into `ends`; their count. Candidates come from the native
- * `indexOf` (`answer` in the lower-cased text, `####`), far cheaper than trying the marker at every char; the
- * markers never overlap one another, so each candidate is tried where the regex would try it. A text that
- * lower-casing changes in length is tried char by char.
+ * What {@link tokenize} found, reused from reply to reply (grown when a reply holds more): the numbers' starts and
+ * ends, whether a `%` follows each, and the answer markers' ends, all in reading order.
  */
-function findMarkers(text: string): number {
-  let count = 0;
-  const lower = text.toLowerCase();
-  if (lower.length !== text.length) {
-    for (let p = 0; p < text.length; p++) {
-      const end = markerAt(text, p);
-      if (end === -1) continue;
-      count = pushEnd(count, end);
-      p = end - 1;
-    }
-    return count;
-  }
-  for (let p = text.indexOf('####'); p !== -1; p = text.indexOf('####', p + 4)) count = pushEnd(count, p + 4);
-  const hashes = count;
-  for (let q = lower.indexOf('answer'); q !== -1; q = lower.indexOf('answer', q + 6)) {
-    const end = q >= 6 && readsAt(text, q - 6, 'final ') ? q + 6 : markerAt(text, q);
-    if (end !== -1) count = pushEnd(count, end);
-  }
-  // Two runs of ascending ends: in order for the search from the last.
-  if (hashes > 0 && count > hashes) ends.subarray(0, count).sort();
-  return count;
-}
-
-function pushEnd(count: number, end: number): number {
-  if (count === ends.length) ends = grow(ends);
-  ends[count] = end;
-  return count + 1;
-}
-
-/** The numbers' starts and ends, reused from reply to reply (grown when a reply holds more). */
 let starts: Int32Array = new Int32Array(64);
 let ends: Int32Array = new Int32Array(64);
+let percents: Uint8Array = new Uint8Array(64);
+let numbers = 0;
+let markerEnds: Int32Array = new Int32Array(16);
+let markers = 0;
+
+/**
+ * One pass over the normalised reply: every numeric token and every answer marker. Each is a regex that resumes after
+ * its match, and no char starts both (`-`/digit against `f`/`a`/`#`), so each is tried at every position past its
+ * own last match.
+ */
+function tokenize(t: Uint16Array, n: number): void {
+  numbers = 0;
+  markers = 0;
+  let numberFrom = 0;
+  let markerFrom = 0;
+  for (let p = 0; p < n; p++) {
+    const c = t[p]!;
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      if (p < numberFrom || !numberAt(t, n, p)) continue;
+      if (numbers === starts.length) {
+        starts = grow(starts);
+        ends = grow(ends);
+        const more = new Uint8Array(percents.length * 2);
+        more.set(percents);
+        percents = more;
+      }
+      starts[numbers] = p;
+      ends[numbers] = foundEnd;
+      percents[numbers++] = percentAfter(t, n, foundEnd) ? 1 : 0;
+      numberFrom = foundEnd;
+      // No marker starts inside a number.
+      p = foundEnd - 1;
+    } else if (p >= markerFrom && p + 1 < n && markerMayStart(c, t[p + 1]!)) {
+      const end = markerAt(t, n, p);
+      if (end === -1) continue;
+      if (markers === markerEnds.length) markerEnds = grow(markerEnds);
+      markerEnds[markers++] = end;
+      markerFrom = end;
+      // No number starts inside a marker.
+      p = end - 1;
+    }
+  }
+}
+
+/** `fi`, `an` or `##` (letters in any case): the only openings of a marker, a cheap test before {@link markerAt}. */
+function markerMayStart(c: number, next: number): boolean {
+  const lower = c | 32;
+  if (lower === 97) return (next | 32) === 110;
+  if (lower === 102) return (next | 32) === 105;
+  return c === 35 && next === 35;
+}
+
+function grow(array: Int32Array): Int32Array {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
 /** `String(operand)` for the operands seen last: the same question's operands come again and again. */
 const operandValues: number[] = [NaN, NaN];
 const operandTexts: string[] = ['', ''];
@@ -176,68 +211,53 @@ function operandText(slot: number, operand: number): string {
   }
   return operandTexts[slot]!;
 }
-/** The token `lastAnswer` chose, or `tokenStart` -1 with `unit` saying whether there were only percentages. */
-let tokenStart = -1;
-let tokenEnd = 0;
-let unit = false;
 
-/** `last-answer@1`: the first number after the last answer marker that has one, else the last non-echo number. */
-function lastAnswer(marked: string, operands: readonly number[]): void {
-  unit = false;
-  tokenStart = findNumber(marked, 0);
-  if (tokenStart === 0 && foundEnd === marked.length) {
-    tokenEnd = foundEnd;
-    return;
-  }
+/** Tokens an operand echo took (`last-answer@1`), reused from reply to reply. */
+let echoes = new Uint8Array(64);
+
+/**
+ * `last-answer@1` over the tokens: the first number after the last answer marker that has one, else the last
+ * non-echo number. The chosen token's index, or -1 (then `unitOnly` says whether there were only percentages).
+ */
+let unitOnly = false;
+function lastAnswer(t: Uint16Array, n: number, operands: readonly number[]): number {
+  unitOnly = false;
+  tokenize(t, n);
+  if (numbers === 0) return -1;
+  if (starts[0] === 0 && ends[0] === n) return 0;
   // The markers' ends, last first: the first with a number after it wins.
-  let count = findMarkers(marked);
-  for (let i = count - 1; i >= 0; i--) {
-    tokenStart = answerNumber(marked, ends[i]!);
-    if (tokenStart !== -1) {
-      tokenEnd = foundEnd;
-      return;
-    }
+  for (let m = markers - 1; m >= 0; m--) {
+    const from = markerEnds[m]!;
+    for (let k = 0; k < numbers; k++) if (starts[k]! >= from && percents[k] === 0) return k;
   }
-  count = 0;
-  for (let at = answerNumber(marked, 0); at !== -1; at = answerNumber(marked, foundEnd)) {
-    if (count === starts.length) {
-      starts = grow(starts);
-      ends = grow(ends);
-    }
-    starts[count] = at;
-    ends[count++] = foundEnd;
+  let answers = 0;
+  if (echoes.length < numbers) echoes = new Uint8Array(starts.length);
+  for (let k = 0; k < numbers; k++) {
+    echoes[k] = 0;
+    if (percents[k] === 0) answers++;
   }
-  if (count === 0) {
-    tokenStart = -1;
-    unit = findNumber(marked, 0) !== -1;
-    return;
+  if (answers === 0) {
+    unitOnly = true;
+    return -1;
   }
-  // One echo of each operand goes (`ends[k] = -1`); only echoes left ("Half of 80: 40" for 80 − 40): the last
-  // number is still the agent's answer.
+  // One echo of each operand goes; only echoes left ("Half of 80: 40" for 80 − 40): the last number is still the
+  // agent's answer.
   for (let o = 0; o < operands.length; o++) {
     const text = operandText(o, operands[o]!);
-    for (let k = 0; k < count; k++) {
-      if (ends[k] !== -1 && canonicalIs(marked, starts[k]!, ends[k]!, text)) {
-        ends[k] = -1;
+    for (let k = 0; k < numbers; k++) {
+      if (percents[k] === 0 && echoes[k] === 0 && canonicalIs(t, starts[k]!, ends[k]!, text)) {
+        echoes[k] = 1;
         break;
       }
     }
   }
-  let last = count - 1;
-  while (last >= 0 && ends[last] === -1) last--;
-  if (last === -1) {
-    last = count - 1;
-    answerNumber(marked, starts[last]!);
-    ends[last] = foundEnd;
+  let lastAnswerToken = -1;
+  for (let k = numbers - 1; k >= 0; k--) {
+    if (percents[k] !== 0) continue;
+    if (lastAnswerToken === -1) lastAnswerToken = k;
+    if (echoes[k] === 0) return k;
   }
-  tokenStart = starts[last]!;
-  tokenEnd = ends[last]!;
-}
-
-function grow(array: Int32Array): Int32Array {
-  const bigger = new Int32Array(array.length * 2);
-  bigger.set(array);
-  return bigger;
+  return lastAnswerToken;
 }
 
 /** The canonical form of the expected answer seen last: one question is graded for many replies. */
@@ -251,25 +271,57 @@ function expectedText(expected: number): string {
   return lastExpectedText;
 }
 
+/** The reply without the `\boxed` marker, kept when `last-answer@1` normalises a LaTeX reply twice. */
+let plain = new Uint16Array(64);
+let plainLength = -1;
+
+function keepPlain(): void {
+  if (plain.length < reply.length) plain = new Uint16Array(reply.length * 2);
+  plain.set(reply.text.subarray(0, reply.length));
+  plainLength = reply.length;
+}
+
 /**
  * Grades a SimpleMath response. `first-token@1` (default) follows the seed literally: the first numeric token
  * of the normalised response. `last-answer@1`: see {@link lastAnswer}.
  */
 export function gradeMath(response: string, expected: number, opts: GradeMathOptions = {}): GradeResult {
   if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
-  const normalised = normaliseResponse(response);
-  let text = normalised;
+  plainLength = -1;
+  let start: number;
+  let end: number;
+  let unit = false;
   if ((opts.grader ?? DEFAULT_GRADER) === 'last-answer@1') {
-    if (response.includes('\\')) text = normaliseResponse(response, { markBoxed: true });
-    lastAnswer(text, opts.operands ?? []);
+    if (response.includes('\\')) {
+      normaliseReply(response, false);
+      keepPlain();
+      normaliseReply(response, true);
+    } else {
+      normaliseReply(response, false);
+    }
+    const k = lastAnswer(reply.text, reply.length, opts.operands ?? []);
+    unit = unitOnly;
+    start = k === -1 ? -1 : starts[k]!;
+    end = k === -1 ? 0 : ends[k]!;
   } else {
-    unit = false;
-    tokenStart = findNumber(text, 0);
-    tokenEnd = foundEnd;
+    normaliseReply(response, false);
+    start = findNumber(reply.text, reply.length, 0);
+    end = foundEnd;
   }
-  if (tokenStart === -1) return gradeResult('unparseable', null, false, unit ? 'unit' : unparseableReason(normalised, 'no-number'));
-  const answer = canonicalRange(text, tokenStart, tokenEnd);
-  const correct = answer === expectedText(expected);
-  const compliant = text === normalised ? tokenStart === 0 && tokenEnd === text.length : normalised === text.slice(tokenStart, tokenEnd);
-  return gradeResult(correct ? 'correct' : 'wrong', answer, compliant);
+  const t = reply.text;
+  if (start === -1) {
+    if (unit) return gradeResult('unparseable', null, false, 'unit');
+    return gradeResult('unparseable', null, false, plainLength === -1 ? unparseableReason(t, reply.length, 'no-number') : unparseableReason(plain, plainLength, 'no-number'));
+  }
+  const target = expectedText(expected);
+  const correct = canonicalIs(t, start, end, target);
+  const answer = correct ? target : canonicalRange(t, start, end);
+  return gradeResult(correct ? 'correct' : 'wrong', answer, plainLength === -1 ? start === 0 && end === reply.length : sameChars(plain, plainLength, t, start, end));
+}
+
+/** `a` (of length `n`) holds exactly the chars `from..to` of `b`. */
+function sameChars(a: Uint16Array, n: number, b: Uint16Array, from: number, to: number): boolean {
+  if (n !== to - from) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[from + i]) return false;
+  return true;
 }

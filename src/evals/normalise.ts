@@ -31,21 +31,6 @@ for (const [from, to] of [
   }
 }
 
-/** NFKC, Unicode minus → `-`, curly apostrophe → `'`: char by char for the common characters, else `normalize`. */
-function foldNonAscii(text: string): string {
-  let out = '';
-  let last = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c <= 0x7f) continue;
-    const folded = FOLDS.get(c);
-    if (folded === undefined) return foldNfkcSlow(text);
-    out += text.slice(last, i) + folded;
-    last = i + 1;
-  }
-  return out + text.slice(last);
-}
-
 /** LaTeX wrappers whose argument is the answer, in the order the regex `\\(?:boxed|fbox|…)\s*\{([^{}]*)\}` tries them. */
 const LATEX_WRAPPERS = ['boxed', 'fbox', 'text', 'textbf', 'textit', 'textrm', 'mathrm', 'mathbf', 'mathit'];
 
@@ -111,32 +96,121 @@ function unwrapLatex(text: string, markBoxed: boolean): string {
   return last === 0 ? t : out + t.slice(last);
 }
 
-/** Code fences (` ``` ` and the language word after) and single backticks go. */
-function stripBackticks(text: string): string {
-  let out = '';
-  let last = 0;
-  for (let i = text.indexOf('`'); i !== -1; i = text.indexOf('`', last)) {
-    out += text.slice(last, i);
-    let end = i + 1;
-    if (codeAt(text, i + 1) === 96 && codeAt(text, i + 2) === 96) {
-      end = i + 3;
-      for (let c = codeAt(text, end); isWordChar(c) || c === 43 || c === 45; c = codeAt(text, ++end));
-    }
-    last = end;
+/**
+ * The normalised reply, reused from reply to reply: chars `0..length` of `text`. Graders read it by index instead of
+ * as a string, so a reply costs no string copies (no slice, trim or lower-casing of the whole reply). `exotic` says
+ * NFKC ran in full (a char outside the common folds): only then can lower-casing change a char with case or the length.
+ */
+export const reply = { text: new Uint16Array(256), length: 0, exotic: false };
+/** The other buffer of the pair each normalisation step reads from and writes to. */
+let spare = new Uint16Array(256);
+
+function ensureCapacity(n: number): void {
+  if (reply.text.length >= n) return;
+  const size = Math.max(n, reply.text.length * 2);
+  const bigger = new Uint16Array(size);
+  bigger.set(reply.text.subarray(0, reply.length));
+  reply.text = bigger;
+  spare = new Uint16Array(size);
+}
+
+/** Step `src` → `spare` is done: `spare` holds `length` chars and becomes the reply. */
+function swapIn(length: number): void {
+  const written = spare;
+  spare = reply.text;
+  reply.text = written;
+  reply.length = length;
+}
+
+/** What a reply holds that a normalisation step has work for: one bit per step, by char code. */
+const HAS_BACKSLASH = 1;
+const HAS_BACKTICK = 2;
+const HAS_DOLLAR = 4;
+const HAS_EMPHASIS = 8;
+const HAS_COMMA = 16;
+const STEP_OF = new Uint8Array(128);
+STEP_OF[92] = HAS_BACKSLASH;
+STEP_OF[96] = HAS_BACKTICK;
+STEP_OF[36] = HAS_DOLLAR;
+STEP_OF[42] = STEP_OF[95] = HAS_EMPHASIS;
+STEP_OF[44] = HAS_COMMA;
+let maxFold = 1;
+for (const folded of FOLDS.values()) maxFold = Math.max(maxFold, folded.length);
+
+/** `text` into the reply buffer; the steps it has work for. */
+function loadString(text: string): number {
+  ensureCapacity(text.length);
+  const out = reply.text;
+  let steps = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    out[i] = c;
+    if (c < 128) steps |= STEP_OF[c]!;
   }
-  return out + text.slice(last);
+  reply.length = text.length;
+  return steps;
+}
+
+/**
+ * The reply into the buffer with NFKC, Unicode minus → `-` and curly apostrophe → `'` applied, char by char for the
+ * common characters (`FOLDS`), else by `normalize` on the whole reply; the steps the folded text has work for.
+ */
+function load(response: string): number {
+  const n = response.length;
+  ensureCapacity(n * maxFold);
+  const out = reply.text;
+  reply.exotic = false;
+  let steps = 0;
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    const c = response.charCodeAt(i);
+    if (c < 128) {
+      out[w++] = c;
+      steps |= STEP_OF[c]!;
+      continue;
+    }
+    const folded = FOLDS.get(c);
+    if (folded === undefined) {
+      reply.exotic = true;
+      return loadString(foldNfkcSlow(response));
+    }
+    for (let k = 0; k < folded.length; k++) {
+      const f = folded.charCodeAt(k);
+      out[w++] = f;
+      if (f < 128) steps |= STEP_OF[f]!;
+    }
+  }
+  reply.length = w;
+  return steps;
+}
+
+/** Code fences (` ``` ` and the language word after) and single backticks go. */
+function stripBackticks(src: Uint16Array, n: number, dst: Uint16Array): number {
+  let w = 0;
+  for (let i = 0; i < n; ) {
+    const c = src[i]!;
+    if (c !== 96) {
+      dst[w++] = c;
+      i++;
+    } else if (i + 2 < n && src[i + 1] === 96 && src[i + 2] === 96) {
+      i += 3;
+      while (i < n && (isWordChar(src[i]!) || src[i] === 43 || src[i] === 45)) i++;
+    } else {
+      i++;
+    }
+  }
+  return w;
 }
 
 /** `$` and `\$` go. */
-function stripDollars(text: string): string {
-  let out = '';
-  let last = 0;
-  for (let i = text.indexOf('$'); i !== -1; i = text.indexOf('$', last)) {
-    const start = i > last && text.charCodeAt(i - 1) === 92 /* \ */ ? i - 1 : i;
-    out += text.slice(last, start);
-    last = i + 1;
+function stripDollars(src: Uint16Array, n: number, dst: Uint16Array): number {
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    const c = src[i]!;
+    if (c !== 36) dst[w++] = c;
+    else if (i > 0 && src[i - 1] === 92) w--;
   }
-  return out + text.slice(last);
+  return w;
 }
 
 function isAlnum(c: number): boolean {
@@ -144,20 +218,24 @@ function isAlnum(c: number): boolean {
 }
 
 /** Runs of `*` and `_` (markdown emphasis) go, but a run between two ASCII letters/digits stays (`7*8`, `snake_case`). */
-function stripEmphasis(text: string): string {
-  let out = '';
-  let last = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    let c = text.charCodeAt(i);
-    if (c !== 42 && c !== 95) continue;
+function stripEmphasis(src: Uint16Array, n: number, dst: Uint16Array): number {
+  let w = 0;
+  for (let i = 0; i < n; ) {
+    let c = src[i]!;
+    if (c !== 42 && c !== 95) {
+      dst[w++] = c;
+      i++;
+      continue;
+    }
     const start = i;
-    while (i < n && ((c = text.charCodeAt(i)) === 42 || c === 95)) i++;
-    if (start > 0 && i < n && isAlnum(text.charCodeAt(start - 1)) && isAlnum(text.charCodeAt(i))) continue;
-    out += text.slice(last, start);
-    last = i;
+    while (i < n && ((c = src[i]!) === 42 || c === 95)) i++;
+    if (start > 0 && i < n && isAlnum(src[start - 1]!) && isAlnum(src[i]!)) for (let k = start; k < i; k++) dst[w++] = src[k]!;
   }
-  return last === 0 ? text : out + text.slice(last);
+  return w;
+}
+
+function isDigitAt(src: Uint16Array, n: number, i: number): boolean {
+  return i < n && isDigit(src[i]!);
 }
 
 /**
@@ -165,31 +243,78 @@ function stripEmphasis(text: string): string {
  * `,ddd` group), never `72, in total`, `1,23` or `1,2345`. This is the regex
  * `(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|,\d)`: fewer groups than all of them would leave `,\d` next, so only all match.
  */
-function joinThousands(text: string): string {
-  let out = '';
+function joinThousands(src: Uint16Array, n: number, dst: Uint16Array): number {
+  let w = 0;
   let last = 0;
-  for (let p = text.indexOf(','); p !== -1; p = text.indexOf(',', p + 1)) {
+  for (let p = 0; p < n; p++) {
+    if (src[p] !== 44) continue;
     // p is a comma; the group before it starts at `start`.
     let start = p;
-    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    while (start > 0 && isDigit(src[start - 1]!)) start--;
     if (p - start < 1 || p - start > 3 || start < last) continue;
-    if (start > 0) {
-      const before = text.charCodeAt(start - 1);
-      if (before === 46 || before === 44) continue;
-    }
+    if (start > 0 && (src[start - 1] === 46 || src[start - 1] === 44)) continue;
     let end = p;
-    while (codeAt(text, end) === 44 && isDigit3(text, end + 1)) end += 4;
-    if (end === p || isDigit(codeAt(text, end)) || (codeAt(text, end) === 44 && isDigit(codeAt(text, end + 1)))) continue;
-    out += text.slice(last, start);
-    for (let i = start; i < end; i++) if (text.charCodeAt(i) !== 44) out += text[i];
+    while (end < n && src[end] === 44 && isDigitAt(src, n, end + 1) && isDigitAt(src, n, end + 2) && isDigitAt(src, n, end + 3)) end += 4;
+    if (end === p || isDigitAt(src, n, end) || (end < n && src[end] === 44 && isDigitAt(src, n, end + 1))) continue;
+    for (let i = last; i < end; i++) if (i < start || src[i] !== 44) dst[w++] = src[i]!;
     last = end;
     p = end - 1;
   }
-  return last === 0 ? text : out + text.slice(last);
+  if (last === 0) return -1;
+  for (let i = last; i < n; i++) dst[w++] = src[i]!;
+  return w;
 }
 
-function isDigit3(text: string, at: number): boolean {
-  return isDigit(codeAt(text, at)) && isDigit(codeAt(text, at + 1)) && isDigit(codeAt(text, at + 2));
+/** The reply's chars as a string: only for the rare steps and answers that need one. */
+export function replyString(from = 0, to = reply.length): string {
+  return charsToString(reply.text, from, to);
+}
+
+export function charsToString(chars: Uint16Array, from: number, to: number): string {
+  let out = '';
+  if (to - from <= 16) {
+    for (let i = from; i < to; i++) out += String.fromCharCode(chars[i]!);
+    return out;
+  }
+  for (let i = from; i < to; i += 4096) out += String.fromCharCode.apply(null, chars.subarray(i, Math.min(to, i + 4096)) as unknown as number[]);
+  return out;
+}
+
+/**
+ * Normalises `response` into {@link reply}: NFKC (full-width digits and letters), Unicode minus → `-`; `$…$`,
+ * `\(…\)`, `\boxed{}`, `\text{}`; markdown emphasis, code ticks and fences; thousands separators; trim; one trailing
+ * period. The load finds which steps have work (a plain `95` has none); a step never adds what a later step looks
+ * for, so the steps found at load stay a safe superset.
+ */
+export function normaliseReply(response: string, markBoxed: boolean): void {
+  const steps = load(response);
+  if (steps !== 0) {
+    // LaTeX is rare in replies and its rules are the most involved: it keeps its string form.
+    if (steps & HAS_BACKSLASH) loadString(unwrapLatex(replyString(), markBoxed));
+    if (steps & HAS_BACKTICK) swapIn(stripBackticks(reply.text, reply.length, spare));
+    if (steps & HAS_DOLLAR) swapIn(stripDollars(reply.text, reply.length, spare));
+    if (steps & HAS_EMPHASIS) swapIn(stripEmphasis(reply.text, reply.length, spare));
+    if (steps & HAS_COMMA) {
+      const joined = joinThousands(reply.text, reply.length, spare);
+      if (joined !== -1) swapIn(joined);
+    }
+  }
+  trimReply();
+}
+
+/** `trim`, then one trailing period and the spaces before it. */
+function trimReply(): void {
+  const t = reply.text;
+  let s = 0;
+  let e = reply.length;
+  while (s < e && isSpace(t[s]!)) s++;
+  while (e > s && isSpace(t[e - 1]!)) e--;
+  if (e > s && t[e - 1] === 46) {
+    e--;
+    while (e > s && isSpace(t[e - 1]!)) e--;
+  }
+  if (s > 0) t.copyWithin(0, s, e);
+  reply.length = e - s;
 }
 
 export interface NormaliseOptions {
@@ -200,69 +325,27 @@ export interface NormaliseOptions {
   markBoxed?: boolean;
 }
 
-/** What a response holds that normalisation has work for: one bit per step, found in one scan. */
-const HAS_NON_ASCII = 1;
-const HAS_BACKSLASH = 2;
-const HAS_BACKTICK = 4;
-const HAS_DOLLAR = 8;
-const HAS_EMPHASIS = 16;
-const HAS_COMMA = 32;
-
-/** Any char a normalisation step has work for; long replies are tested with it first (native, faster than the loop). */
-const NEEDS_WORK = /[^\x00-\x7f]|[\\`$*_,]/;
-
-function scanFlags(text: string): number {
-  if (text.length > 24 && !NEEDS_WORK.test(text)) return 0;
-  let flags = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 0x7f) flags |= HAS_NON_ASCII;
-    else if (c === 92) flags |= HAS_BACKSLASH;
-    else if (c === 96) flags |= HAS_BACKTICK;
-    else if (c === 36) flags |= HAS_DOLLAR;
-    else if (c === 42 || c === 95) flags |= HAS_EMPHASIS;
-    else if (c === 44) flags |= HAS_COMMA;
-  }
-  return flags;
+/** {@link normaliseReply} as a string, for option texts and callers outside the graders. */
+export function normaliseResponse(response: string, options: NormaliseOptions = {}): string {
+  normaliseReply(response, options.markBoxed === true);
+  return replyString();
 }
+
 
 /**
- * Trim; NFKC (full-width digits and letters), Unicode minus → `-`; markdown emphasis, code ticks and fences;
- * `$…$`, `\(…\)`, `\boxed{}`, `\text{}`; thousands separators; one trailing period.
- * One scan finds which steps have work (a plain `95` has none); a step never adds what a later step looks for, so
- * flags taken after NFKC stay a safe superset.
+ * The same normalisation for option texts, lower-cased, so an option and a response quoting it compare equal. Options
+ * are prepared lazily, while a reply is being graded: the reply in the buffer is kept.
  */
-export function normaliseResponse(response: string, options: NormaliseOptions = {}): string {
-  let t = response;
-  let flags = scanFlags(t);
-  if (flags & HAS_NON_ASCII) {
-    t = foldNonAscii(t);
-    flags = scanFlags(t);
-  }
-  if (flags & HAS_BACKSLASH) t = unwrapLatex(t, options.markBoxed === true);
-  if (flags & HAS_BACKTICK) t = stripBackticks(t);
-  if (flags & HAS_DOLLAR) t = stripDollars(t);
-  if (flags & HAS_EMPHASIS) t = stripEmphasis(t);
-  if (flags & HAS_COMMA) t = joinThousands(t);
-  return trimAnswer(t);
-}
-
-/** `trim`, then one trailing period and the spaces before it. */
-function trimAnswer(t: string): string {
-  let s = 0;
-  let e = t.length;
-  while (s < e && isSpace(t.charCodeAt(s))) s++;
-  while (e > s && isSpace(t.charCodeAt(e - 1))) e--;
-  if (e > s && t.charCodeAt(e - 1) === 46) {
-    e--;
-    while (e > s && isSpace(t.charCodeAt(e - 1))) e--;
-  }
-  return s === 0 && e === t.length ? t : t.slice(s, e);
-}
-
-/** The same normalisation for option texts, lower-cased, so an option and a response quoting it compare equal. */
 export function normaliseOption(option: string): string {
-  return normaliseResponse(option).toLowerCase();
+  const length = reply.length;
+  const exotic = reply.exotic;
+  const saved = reply.text.slice(0, length);
+  const out = normaliseResponse(option).toLowerCase();
+  ensureCapacity(length);
+  reply.text.set(saved);
+  reply.length = length;
+  reply.exotic = exotic;
+  return out;
 }
 
 /** Empty or whitespace only: the agent said nothing. */
@@ -280,8 +363,12 @@ export function isSpace(c: number): boolean {
 
 /** A regex `\w` character (ASCII letter, digit, underscore), by char code. */
 export function isWordChar(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  return c >= 0 && c < 128 && WORD_CHARS[c] === 1;
 }
+
+/** One load instead of four ranges: the scanners ask it of nearly every char. */
+const WORD_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) WORD_CHARS[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ? 1 : 0;
 
 /** The char code at `i`, or -1 past the end: a read past the end gives NaN, which makes the scanners' code slower. */
 export function codeAt(text: string, i: number): number {
@@ -292,21 +379,58 @@ export function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** `text` at `at` reads `word` (lower-case letters and spaces), ASCII letters in any case, as a regex `/i` does. */
-export function readsAt(text: string, at: number, word: string): boolean {
-  if (at + word.length > text.length) return false;
+/** The reply's char at `i`, or -1 outside it: reading past a typed array's end gives undefined and slows the scanners. */
+export function charAt(t: Uint16Array, n: number, i: number): number {
+  return i >= 0 && i < n ? t[i]! : -1;
+}
+
+/**
+ * `t` (of length `n`) at `at` reads `word`, ASCII letters in any case as a regex `/i` does (non-ASCII never folds to
+ * ASCII there), any other char exactly.
+ */
+export function readsAt(t: Uint16Array, n: number, at: number, word: string): boolean {
+  if (at < 0 || at + word.length > n) return false;
   for (let k = 0; k < word.length; k++) {
     const w = word.charCodeAt(k);
-    const c = text.charCodeAt(at + k);
-    if (w === 32 ? c !== 32 : (c | 32) !== w) return false;
+    const c = t[at + k]!;
+    if (w >= 97 && w <= 122 ? (c | 32) !== w : c !== w) return false;
   }
   return true;
 }
 
-const REFUSAL =
-  /\b(?:i\s*(?:can ?not|can't|won't|will not|am (?:not able|unable)|'m (?:not able|unable)|do not know|don't know)|unable to (?:help|assist|answer|comply)|as an ai\b|i'm sorry|i am sorry)/i;
+/** After `i`'s spaces (a regex `\s*`) in `t`: where the next non-space char is. */
+export function skipSpaces(t: Uint16Array, n: number, i: number): number {
+  while (i < n && isSpace(t[i]!)) i++;
+  return i;
+}
 
-/** Why a response without an answer has none: a refusal, or just no answer token. */
-export function unparseableReason(normalised: string, noAnswer: string): string {
-  return REFUSAL.test(normalised) ? 'refusal' : noAnswer;
+/**
+ * The regex `\b(?:i\s*(?:can ?not|can't|won't|will not|am (?:not able|unable)|'m (?:not able|unable)|do not know|
+ * don't know)|unable to (?:help|assist|answer|comply)|as an ai\b|i'm sorry|i am sorry)` with `/i`, tried at `p`.
+ * Every alternative starts with a word char, so `\b` is "no word char before".
+ */
+function refusalAt(t: Uint16Array, n: number, p: number): boolean {
+  const c = t[p]! | 32;
+  if (p > 0 && isWordChar(t[p - 1]!)) return false;
+  if (c === 105 /* i */) {
+    if (readsAt(t, n, p, "i'm sorry") || readsAt(t, n, p, 'i am sorry')) return true;
+    const j = skipSpaces(t, n, p + 1);
+    for (const tail of REFUSAL_AFTER_I) if (readsAt(t, n, j, tail)) return true;
+    return false;
+  }
+  if (c === 117 /* u */) {
+    if (!readsAt(t, n, p, 'unable to ')) return false;
+    for (const tail of REFUSAL_AFTER_UNABLE) if (readsAt(t, n, p + 10, tail)) return true;
+    return false;
+  }
+  return c === 97 /* a */ && readsAt(t, n, p, 'as an ai') && !isWordChar(charAt(t, n, p + 8));
+}
+
+const REFUSAL_AFTER_I = ['cannot', 'can not', "can't", "won't", 'will not', 'am not able', 'am unable', "'m not able", "'m unable", 'do not know', "don't know"];
+const REFUSAL_AFTER_UNABLE = ['help', 'assist', 'answer', 'comply'];
+
+/** Why the normalised reply `t` (of length `n`) has no answer: a refusal, or just no answer token. */
+export function unparseableReason(t: Uint16Array, n: number, noAnswer: string): string {
+  for (let p = 0; p < n; p++) if (refusalAt(t, n, p)) return 'refusal';
+  return noAnswer;
 }
