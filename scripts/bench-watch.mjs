@@ -10,7 +10,9 @@
  *
  * Memory: a warm-up of BENCH_WATCH_WARMUP registrations (default 1,000) first, until each of them is published; the
  * watcher's RSS then is the reference. Then BENCH_WATCH_AGENTS registrations (default 10,000) are measured: RSS every
- * second across all of them, printed as the band [min, max] relative to the reference (goal: within ±10%). At the
+ * second across all of them, printed as the band [min, max] relative to the reference, and again relative to the median
+ * RSS over the first 1,000 measured registrations (goal: within ±10% of that median; both figures are printed: the one
+ * sample right after the warm-up lands anywhere in the old space's swing between major GCs). At the
  * reference and then every 1,000 registrations the watcher has seen, the bench splits RSS after a full GC of both heaps
  * (global.gc, `--expose-gc`, which the submission worker inherits): the main heap (live, committed, new and old
  * space), external memory and array buffers, the submission worker's heap (live, committed, new space) and external
@@ -25,7 +27,7 @@
  * the end (PATH) to diff what grew.
  */
 import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
@@ -141,6 +143,7 @@ async function watcher() {
     const ref = process.memoryUsage().rss / 2 ** 20;
     const t0 = performance.now();
     const cpu1 = process.cpuUsage();
+    const threads1 = threadCpu();
     const evals0 = status().counters.evaluations;
     const rss = [];
     // The split, every 1,000 registrations the watcher has seen (after a full GC of its heap): its V8 heap, external
@@ -174,8 +177,8 @@ async function watcher() {
     await split(status().agentsKnown);
     let sampling = false;
     const sampler = setInterval(() => {
-      rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 });
       const known = status().agentsKnown;
+      rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20, known });
       if (sampling || known < mem.at(-1).known + 1_000) return;
       sampling = true;
       void split(known).finally(() => (sampling = false));
@@ -184,6 +187,7 @@ async function watcher() {
     const done = await next();
     clearInterval(sampler);
     const cpu = process.cpuUsage(cpu1);
+    const threads = threadCpu(threads1);
     while (sampling) await sleep(10);
     await split(status().agentsKnown);
     const s = status();
@@ -192,8 +196,18 @@ async function watcher() {
     const mbs = rss.map((r) => r.mb);
     const lo = Math.min(...mbs);
     const hi = Math.max(...mbs);
-    const band = Math.max(Math.abs(lo - ref), Math.abs(hi - ref)) / ref;
-    const pctOf = (mb) => `${mb >= ref ? '+' : ''}${(((mb - ref) / ref) * 100).toFixed(1)}%`;
+    const bandOf = (base) => Math.max(Math.abs(lo - base), Math.abs(hi - base)) / base;
+    const pctAgainst = (base) => (mb) => `${mb >= base ? '+' : ''}${(((mb - base) / base) * 100).toFixed(1)}%`;
+    const pctOf = pctAgainst(ref);
+    const sampleBand = bandOf(ref);
+    // The second reference: the median RSS over the first 1,000 measured registrations. The single sample right
+    // after the warm-up falls wherever V8's old space and the freed-but-kept buffers happen to be in their cycle
+    // between major GCs (±10-20 MB), so a band around it can be off by that much either way; the median of those
+    // samples is what the process settles at. Both are printed; the goal is checked against the median.
+    const early = rss.filter((r) => r.known < WARMUP + 1_000).map((r) => r.mb).sort((a, b) => a - b);
+    const median = early.length > 0 ? early[Math.floor(early.length / 2)] : ref;
+    const band = bandOf(median);
+    const pctOfMedian = pctAgainst(median);
     const lat = done.latencies.sort((a, b) => a - b);
     const pct = (q) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(q * lat.length))] / 1000 : Number.NaN);
     const evaluations = s.counters.evaluations - evals0;
@@ -205,7 +219,12 @@ async function watcher() {
     console.log(
       `  RSS after the warm-up (${WARMUP} agents published, ${f1((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6)} s CPU): ${ref.toFixed(0)} MB = the reference; ` +
         `over the ${AGENTS} measured registrations (${rss.length} samples, 1/s): min ${lo.toFixed(0)} MB (${pctOf(lo)}), max ${hi.toFixed(0)} MB (${pctOf(hi)}), ` +
-        `last ${mbs.at(-1)?.toFixed(0)} MB (${pctOf(mbs.at(-1) ?? ref)}): band ±${f1(band * 100)}% (goal ±10%)`,
+        `last ${mbs.at(-1)?.toFixed(0)} MB (${pctOf(mbs.at(-1) ?? ref)}): band ±${f1(sampleBand * 100)}% around that one sample`,
+    );
+    console.log(
+      `  against the median RSS over the first 1,000 measured registrations (${early.length} samples: ${f1(median)} MB, the reference sample ${pctOfMedian(ref)} of it): ` +
+        `min ${pctOfMedian(lo)}, max ${pctOfMedian(hi)}, last ${pctOfMedian(mbs.at(-1) ?? median)}: band ±${f1(band * 100)}% (goal ±10%; ` +
+        `the median, because one sample right after the warm-up lands anywhere in the old space's swing between major GCs)`,
     );
     console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
     // Where RSS goes, per 1,000 registrations; the growth from the first to the last sample, part by part.
@@ -222,12 +241,33 @@ async function watcher() {
       console.log(
         `  growth over the measured part (MB): RSS ${d('rss')} = main heap committed ${d('total')} (live ${d('heap')}) + external ${d('external')} + worker heap ${d('wTotal')} (live ${d('wHeap')}) + worker external ${d('wExternal')} + native ${d('native')}`,
       );
+      // How far each part moves over the run (max - min across the splits), so the band's make-up is visible.
+      const swing = (k) => f1(Math.max(...mem.map((m) => m[k])) - Math.min(...mem.map((m) => m[k])));
+      console.log(
+        `  swing of each part across the splits (max − min, MB): RSS ${swing('rss')}, main heap committed ${swing('total')} (old space ${swing('oldSpace')}, live ${swing('heap')}), ` +
+          `external ${swing('external')} (array buffers ${swing('buffers')}), worker heap committed ${swing('wTotal')}, worker external ${swing('wExternal')}, native ${swing('native')}`,
+      );
       console.log(`  live heap per measured agent: ${(((b.heap - a.heap) * 2 ** 20) / (b.known - a.known)).toFixed(0)} B (main thread, first to last sample)`);
     }
     console.log(
       `  watcher CPU over the measured part: ${f1((cpu.user + cpu.system) / 1e6)} s, ${evaluations > 0 ? ((cpu.user + cpu.system) / evaluations).toFixed(0) : '—'} µs per evaluation; ` +
         `load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
     );
+    if (threads) {
+      // Per thread, from /proc (Linux): the main thread is the process id; the busiest other thread is the submission
+      // worker's (it runs the SDK, gRPC and signing); the rest are V8's GC/compiler helpers and libuv's pool.
+      const per = (us) => (evaluations > 0 ? `${(us / evaluations).toFixed(0)} µs` : '—');
+      const [main, ...others] = threads;
+      const [busiest, ...rest] = others.sort((a, b) => b.us - a.us);
+      const restUs = rest.reduce((sum, t) => sum + t.us, 0);
+      console.log(
+        `  per evaluation by thread: main ${per(main.us)}, busiest other thread (the submission worker) ${per(busiest?.us ?? 0)}, ` +
+          `the other ${rest.length} threads (GC, compiler, libuv pool) ${per(restUs)}; system time (kernel: writes, fsync, sockets) in these: ` +
+          `${per(main.sys)}, ${per(busiest?.sys ?? 0)}, ${per(rest.reduce((sum, t) => sum + t.sys, 0))}`,
+      );
+      // BENCH_WATCH_THREADS=1: every thread (user + system ms), to tell V8's helpers from libuv's pool.
+      if (process.env.BENCH_WATCH_THREADS === '1') console.log(`  threads (tid: ms CPU / of which system): ${threads.map((t) => `${t.tid}: ${(t.us / 1000).toFixed(0)}/${(t.sys / 1000).toFixed(0)}`).join(', ')}`);
+    }
     console.log(
       `  new agent → its 3 signals on the topic (mirror lag ${LAG_MS / 1000} s): p50 ${f1(pct(0.5))} s, p95 ${f1(pct(0.95))} s, max ${f1(pct(1))} s ` +
         `over ${lat.length}/${done.sampled} sampled agents (goal ≤ 60 s)`,
@@ -247,6 +287,33 @@ async function watcher() {
     process.exit(1);
   }
   process.exit(0);
+}
+
+/**
+ * CPU time of each of this process's threads (µs, the main thread first), from /proc; with `since`, the time spent
+ * after it (threads started since count from zero). Undefined where /proc is not there.
+ */
+function threadCpu(since) {
+  let tids;
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return undefined;
+  }
+  const tick = 1e6 / 100; // USER_HZ
+  const out = [];
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const before = since?.find((t) => t.tid === tid);
+      const sys = Number(f[12]) * tick - (before?.sys ?? 0);
+      out.push({ tid, us: (Number(f[11]) + Number(f[12])) * tick - (before?.us ?? 0), sys });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out.sort((a, b) => (a.tid === String(process.pid) ? -1 : b.tid === String(process.pid) ? 1 : 0));
 }
 
 /** The child: registrations at a steady rate (64 in flight) and a consumer reading the signal topic. */

@@ -739,6 +739,9 @@ class Watcher {
       for (const subject of queue) {
         if (c.asking.size >= this.concurrency) break;
         const k = this.known.get(subject);
+        // Agents of a host out of tokens are passed over first and cheaply: a queue of one busy host is met whole
+        // on every tick, and its host is parsed once (cached while the agent waits).
+        if (k && blocked.size > 0 && blocked.has(this.hostOf(k))) continue;
         if (k && !c.asking.has(subject) && this.needsNextRun(c, subject)) {
           if (now - c.openedAt < (this.p.minRunMs ?? DEFAULT_MIN_RUN_MS)) continue;
           // The cycle goes on in a new run, which asks this updated agent first.
@@ -749,10 +752,10 @@ class Watcher {
         const lacking = k && !this.askedInCycle.has(subject) ? this.lacking(c, subject) : [];
         if (!k || lacking.length === 0 || c.asking.has(subject)) {
           if (!c.asking.has(subject)) queue.delete(subject);
+          if (k && !c.asking.has(subject)) this.hosts.delete(k);
           continue;
         }
-        const host = askHost(k);
-        if (blocked.has(host)) continue;
+        const host = this.hostOf(k);
         // The run is full (counting what is being asked): the cycle goes on in a new run.
         const signals = c.state.results + c.asking.size * this.evals.length;
         if (signals > 0 && signals + lacking.length > (this.p.maxRunSignals ?? DEFAULT_MAX_RUN_SIGNALS)) {
@@ -771,12 +774,25 @@ class Watcher {
           continue;
         }
         queue.delete(subject);
+        this.hosts.delete(k);
         void this.ask(c, k, lacking, askTinybar);
       }
       if (paused) break;
     }
     this.phase = paused ? 'paused-fee-cap' : 'running';
     this.detail = paused ? `daily fee cap reached; asking resumes at 00:00 UTC (in ${formatDuration(this.budget.msUntilNextDay())})` : undefined;
+  }
+
+  /**
+   * The host `agent` is asked at, kept while it waits in a queue (tick() drops it when the agent is asked; an agent
+   * replaced or deleted takes its entry with it), so a long queue does not hold a string per agent for good.
+   */
+  private readonly hosts = new WeakMap<Agent, string>();
+
+  private hostOf(agent: Agent): string {
+    let host = this.hosts.get(agent);
+    if (host === undefined) this.hosts.set(agent, (host = askHost(agent)));
+    return host;
   }
 
   /** `askTinybar`: what tick() reserved for asking over HCS-10 (askWorstCase), released once the asks are over. */

@@ -1,6 +1,10 @@
 /**
- * Subject ids (HCS-14 UAIDs) for agents that do not declare one, built with the standards-sdk's `createUaid`
- * (`aid` form). The SDK takes about a second to import, so it is loaded on first use only.
+ * Subject ids (HCS-14 UAIDs) for agents that do not declare one, in the standards-sdk's `createUaid` `aid` form: the
+ * SDK's canonical agent data (`canonicalizeAgentData`), its SHA-384 in base58, then the parameters. The hash is taken
+ * here with node:crypto rather than by `createUaid`: in an ES module the SDK's Node adapter fails (it calls `require`,
+ * building and throwing an Error each time) and it falls back to WebCrypto's asynchronous digest, a thread-pool job per
+ * agent: 1.4 ms of the watcher's main thread per new agent, 10% of its CPU in `npm run bench -- watch`. A test checks
+ * the result equals `createUaid`'s. The SDK takes about a second to import, so it is loaded on first use only.
  *
  * Choices where HCS-14 leaves room (see the HCS standards digest §5):
  * - HTTP agents: registry `self`, `proto` from the protocol (`http` → `rest`; `openai` has no HCS-14 value and is
@@ -10,6 +14,7 @@
  *   a local node's ledger id is the one CAIP calls `devnet`, so `local` and `custom` map to `devnet`.
  * - version `1.0.0` unless the description has one; skills from the profile's `aiAgent.capabilities`, else none.
  */
+import { createHash } from 'node:crypto';
 import type { LedgerName } from '../config/networks.js';
 import type { Protocol } from '../core/agent.js';
 
@@ -18,10 +23,24 @@ import type { Protocol } from '../core/agent.js';
  * extensionless re-exports that NodeNext resolution cannot follow, so its types arrive empty.
  */
 interface Hcs14Api {
-  createUaid(
-    input: { registry: string; name: string; version: string; protocol: string; nativeId: string; skills: number[] },
-    params?: { uid?: string; registry?: string; proto?: string; nativeId?: string; domain?: string },
-  ): Promise<string>;
+  /** Validates (throws on bad data) and normalises; `canonicalJson` is what the `aid` id hashes. */
+  canonicalizeAgentData(input: AidInput): { canonicalJson: string };
+}
+
+interface AidInput {
+  registry: string;
+  name: string;
+  version: string;
+  protocol: string;
+  nativeId: string;
+  skills: number[];
+}
+
+interface AidParams {
+  uid: string;
+  registry: string;
+  proto: string;
+  nativeId: string;
 }
 
 let sdk: Promise<Hcs14Api> | undefined;
@@ -58,35 +77,63 @@ export function hcs14Proto(protocol: Protocol): string {
  * reach it); otherwise the endpoint's host is the native id.
  */
 export async function buildUaid(input: UaidInput): Promise<string> {
-  return flat(await sdkUaid(input));
+  const { canonicalizeAgentData } = await loadSdk();
+  const { data, params } = aidOf(input);
+  const id = base58(createHash('sha384').update(canonicalizeAgentData(data).canonicalJson, 'utf8').digest());
+  // As the SDK's `buildParamString`: the parameters set, in this order.
+  const set = (['uid', 'registry', 'proto', 'nativeId'] as const).filter((k) => params[k]).map((k) => `${k}=${params[k]}`);
+  return flat(set.length > 0 ? `uaid:aid:${id};${set.join(';')}` : `uaid:aid:${id}`);
 }
 
 /**
- * `s` as one flat string. The SDK builds a UAID piece by piece (its base58 id a character at a time), and V8 keeps
- * such a string as a tree of every piece (about 1.4 KB for a 130-character UAID) until something flattens it: a
- * watcher or a registry-wide run holds one per agent.
+ * `s` as one flat string. A UAID is built piece by piece, and V8 keeps such a string as a tree of every piece (about
+ * 1.4 KB for a 130-character UAID when the base58 id is built a character at a time, as the SDK does) until something
+ * flattens it: a watcher or a registry-wide run holds one per agent.
  */
 function flat(s: string): string {
   return Buffer.from(s, 'utf8').toString('utf8');
 }
 
-async function sdkUaid(input: UaidInput): Promise<string> {
-  const { createUaid } = await loadSdk();
+/** The standards-sdk `createUaid` arguments of an agent (see the module comment for the choices). */
+export function aidOf(input: UaidInput): { data: AidInput; params: AidParams } {
   const version = input.version?.trim() || '1.0.0';
   const skills = [...new Set(input.skills ?? [])];
   if (input.accountId !== undefined) {
     const nativeId = `hedera:${caipNetwork(input.network)}:${input.accountId}`;
     const uid = input.inboundTopicId ? `${input.inboundTopicId}@${input.accountId}` : input.accountId;
-    return createUaid(
-      { registry: UAID_REGISTRY_HCS10, name: input.name, version, protocol: 'hcs-10', nativeId, skills },
-      { uid, registry: UAID_REGISTRY_HCS10, proto: 'hcs-10', nativeId },
-    );
+    return {
+      data: { registry: UAID_REGISTRY_HCS10, name: input.name, version, protocol: 'hcs-10', nativeId, skills },
+      params: { uid, registry: UAID_REGISTRY_HCS10, proto: 'hcs-10', nativeId },
+    };
   }
   if (input.endpoint === undefined) throw new Error('an agent needs an endpoint or an account to get a UAID');
   const nativeId = new URL(input.endpoint).host;
   const proto = hcs14Proto(input.protocol);
-  return createUaid(
-    { registry: UAID_REGISTRY_SELF, name: input.name, version, protocol: proto, nativeId, skills },
-    { uid: '0', registry: UAID_REGISTRY_SELF, proto, nativeId },
-  );
+  return {
+    data: { registry: UAID_REGISTRY_SELF, name: input.name, version, protocol: proto, nativeId, skills },
+    params: { uid: '0', registry: UAID_REGISTRY_SELF, proto, nativeId },
+  };
+}
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** Bitcoin-alphabet base58 (leading zero bytes as '1'), as the SDK encodes the `aid` hash. */
+function base58(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  // Little-endian base-58 digits of the number the bytes spell.
+  const digits: number[] = [];
+  for (let i = zeros; i < bytes.length; i++) {
+    let carry = bytes[i]!;
+    for (let j = 0; j < digits.length; j++) {
+      const v = digits[j]! * 256 + carry;
+      digits[j] = v % 58;
+      carry = (v / 58) | 0;
+    }
+    for (; carry > 0; carry = (carry / 58) | 0) digits.push(carry % 58);
+  }
+  const out = Buffer.allocUnsafe(zeros + digits.length);
+  out.fill(BASE58.charCodeAt(0), 0, zeros);
+  for (let i = 0; i < digits.length; i++) out[zeros + i] = BASE58.charCodeAt(digits[digits.length - 1 - i]!);
+  return out.toString('latin1');
 }

@@ -84,9 +84,14 @@ export class MessagePacker<T, M extends EncodedMessage> {
     if (!before && this.open.length > 1) {
       // The estimate let the open message grow past the limit unmeasured: what fits goes out, the rest stays open
       // and this item is offered to it again (a flush would send that rest as a message of its own, half empty).
-      out.push(...this.sendWhatFits());
-      out.push(...this.add(item, raw));
-      return out;
+      const sent = this.sendWhatFits();
+      out.push(...sent);
+      if (sent.length > 0) {
+        out.push(...this.add(item, raw));
+        return out;
+      }
+      // All the open items fit (now encoded): with this item they did not (`tried`), so offering it again would only
+      // deflate that same message a second time. It goes out as is, below; one deflate less per such message.
     }
     // Too big with this item: what was open goes out, this one starts anew.
     out.push(...this.flush());

@@ -20,6 +20,7 @@ import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from
 import { Hcs2Folder, type Hcs2Entry } from '../registry/hcs2.js';
 import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
 import { openResolveContext } from '../registry/resolve.js';
+import { abortableSleep } from '../transports/deadline.js';
 import { SkipList, messageRef } from '../registry/skips.js';
 
 export type RegistryChange = { type: 'upsert'; agent: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
@@ -39,6 +40,13 @@ export interface RegistryFollowerOptions {
   subscribe?: Subscribe;
   /** REST polling period without a working subscription, ms (default 2000); with one, 15× this as a safety net. */
   pollMs?: number;
+  /**
+   * The least time between two reads woken by the subscription, ms (default 200): what arrives meanwhile is folded by
+   * one read. The subscription wakes the follower once per registry message, and each read costs REST round trips
+   * and a resolve context whatever it folds: read on every wake-up, a registry taking 125 registrations a second cost
+   * one read per agent.
+   */
+  minReadGapMs?: number;
   /** Every change, in registry order; `initial` for the read up to the head at start. Awaited before the next read. */
   onChanges: (changes: RegistryChange[], head: { seq: number; consensusTimestamp: string; initial: boolean }) => void | Promise<void>;
   onNote?: (line: string) => void;
@@ -47,6 +55,8 @@ export interface RegistryFollowerOptions {
 }
 
 type Entry = Hcs2Entry | Hcs10Entry;
+
+const DEFAULT_MIN_READ_GAP_MS = 200;
 
 export class RegistryFollower {
   readonly topicId: string;
@@ -82,9 +92,15 @@ export class RegistryFollower {
     this.startSubscription();
     await this.readNew(true);
     const pollMs = this.options.pollMs ?? 2_000;
+    const gapMs = this.options.minReadGapMs ?? DEFAULT_MIN_READ_GAP_MS;
     while (!signal.aborted) {
+      const readAt = Date.now();
       await this.sleep(this.subscribed ? pollMs * 15 : pollMs);
+      const early = readAt + gapMs - Date.now();
+      if (early > 0) await abortableSleep(early, signal).catch(() => undefined);
       if (signal.aborted) break;
+      // What woke it so far is read now (a wake-up during the read wakes the next one).
+      this.woken = false;
       try {
         await this.readNew(false);
       } catch (err) {

@@ -5,6 +5,7 @@ import { buildSignalV2 } from '../../src/signals/build-v2.js';
 import { PACK_MODES, SignalPacker, packBody, packBodySchema, readMessage, signalKey, type PackMode, type PackedMessage, type SignalMessageV2 } from '../../src/signals/index.js';
 import { RUN, RUN_KEY, agent, evalResult, probeResult } from './fixtures.js';
 import { fleetAgent, fleetSignals } from './fleet.js';
+import { MessagePacker, type PackFormat } from '../../src/signals/packer.js';
 
 const FLEET = 1000;
 const fleet = fleetSignals(FLEET);
@@ -125,5 +126,32 @@ describe('SignalPacker', () => {
     const b = buildSignalV2(evalResult(), { run: RUN, runKey: RUN_KEY, sources: ['hcs://2/0.0.2'] }).message;
     const [m] = packAll('subject', [a, b]);
     expect(readBack([m!]).map((x) => x.message)).toEqual([a, b]);
+  });
+});
+
+describe('MessagePacker', () => {
+  it('deflates no set of items twice, also when the size estimate jumps past the limit', () => {
+    // Items are their raw sizes; "deflated" they take half. Seven 300-byte items pass 1024 unmeasured (the estimate
+    // stays under its headroom for six), so the packer measures the seven, then the six that fit.
+    const encoded: string[] = [];
+    const format: PackFormat<number, { bytes: Buffer; items: number[] }> = {
+      mode: 'dense',
+      encode(items) {
+        encoded.push(items.join(','));
+        return { bytes: Buffer.alloc(items.reduce((a, b) => a + b, 0) / 2), items };
+      },
+      single: (item) => ({ bytes: Buffer.alloc(item), items: [item] }),
+      belongs: () => true,
+      aloneJsonBytes: (item) => item,
+      jsonBytes: (item) => item,
+    };
+    const packer = new MessagePacker(format, 1024);
+    const items = Array.from({ length: 40 }, (_, i) => 300 + i);
+    const out = items.flatMap((item) => packer.add(item));
+    out.push(...packer.flush());
+    expect(out.flatMap((m) => m.items)).toEqual(items);
+    expect(out.every((m) => m.bytes.length <= 1024)).toBe(true);
+    expect(encoded.length).toBeGreaterThan(out.length);
+    expect(new Set(encoded).size).toBe(encoded.length);
   });
 });
