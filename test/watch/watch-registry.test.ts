@@ -176,6 +176,8 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     // Each cycle's run is revealed when the cycle ends; with --keep-journals 0 its journal goes at once.
     const removed = await until('a journal removed', () => w.notes.find((l) => /^removed the journal of run \w+/.test(l)));
     const run = /run (\w+)/.exec(removed)![1]!;
+    // Stopped once the next cycle's run is open: a stop between two cycles leaves no run in progress to check.
+    await until('the next run open', async () => ((await listRuns(stateDir)).some((r) => r !== run) ? true : undefined));
     w.stop.abort();
     const result = await w.done;
     expect(result.runs[0]).toBe(run);
