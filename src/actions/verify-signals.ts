@@ -7,17 +7,16 @@
 import { existsSync } from 'node:fs';
 import type { Hcs25Client } from '../client.js';
 import { countReasons } from '../consumer/reader.js';
-import type { ReadRecord, ReadSignal } from '../consumer/types.js';
 import type { ScienceBankEntry } from '../evals/science.js';
 import { journalPath, readJournal, RUN_ID_PATTERN } from '../publisher/journal.js';
 import { responseHashV2 } from '../signals/hashing.js';
 import {
   verifySignals as verifyRead,
-  type VerifiableReveal,
   type VerifiableSignal,
   type VerifyReport,
 } from '../verify/signals.js';
 import { journalResponses } from '../verify/journal.js';
+import { revealOf, verifiableSignal } from '../verify/read.js';
 import { checkScoreRecords, type PublishedScoreCheck } from './check-scores.js';
 import { collectSignals } from './read-signals.js';
 
@@ -87,18 +86,6 @@ export async function verifySignals(client: Hcs25Client, parameters: VerifySigna
     },
     journals,
   };
-}
-
-export function verifiableSignal(s: ReadSignal): VerifiableSignal {
-  const { subject, signal, run, status, data } = s.message;
-  return { subject, signal, run, status, data, sequenceNumber: s.sequenceNumber, index: s.index, payer: s.payerAccountId };
-}
-
-/** A reveal record (v1: run and key; v2: everything that re-derives the questions) as the library takes it. */
-export function revealOf(r: ReadRecord): VerifiableReveal[] {
-  if (r.kind !== 'reveal' || !r.validated) return [];
-  const m = r.message as unknown as Omit<VerifiableReveal, 'sequenceNumber' | 'payer'>;
-  return [{ ...m, sequenceNumber: r.sequenceNumber, payer: r.payerAccountId }];
 }
 
 /**

@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { ScoringConfigError } from './aggregate.js';
 import { ADAPTER_ID_PATTERN, SIGNAL_ID_PATTERN, SIGNAL_IDS } from '../signals/schemas.js';
 import { SIGNAL_IDS_V2 } from '../signals/schemas-v2.js';
-import { contentDigest } from '../signals/digest.js';
+import { contentDigest } from '../core/digest.js';
 
 const COMPONENT_KEY = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
 const label = z.string().min(1).max(64).regex(/^\S+$/, 'must not contain whitespace');

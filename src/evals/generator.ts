@@ -2,7 +2,7 @@
  * What fixes a run's questions, for reveals and verification. `questionFor(kind, subject, seed, bank)` derives every
  * question from public data once a run is revealed; these name the parts a later release could change.
  */
-import { contentDigest } from '../signals/digest.js';
+import { contentDigest } from '../core/digest.js';
 import type { ScienceBankEntry } from './science.js';
 
 /**

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ScoreCache } from './cache.js';
-import { sendError } from './http.js';
+import { sendError } from './headers.js';
 import type { ServeStore, TopicStatus } from './store/types.js';
 
 export interface IndexedEvent {

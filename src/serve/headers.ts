@@ -2,6 +2,7 @@
  * What both HTTP paths of `hcs25 serve` (node:http, and the lean front for score lookups) answer alike: CORS headers,
  * `If-None-Match`, and the one-line error body.
  */
+import type { ServerResponse } from 'node:http';
 
 /** Response headers for a request from `origin`, or undefined when that origin may not read the API. */
 export type CorsPolicy = (origin: string | undefined) => ReadonlyArray<readonly [string, string]> | undefined;
@@ -25,4 +26,14 @@ export function matches(header: string | undefined, etag: string): boolean {
 
 export function errorBody(code: string, message: string): Buffer {
   return Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
+}
+
+/** An error answer on the node:http path (the HTTP server and the event streams). */
+export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  const body = errorBody(code, message);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.setHeader('Cache-Control', 'no-store');
+  res.writeHead(status);
+  res.end(body);
 }

@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Hcs25Error } from '../core/errors.js';
 import { ScoreCache } from './cache.js';
-import { corsPolicy, errorBody, matches } from './headers.js';
+import { corsPolicy, matches, sendError } from './headers.js';
 import { installLeanFront } from './lean.js';
 import { ApiError, route, type ApiContext, type Reply } from './routes.js';
 import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
@@ -162,13 +162,4 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
 function strongEtag(revision: string | number | bigint, url: URL): string {
   const h = createHash('sha256').update(`${revision}\n${url.pathname}?${url.searchParams.toString()}`);
   return `"${h.digest('base64url').slice(0, 27)}"`;
-}
-
-export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = errorBody(code, message);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', body.length);
-  res.setHeader('Cache-Control', 'no-store');
-  res.writeHead(status);
-  res.end(body);
 }

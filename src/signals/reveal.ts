@@ -5,7 +5,7 @@
  * hashes); `grader` re-grades its `answer`. A private bank is named by digest only: whoever holds it can verify.
  */
 import { z } from 'zod';
-import { DIGEST_PATTERN } from './digest.js';
+import { DIGEST_PATTERN } from '../core/digest.js';
 import { finishMessage, type BuiltMessage } from './build.js';
 import { PROTOCOL_ID } from './schemas.js';
 

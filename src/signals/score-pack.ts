@@ -16,7 +16,7 @@
 import { deflateSync, inflateSync } from 'node:zlib';
 import { z } from 'zod';
 import type { BuiltMessage } from './build.js';
-import { DIGEST_PATTERN } from './digest.js';
+import { DIGEST_PATTERN } from '../core/digest.js';
 import { ZLIB_FIRST_BYTE } from './pack.js';
 import { MessagePacker, withoutKey, type PackMode } from './packer.js';
 import { PROTOCOL_ID } from './schemas.js';

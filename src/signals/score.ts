@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { finishMessage, type BuiltMessage } from './build.js';
-import { DIGEST_PATTERN } from './digest.js';
+import { DIGEST_PATTERN } from '../core/digest.js';
 import { ADAPTER_ID_PATTERN, PROTOCOL_ID, SIGNAL_STATUSES } from './schemas.js';
 
 export const SCORE_MESSAGE_VERSION = 2;

@@ -2,3 +2,4 @@
 export * from './signals.js';
 export * from './score.js';
 export * from './journal.js';
+export * from './read.js';

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Hcs25Error } from '../../core/errors.js';
-import type { SqlDriver } from './sql.js';
+import type { SqlDriver } from './types.js';
 
 /** Resolves from src/serve/store and dist/serve/store alike (schemas/ ships with the package). */
 const SCHEMA_DIR = fileURLToPath(new URL('../../../schemas/serve/', import.meta.url));

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
 import { isAlive } from '../../publisher/journal.js';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import { createSqlStore, type SqlExecutor } from './sql.js';
-import type { ServeStore } from './types.js';
+import { createSqlStore } from './sql.js';
+import type { ServeStore, SqlExecutor } from './types.js';
 
 interface PgliteQueryable {
   query<T>(text: string, params?: unknown[], options?: { blob?: Blob }): Promise<{ rows: T[] }>;

@@ -7,8 +7,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Pool, PoolClient, Client } from 'pg';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import { createSqlStore, type SqlExecutor } from './sql.js';
-import type { ServeStore } from './types.js';
+import { createSqlStore } from './sql.js';
+import type { ServeStore, SqlExecutor } from './types.js';
 
 /** pg_try_advisory_lock key for "the indexer of this database". */
 const INDEXER_LOCK = 0x6863_3235_0001;

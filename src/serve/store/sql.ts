@@ -10,7 +10,7 @@ import { ScoreAccumulator, type SubjectScore } from '../../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
 import { consensusIso, consensusMs } from '../../consumer/time.js';
 import type { ReadRecord, ReadSignal } from '../../consumer/types.js';
-import { revealOf, verifiableSignal } from '../../actions/verify-signals.js';
+import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { responseHashV2 } from '../../signals/hashing.js';
 import { verifySignals, type VerifyReport } from '../../verify/signals.js';
 import { migrate } from './migrate.js';
@@ -23,6 +23,8 @@ import {
   type PageOptions,
   type RescoreResult,
   type RunRow,
+  type SqlDriver,
+  type SqlExecutor,
   type RunVerification,
   type ServeStore,
   type StoredScore,
@@ -34,19 +36,6 @@ import {
 } from './types.js';
 
 type Row = Record<string, unknown>;
-
-export interface SqlExecutor {
-  query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
-  /** Several statements, no parameters. */
-  exec(text: string): Promise<void>;
-  /** `COPY … FROM STDIN` (text format) fed with `data`. */
-  copyFrom(sql: string, data: string): Promise<void>;
-}
-
-export interface SqlDriver extends SqlExecutor {
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
 
 export interface SqlStoreOptions {
   engine: ServeStore['engine'];

@@ -13,6 +13,22 @@ import type { SubjectScore } from '../../consumer/scores.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../consumer/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
 
+type Row = Record<string, unknown>;
+
+/** What the SQL store needs of a database: PGlite and node-postgres each give one (store/pglite.ts, store/postgres.ts). */
+export interface SqlExecutor {
+  query<T extends Row = Row>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Several statements, no parameters. */
+  exec(text: string): Promise<void>;
+  /** `COPY … FROM STDIN` (text format) fed with `data`. */
+  copyFrom(sql: string, data: string): Promise<void>;
+}
+
+export interface SqlDriver extends SqlExecutor {
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
 /** Largest page any list returns; a bigger `limit` is clamped to it. */
 export const MAX_PAGE = 1000;
 export const DEFAULT_PAGE = 100;
