@@ -35,3 +35,15 @@ export function escapeTerminal(text: string, options: EscapeOptions = {}): strin
 export function stringifyForTerminal(value: unknown, space?: number): string {
   return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** Agent-supplied text made safe for a one-line message: whitespace runs as one space, controls shown escaped. */
+export function oneLine(text: string, max = 200): string {
+  const flat = escapeTerminal(text.replace(/[ \t\n]+/g, ' ').trim());
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A short, printable preview of untrusted text for a reason line. */
+export function preview(text: string, max = 40): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return `"${escapeTerminal(cut).replace(/"/g, '\\"')}"`;
+}

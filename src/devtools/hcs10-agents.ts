@@ -35,11 +35,11 @@ import {
   type Hcs10Outgoing,
   type SubmittedOp,
 } from '../hcs10/messages.js';
-import { chainResolveContext } from '../hcs10/resolve.js';
+import { chainResolveContext } from '../registry/chain-resolve.js';
 import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
 import type { AgentRecord } from '../registry/agent-record.js';
 import { resolveAccountProfile } from '../registry/hcs11.js';
-import { abortableSleep } from '../transports/deadline.js';
+import { abortableSleep } from '../net/deadline.js';
 import { bareAnswer, createSolver, type Solution } from './agents/solver.js';
 import { scienceFacts } from './agents/fleet.js';
 

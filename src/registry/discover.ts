@@ -14,7 +14,8 @@ import { DEFAULT_FOLD_LIMITS, Hcs2Folder, parseHcs2Memo, type FoldLimits, type H
 import { Hcs10Folder, parseHcs10RegistryMemo, type Hcs10Entry } from './hcs10.js';
 import { openResolveContext, type ResolveSettings } from './resolve.js';
 import { quoteInput } from '../config/secret.js';
-import { SkipList, messageRef, preview, type SkippedEntry } from './skips.js';
+import { preview } from '../core/terminal.js';
+import { SkipList, messageRef, type SkippedEntry } from './skips.js';
 import { parseHrl } from '../core/hrl.js';
 
 export type RegistryKind = 'hcs-2' | 'hcs-10';

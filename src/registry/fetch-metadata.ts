@@ -3,8 +3,8 @@
  * so it goes through the transports' guarded HttpClient: private, loopback and link-local addresses are refused
  * (after DNS, on every redirect) unless allowed, and bodies are capped. Tests inject their own `MetadataFetch`.
  */
-import { Deadline } from '../transports/deadline.js';
-import { HttpClient } from '../transports/fetch.js';
+import { Deadline } from '../net/deadline.js';
+import { HttpClient } from '../net/http-client.js';
 
 export interface FetchedDocument {
   status: number;

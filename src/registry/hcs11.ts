@@ -5,7 +5,7 @@
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { isEntityId } from '../core/ids.js';
 import { ResolveError, resolveDocument, type ResolveContext, type ResolvedDocument } from './resolve.js';
-import { preview } from './skips.js';
+import { preview } from '../core/terminal.js';
 
 /**
  * The profile reference in an account memo. `hcs-11:hcs://1/0.0.5`, `hcs-11:ipfs://…`, `hcs-11:https://…`; a bare

@@ -8,7 +8,8 @@ import { readHcs1File } from '../hedera/hcs1.js';
 import { isMirrorOutage, type MirrorRestClient } from '../hedera/mirror-rest.js';
 import { Hcs2Folder, parseHcs2Memo, type Metadata } from './hcs2.js';
 import { guardedMetadataFetch, type MetadataFetch } from './fetch-metadata.js';
-import { SkipList, parseJsonObject, preview } from './skips.js';
+import { preview } from '../core/terminal.js';
+import { SkipList, parseJsonObject } from './skips.js';
 import { formatHrl, parseHrl } from '../core/hrl.js';
 
 export class ResolveError extends Hcs25Error {

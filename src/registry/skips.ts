@@ -1,5 +1,5 @@
 /** Skipped registry entries and the one parse step every registry message goes through. */
-import { escapeTerminal } from '../core/terminal.js';
+import { escapeTerminal, preview } from '../core/terminal.js';
 
 export interface SkippedEntry {
   /** What was skipped: `hcs://2/0.0.R#17` (a registry message), `hcs://2/0.0.R` (the registry), `agents.json#3`. */
@@ -76,11 +76,6 @@ export function parseJsonObject(bytes: Uint8Array, maxBytes: number): { ok: true
   return { ok: true, doc: doc as Record<string, unknown> };
 }
 
-/** A short, printable preview of untrusted text for a reason line. */
-export function preview(text: string, max = 40): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  return `"${escapeTerminal(cut).replace(/"/g, '\\"')}"`;
-}
 
 /** The first zod issue as one line. */
 export function zodReason(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {

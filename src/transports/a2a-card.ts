@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { Deadline, TransportError, type HttpClient } from './fetch.js';
-import { bareHost } from './guard.js';
+import { Deadline, TransportError, type HttpClient } from '../net/http-client.js';
+import { bareHost } from '../net/guard.js';
 
 export type A2aDialect = 'v0.3' | 'v1.0';
 

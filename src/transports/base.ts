@@ -1,5 +1,5 @@
 import type { AskFailure, AskOptions, AskResult, ProbeResult } from './types.js';
-import { Deadline, classifyError, type HttpClient, type TransportError } from './fetch.js';
+import { Deadline, classifyError, type HttpClient, type TransportError } from '../net/http-client.js';
 
 /** What every transport instance shares: the run's HTTP client and this agent's own headers (from env). */
 export interface TransportContext {

@@ -1,4 +1,4 @@
-import { TransportError, type HttpResponse } from './fetch.js';
+import { TransportError, type HttpResponse } from '../net/http-client.js';
 
 /** Agents answer HTML error pages with status 200 surprisingly often (proxies, catch-all routes). */
 export function looksLikeHtml(res: HttpResponse): boolean {

@@ -12,14 +12,14 @@
 import { errorMessage } from '../core/errors.js';
 import { classifyInbound, describeAccess } from '../hcs10/inbound.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
-import { chainResolveContext } from '../hcs10/resolve.js';
+import { chainResolveContext } from '../registry/chain-resolve.js';
 import { Hcs10AskError } from '../hcs10/ask-error.js';
 import type { Hcs10Connection, Hcs10Requester, Hcs10Target, RequesterOptions } from '../hcs10/requester.js';
 import { resolveAccountProfile } from '../registry/hcs11.js';
 import type { MetadataFetch } from '../registry/fetch-metadata.js';
 import type { ResolveContext } from '../registry/resolve.js';
 import type { Agent } from '../core/agent.js';
-import { Deadline } from './deadline.js';
+import { Deadline } from '../net/deadline.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 
 export const DEFAULT_HCS10_BUDGET_MS = 120_000;

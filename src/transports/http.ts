@@ -2,7 +2,7 @@ import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { reachableByStatus, runAsk, runProbe, type TransportContext } from './base.js';
 import { looksLikeHtml, stripThinking } from './body.js';
-import { TransportError, statusFailure, type HttpResponse } from './fetch.js';
+import { TransportError, statusFailure, type HttpResponse } from '../net/http-client.js';
 
 /** Field names plain-HTTP agents put their answer in, in the order we look for them. */
 const ANSWER_FIELDS = ['response', 'reply', 'text', 'content', 'message', 'output'] as const;

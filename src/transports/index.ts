@@ -1,7 +1,7 @@
 import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import type { TransportContext } from './base.js';
-import { HttpClient, TransportError, type HttpClientOptions } from './fetch.js';
+import { HttpClient, TransportError, type HttpClientOptions } from '../net/http-client.js';
 import { OpenAiTransport } from './openai.js';
 import { A2aTransport, type A2aTransportOptions } from './a2a.js';
 import { PlainHttpTransport } from './http.js';
@@ -82,9 +82,9 @@ export function createTransport(agent: Agent, options: CreateTransportOptions = 
   };
 }
 
-export { HttpClient, TransportError } from './fetch.js';
-export type { HttpClientOptions } from './fetch.js';
+export { HttpClient, TransportError } from '../net/http-client.js';
+export type { HttpClientOptions } from '../net/http-client.js';
 export { resolveAgentHeaders, type AgentHeaderConfig } from './headers.js';
-export { isNonPublicAddress, type Resolver } from './guard.js';
+export { isNonPublicAddress, type Resolver } from '../net/guard.js';
 export { createHcs10Transport, DEFAULT_HCS10_BUDGET_MS, type Hcs10TransportOptions } from './hcs10.js';
 export type * from './types.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decodeJsonMessages } from './body.js';
-import { TransportError, oneLine, type HttpResponse } from './fetch.js';
+import { oneLine } from '../core/terminal.js';
+import { TransportError, type HttpResponse } from '../net/http-client.js';
 
 export const rpcErrorSchema = z.looseObject({ code: z.number(), message: z.string().optional(), data: z.unknown().optional() });
 export const rpcResponseSchema = z.looseObject({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { runProbe, type TransportContext } from './base.js';
-import { TransportError, statusFailure, type Deadline, type HttpResponse } from './fetch.js';
+import { TransportError, statusFailure, type Deadline, type HttpResponse } from '../net/http-client.js';
 import { RpcCallError, rpcBody, rpcResponses } from './jsonrpc.js';
 
 /** The legacy (session) revision nearly every deployed server speaks; servers negotiate down from it. */

@@ -3,7 +3,8 @@ import type { Agent } from '../core/agent.js';
 import type { AskOptions, AskResult, ProbeResult, Transport } from './types.js';
 import { reachableByStatus, runAsk, runProbe, type TransportContext } from './base.js';
 import { decodeJsonMessages, looksLikeHtml, stripThinking } from './body.js';
-import { TransportError, oneLine, statusFailure, type HttpResponse } from './fetch.js';
+import { oneLine } from '../core/terminal.js';
+import { TransportError, statusFailure, type HttpResponse } from '../net/http-client.js';
 
 const DEFAULT_MODEL = 'default';
 

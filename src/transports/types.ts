@@ -1,4 +1,7 @@
 import type { Protocol } from '../core/agent.js';
+import type { FailureKind } from '../net/failure.js';
+
+export type { FailureKind };
 
 export interface AskOptions {
   /** Aborts the request (the runner's budget or the user's Ctrl-C). */
@@ -16,19 +19,6 @@ export interface AskSuccess {
   meta: Record<string, unknown>;
 }
 
-export const FAILURE_KINDS = [
-  'timeout',
-  'refused',
-  'http-error',
-  'protocol-error',
-  'auth-required',
-  'rate-limited',
-  'too-large',
-  // The agent answered the protocol correctly but reported its own failure: an OpenAI error body with HTTP 200,
-  // an A2A task in state failed/rejected, a JSON-RPC internal error. Scored as `upstream-error`.
-  'agent-error',
-] as const;
-export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface AskFailure {
   ok: false;

@@ -20,7 +20,7 @@ import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from
 import { Hcs2Folder, type Hcs2Entry } from '../registry/hcs2.js';
 import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
 import { openResolveContext } from '../registry/resolve.js';
-import { abortableSleep } from '../transports/deadline.js';
+import { abortableSleep } from '../net/deadline.js';
 import { SkipList, messageRef } from '../registry/skips.js';
 
 export type RegistryChange = { type: 'upsert'; agent: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };

@@ -4,8 +4,8 @@ import { TERMINAL_UNSAFE, escapeTerminal, stringifyForTerminal } from '../../src
 import { csvCell } from '../../src/consumer/csv.js';
 import { scoreLabel } from '../../src/consumer/display.js';
 import { renderRejectedLine } from '../../src/consumer/table.js';
-import { SkipList, preview } from '../../src/registry/skips.js';
-import { oneLine } from '../../src/transports/fetch.js';
+import { SkipList } from '../../src/registry/skips.js';
+import { oneLine, preview } from '../../src/core/terminal.js';
 
 const HOSTILE = 'a\u001b[2Jb\u001b]0;t\u0007c\u009b31md\u202ee\u2066f\u200bg\ufeffh\rj\u0000';
 const ESCAPED = 'a\\x1b[2Jb\\x1b]0;t\\x07c\\x9b31md\\u202ee\\u2066f\\u200bg\\ufeffh\\x0dj\\x00';

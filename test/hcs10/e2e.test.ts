@@ -24,7 +24,7 @@ import { createSignalTopic } from '../../src/publisher/topic.js';
 import { discoverRegistry } from '../../src/registry/discover.js';
 import { resolveAccountProfile } from '../../src/registry/hcs11.js';
 import type { Agent } from '../../src/core/agent.js';
-import { chainResolveContext } from '../../src/hcs10/resolve.js';
+import { chainResolveContext } from '../../src/registry/chain-resolve.js';
 import { buildSignalMessage, newRunKey, parseSignalMessage, TRANSACTION_MEMOS } from '../../src/signals/index.js';
 import { createHcs10Transport, type Hcs10TransportOptions } from '../../src/transports/hcs10.js';
 import { createTransport } from '../../src/transports/index.js';

@@ -4,7 +4,7 @@ import { createSolver } from '../../src/devtools/agents/solver.js';
 import type { RunningServer } from '../../src/devtools/agents/server.js';
 import { cardCandidates, repairCardUrl } from '../../src/transports/a2a-card.js';
 import { foldResults, taskAnswer } from '../../src/transports/a2a-extract.js';
-import type { HttpClient } from '../../src/transports/fetch.js';
+import type { HttpClient } from '../../src/net/http-client.js';
 import { MATH_PROMPT, json, localClient, scripted, transportFor } from './helpers.js';
 
 const solve = createSolver([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isNonPublicAddress } from '../../src/transports/guard.js';
-import { HttpClient } from '../../src/transports/fetch.js';
+import { isNonPublicAddress } from '../../src/net/guard.js';
+import { HttpClient } from '../../src/net/http-client.js';
 import { createTransport } from '../../src/transports/index.js';
 import { startOpenAiAgent } from '../../src/devtools/agents/openai-agent.js';
 import { createSolver } from '../../src/devtools/agents/solver.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildConnector } from 'undici';
 import type { Agent, Protocol } from '../../src/core/agent.js';
-import { HttpClient, type HttpClientOptions } from '../../src/transports/fetch.js';
+import { HttpClient, type HttpClientOptions } from '../../src/net/http-client.js';
 import { createTransport, type CreateTransportOptions } from '../../src/transports/index.js';
 import type { Transport } from '../../src/transports/types.js';
 import { startHttpServer, type RunningServer } from '../../src/devtools/agents/server.js';

@@ -5,7 +5,7 @@ import { startOpenAiAgent } from '../../src/devtools/agents/openai-agent.js';
 import { createSolver } from '../../src/devtools/agents/solver.js';
 import type { RunningServer } from '../../src/devtools/agents/server.js';
 import { extractPlainAnswer } from '../../src/transports/http.js';
-import type { HttpClient, HttpResponse } from '../../src/transports/fetch.js';
+import type { HttpClient, HttpResponse } from '../../src/net/http-client.js';
 import { MATH_PROMPT, localClient, scripted, transportFor } from './helpers.js';
 
 const solve = createSolver([]);

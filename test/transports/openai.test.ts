@@ -3,7 +3,7 @@ import { OPENAI_BEHAVIOURS, startOpenAiAgent, type OpenAiBehaviour } from '../..
 import { createSolver } from '../../src/devtools/agents/solver.js';
 import type { RunningServer } from '../../src/devtools/agents/server.js';
 import { chatCompletionsUrl, extractCompletion } from '../../src/transports/openai.js';
-import type { HttpClient, HttpResponse } from '../../src/transports/fetch.js';
+import type { HttpClient, HttpResponse } from '../../src/net/http-client.js';
 import { MATH_PROMPT, json, localClient, scripted, transportFor } from './helpers.js';
 
 const SCIENCE_PROMPT = 'Answer with just A, B, C, or D.\n\nWhat is the chemical symbol for gold?\nA) Ag\nB) Au\nC) Gd\nD) Gl';

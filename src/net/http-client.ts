@@ -1,7 +1,7 @@
 import { Agent as UndiciAgent, buildConnector, request } from 'undici';
 import { Hcs25Error } from '../core/errors.js';
-import { escapeTerminal } from '../core/terminal.js';
-import type { FailureKind } from './types.js';
+import { oneLine } from '../core/terminal.js';
+import type { FailureKind } from './failure.js';
 import { Deadline, abortableSleep } from './deadline.js';
 import { PrivateAddressError, guardedConnector, type Resolver } from './guard.js';
 
@@ -349,10 +349,5 @@ function errorChain(err: unknown): Error[] {
   return out;
 }
 
-/** Agent-supplied text made safe for a one-line message: whitespace runs as one space, controls shown escaped. */
-export function oneLine(text: string, max = 200): string {
-  const flat = escapeTerminal(text.replace(/[ \t\n]+/g, ' ').trim());
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
 
 export { Deadline, abortableSleep };

@@ -3,8 +3,8 @@
  * topics) are read from the mirror node; off-chain references are refused unless a fetch is given.
  */
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
-import type { MetadataFetch } from '../registry/fetch-metadata.js';
-import { openResolveContext, type ResolveContext } from '../registry/resolve.js';
+import type { MetadataFetch } from './fetch-metadata.js';
+import { openResolveContext, type ResolveContext } from './resolve.js';
 
 export interface ChainResolveOptions {
   fetch?: MetadataFetch;
