@@ -22,7 +22,9 @@
  * Latency: for every 50th measured agent, the time from its registration to all three of its signals being readable on
  * the topic from the mirror node (goal ≤ 60 s with 2 s lag). `--quick`: 2,000 measured registrations.
  * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
- * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_SNAPSHOT=PATH
+ * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_PACK_WORKER=1 packs in a
+ * worker thread per run (the watcher packs on its own thread); BENCH_WATCH_NODE_EXTRA='--flag …' adds node flags after
+ * bin/hcs25's; BENCH_WATCH_SNAPSHOT=PATH
  * writes heap snapshots after the warm-up (PATH.warm, taken before the reference RSS, which it then inflates) and at
  * the end (PATH) to diff what grew.
  */
@@ -41,15 +43,19 @@ const RATE = Number(process.env.BENCH_WATCH_RATE ?? 125); // registrations per s
 const SAMPLE_EVERY = 50;
 const LAG_MS = 2_000;
 const RUN_SIGNALS = Number(process.env.BENCH_WATCH_RUN_SIGNALS ?? 6_000);
-/** As bin/hcs25 starts `hcs25 watch`. */
-const WATCH_NODE_FLAG = '--max-semi-space-size=4';
+/**
+ * As bin/hcs25 starts `hcs25 watch`; BENCH_WATCH_NODE_EXTRA adds flags after them, to compare (`--heap-growing-percent=0`
+ * gives V8 back its own old-space growth).
+ */
+const WATCH_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=20', ...(process.env.BENCH_WATCH_NODE_EXTRA ? process.env.BENCH_WATCH_NODE_EXTRA.split(' ') : [])];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 if (process.argv.includes('--load')) await loadGenerator();
-// The live-heap figure needs a collectable heap: re-run with --expose-gc, and as bin/hcs25 starts `hcs25 watch`
-// (its young generation held at two 4 MB semi-spaces, two malloc arenas), so the watcher measured runs as installed.
+// The live-heap figure needs a collectable heap: re-run with --expose-gc, and as bin/hcs25 starts `hcs25 watch` (its
+// young generation held at two 4 MB semi-spaces, its old space grown 20% per full GC, two malloc arenas), so the
+// watcher measured runs as installed.
 else if (typeof globalThis.gc !== 'function') {
-  const r = spawnSync(process.execPath, ['--expose-gc', WATCH_NODE_FLAG, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, ['--expose-gc', ...WATCH_NODE_FLAGS, ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' },
   });
@@ -70,6 +76,8 @@ async function watcher() {
   // BENCH_WATCH_IN_PROCESS=1: submission on the watcher's thread (a client given an SDK client submits with it), to
   // compare RSS with and without the submission worker.
   const inProcess = process.env.BENCH_WATCH_IN_PROCESS === '1';
+  // BENCH_WATCH_PACK_WORKER=1: packing in a worker thread per run (as before), to compare with packing on the watcher's thread.
+  const packInWorker = process.env.BENCH_WATCH_PACK_WORKER === '1';
   const client = inProcess ? createHcs25Client(config, { sdk: createClient(config, PIPELINE_TUNING) }) : createHcs25Client(config);
 
   // Simulated agents: every ask answers after 5-20 ms.
@@ -107,6 +115,7 @@ async function watcher() {
       pollMs: 1_000,
       signal: stop.signal,
       runner: { transportFactory },
+      ...(packInWorker && { packInWorker: true }),
       onReady: (status) => ready(status),
     });
     const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
@@ -114,6 +123,7 @@ async function watcher() {
       `watch: ${WARMUP} warm-up + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
         `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured); ` +
         `submission ${inProcess ? 'on the watcher thread (BENCH_WATCH_IN_PROCESS=1)' : 'in its worker thread'}; ` +
+        `packing ${packInWorker ? 'in a worker thread per run (BENCH_WATCH_PACK_WORKER=1)' : 'on the watcher thread'}; ` +
         `node ${process.execArgv.filter((a) => a !== '--expose-gc').join(' ')} and MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX} as bin/hcs25 runs \`hcs25 watch\``,
     );
 

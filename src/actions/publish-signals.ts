@@ -38,6 +38,11 @@ export interface PublishSignalsParameters {
   signal?: AbortSignal;
   onSubmitted?: (submitted: { confirmed: number; pending: number; retries: number }) => void;
   onNote?: (line: string) => void;
+  /**
+   * Pack on this thread instead of a worker thread started for the run (`hcs25 watch`: its runs are small and many,
+   * and each worker's heap is a new isolate whose native memory stays with the process after the worker ends).
+   */
+  packInProcess?: boolean;
   /** Tests and benches: submitter tuning. */
   submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
 }
@@ -153,6 +158,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
           mode,
           flushMs: parameters.flushMs ?? 2_000,
           perSubject: start.config.evals.length,
+          ...(parameters.packInProcess && { inProcess: true }),
           onPacked: send,
           onError: (err) => s.stop(new SubmitError('WORKER', err.message, { hint: 'resume the run: unsent signals are kept in the journal' })),
         })

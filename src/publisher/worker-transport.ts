@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { ownBytes } from '../core/bytes.js';
 import type { NetworkConfig } from '../config/networks.js';
 import type { OperatorConfig } from '../config/load.js';
 import type { ClientTuning } from '../hedera/client.js';
@@ -115,7 +116,11 @@ export function startWorkerTransport(options: { network: NetworkConfig; operator
       worker.postMessage({ ...request, id } satisfies WorkerRequest);
     });
   return {
-    send: (request) => (!ready && !dead && options.untilReady ? options.untilReady().send(request) : (post({ op: 'send', request }) as Promise<SendResult>)),
+    send: (request) =>
+      !ready && !dead && options.untilReady
+        ? options.untilReady().send(request)
+        : // A message's bytes are cloned with the whole ArrayBuffer under them: only its own go across.
+          (post({ op: 'send', request: typeof request.message === 'string' ? request : { ...request, message: ownBytes(request.message) } }) as Promise<SendResult>),
     receipt: (request) => (!ready && !dead && options.untilReady ? options.untilReady().receipt(request) : (post({ op: 'receipt', request }) as Promise<ReceiptResult>)),
     memory: (o) => post({ op: 'memory', ...(o?.collect && { collect: true }) }) as Promise<WorkerMemory | undefined>,
     async close() {

@@ -20,6 +20,7 @@
  * `subjects[*].sig` in document order, and the dedupe key (payer, run, signal, subject) is the same as for singles.
  */
 import { deflateSync } from 'node:zlib';
+import { ownBytes } from '../core/bytes.js';
 import { MessageTooLargeError } from '../core/errors.js';
 import { MessagePacker, withoutKey, type PackFormat, type PackMode } from './packer.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './schemas.js';
@@ -29,6 +30,12 @@ export { PACK_MODES, type PackMode } from './packer.js';
 
 /** First byte of a zlib stream with a 32 KiB window (every stream Node, Python and browsers write by default). */
 export const ZLIB_FIRST_BYTE = 0x78;
+
+/**
+ * zlib's output chunk: a message is at most 1 KiB deflated, so one chunk holds every size the search tries (longer
+ * output is still whole, in several chunks), where the default 16 KiB chunk was a fresh ArrayBuffer per deflate.
+ */
+const DEFLATE_CHUNK_BYTES = 2 * MAX_MESSAGE_BYTES;
 
 /** Largest `dt` of a pack: signals further apart than this from the pack's first one start a new message. */
 const DT_MAX_MS = 86_400_000;
@@ -74,11 +81,11 @@ function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMe
     encode(signals) {
       const { body, order } = packBody(signals);
       const json = packJson(body);
-      const bytes = dense ? deflateSync(json, { level: 9 }) : json;
+      const bytes = ownBytes(dense ? deflateSync(json, { level: 9, chunkSize: DEFLATE_CHUNK_BYTES }) : json);
       return { mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
     },
     single(signal) {
-      const bytes = Buffer.from(JSON.stringify(signal), 'utf8');
+      const bytes = ownBytes(Buffer.from(JSON.stringify(signal), 'utf8'));
       if (bytes.length > maxBytes) throw new MessageTooLargeError(bytes.length, maxBytes, 'v2 signal message');
       return { mode, encoding: 'json', bytes, signals: [signal], keys: [signalKey(signal)] };
     },

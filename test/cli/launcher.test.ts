@@ -23,12 +23,12 @@ function nodeArgs(args: string[], env: Record<string, string> = {}): string[] {
 }
 
 describe('bin/hcs25', () => {
-  it('runs `watch` with a young generation of two 4 MB semi-spaces and two malloc arenas', () => {
+  it('runs `watch` with a young generation of two 4 MB semi-spaces, old space grown by 20% a GC and two malloc arenas', () => {
     const args = nodeArgs(['watch', '--registry', '0.0.1']);
     expect(args[0]).toBe('MALLOC_ARENA_MAX=2');
-    expect(args[1]).toBe('--max-semi-space-size=4');
-    expect(args[2]).toMatch(/dist\/cli\/main\.js$/);
-    expect(args.slice(3)).toEqual(['--', 'watch', '--registry', '0.0.1']);
+    expect(args.slice(1, 3)).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=20']);
+    expect(args[3]).toMatch(/dist\/cli\/main\.js$/);
+    expect(args.slice(4)).toEqual(['--', 'watch', '--registry', '0.0.1']);
   });
 
   it('keeps a MALLOC_ARENA_MAX the caller set', () => {
