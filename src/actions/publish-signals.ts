@@ -19,7 +19,8 @@ import { capHbar, type RunReport } from '../publisher/report.js';
 import { withTransientRetry } from '../publisher/retry.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { startPacking, type PackedOut } from '../publisher/packing.js';
-import { Submitter, SubmitError, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
+import { SubmitError } from '../publisher/send-failure.js';
+import { Submitter, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
 import type { BuiltSignal } from './build-signals.js';
 

@@ -1,4 +1,4 @@
-import { classifySend } from './submitter.js';
+import { classifySend } from './send-failure.js';
 
 export interface RetryOptions {
   attempts?: number;

@@ -7,7 +7,7 @@
 import { AccountId, Hbar, HbarUnit, PrecheckStatusError, Status, TopicMessageSubmitTransaction, TransactionId, TransactionReceiptQuery, type Client } from '@hashgraph/sdk';
 import { errorMessage } from '../core/errors.js';
 import type { TransactionSigner } from './signer.js';
-import { SubmitError, classifySend } from './submitter.js';
+import { SubmitError, classifySend } from './send-failure.js';
 
 export interface SendRequest {
   topicId: string;

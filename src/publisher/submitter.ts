@@ -22,7 +22,7 @@
  * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff. gRPC codes the
  * SDK does not retry itself (CANCELLED while a node restarts, …) come out as grpc-js's raw errors, not GrpcServiceError.
  */
-import { MaxAttemptsOrTimeoutError, PrecheckStatusError, ReceiptStatusError, Status, TransactionId, AccountId, type Client } from '@hashgraph/sdk';
+import { Status, TransactionId, AccountId, type Client } from '@hashgraph/sdk';
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
@@ -32,17 +32,8 @@ import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
 import type { Journal } from './journal.js';
 import { SUCCESS, sdkTransport, sendError, type ReceiptResult, type SubmitTransport } from './sdk-transport.js';
+import { SubmitError, statusError } from './send-failure.js';
 import type { TransactionSigner } from './signer.js';
-
-export class SubmitError extends Hcs25Error {
-  /** The HAPI status or error class that stopped submission. */
-  readonly status: string;
-  constructor(status: string, message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(`SUBMIT_${status}`, message, options);
-    this.name = 'SubmitError';
-    this.status = status;
-  }
-}
 
 export interface PriorTxId {
   txId: string;
@@ -115,30 +106,12 @@ export interface SubmitterOptions {
   onEvent?: (event: SubmitEvent) => void;
 }
 
-/** Precheck codes the network answers for load or leadership; the same id may be sent again. */
-const TRANSIENT_PRECHECK = new Set<string>([
-  Status.Busy.toString(),
-  Status.Unknown.toString(),
-  Status.PlatformTransactionNotCreated.toString(),
-  Status.PlatformNotActive.toString(),
-  Status.InvalidNodeAccount.toString(),
-  // Valid start ahead of the node's clock: the same id becomes valid as time passes.
-  Status.InvalidTransactionStart.toString(),
-]);
 /** Receipt statuses where the transaction reached consensus but did nothing and may be tried under a new id. */
 const RETRY_NEW_ID_RECEIPT = new Set<string>([Status.ThrottledAtConsensus.toString()]);
-/** gRPC codes that are the network's or connection's fault, not the request's. */
-const TRANSIENT_GRPC = new Set([1, 2, 4, 8, 10, 13, 14, 17]); // CANCELLED UNKNOWN DEADLINE_EXCEEDED RESOURCE_EXHAUSTED ABORTED INTERNAL UNAVAILABLE, SDK TIMEOUT
 /** Nodes a transaction is signed for and a receipt is asked of. */
 const NODES_PER_REQUEST = 3;
 /** How long a node that was passed over goes to the back of node lists. */
 const SUSPECT_MS = 30_000;
-
-type Failure =
-  | { kind: 'duplicate' }
-  | { kind: 'expired' }
-  | { kind: 'transient'; reason: string }
-  | { kind: 'fatal'; error: SubmitError };
 
 interface ActiveId {
   txId: string;
@@ -555,67 +528,6 @@ export function nodesOf(client: Client): AccountId[] {
     seen.set(id.toString(), id);
   }
   return [...seen.values()];
-}
-
-/** Sorts a failed send into what to do next. */
-export function classifySend(err: unknown): Failure {
-  if (err instanceof PrecheckStatusError) {
-    const status = err.status.toString();
-    if (status === Status.DuplicateTransaction.toString()) return { kind: 'duplicate' };
-    if (status === Status.TransactionExpired.toString()) return { kind: 'expired' };
-    if (TRANSIENT_PRECHECK.has(status)) return { kind: 'transient', reason: `precheck ${status}` };
-    return { kind: 'fatal', error: statusError(status, undefined, 'precheck', err) };
-  }
-  if (err instanceof MaxAttemptsOrTimeoutError) return { kind: 'transient', reason: err.message };
-  if (err instanceof ReceiptStatusError) return { kind: 'fatal', error: statusError(err.status.toString(), undefined, 'receipt', err) };
-  if (err instanceof Error) {
-    const code = grpcCode(err);
-    if (code !== undefined) {
-      if (TRANSIENT_GRPC.has(code)) return { kind: 'transient', reason: `gRPC ${err.message}` };
-      return { kind: 'fatal', error: new SubmitError('GRPC', `the consensus node refused the request: ${err.message}`, { cause: err, hint: 'check --network and the node addresses' }) };
-    }
-    // Thrown by the SDK when every node is in backoff after connection failures.
-    if (/All nodes are unhealthy|Network connectivity issue|failed to find a healthy working node|ECONNREFUSED|ECONNRESET|socket hang up/i.test(err.message)) {
-      return { kind: 'transient', reason: err.message };
-    }
-  }
-  return {
-    kind: 'fatal',
-    error: new SubmitError('UNEXPECTED', `submission failed unexpectedly: ${errorMessage(err)}`, { cause: err, hint: 'run with HCS25_DEBUG=1 for details, then resume the run' }),
-  };
-}
-
-/**
- * The gRPC status code of a failed SDK call. The SDK wraps the codes it retries in GrpcServiceError but rethrows
- * the others (CANCELLED when a node shuts down mid-call, …) as grpc-js's own error: code, details, metadata.
- */
-function grpcCode(err: Error): number | undefined {
-  if (err.name === 'GrpcServiceError') return (err as Error & { status?: { _code?: number } }).status?._code;
-  const raw = err as Error & { code?: unknown; details?: unknown; metadata?: unknown };
-  return typeof raw.code === 'number' && typeof raw.details === 'string' && typeof raw.metadata === 'object' && raw.metadata !== null ? raw.code : undefined;
-}
-
-const STATUS_HINTS: Record<string, string> = {
-  INVALID_SIGNATURE:
-    'the topic has a submit key the operator does not hold (or the operator key does not match the account): check the topic\'s submit_key on the mirror node and HCS25_OPERATOR_KEY',
-  INVALID_TOPIC_ID: 'the topic does not exist on this network or was deleted: check --topic and --network',
-  TOPIC_EXPIRED: 'the topic has expired: create a new one with `hcs25 topic create`',
-  INSUFFICIENT_PAYER_BALANCE: 'fund the operator account, then resume the run',
-  INSUFFICIENT_ACCOUNT_BALANCE: 'fund the operator account, then resume the run',
-  INSUFFICIENT_TX_FEE: 'the network charges more than the per-transaction maximum (0.1 ℏ, or what is left under --max-fee-hbar): raise --max-fee-hbar and resume',
-  PAYER_ACCOUNT_NOT_FOUND: 'the operator account does not exist on this network: check HCS25_OPERATOR_ID and --network',
-  INVALID_PAYER_SIGNATURE: 'the operator key does not match the operator account: check HCS25_OPERATOR_KEY',
-  ACCOUNT_DELETED: 'the operator account was deleted: use another account',
-  MESSAGE_SIZE_TOO_LARGE: 'a message exceeded one chunk; this is a bug in the message builder, please report it',
-};
-
-function statusError(status: string, topicId: string | undefined, stage: 'precheck' | 'receipt', cause?: unknown): SubmitError {
-  const where = topicId ? ` to topic ${topicId}` : '';
-  const what = stage === 'precheck' ? 'refused the submission' : 'rejected the submission at consensus';
-  return new SubmitError(status, `the network ${what}${where}: ${status}`, {
-    hint: STATUS_HINTS[status] ?? 'see the Hedera status code documentation; unsent signals are kept in the journal',
-    ...(cause ? { cause } : {}),
-  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

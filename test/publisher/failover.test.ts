@@ -7,7 +7,8 @@ import { Metadata } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
 import { readJournal } from '../../src/publisher/journal.js';
-import { Submitter, classifySend, type SubmitEvent, type SubmitterOptions } from '../../src/publisher/submitter.js';
+import { classifySend } from '../../src/publisher/send-failure.js';
+import { Submitter, type SubmitEvent, type SubmitterOptions } from '../../src/publisher/submitter.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { countBy, journalWith, messageFor, readTopic, startHarness, tempDir, type Harness } from './helpers.js';
 
