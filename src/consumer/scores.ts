@@ -502,29 +502,33 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
   }
   const rowBits = Math.max(1, Math.ceil(Math.log2(count)));
   const nameBits = 64 - PLACE_BITS - rowBits;
-  // The characters that can stand in the first `width` places after the prefix, ranked from 1 (0: the name ended).
+  // The characters that stand in the first `width` places after the prefix, ranked from 1 (0: the name ended). The
+  // width is first guessed from a sample of names (every name scanned that far costs more than the sort); until it
+  // fits the characters found, it shrinks and the names are scanned again.
   const rankOf = new Uint16Array(65_536);
-  let width = nameBits;
-  for (let found = 0, bits = 0; ; ) {
+  let found = 0;
+  for (let i = 0; i < Math.min(count, 1024); i++) {
+    const name = names[i]!;
+    const end = Math.min(name.length, common + nameBits);
+    for (let k = common; k < end; k++) if (rankOf[name.charCodeAt(k)] === 0) rankOf[name.charCodeAt(k)] = ++found;
+  }
+  let width = Math.floor(nameBits / Math.max(1, Math.ceil(Math.log2(found + 1))));
+  for (;;) {
     for (let i = 0; i < count; i++) {
       const name = names[i]!;
       const end = Math.min(name.length, common + width);
-      for (let k = common; k < end; k++) {
-        const code = name.charCodeAt(k);
-        if (rankOf[code] === 0) rankOf[code] = ++found;
-      }
+      for (let k = common; k < end; k++) if (rankOf[name.charCodeAt(k)] === 0) rankOf[name.charCodeAt(k)] = ++found;
     }
-    bits = Math.max(1, Math.ceil(Math.log2(found + 1)));
-    if (Math.floor(nameBits / bits) >= width) break;
-    width = Math.floor(nameBits / bits);
-    rankOf.fill(0);
-    found = 0;
+    const fits = Math.floor(nameBits / Math.max(1, Math.ceil(Math.log2(found + 1))));
+    if (fits >= width) break;
+    width = fits;
   }
   let rank = 0;
   for (let code = 0; code < 65_536; code++) if (rankOf[code] !== 0) rankOf[code] = ++rank;
   const bits = Math.max(1, Math.ceil(Math.log2(rank + 1)));
-  const lowNameBits = nameBits - (32 - PLACE_BITS);
-  const lowNameScale = 2 ** lowNameBits;
+  const charScale = 2 ** bits;
+  const padScale = 2 ** (nameBits - width * bits);
+  const lowNameScale = 2 ** (nameBits - (32 - PLACE_BITS));
   const rowScale = 2 ** rowBits;
 
   const keys = new BigUint64Array(count);
@@ -534,9 +538,9 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
     let value = 0;
     for (let k = 0; k < width; k++) {
       const at = common + k;
-      value = value * 2 ** bits + (at < name.length ? rankOf[name.charCodeAt(at)]! : 0);
+      value = value * charScale + (at < name.length ? rankOf[name.charCodeAt(at)]! : 0);
     }
-    value *= 2 ** (nameBits - width * bits);
+    value *= padScale;
     const high = Math.floor(value / lowNameScale);
     words[2 * i + HIGH_WORD] = ((place[i]! << (32 - PLACE_BITS)) | high) >>> 0;
     words[2 * i + 1 - HIGH_WORD] = (value - high * lowNameScale) * rowScale + i;
