@@ -288,6 +288,10 @@ export class ScoreAccumulator {
   private lastRunId = 0;
   private lastPayer: string | undefined;
   private lastPayerId = 0;
+  private lastTimestamp: string | undefined;
+  private lastTimestampMs = 0;
+  private lastFetchedAt: string | undefined;
+  private lastFetchedMs = 0;
 
   /** `expected`: how many signals will come, when known (sizes the columns once). */
   constructor(
@@ -308,7 +312,10 @@ export class ScoreAccumulator {
   }
 
   add(s: ReadSignal): void {
-    this.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
+    // A pack's signals share their message's consensus time, and comparing text is cheaper than parsing it.
+    const timestamp = s.consensusTimestamp;
+    if (timestamp !== this.lastTimestamp) this.lastTimestampMs = consensusMs((this.lastTimestamp = timestamp));
+    this.addSignal(s.message, s.sequenceNumber, this.lastTimestampMs, s.payerAccountId);
   }
 
   /**
@@ -341,7 +348,9 @@ export class ScoreAccumulator {
     const failedProbe = probe && !data.reachable && (m.status === 'timeout' || m.status === 'error');
     c.seq[n] = sequenceNumber;
     if (n > 0 && sequenceNumber < c.seq[n - 1]!) this.seqSorted = false;
-    c.observedMs[n] = Math.min(cMs, parseIsoMs(m.fetchedAt));
+    // A run stamps many signals with one fetchedAt (it formats one per millisecond).
+    if (m.fetchedAt !== this.lastFetchedAt) this.lastFetchedMs = parseIsoMs((this.lastFetchedAt = m.fetchedAt));
+    c.observedMs[n] = Math.min(cMs, this.lastFetchedMs);
     c.consensusMs[n] = cMs;
     c.status[n] = failedProbe ? OK : statusCode(m.status);
     c.score[n] = data.score;
@@ -448,19 +457,26 @@ export class ScoreAccumulator {
   }
 }
 
-/** Score and confidence are rounded to cents, so a subject's place by both is one integer in [0, RANKS). */
-const RANKS = 10_001 * 101;
+/** Score and confidence are rounded to cents, so a subject's place by both is one integer in [0, 2^PLACE_BITS). */
+const PLACE_BITS = 20;
+if (10_001 * 101 > 2 ** PLACE_BITS) throw new Error('a place must fit PLACE_BITS');
+/** Which 32-bit word of a 64-bit sort key is its high one. */
+const HIGH_WORD = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /**
  * Subjects best first. Ties: higher confidence first, then the name people see (label, else native id), then the
- * UAID: a total order, so the result does not depend on the order signals came in. Score and confidence place a
- * subject by a counting sort (one integer each, both being cents); only subjects tied on both compare names.
+ * UAID: a total order, so the result does not depend on the order signals came in.
+ *
+ * Each subject gets one 64-bit key, sorted by the engine's own typed-array sort (no comparator called, which for a
+ * registry's 190,000 subjects mostly tied on score costs more than everything else here): from the top, its place by
+ * score and confidence (20 bits), the first characters of its name after the prefix all names share, each by its rank
+ * among the characters found there (0: the name ended), and its row, so keys differ. Only subjects whose keys agree
+ * on all but the row compare names and UAIDs.
  */
 function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
   const count = scores.length;
   const byName = (a: number, b: number): number => byCodeUnit(names[a]!, names[b]!) || byCodeUnit(scores[a]!.subject, scores[b]!.subject);
   const place = new Int32Array(count);
-  const rows = new Int32Array(count);
   for (let i = 0; i < count; i++) {
     const total = Math.round(scores[i]!.trustScores.total * 100);
     const confidence = Math.round(scores[i]!.trustConfidence * 100);
@@ -473,40 +489,78 @@ function rankSubjects(scores: SubjectScore[], names: string[]): SubjectScore[] {
         .map((k) => scores[k]!);
     }
     place[i] = (10_000 - total) * 101 + (100 - confidence);
-    rows[i] = i;
   }
-  // The counting sort costs its million buckets whatever the count: small reports (serve rescores a few subjects at a
-  // time) sort by comparison instead.
-  const order = count < 16_384 ? Int32Array.from(Array.from(rows).sort((a, b) => place[a]! - place[b]!)) : countingSort(rows, place, RANKS);
-  const prefix = new Float64Array(count);
-  const then = new Float64Array(count);
+  if (count === 0) return [];
+
+  let common = names[0]!.length;
+  for (let i = 1; i < count && common > 0; i++) {
+    const name = names[i]!;
+    const lead = names[0]!;
+    let c = 0;
+    while (c < common && c < name.length && name.charCodeAt(c) === lead.charCodeAt(c)) c++;
+    common = c;
+  }
+  const rowBits = Math.max(1, Math.ceil(Math.log2(count)));
+  const nameBits = 64 - PLACE_BITS - rowBits;
+  // The characters that stand in the first `width` places after the prefix, ranked from 1 (0: the name ended). The
+  // width is first guessed from a sample of names (every name scanned that far costs more than the sort); until it
+  // fits the characters found, it shrinks and the names are scanned again.
+  const rankOf = new Uint16Array(65_536);
+  let found = 0;
+  for (let i = 0; i < Math.min(count, 1024); i++) {
+    const name = names[i]!;
+    const end = Math.min(name.length, common + nameBits);
+    for (let k = common; k < end; k++) if (rankOf[name.charCodeAt(k)] === 0) rankOf[name.charCodeAt(k)] = ++found;
+  }
+  let width = Math.floor(nameBits / Math.max(1, Math.ceil(Math.log2(found + 1))));
+  for (;;) {
+    for (let i = 0; i < count; i++) {
+      const name = names[i]!;
+      const end = Math.min(name.length, common + width);
+      for (let k = common; k < end; k++) if (rankOf[name.charCodeAt(k)] === 0) rankOf[name.charCodeAt(k)] = ++found;
+    }
+    const fits = Math.floor(nameBits / Math.max(1, Math.ceil(Math.log2(found + 1))));
+    if (fits >= width) break;
+    width = fits;
+  }
+  let rank = 0;
+  for (let code = 0; code < 65_536; code++) if (rankOf[code] !== 0) rankOf[code] = ++rank;
+  const bits = Math.max(1, Math.ceil(Math.log2(rank + 1)));
+  const charScale = 2 ** bits;
+  const padScale = 2 ** (nameBits - width * bits);
+  const lowNameScale = 2 ** (nameBits - (32 - PLACE_BITS));
+  const rowScale = 2 ** rowBits;
+
+  const keys = new BigUint64Array(count);
+  const words = new Uint32Array(keys.buffer);
+  for (let i = 0; i < count; i++) {
+    const name = names[i]!;
+    let value = 0;
+    for (let k = 0; k < width; k++) {
+      const at = common + k;
+      value = value * charScale + (at < name.length ? rankOf[name.charCodeAt(at)]! : 0);
+    }
+    value *= padScale;
+    const high = Math.floor(value / lowNameScale);
+    words[2 * i + HIGH_WORD] = ((place[i]! << (32 - PLACE_BITS)) | high) >>> 0;
+    words[2 * i + 1 - HIGH_WORD] = (value - high * lowNameScale) * rowScale + i;
+  }
+  keys.sort();
+
   const out = new Array<SubjectScore>(count);
+  const rowMask = rowScale - 1;
   for (let i = 0; i < count; ) {
+    const high = words[2 * i + HIGH_WORD]!;
+    const low = Math.floor(words[2 * i + 1 - HIGH_WORD]! / rowScale);
     let j = i + 1;
-    while (j < count && place[order[j]!] === place[order[i]!]) j++;
+    while (j < count && words[2 * j + HIGH_WORD] === high && Math.floor(words[2 * j + 1 - HIGH_WORD]! / rowScale) === low) j++;
     if (j - i === 1) {
-      out[i] = scores[order[i]!]!;
+      out[i] = scores[words[2 * i + 1 - HIGH_WORD]! & rowMask]!;
       i++;
     } else {
-      // An array, not a typed subarray: V8 sorts arrays with a comparator several times faster. Names of a registry
-      // share a prefix (`agent-`, `0.0.`): the three characters after the group's common prefix, as one number, then
-      // the next three, decide most comparisons without comparing strings (numbered names share three often).
-      const tied = Array.from(order.subarray(i, j));
-      const lead = names[tied[0]!]!;
-      let common = lead.length;
-      for (let k = 1; k < tied.length && common > 0; k++) {
-        const name = names[tied[k]!]!;
-        let c = 0;
-        while (c < common && c < name.length && name.charCodeAt(c) === lead.charCodeAt(c)) c++;
-        common = c;
-      }
-      for (let k = 0; k < tied.length; k++) {
-        const name = names[tied[k]!]!;
-        const at = (n: number): number => (common + n < name.length ? name.charCodeAt(common + n) + 1 : 0);
-        prefix[tied[k]!] = (at(0) * 131_072 + at(1)) * 131_072 + at(2);
-        then[tied[k]!] = (at(3) * 131_072 + at(4)) * 131_072 + at(5);
-      }
-      tied.sort((a, b) => prefix[a]! - prefix[b]! || then[a]! - then[b]! || byName(a, b));
+      const tied: number[] = [];
+      for (let k = i; k < j; k++) tied.push(words[2 * k + 1 - HIGH_WORD]! & rowMask);
+      tied.sort(byName);
       for (let k = 0; k < tied.length; k++) out[i++] = scores[tied[k]!]!;
     }
   }
@@ -526,6 +580,56 @@ function countingSort(rows: Int32Array, key: Int32Array, buckets: number, starts
   }
   return out;
 }
+
+/**
+ * Report parts that subjects have alike, shared (frozen) instead of made again: a registry's subjects repeat the same
+ * few values, samples and instants (neighbours in a run share its times), and every part a report of 190,000 subjects
+ * makes survives, for the GC to copy. A part is described by up to `width` numbers in `key`; the last part kept for
+ * each hash of them (a direct-mapped cache of 4,096 parts) is found again when `key` holds the same numbers, NaN
+ * matching NaN. What a key leaves out must follow from it (the same numbers, the same part, byte for byte).
+ */
+class PartCache<T extends object> {
+  readonly key: Float64Array;
+  private readonly keys: Float64Array;
+  private readonly parts: Array<T | undefined>;
+  private slot = 0;
+
+  constructor(private readonly width: number) {
+    this.key = new Float64Array(width);
+    this.keys = new Float64Array(width << PART_SLOT_BITS);
+    this.parts = new Array<T | undefined>(1 << PART_SLOT_BITS).fill(undefined);
+  }
+
+  /** The part kept for the numbers in `key`, or undefined: then `keep` the part made for them. */
+  find(): T | undefined {
+    const { key, keys, width } = this;
+    let hash = 0;
+    for (let i = 0; i < width; i++) {
+      const v = key[i]!;
+      hash = Math.imul(hash ^ (v | 0) ^ ((v * 100) | 0), 0x9e3779b1);
+    }
+    const slot = (this.slot = hash >>> (32 - PART_SLOT_BITS));
+    const part = this.parts[slot];
+    if (part === undefined) return undefined;
+    const base = slot * width;
+    for (let i = 0; i < width; i++) {
+      const a = keys[base + i]!;
+      const b = key[i]!;
+      if (a !== b && (a === a || b === b)) return undefined;
+    }
+    return part;
+  }
+
+  /** Keeps `part` (frozen) for the numbers in `key`, as of the last `find`. */
+  keep(part: T): T {
+    Object.freeze(part);
+    this.keys.set(this.key, this.slot * this.width);
+    this.parts[this.slot] = part;
+    return part;
+  }
+}
+
+const PART_SLOT_BITS = 12;
 
 /** Statuses HCS-25 counts as unavailable (a non-scorable component with one is omitted), by status code. */
 const UNAVAILABLE_CODE = new Uint8Array(SIGNAL_STATUSES.length);
@@ -580,6 +684,12 @@ class SubjectScorer {
   private readonly trustScoresByTotals = new Map<number, { id: number; trustScores: SubjectScore['trustScores'] }>();
   private readonly adaptersByKey = new Map<number, AdapterBreakdown[]>();
   private readonly bySignalByCounts = new Map<number, Readonly<Record<string, number>>>();
+  /** Component breakdowns, latency summaries and counts alike from subject to subject, made once (see PartCache). */
+  private readonly sharedBreakdowns = new PartCache<ComponentBreakdown>(7);
+  private readonly sharedLatency = new PartCache<LatencySummary>(3);
+  private readonly sharedCounts = new PartCache<SubjectScore['counts']>(5);
+  /** Each adapter's synthesized default component, once made. */
+  private readonly synthesized: Array<ComponentBreakdown | undefined> = [];
 
   constructor(
     private readonly t: SignalTable,
@@ -708,17 +818,31 @@ class SubjectScorer {
             const code = this.status[k]!;
             const status = SIGNAL_STATUSES[code]!;
             const samples = this.samples[k]!;
-            const newestAt = samples > 0 ? isoFromMs(this.newest[k]!) : null;
             const keyRank = this.componentKeyRank[k]!;
-            if (UNAVAILABLE_CODE[code] && this.flat[k]!.nonScorable) {
-              components[keyRank] = { adapterId, value: 0, status, samples, newestAt, omitted: true };
-            } else {
-              allOmitted = false;
-              components[keyRank] =
-                code === STALE
-                  ? { adapterId, value: this.written[keyRank]!, status, samples, newestAt, beforeStale: round2(this.value[k]!) }
-                  : { adapterId, value: this.written[keyRank]!, status, samples, newestAt };
+            const omitted = UNAVAILABLE_CODE[code] === 1 && this.flat[k]!.nonScorable;
+            if (!omitted) allOmitted = false;
+            const value = omitted ? 0 : this.written[keyRank]!;
+            const beforeStale = !omitted && code === STALE ? round2(this.value[k]!) : Number.NaN;
+            const key = this.sharedBreakdowns.key;
+            key[0] = keyRank;
+            key[1] = a;
+            key[2] = omitted ? 64 + code : code;
+            key[3] = samples;
+            key[4] = value;
+            key[5] = this.newest[k]!;
+            key[6] = beforeStale;
+            let breakdown = this.sharedBreakdowns.find();
+            if (breakdown === undefined) {
+              const newestAt = samples > 0 ? isoFromMs(this.newest[k]!) : null;
+              breakdown = this.sharedBreakdowns.keep(
+                omitted
+                  ? { adapterId, value: 0, status, samples, newestAt, omitted: true }
+                  : code === STALE
+                    ? { adapterId, value, status, samples, newestAt, beforeStale }
+                    : { adapterId, value, status, samples, newestAt },
+              );
             }
+            components[keyRank] = breakdown;
             // c(a) (HCS-25 Confidence, the recommended form): mean over the adapter's components of
             // status factor (ok 1, stale `staleFactor`, missing/timeout/error 0) × min(1, samples / fullAtSamples).
             const statusFactor = code === OK ? 1 : code === STALE ? staleFactor : 0;
@@ -728,7 +852,7 @@ class SubjectScorer {
         }
         if (allOmitted) {
           // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
-          components[this.defaultKeyRank[a]!] = { adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
+          components[this.defaultKeyRank[a]!] = this.synthesized[a] ??= Object.freeze({ adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true });
         }
       }
       const weight = adapter.weight ?? 1;
@@ -755,7 +879,7 @@ class SubjectScorer {
       adapters: shared.adapters,
       components: this.takeComponents(),
       latency: this.latency(index),
-      counts: this.counts(index, from, to, this.bySignal(index, from, to, countsKey)),
+      counts: this.counts(index, from, to, countsKey),
     };
   }
 
@@ -814,9 +938,14 @@ class SubjectScorer {
     });
   }
 
+  /** Whether a subject's counts by signal id fit one number (count × 4096^rank), by which they are shared. */
+  private countsShareable(from: number, to: number): boolean {
+    return this.t.signalIds.length <= 4 && to - from < 4096;
+  }
+
   /** Signals by catalog id (code-unit order), shared by counts (`key`: count × 4096^rank) when they fit the key. */
   private bySignal(subject: number, from: number, to: number, key: number): Record<string, number> {
-    const shareable = this.t.signalIds.length <= 4 && to - from < 4096;
+    const shareable = this.countsShareable(from, to);
     if (shareable) {
       const known = this.bySignalByCounts.get(key);
       if (known !== undefined) return known;
@@ -929,10 +1058,17 @@ class SubjectScorer {
       for (; j >= 0 && values[j]! > v; j--) values[j + 1] = values[j]!;
       values[j + 1] = v;
     }
-    return { p50Ms: percentile(values, 50, count), p95Ms: percentile(values, 95, count), samples: count };
+    const p50Ms = percentile(values, 50, count);
+    const p95Ms = percentile(values, 95, count);
+    const key = this.sharedLatency.key;
+    key[0] = p50Ms;
+    key[1] = p95Ms;
+    key[2] = count;
+    return this.sharedLatency.find() ?? this.sharedLatency.keep({ p50Ms, p95Ms, samples: count });
   }
 
-  private counts(subject: number, from: number, to: number, bySignal: Record<string, number>): SubjectScore['counts'] {
+  /** `countsKey`: the counts by signal id as `bySignal` takes them. */
+  private counts(subject: number, from: number, to: number, countsKey: number): SubjectScore['counts'] {
     const { t } = this;
     let runs = 0;
     let publishers = 0;
@@ -952,7 +1088,19 @@ class SubjectScorer {
       if (at < first) first = at;
       if (at > last) last = at;
     }
-    return { signals: to - from, bySignal, runs, publishers, firstAt: isoFromMs(first), lastAt: isoFromMs(last) };
+    const shareable = this.countsShareable(from, to);
+    if (shareable) {
+      const key = this.sharedCounts.key;
+      key[0] = countsKey;
+      key[1] = runs;
+      key[2] = publishers;
+      key[3] = first;
+      key[4] = last;
+      const known = this.sharedCounts.find();
+      if (known !== undefined) return known;
+    }
+    const counts = { signals: to - from, bySignal: this.bySignal(subject, from, to, countsKey), runs, publishers, firstAt: isoFromMs(first), lastAt: isoFromMs(last) };
+    return shareable ? this.sharedCounts.keep(counts) : counts;
   }
 }
 

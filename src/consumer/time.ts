@@ -48,11 +48,14 @@ const ISO_LIMIT_MS = 253_402_300_800_000;
  * `new Date(ms).toISOString()` by arithmetic, as one flat string (a template literal would keep a tree of pieces
  * alive): scores format several instants per subject, and toISOString costs microseconds. Identical output, and the
  * same RangeError for an invalid time, which like anything outside 1970–9999 or fractional goes to Date. The date
- * part is worked out once per day and the last result is kept: a subject's instants are mostly of one day, often one
- * millisecond (a run's signals), and a repeated instant then shares its string.
+ * part is worked out once per day, and recent results are kept by instant (`ISO_SLOTS`): a report's instants repeat
+ * (a run's signals, a pack's consensus time, neighbouring subjects' runs), and a repeated instant then shares its
+ * string, which is one string less for a report of a registry to build and for the GC to copy.
  */
 export function isoFromMs(ms: number): string {
-  if (ms === iso.ms) return iso.text;
+  // Multiplicative hashing of the low 32 bits: instants in whole seconds (multiples of 1000) spread over every slot.
+  const slot = Math.imul(ms | 0, 0x9e3779b1) >>> (32 - ISO_SLOT_BITS);
+  if (ms === isoMs[slot]) return isoText[slot]!;
   if (!(ms >= 0 && ms < ISO_LIMIT_MS) || !Number.isInteger(ms)) return new Date(ms).toISOString();
   const days = Math.floor(ms / DAY_MS);
   if (days !== iso.days) {
@@ -82,13 +85,18 @@ export function isoFromMs(ms: number): string {
     48 + Math.floor(h / 10), 48 + (h % 10), 58, 48 + Math.floor(m / 10), 48 + (m % 10), 58, 48 + Math.floor(s / 10), 48 + (s % 10), 46,
     48 + Math.floor(centi / 10), 48 + (centi % 10), 48 + (milli % 10), 90,
   );
-  iso.ms = ms;
-  iso.text = text;
+  isoMs[slot] = ms;
+  isoText[slot] = text;
   return text;
 }
 
-/** isoFromMs's last result and the character codes of its day's date. */
-const iso = { ms: Number.NaN, text: '', days: -1, y0: 0, y1: 0, y2: 0, y3: 0, m0: 0, m1: 0, d0: 0, d1: 0 };
+/** isoFromMs's kept results: 4,096 instants (about 200 kB), by a hash of the instant; NaN marks an empty slot. */
+const ISO_SLOT_BITS = 12;
+const isoMs = new Float64Array(1 << ISO_SLOT_BITS).fill(Number.NaN);
+const isoText = new Array<string>(1 << ISO_SLOT_BITS).fill('');
+
+/** The character codes of isoFromMs's last day's date. */
+const iso = { days: -1, y0: 0, y1: 0, y2: 0, y3: 0, m0: 0, m1: 0, d0: 0, d1: 0 };
 
 /** civilFromDays's result: one object reused, as isoFromMs is called in hot loops. */
 const civil = { year: 0, month: 0, day: 0 };

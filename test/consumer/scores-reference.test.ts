@@ -102,6 +102,19 @@ const optionsArb = fc.record({
   publishers: fc.array(fc.constantFrom('0.0.1001', '0.0.1002')),
 });
 
+/** A probe of run k, a millisecond after the last signal. */
+function pushProbe(signals: ReadSignal[], subject: string, k: number, reachable: boolean): void {
+  const at = T0 + signals.length;
+  signals.push({
+    sequenceNumber: signals.length + 1,
+    consensusTimestamp: `${Math.floor(at / 1000)}.${String((at % 1000) * 1_000_000).padStart(9, '0')}`,
+    consensusAt: new Date(at).toISOString(),
+    payerAccountId: '0.0.1001',
+    index: 0,
+    message: { subject, signal: 'availability.probe', status: 'ok', fetchedAt: new Date(T0).toISOString(), run: runId(k), data: { reachable, score: reachable ? 100 : 0, latencyMs: 100 + k } },
+  } as unknown as ReadSignal);
+}
+
 describe('computeScores against the straightforward reference', () => {
   it('gives byte-identical reports for random signals, configs and options', () => {
     fc.assert(
@@ -158,25 +171,36 @@ describe('computeScores against the straightforward reference', () => {
     );
   });
 
-  it('ranks a registry-sized report (places by counting sort, ties by name) as the reference does', () => {
-    // Past the count where subjects are placed by a counting sort; names share prefixes, as a registry's do.
+  it('ranks a registry-sized report (ties by name) as the reference does', () => {
+    // Names share prefixes, as a registry's do.
     const signals: ReadSignal[] = [];
     for (let i = 0; i < 17_000; i++) {
       const subject = uaid(`agent-${(i * 7919) % 17_000}.example.com`, i % 10 === 0 ? 'mcp' : 'a2a');
-      for (let k = 0; k <= i % 4; k++) {
-        const at = T0 + signals.length;
-        signals.push({
-          sequenceNumber: signals.length + 1,
-          consensusTimestamp: `${Math.floor(at / 1000)}.${String((at % 1000) * 1_000_000).padStart(9, '0')}`,
-          consensusAt: new Date(at).toISOString(),
-          payerAccountId: '0.0.1001',
-          index: 0,
-          message: { subject, signal: 'availability.probe', status: 'ok', fetchedAt: new Date(T0).toISOString(), run: runId(k), data: { reachable: (i + k) % 3 !== 0, score: (i + k) % 3 !== 0 ? 100 : 0, latencyMs: 100 + k } },
-        } as unknown as ReadSignal);
-      }
+      for (let k = 0; k <= i % 4; k++) pushProbe(signals, subject, k, (i + k) % 3 !== 0);
     }
     const options = { now: new Date(T0 + 60_000), labels: { [uaid('agent-5.example.com')]: 'agent-5.example.co' } };
     expect(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options))).toBe(JSON.stringify(referenceScores(signals, DEFAULT_SCORING_CONFIG, options)));
+  });
+
+  it('ranks names that share prefixes, end early or use many characters (keys sorted natively, ties by name) as the reference does', () => {
+    // Few scores, so most subjects tie on place and are ordered by name; alphabets from a handful of characters (wide
+    // keys) to many (narrow keys, more ties left to compare), names that are prefixes of others, and labels.
+    const alphabet = fc.constantFrom('ab', 'ab.-0123456789', 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_~', 'aé€😀\u0000z');
+    const names = (chars: string) => fc.array(fc.string({ unit: fc.constantFrom(...chars), maxLength: 12 }), { minLength: 1, maxLength: 120 });
+    fc.assert(
+      fc.property(alphabet.chain((chars) => fc.tuple(names(chars), fc.constantFrom('', 'agent-', 'x'), fc.boolean())), ([raw, prefix, labelled]) => {
+        const signals: ReadSignal[] = [];
+        const labels: Record<string, string> = {};
+        raw.forEach((name, i) => {
+          const subject = uaid(`${prefix}${name}`, i % 5 === 0 ? 'mcp' : 'a2a') + `;n=${i}`;
+          if (labelled && i % 3 === 0) labels[subject] = `${prefix}${name}`.split('').reverse().join('');
+          for (let k = 0; k <= i % 2; k++) pushProbe(signals, subject, k, (i + k) % 4 !== 0);
+        });
+        const options = { now: new Date(T0 + 60_000), labels };
+        expect(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options))).toBe(JSON.stringify(referenceScores(signals, DEFAULT_SCORING_CONFIG, options)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('compiles a config once per config object', () => {

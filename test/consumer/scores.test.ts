@@ -170,11 +170,34 @@ describe('computeScores — default adapters', () => {
     expect(b.adapters).toBe(a.adapters);
     expect(b.counts.bySignal).toBe(a.counts.bySignal);
     expect(b.components).not.toBe(a.components);
+    // Component breakdowns, latency and counts too, when every number in them is the same (times included).
+    expect(b.components['availability.uptime']).toBe(a.components['availability.uptime']);
+    expect(b.latency).toBe(a.latency);
+    expect(b.counts).toBe(a.counts);
+    expect(Object.isFrozen(a.components['availability.uptime'])).toBe(true);
+    expect(Object.isFrozen(a.counts)).toBe(true);
     expect(() => {
       a.trustScores.total = 1;
     }).toThrow(TypeError);
     expect(() => a.adapters.push(a.adapters[0]!)).toThrow(TypeError);
     expect(Object.isFrozen(a.adapters[0])).toBe(true);
+  });
+
+  it('shares no part between subjects that differ in any number of it (a newest observation one millisecond later)', () => {
+    const r = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10, start: T0 + 1 })]);
+    const [a, b] = r.subjects as [SubjectScore, SubjectScore];
+    expect(b.components['availability.uptime']).not.toBe(a.components['availability.uptime']);
+    expect(Date.parse(b.components['availability.uptime']!.newestAt!)).toBe(Date.parse(a.components['availability.uptime']!.newestAt!) + 1);
+    expect(b.counts).not.toBe(a.counts);
+    expect(Date.parse(b.counts.firstAt)).toBe(Date.parse(a.counts.firstAt) + 1);
+    expect(b.latency).toBe(a.latency);
+    // Same times and samples, another value (one probe of three unreachable): nothing of it may be a's.
+    const c = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 })]);
+    const [best, worse] = c.subjects as [SubjectScore, SubjectScore];
+    expect(worse.components['availability.uptime']).not.toBe(best.components['availability.uptime']);
+    expect(worse.components['availability.uptime']!.value).toBe(66.67);
+    expect(worse.latency).not.toBe(best.latency);
+    expect(c).toEqual(referenceScores([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 })], DEFAULT_SCORING_CONFIG, { now }));
   });
 
   it('marks the publisher filter', () => {
