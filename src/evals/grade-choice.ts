@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason } from './normalise.js';
+import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason, word, type Word } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -390,18 +390,26 @@ function scanLetters(t: Uint16Array, n: number): void {
   }
 }
 
+const ANSWER = word('answer');
+const OPTION = word('option');
+const CHOICE = word('choice');
+const IS = word('is');
+const THE = word('the');
+const FINAL = word('final');
+const CORRECT = word('correct');
+
 /** The letter (0–3) {@link anchorAt} read. */
 let anchorLetter = 0;
 
 /** The anchor match starting at `p` (its first letter lower-cased `c`): its end, just after the letter, or -1. */
 function anchorAt(t: Uint16Array, n: number, p: number, c: number): number {
-  const word = c === 97 /* a */ ? 'answer' : c === 111 /* o */ ? 'option' : c === 99 /* c */ ? 'choice' : undefined;
-  if (word === undefined || !readsAt(t, n, p, word)) return -1;
+  const anchor = c === 97 /* a */ ? ANSWER : c === 111 /* o */ ? OPTION : c === 99 /* c */ ? CHOICE : undefined;
+  if (anchor === undefined || !readsAt(t, n, p, anchor)) return -1;
   let j = p + 6;
   // `\s+is` when it is there: without it the letter would have to be the `i`.
   if (j < n && isSpace(t[j]!)) {
     const k = skipSpaces(t, n, j + 1);
-    if (readsAt(t, n, k, 'is')) j = k + 2;
+    if (readsAt(t, n, k, IS)) j = k + 2;
   }
   j = skipSpaces(t, n, j);
   if (j < n && (t[j] === 58 /* : */ || t[j] === 45) /* - */) j++;
@@ -441,9 +449,9 @@ function leadingAt(t: Uint16Array, n: number, at: number): number {
 }
 
 /** After `word` and one or more spaces at `at`: the end of the spaces, or -1. */
-function wordThenSpaces(t: Uint16Array, n: number, at: number, word: string): number {
-  if (!readsAt(t, n, at, word) || !isSpace(charAt(t, n, at + word.length))) return -1;
-  return skipSpaces(t, n, at + word.length + 1);
+function wordThenSpaces(t: Uint16Array, n: number, at: number, w: Word): number {
+  if (!readsAt(t, n, at, w) || !isSpace(charAt(t, n, at + w.length))) return -1;
+  return skipSpaces(t, n, at + w.length + 1);
 }
 
 /**
@@ -456,15 +464,15 @@ function leading(t: Uint16Array, n: number): number {
   // The regex can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
   const initial = charAt(t, n, 0) | 32;
   if (initial !== 40 && initial !== 123 && initial !== 116 && initial !== 102 && letterIndex(initial) === -1) return -1;
-  let j = wordThenSpaces(t, n, 0, 'the');
+  let j = wordThenSpaces(t, n, 0, THE);
   if (j === -1) j = 0;
-  const qualified = Math.max(wordThenSpaces(t, n, j, 'final'), wordThenSpaces(t, n, j, 'correct'));
+  const qualified = Math.max(wordThenSpaces(t, n, j, FINAL), wordThenSpaces(t, n, j, CORRECT));
   if (qualified !== -1) j = qualified;
-  if (readsAt(t, n, j, 'answer')) {
+  if (readsAt(t, n, j, ANSWER)) {
     j += 6;
     if (j < n && isSpace(t[j]!)) {
       const k = skipSpaces(t, n, j + 1);
-      if (readsAt(t, n, k, 'is')) j = k + 2;
+      if (readsAt(t, n, k, IS)) j = k + 2;
     }
     j = skipSpaces(t, n, j);
     if (j < n && t[j] === 58) j++;

@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, charClass, charsToString, DIGIT, isBlank, isDigit, isSpace, normaliseReply, readsAt, reply, unparseableReason, WORD } from './normalise.js';
+import { charAt, charClass, charsToString, DIGIT, isBlank, isDigit, isSpace, normaliseReply, readsAt, reply, unparseableReason, word, WORD } from './normalise.js';
 
 export interface GradeMathOptions {
   grader?: GraderId;
@@ -126,16 +126,21 @@ function percentAfter(t: Uint16Array, n: number, end: number): boolean {
   return c === 37 /* % */ || (c === 32 && charAt(t, n, end + 1) === 37);
 }
 
+const FINAL_ANSWER = word('final answer');
+const HASHES = word('####');
+const ANSWER = word('answer');
+const SPACE_IS = word(' is');
+
 /**
  * End of the answer marker at `at`, or -1: the regex `/final answer|answer is|answer\s*:|####/i` tried at one
  * position (`\boxed{…}` arrives here as `#### …`, see normaliseReply).
  */
 function markerAt(t: Uint16Array, n: number, at: number): number {
   const c = t[at]! | 32;
-  if (c === 102 /* f */) return readsAt(t, n, at, 'final answer') ? at + 12 : -1;
-  if (c === 35 /* # */) return readsAt(t, n, at, '####') ? at + 4 : -1;
-  if (c !== 97 /* a */ || !readsAt(t, n, at, 'answer')) return -1;
-  if (readsAt(t, n, at + 6, ' is')) return at + 9;
+  if (c === 102 /* f */) return readsAt(t, n, at, FINAL_ANSWER) ? at + 12 : -1;
+  if (c === 35 /* # */) return readsAt(t, n, at, HASHES) ? at + 4 : -1;
+  if (c !== 97 /* a */ || !readsAt(t, n, at, ANSWER)) return -1;
+  if (readsAt(t, n, at + 6, SPACE_IS)) return at + 9;
   let i = at + 6;
   while (i < n && isSpace(t[i]!)) i++;
   return i < n && t[i] === 58 /* : */ ? i + 1 : -1;

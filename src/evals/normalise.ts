@@ -422,14 +422,23 @@ export function charAt(t: Uint16Array, n: number, i: number): number {
   return i >= 0 && i < n ? t[i]! : -1;
 }
 
+/** A word the scanners look for, as char codes: reading a typed array costs less than `charCodeAt` of a string. */
+export type Word = Uint16Array;
+
+export function word(text: string): Word {
+  const codes = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
+  return codes;
+}
+
 /**
  * `t` (of length `n`) at `at` reads `word`, ASCII letters in any case as a regex `/i` does (non-ASCII never folds to
  * ASCII there), any other char exactly.
  */
-export function readsAt(t: Uint16Array, n: number, at: number, word: string): boolean {
+export function readsAt(t: Uint16Array, n: number, at: number, word: Word): boolean {
   if (at < 0 || at + word.length > n) return false;
   for (let k = 0; k < word.length; k++) {
-    const w = word.charCodeAt(k);
+    const w = word[k]!;
     const c = t[at + k]!;
     if (w >= 97 && w <= 122 ? (c | 32) !== w : c !== w) return false;
   }
@@ -451,21 +460,25 @@ function refusalAt(t: Uint16Array, n: number, p: number): boolean {
   const c = t[p]! | 32;
   if (p > 0 && isWordChar(t[p - 1]!)) return false;
   if (c === 105 /* i */) {
-    if (readsAt(t, n, p, "i'm sorry") || readsAt(t, n, p, 'i am sorry')) return true;
+    if (readsAt(t, n, p, I_M_SORRY) || readsAt(t, n, p, I_AM_SORRY)) return true;
     const j = skipSpaces(t, n, p + 1);
     for (const tail of REFUSAL_AFTER_I) if (readsAt(t, n, j, tail)) return true;
     return false;
   }
   if (c === 117 /* u */) {
-    if (!readsAt(t, n, p, 'unable to ')) return false;
+    if (!readsAt(t, n, p, UNABLE_TO)) return false;
     for (const tail of REFUSAL_AFTER_UNABLE) if (readsAt(t, n, p + 10, tail)) return true;
     return false;
   }
-  return c === 97 /* a */ && readsAt(t, n, p, 'as an ai') && !isWordChar(charAt(t, n, p + 8));
+  return c === 97 /* a */ && readsAt(t, n, p, AS_AN_AI) && !isWordChar(charAt(t, n, p + 8));
 }
 
-const REFUSAL_AFTER_I = ['cannot', 'can not', "can't", "won't", 'will not', 'am not able', 'am unable', "'m not able", "'m unable", 'do not know', "don't know"];
-const REFUSAL_AFTER_UNABLE = ['help', 'assist', 'answer', 'comply'];
+const REFUSAL_AFTER_I = ['cannot', 'can not', "can't", "won't", 'will not', 'am not able', 'am unable', "'m not able", "'m unable", 'do not know', "don't know"].map(word);
+const REFUSAL_AFTER_UNABLE = ['help', 'assist', 'answer', 'comply'].map(word);
+const I_M_SORRY = word("i'm sorry");
+const I_AM_SORRY = word('i am sorry');
+const UNABLE_TO = word('unable to ');
+const AS_AN_AI = word('as an ai');
 
 /** Why the normalised reply `t` (of length `n`) has no answer: a refusal, or just no answer token. */
 export function unparseableReason(t: Uint16Array, n: number, noAnswer: string): string {
