@@ -307,7 +307,9 @@ let plainLength = -1;
 
 function keepPlain(): void {
   if (plain.length < reply.length) plain = new Uint16Array(reply.length * 2);
-  plain.set(reply.text.subarray(0, reply.length));
+  // A loop, not `set(subarray)`: no view object per reply.
+  const t = reply.text;
+  for (let i = 0; i < reply.length; i++) plain[i] = t[i]!;
   plainLength = reply.length;
 }
 

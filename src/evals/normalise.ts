@@ -156,11 +156,15 @@ function loadString(text: string): number {
  * text has work for. Most replies are ASCII: their loop only copies and notes steps. Leading ASCII spaces are not
  * copied: the final trim would drop them, no step looks behind for a space, and so the trim rarely has to move the text.
  */
+/** The last {@link load} copied the reply unchanged but for leading ASCII spaces. */
+let loadedAsIs = false;
+
 function load(response: string): number {
   const n = response.length;
   ensureCapacity(n);
   const out = reply.text;
   reply.exotic = false;
+  loadedAsIs = true;
   let i = 0;
   while (i < n && isAsciiSpace(response.charCodeAt(i))) i++;
   let steps = 0;
@@ -181,6 +185,7 @@ function isAsciiSpace(c: number): boolean {
 
 /** {@link load} for a reply with non-ASCII chars: folded char by char for the common ones (`FOLDS`), else by `normalize`. */
 function loadFolded(response: string): number {
+  loadedAsIs = false;
   const n = response.length;
   ensureCapacity(n * maxFold);
   const out = reply.text;
@@ -314,7 +319,8 @@ export function normaliseReply(response: string, markBoxed: boolean): void {
   const steps = load(response);
   if (steps !== 0) {
     // LaTeX is rare in replies and its rules are the most involved: it keeps its string form.
-    if (steps & HAS_BACKSLASH) loadString(unwrapLatex(replyString(), markBoxed));
+    // A reply loaded as it came (ASCII: only leading spaces dropped, which unwrapping ignores) is its own string.
+    if (steps & HAS_BACKSLASH) loadString(unwrapLatex(loadedAsIs ? response : replyString(), markBoxed));
     if (steps & HAS_BACKTICK) swapIn(stripBackticks(reply.text, reply.length, spare));
     if (steps & HAS_DOLLAR) swapIn(stripDollars(reply.text, reply.length, spare));
     if (steps & HAS_EMPHASIS) swapIn(stripEmphasis(reply.text, reply.length, spare));
@@ -337,7 +343,7 @@ function trimReply(): void {
     e--;
     while (e > s && isSpace(t[e - 1]!)) e--;
   }
-  if (s > 0) t.copyWithin(0, s, e);
+  if (s > 0) for (let i = s; i < e; i++) t[i - s] = t[i]!;
   reply.length = e - s;
 }
 
