@@ -121,12 +121,6 @@ class PreparedOptions {
       if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
   }
-
-  /** Holds exactly these four texts in this order. */
-  holds(a: string, b: string, c: string, d: string): boolean {
-    const own = this.options;
-    return own[0] === a && own[1] === b && own[2] === c && own[3] === d;
-  }
 }
 
 /**
@@ -136,6 +130,8 @@ class PreparedOptions {
  */
 const QUESTION_SLOTS = 16384;
 const preparedQuestions: (PreparedOptions | undefined)[] = new Array<PreparedOptions | undefined>(QUESTION_SLOTS).fill(undefined);
+/** Each slot's four texts, side by side: a lookup compares them without loading the prepared object. */
+const questionTexts: string[] = new Array<string>(QUESTION_SLOTS * 4).fill('');
 
 /** A slot for four texts: their lengths and middle chars, mixed so a bank's questions spread over the slots. */
 function questionSlot(a: string, b: string, c: string, d: string): number {
@@ -163,11 +159,18 @@ function preparedFor(options: readonly string[]): PreparedOptions {
   const c = options[2]!;
   const d = options[3]!;
   const slot = questionSlot(a, b, c, d);
+  const at = slot * 4;
   const cached = preparedQuestions[slot];
-  if (cached !== undefined && cached.holds(a, b, c, d)) return cached;
+  if (cached !== undefined && questionTexts[at] === a && questionTexts[at + 1] === b && questionTexts[at + 2] === c && questionTexts[at + 3] === d) {
+    return cached;
+  }
   const prepared = new PreparedOptions([a, b, c, d]);
   prepared.fill();
   preparedQuestions[slot] = prepared;
+  questionTexts[at] = a;
+  questionTexts[at + 1] = b;
+  questionTexts[at + 2] = c;
+  questionTexts[at + 3] = d;
   return prepared;
 }
 
