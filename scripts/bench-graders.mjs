@@ -5,7 +5,9 @@ import os from 'node:os';
 import { createRng, gradeChoice, gradeMath, loadScienceBank, pickScienceQuestion, prepareChoiceQuestion } from '../dist/evals/index.js';
 
 const N = 100_000;
-const WARM_UP = 50_000;
+// 300,000, not 50,000 as before: after 50,000 gradings TurboFan was still compiling the graders during the first row
+// (its CPU counted there: 0.70 against 0.43 µs per reply once compiled). The measured 100,000 are the same.
+const WARM_UP = 300_000;
 const MATH = [
   '95', '  95\n', '95.', '95.0', 'The answer is **95**.', '$\\boxed{95}$', 'Answer: 95', '37 + 58 = 95',
   '95 is the sum of 37 and 58', '7+8=15, carry 1, 3+5+1=9, so 95', 'Answer: 95 (37+58)', '−95', '1,095', '９５',

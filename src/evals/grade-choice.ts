@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason } from './normalise.js';
+import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason, word, type Word } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -35,50 +35,31 @@ function insertLongestFirst(order: number[], count: number, texts: readonly stri
 }
 
 /**
- * What grading needs of one option text, kept by text: a run makes a new question object per agent (its options
- * shuffled), but the texts come from a bank of a few hundred questions, so the same strings come back again and
- * again. Bounded: cleared when full.
+ * What grading needs of one option text, kept by text: the same texts come back in other orders and other questions.
+ * Bounded: cleared when full.
  */
 interface OptionFacts {
   /** Normalised and lower-cased. */
   text: string;
+  /** `text` as char codes. */
+  codes: Uint16Array;
   /** Holds a standalone A–D of its own (`Vitamin D`). */
   lettered: boolean;
 }
+const NO_CODES = new Uint16Array(0);
 const OPTION_FACTS_LIMIT = 4096;
 const optionFactsByText = new Map<string, OptionFacts>();
 
-/**
- * The facts looked up last, by a slot from the text's length and five of its chars: the same option strings come
- * back again and again, and comparing one string is cheaper than a `Map` lookup. As many slots as the `Map` holds
- * texts, so a bank's few hundred option texts rarely share one.
- */
-const RECENT_SLOTS = OPTION_FACTS_LIMIT;
-const recentTexts: string[] = new Array<string>(RECENT_SLOTS).fill('');
-const recentFacts: OptionFacts[] = new Array<OptionFacts>(RECENT_SLOTS).fill({ text: '', lettered: false });
-
 function optionFacts(option: string): OptionFacts {
-  const n = option.length;
-  let slot = 0;
-  if (n > 0) {
-    slot =
-      Math.imul(n, 0x9e3779b1) ^ Math.imul(option.charCodeAt(0), 0x85ebca6b) ^ Math.imul(option.charCodeAt(n >> 2), 0x165667b1) ^
-      Math.imul(option.charCodeAt(n >> 1), 0xc2b2ae35) ^ Math.imul(option.charCodeAt(n - 1), 0x27d4eb2f);
-    slot = (slot ^ (slot >>> 15)) & (RECENT_SLOTS - 1);
-  }
-  if (recentTexts[slot] === option) return recentFacts[slot]!;
-  const facts = factsByText(option);
-  recentTexts[slot] = option;
-  recentFacts[slot] = facts;
-  return facts;
-}
-
-function factsByText(option: string): OptionFacts {
   let facts = optionFactsByText.get(option);
   if (facts === undefined) {
     if (optionFactsByText.size >= OPTION_FACTS_LIMIT) optionFactsByText.clear();
+    const text = normaliseOption(option);
+    const codes = new Uint16Array(text.length);
+    for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
     facts = {
-      text: normaliseOption(option),
+      text,
+      codes,
       lettered: hasUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option),
     };
     optionFactsByText.set(option, facts);
@@ -90,12 +71,14 @@ function factsByText(option: string): OptionFacts {
  * The options as the grader needs them: the normalised, lower-cased texts, every option's index longest text first
  * (the order `scanOptions` matches them in), and those holding a standalone A–D of their own (`Vitamin D`), masked
  * before the letter scan. A bare-letter reply needs none of it, so nothing is worked out before a reply needs it
- * (`prepare`), and then all at once from the facts kept by option text.
+ * (`prepare`), and then once per question (see `preparedFor`).
  */
 class PreparedOptions {
   private ready = false;
   /** Normalised, lower-cased option texts, in the asked order. */
   readonly texts: string[] = ['', '', '', ''];
+  /** The same texts as char codes: the option scan compares them with the reply char by char. */
+  readonly codes: Uint16Array[] = [NO_CODES, NO_CODES, NO_CODES, NO_CODES];
   /** Every option's index, longest text first. */
   readonly all: number[] = [0, 1, 2, 3];
   /** The first `letteredCount` are the options holding a letter of their own, longest text first. */
@@ -103,29 +86,92 @@ class PreparedOptions {
   letteredCount = 0;
   /** Each option text's first char when a letter or digit (where `scanOptions` looks for it), else -1. */
   readonly firsts: number[] = [-1, -1, -1, -1];
-  constructor(private options: readonly string[]) {}
+  /** `oneShot`: stands for each question graded once in turn, prepared from the questions kept by text. */
+  constructor(
+    private options: readonly string[],
+    private readonly oneShot = false,
+  ) {}
 
-  /** Another question's options, its arrays reused: one-shot grading allocates nothing for its options. */
+  /** Another question's options: one-shot grading allocates nothing for a bare-letter reply. */
   reuse(options: readonly string[]): PreparedOptions {
     this.options = options;
     this.ready = false;
     return this;
   }
 
+  /** The options prepared: this object, or the one prepared earlier for the same four texts in the same order. */
   prepare(): PreparedOptions {
     if (this.ready) return this;
+    if (this.oneShot) return preparedFor(this.options);
+    this.fill();
+    return this;
+  }
+
+  /** Works the options out from the facts kept by option text. */
+  fill(): void {
     this.ready = true;
     this.letteredCount = 0;
     for (let k = 0; k < 4; k++) {
       const facts = optionFacts(this.options[k]!);
       this.texts[k] = facts.text;
+      this.codes[k] = facts.codes;
       const first = facts.text.charCodeAt(0);
       this.firsts[k] = isLowerAlnum(first) ? first : -1;
       insertLongestFirst(this.all, k, this.texts, k);
       if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
-    return this;
   }
+}
+
+/**
+ * Questions prepared lately, by a slot from the four texts' lengths and two chars: a run makes a new question object
+ * per agent, but from a bank of a few hundred questions, so the same four texts (in one of 24 orders) come back again
+ * and again; a hit costs four string comparisons, usually of the very same strings. A slot holds one question.
+ */
+const QUESTION_SLOTS = 16384;
+const preparedQuestions: (PreparedOptions | undefined)[] = new Array<PreparedOptions | undefined>(QUESTION_SLOTS).fill(undefined);
+/** Each slot's four texts, side by side: a lookup compares them without loading the prepared object. */
+const questionTexts: string[] = new Array<string>(QUESTION_SLOTS * 4).fill('');
+
+/** A slot for four texts: their lengths and middle chars, mixed so a bank's questions spread over the slots. */
+function questionSlot(a: string, b: string, c: string, d: string): number {
+  let h = 0;
+  h = Math.imul(h ^ a.length, 0x9e3779b1) ^ middleChar(a);
+  h = Math.imul(h ^ b.length, 0x85ebca6b) ^ middleChar(b);
+  h = Math.imul(h ^ c.length, 0xc2b2ae35) ^ middleChar(c);
+  h = Math.imul(h ^ d.length, 0x27d4eb2f) ^ middleChar(d);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) & (QUESTION_SLOTS - 1);
+}
+
+function middleChar(text: string): number {
+  return text.length > 0 ? text.charCodeAt(text.length >> 1) : 0;
+}
+
+/**
+ * The prepared options for these four texts in this order: from the slot, else prepared now and kept there. Each
+ * option is read once (a question's options may be getters).
+ */
+function preparedFor(options: readonly string[]): PreparedOptions {
+  const a = options[0]!;
+  const b = options[1]!;
+  const c = options[2]!;
+  const d = options[3]!;
+  const slot = questionSlot(a, b, c, d);
+  const at = slot * 4;
+  const cached = preparedQuestions[slot];
+  if (cached !== undefined && questionTexts[at] === a && questionTexts[at + 1] === b && questionTexts[at + 2] === c && questionTexts[at + 3] === d) {
+    return cached;
+  }
+  const prepared = new PreparedOptions([a, b, c, d]);
+  prepared.fill();
+  preparedQuestions[slot] = prepared;
+  questionTexts[at] = a;
+  questionTexts[at + 1] = b;
+  questionTexts[at + 2] = c;
+  questionTexts[at + 3] = d;
+  return prepared;
 }
 
 /** A–D or a–d: its index 0–3, else -1. */
@@ -218,10 +264,10 @@ function scanOptions(src: Uint16Array, start: number, end: number, p: PreparedOp
   let found = 0;
   for (let o = 0; o < orderCount; o++) {
     const k = order[o]!;
-    const text = p.texts[k]!;
+    const text = p.codes[k]!;
     const len = text.length;
     if (len === 0) continue;
-    const first = text.charCodeAt(0);
+    const first = text[0]!;
     if (isLowerAlnum(first)) {
       let from = start;
       for (let c = 0; c < count; c++) {
@@ -245,15 +291,16 @@ function scanOptions(src: Uint16Array, start: number, end: number, p: PreparedOp
 let matched = false;
 
 /** The option `text` is at `at` of the masked reply (`matched`) as a whole word, then blanked out: true. */
-function matchAt(src: Uint16Array, start: number, end: number, text: string, at: number): boolean {
+function matchAt(src: Uint16Array, start: number, end: number, text: Uint16Array, at: number): boolean {
   matched = false;
   const len = text.length;
-  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j) !== text.charCodeAt(j)) return false;
+  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j) !== text[j]) return false;
   matched = true;
   if (!isBoundary(src, start, end, at - 1) || !isBoundary(src, start, end, at + len)) return false;
-  if (!anyMasked) masked.fill(0, 0, end - start);
+  // Loops, not `fill`: the spans are short and a builtin call costs more than the stores.
+  if (!anyMasked) for (let i = end - start - 1; i >= 0; i--) masked[i] = 0;
   anyMasked = true;
-  masked.fill(1, at - start, at - start + len);
+  for (let i = at - start, to = i + len; i < to; i++) masked[i] = 1;
   return true;
 }
 
@@ -346,18 +393,26 @@ function scanLetters(t: Uint16Array, n: number): void {
   }
 }
 
+const ANSWER = word('answer');
+const OPTION = word('option');
+const CHOICE = word('choice');
+const IS = word('is');
+const THE = word('the');
+const FINAL = word('final');
+const CORRECT = word('correct');
+
 /** The letter (0–3) {@link anchorAt} read. */
 let anchorLetter = 0;
 
 /** The anchor match starting at `p` (its first letter lower-cased `c`): its end, just after the letter, or -1. */
 function anchorAt(t: Uint16Array, n: number, p: number, c: number): number {
-  const word = c === 97 /* a */ ? 'answer' : c === 111 /* o */ ? 'option' : c === 99 /* c */ ? 'choice' : undefined;
-  if (word === undefined || !readsAt(t, n, p, word)) return -1;
+  const anchor = c === 97 /* a */ ? ANSWER : c === 111 /* o */ ? OPTION : c === 99 /* c */ ? CHOICE : undefined;
+  if (anchor === undefined || !readsAt(t, n, p, anchor)) return -1;
   let j = p + 6;
   // `\s+is` when it is there: without it the letter would have to be the `i`.
   if (j < n && isSpace(t[j]!)) {
     const k = skipSpaces(t, n, j + 1);
-    if (readsAt(t, n, k, 'is')) j = k + 2;
+    if (readsAt(t, n, k, IS)) j = k + 2;
   }
   j = skipSpaces(t, n, j);
   if (j < n && (t[j] === 58 /* : */ || t[j] === 45) /* - */) j++;
@@ -397,9 +452,9 @@ function leadingAt(t: Uint16Array, n: number, at: number): number {
 }
 
 /** After `word` and one or more spaces at `at`: the end of the spaces, or -1. */
-function wordThenSpaces(t: Uint16Array, n: number, at: number, word: string): number {
-  if (!readsAt(t, n, at, word) || !isSpace(charAt(t, n, at + word.length))) return -1;
-  return skipSpaces(t, n, at + word.length + 1);
+function wordThenSpaces(t: Uint16Array, n: number, at: number, w: Word): number {
+  if (!readsAt(t, n, at, w) || !isSpace(charAt(t, n, at + w.length))) return -1;
+  return skipSpaces(t, n, at + w.length + 1);
 }
 
 /**
@@ -412,15 +467,15 @@ function leading(t: Uint16Array, n: number): number {
   // The regex can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
   const initial = charAt(t, n, 0) | 32;
   if (initial !== 40 && initial !== 123 && initial !== 116 && initial !== 102 && letterIndex(initial) === -1) return -1;
-  let j = wordThenSpaces(t, n, 0, 'the');
+  let j = wordThenSpaces(t, n, 0, THE);
   if (j === -1) j = 0;
-  const qualified = Math.max(wordThenSpaces(t, n, j, 'final'), wordThenSpaces(t, n, j, 'correct'));
+  const qualified = Math.max(wordThenSpaces(t, n, j, FINAL), wordThenSpaces(t, n, j, CORRECT));
   if (qualified !== -1) j = qualified;
-  if (readsAt(t, n, j, 'answer')) {
+  if (readsAt(t, n, j, ANSWER)) {
     j += 6;
     if (j < n && isSpace(t[j]!)) {
       const k = skipSpaces(t, n, j + 1);
-      if (readsAt(t, n, k, 'is')) j = k + 2;
+      if (readsAt(t, n, k, IS)) j = k + 2;
     }
     j = skipSpaces(t, n, j);
     if (j < n && t[j] === 58) j++;
@@ -506,7 +561,7 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
     if (first !== -1) return first;
   }
   lowerReady = false;
-  p.prepare();
+  p = p.prepare();
   if (leadingConflict(t, n, p)) return CONFLICT;
   scanLetters(p.letteredCount === 0 ? t : maskLetteredOptions(t, n, p), n);
   if (lastAnswer && anchoredBits !== 0) return lastAnchored;
@@ -546,12 +601,13 @@ export function prepareChoiceQuestion(question: ChoiceQuestion): ChoiceGrader {
  * else the single standalone letter A–D, else exactly one option's full text; two letters are ambiguous.
  * `last-answer@1` also takes a lone letter on the first line and the letter after the last answer anchor.
  * A run grades each question object once, so nothing is kept per question object (such a cache would never hit
- * there); what each option text needs is kept by text instead (`optionFacts`), the options are prepared only when the
- * reply needs them, into arrays reused from call to call. To grade many replies to one question, prepare it once with `prepareChoiceQuestion`.
+ * there); the options are prepared only when the reply needs them, and kept by their four texts (`preparedFor`), which
+ * come back for every agent asked the same bank question. To grade many replies to one question, prepare it once with
+ * `prepareChoiceQuestion`.
  */
 export function gradeChoice(response: string, question: ChoiceQuestion, opts: GradeChoiceOptions = {}): GradeResult {
   return grade(oneShot.reuse(question.options), question.answer, response, opts.grader);
 }
 
 /** What {@link gradeChoice} prepares a question's options in: nothing of it outlives the call. */
-const oneShot = new PreparedOptions([]);
+const oneShot = new PreparedOptions([], true);

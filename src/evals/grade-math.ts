@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, charsToString, isBlank, isDigit, isSpace, isWordChar, normaliseReply, readsAt, reply, unparseableReason } from './normalise.js';
+import { charAt, charClass, charsToString, DIGIT, isBlank, isDigit, isSpace, normaliseReply, readsAt, reply, unparseableReason, word, WORD } from './normalise.js';
 
 export interface GradeMathOptions {
   grader?: GraderId;
@@ -9,43 +9,49 @@ export interface GradeMathOptions {
 }
 
 /**
- * Numeric tokens, found by {@link numberAt} as the regex
+ * Numeric tokens, found by {@link numberEnd} as the regex
  * `(?<![A-Za-z0-9_]|\d\.)-?\d+(?:\.\d+)?(?![A-Za-z0-9_]|\.\d)` finds them: optional sign, digits, optional
  * decimals; not glued to letters (`1e2`, `v95`, `95th`), and a `-` right after a digit is subtraction (`80-12`), not a
  * sign. Scanned by char code over the normalised reply (see `reply` in normalise.ts): graders run once per reply.
  * Tokens are kept as positions (no substring per token) until the one answer is chosen.
  */
 
-/** End of the token {@link numberAt} found last. */
-let foundEnd = 0;
-
 /**
- * The numeric token starting at `p` (its end in `foundEnd`), or false. At each position the regex above either
- * matches its longest token or nothing (a shorter one would end before a digit), so one try per position does.
+ * End of the numeric token starting at `p`, or -1. At each position the regex above either matches its longest token
+ * or nothing (a shorter one would end before a digit), so one try per position does.
  */
-function numberAt(t: Uint16Array, n: number, p: number): boolean {
+function numberEnd(t: Uint16Array, n: number, p: number): number {
   let i = t[p] === 45 /* - */ ? p + 1 : p;
-  if (i >= n || !isDigit(t[i]!)) return false;
+  if (i >= n || (charClass(t[i]!) & DIGIT) === 0) return -1;
   if (p > 0) {
     const before = t[p - 1]!;
-    if (isWordChar(before) || (before === 46 /* . */ && p > 1 && isDigit(t[p - 2]!))) return false;
+    if ((charClass(before) & WORD) !== 0 || (before === 46 /* . */ && p > 1 && (charClass(t[p - 2]!) & DIGIT) !== 0)) return -1;
   }
-  while (i < n && isDigit(t[i]!)) i++;
-  if (i + 1 < n && t[i] === 46 && isDigit(t[i + 1]!)) {
+  while (i < n && (charClass(t[i]!) & DIGIT) !== 0) i++;
+  if (i + 1 < n && t[i] === 46 && (charClass(t[i + 1]!) & DIGIT) !== 0) {
     i += 2;
-    while (i < n && isDigit(t[i]!)) i++;
+    while (i < n && (charClass(t[i]!) & DIGIT) !== 0) i++;
   }
   if (i < n) {
     const after = t[i]!;
-    if (isWordChar(after) || (after === 46 && i + 1 < n && isDigit(t[i + 1]!))) return false;
+    if ((charClass(after) & WORD) !== 0 || (after === 46 && i + 1 < n && (charClass(t[i + 1]!) & DIGIT) !== 0)) return -1;
   }
-  foundEnd = i;
-  return true;
+  return i;
 }
+
+/** End of the token {@link findNumber} found. */
+let foundEnd = 0;
 
 /** Start of the first numeric token at or after `from` (its end in `foundEnd`), or -1. */
 function findNumber(t: Uint16Array, n: number, from: number): number {
-  for (let p = from; p < n; p++) if (numberAt(t, n, p)) return p;
+  for (let p = from; p < n; p++) {
+    const c = t[p]!;
+    if (c !== 45 && (charClass(c) & DIGIT) === 0) continue;
+    const end = numberEnd(t, n, p);
+    if (end === -1) continue;
+    foundEnd = end;
+    return p;
+  }
   return -1;
 }
 
@@ -120,16 +126,21 @@ function percentAfter(t: Uint16Array, n: number, end: number): boolean {
   return c === 37 /* % */ || (c === 32 && charAt(t, n, end + 1) === 37);
 }
 
+const FINAL_ANSWER = word('final answer');
+const HASHES = word('####');
+const ANSWER = word('answer');
+const SPACE_IS = word(' is');
+
 /**
  * End of the answer marker at `at`, or -1: the regex `/final answer|answer is|answer\s*:|####/i` tried at one
  * position (`\boxed{…}` arrives here as `#### …`, see normaliseReply).
  */
 function markerAt(t: Uint16Array, n: number, at: number): number {
   const c = t[at]! | 32;
-  if (c === 102 /* f */) return readsAt(t, n, at, 'final answer') ? at + 12 : -1;
-  if (c === 35 /* # */) return readsAt(t, n, at, '####') ? at + 4 : -1;
-  if (c !== 97 /* a */ || !readsAt(t, n, at, 'answer')) return -1;
-  if (readsAt(t, n, at + 6, ' is')) return at + 9;
+  if (c === 102 /* f */) return readsAt(t, n, at, FINAL_ANSWER) ? at + 12 : -1;
+  if (c === 35 /* # */) return readsAt(t, n, at, HASHES) ? at + 4 : -1;
+  if (c !== 97 /* a */ || !readsAt(t, n, at, ANSWER)) return -1;
+  if (readsAt(t, n, at + 6, SPACE_IS)) return at + 9;
   let i = at + 6;
   while (i < n && isSpace(t[i]!)) i++;
   return i < n && t[i] === 58 /* : */ ? i + 1 : -1;
@@ -152,37 +163,55 @@ let markers = 0;
  * own last match.
  */
 function tokenize(t: Uint16Array, n: number): void {
-  numbers = 0;
-  markers = 0;
+  // Locals in the loop, module state once at the end: this loop runs over every char of every reply.
+  let found = 0;
+  let markersFound = 0;
   let numberFrom = 0;
   let markerFrom = 0;
   for (let p = 0; p < n; p++) {
     const c = t[p]!;
-    if (c === 45 || (c >= 48 && c <= 57)) {
-      if (p < numberFrom || !numberAt(t, n, p)) continue;
-      if (numbers === starts.length) {
-        starts = grow(starts);
-        ends = grow(ends);
-        const more = new Uint8Array(percents.length * 2);
-        more.set(percents);
-        percents = more;
-      }
-      starts[numbers] = p;
-      ends[numbers] = foundEnd;
-      percents[numbers++] = percentAfter(t, n, foundEnd) ? 1 : 0;
-      numberFrom = foundEnd;
+    // Most chars open nothing: one table load skips them.
+    const opens = c < 128 ? OPENS[c]! : 0;
+    if (opens === 0) continue;
+    if (opens === OPENS_NUMBER) {
+      if (p < numberFrom) continue;
+      const end = numberEnd(t, n, p);
+      if (end === -1) continue;
+      if (found === starts.length) growNumbers();
+      starts[found] = p;
+      ends[found] = end;
+      percents[found++] = percentAfter(t, n, end) ? 1 : 0;
+      numberFrom = end;
       // No marker starts inside a number.
-      p = foundEnd - 1;
+      p = end - 1;
     } else if (p >= markerFrom && p + 1 < n && markerMayStart(c, t[p + 1]!)) {
       const end = markerAt(t, n, p);
       if (end === -1) continue;
-      if (markers === markerEnds.length) markerEnds = grow(markerEnds);
-      markerEnds[markers++] = end;
+      if (markersFound === markerEnds.length) markerEnds = grow(markerEnds);
+      markerEnds[markersFound++] = end;
       markerFrom = end;
       // No number starts inside a marker.
       p = end - 1;
     }
   }
+  numbers = found;
+  markers = markersFound;
+}
+
+/** What an ASCII char may open: a number (`-`, a digit) or a marker (`f`, `a`, `#`, any case). */
+const OPENS_NUMBER = 1;
+const OPENS_MARKER = 2;
+const OPENS = new Uint8Array(128);
+OPENS[45] = OPENS_NUMBER;
+for (let c = 48; c <= 57; c++) OPENS[c] = OPENS_NUMBER;
+for (const c of [35, 65, 70, 97, 102]) OPENS[c] = OPENS_MARKER;
+
+function growNumbers(): void {
+  starts = grow(starts);
+  ends = grow(ends);
+  const more = new Uint8Array(percents.length * 2);
+  more.set(percents);
+  percents = more;
 }
 
 /** `fi`, `an` or `##` (letters in any case): the only openings of a marker, a cheap test before {@link markerAt}. */
@@ -245,7 +274,8 @@ function lastAnswer(t: Uint16Array, n: number, operands: readonly number[]): num
   for (let o = 0; o < operands.length; o++) {
     const text = operandText(o, operands[o]!);
     for (let k = 0; k < numbers; k++) {
-      if (percents[k] === 0 && echoes[k] === 0 && canonicalIs(t, starts[k]!, ends[k]!, text)) {
+      // A canonical form is never longer than its token: most tokens are ruled out by length alone.
+      if (percents[k] === 0 && echoes[k] === 0 && ends[k]! - starts[k]! >= text.length && canonicalIs(t, starts[k]!, ends[k]!, text)) {
         echoes[k] = 1;
         break;
       }
@@ -277,7 +307,9 @@ let plainLength = -1;
 
 function keepPlain(): void {
   if (plain.length < reply.length) plain = new Uint16Array(reply.length * 2);
-  plain.set(reply.text.subarray(0, reply.length));
+  // A loop, not `set(subarray)`: no view object per reply.
+  const t = reply.text;
+  for (let i = 0; i < reply.length; i++) plain[i] = t[i]!;
   plainLength = reply.length;
 }
 

@@ -152,14 +152,43 @@ function loadString(text: string): number {
 }
 
 /**
- * The reply into the buffer with NFKC, Unicode minus → `-` and curly apostrophe → `'` applied, char by char for the
- * common characters (`FOLDS`), else by `normalize` on the whole reply; the steps the folded text has work for.
+ * The reply into the buffer with NFKC, Unicode minus → `-` and curly apostrophe → `'` applied; the steps the folded
+ * text has work for. Most replies are ASCII: their loop only copies and notes steps. Leading ASCII spaces are not
+ * copied: the final trim would drop them, no step looks behind for a space, and so the trim rarely has to move the text.
  */
+/** The last {@link load} copied the reply unchanged but for leading ASCII spaces. */
+let loadedAsIs = false;
+
 function load(response: string): number {
+  const n = response.length;
+  ensureCapacity(n);
+  const out = reply.text;
+  reply.exotic = false;
+  loadedAsIs = true;
+  let i = 0;
+  while (i < n && isAsciiSpace(response.charCodeAt(i))) i++;
+  let steps = 0;
+  let w = 0;
+  for (; i < n; i++) {
+    const c = response.charCodeAt(i);
+    if (c >= 128) return loadFolded(response);
+    out[w++] = c;
+    steps |= STEP_OF[c]!;
+  }
+  reply.length = w;
+  return steps;
+}
+
+function isAsciiSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13);
+}
+
+/** {@link load} for a reply with non-ASCII chars: folded char by char for the common ones (`FOLDS`), else by `normalize`. */
+function loadFolded(response: string): number {
+  loadedAsIs = false;
   const n = response.length;
   ensureCapacity(n * maxFold);
   const out = reply.text;
-  reply.exotic = false;
   let steps = 0;
   let w = 0;
   for (let i = 0; i < n; i++) {
@@ -290,7 +319,8 @@ export function normaliseReply(response: string, markBoxed: boolean): void {
   const steps = load(response);
   if (steps !== 0) {
     // LaTeX is rare in replies and its rules are the most involved: it keeps its string form.
-    if (steps & HAS_BACKSLASH) loadString(unwrapLatex(replyString(), markBoxed));
+    // A reply loaded as it came (ASCII: only leading spaces dropped, which unwrapping ignores) is its own string.
+    if (steps & HAS_BACKSLASH) loadString(unwrapLatex(loadedAsIs ? response : replyString(), markBoxed));
     if (steps & HAS_BACKTICK) swapIn(stripBackticks(reply.text, reply.length, spare));
     if (steps & HAS_DOLLAR) swapIn(stripDollars(reply.text, reply.length, spare));
     if (steps & HAS_EMPHASIS) swapIn(stripEmphasis(reply.text, reply.length, spare));
@@ -313,7 +343,7 @@ function trimReply(): void {
     e--;
     while (e > s && isSpace(t[e - 1]!)) e--;
   }
-  if (s > 0) t.copyWithin(0, s, e);
+  if (s > 0) for (let i = s; i < e; i++) t[i - s] = t[i]!;
   reply.length = e - s;
 }
 
@@ -354,21 +384,35 @@ export function isBlank(response: string): boolean {
   return true;
 }
 
+/**
+ * Char classes by char code, one load per test: the scanners ask them of nearly every char, and a table beats a chain
+ * of range tests several times over. Callers may pass -1 (past the end): `& 0xffff` maps it to U+FFFF, in no class.
+ */
+const CHAR_CLASS = new Uint8Array(0x10000);
+export const DIGIT = 1;
+export const WORD = 2;
+export const SPACE = 4;
+for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = DIGIT | WORD;
+for (let c = 65; c <= 90; c++) CHAR_CLASS[c] = CHAR_CLASS[c + 32] = WORD;
+CHAR_CLASS[95] = WORD;
+// What `trim` strips and a regex `\s` matches (WhiteSpace and LineTerminator).
+for (const c of [9, 10, 11, 12, 13, 32, 160, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]) CHAR_CLASS[c] = SPACE;
+for (let c = 0x2000; c <= 0x200a; c++) CHAR_CLASS[c] = SPACE;
+
+/** The classes (`DIGIT`, `WORD`, `SPACE` bits) of char code `c` (or -1). */
+export function charClass(c: number): number {
+  return CHAR_CLASS[c & 0xffff]!;
+}
+
 /** What `trim` strips and a regex `\s` matches (WhiteSpace and LineTerminator), by char code. */
 export function isSpace(c: number): boolean {
-  if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
-  if (c < 160) return false;
-  return c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (CHAR_CLASS[c & 0xffff]! & SPACE) !== 0;
 }
 
 /** A regex `\w` character (ASCII letter, digit, underscore), by char code. */
 export function isWordChar(c: number): boolean {
-  return c >= 0 && c < 128 && WORD_CHARS[c] === 1;
+  return (CHAR_CLASS[c & 0xffff]! & WORD) !== 0;
 }
-
-/** One load instead of four ranges: the scanners ask it of nearly every char. */
-const WORD_CHARS = new Uint8Array(128);
-for (let c = 0; c < 128; c++) WORD_CHARS[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 ? 1 : 0;
 
 /** The char code at `i`, or -1 past the end: a read past the end gives NaN, which makes the scanners' code slower. */
 export function codeAt(text: string, i: number): number {
@@ -376,7 +420,7 @@ export function codeAt(text: string, i: number): number {
 }
 
 export function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
+  return (CHAR_CLASS[c & 0xffff]! & DIGIT) !== 0;
 }
 
 /** The reply's char at `i`, or -1 outside it: reading past a typed array's end gives undefined and slows the scanners. */
@@ -384,14 +428,23 @@ export function charAt(t: Uint16Array, n: number, i: number): number {
   return i >= 0 && i < n ? t[i]! : -1;
 }
 
+/** A word the scanners look for, as char codes: reading a typed array costs less than `charCodeAt` of a string. */
+export type Word = Uint16Array;
+
+export function word(text: string): Word {
+  const codes = new Uint16Array(text.length);
+  for (let i = 0; i < text.length; i++) codes[i] = text.charCodeAt(i);
+  return codes;
+}
+
 /**
  * `t` (of length `n`) at `at` reads `word`, ASCII letters in any case as a regex `/i` does (non-ASCII never folds to
  * ASCII there), any other char exactly.
  */
-export function readsAt(t: Uint16Array, n: number, at: number, word: string): boolean {
+export function readsAt(t: Uint16Array, n: number, at: number, word: Word): boolean {
   if (at < 0 || at + word.length > n) return false;
   for (let k = 0; k < word.length; k++) {
-    const w = word.charCodeAt(k);
+    const w = word[k]!;
     const c = t[at + k]!;
     if (w >= 97 && w <= 122 ? (c | 32) !== w : c !== w) return false;
   }
@@ -413,24 +466,32 @@ function refusalAt(t: Uint16Array, n: number, p: number): boolean {
   const c = t[p]! | 32;
   if (p > 0 && isWordChar(t[p - 1]!)) return false;
   if (c === 105 /* i */) {
-    if (readsAt(t, n, p, "i'm sorry") || readsAt(t, n, p, 'i am sorry')) return true;
+    if (readsAt(t, n, p, I_M_SORRY) || readsAt(t, n, p, I_AM_SORRY)) return true;
     const j = skipSpaces(t, n, p + 1);
     for (const tail of REFUSAL_AFTER_I) if (readsAt(t, n, j, tail)) return true;
     return false;
   }
   if (c === 117 /* u */) {
-    if (!readsAt(t, n, p, 'unable to ')) return false;
+    if (!readsAt(t, n, p, UNABLE_TO)) return false;
     for (const tail of REFUSAL_AFTER_UNABLE) if (readsAt(t, n, p + 10, tail)) return true;
     return false;
   }
-  return c === 97 /* a */ && readsAt(t, n, p, 'as an ai') && !isWordChar(charAt(t, n, p + 8));
+  return c === 97 /* a */ && readsAt(t, n, p, AS_AN_AI) && !isWordChar(charAt(t, n, p + 8));
 }
 
-const REFUSAL_AFTER_I = ['cannot', 'can not', "can't", "won't", 'will not', 'am not able', 'am unable', "'m not able", "'m unable", 'do not know', "don't know"];
-const REFUSAL_AFTER_UNABLE = ['help', 'assist', 'answer', 'comply'];
+const REFUSAL_AFTER_I = ['cannot', 'can not', "can't", "won't", 'will not', 'am not able', 'am unable', "'m not able", "'m unable", 'do not know', "don't know"].map(word);
+const REFUSAL_AFTER_UNABLE = ['help', 'assist', 'answer', 'comply'].map(word);
+const I_M_SORRY = word("i'm sorry");
+const I_AM_SORRY = word('i am sorry');
+const UNABLE_TO = word('unable to ');
+const AS_AN_AI = word('as an ai');
 
 /** Why the normalised reply `t` (of length `n`) has no answer: a refusal, or just no answer token. */
 export function unparseableReason(t: Uint16Array, n: number, noAnswer: string): string {
-  for (let p = 0; p < n; p++) if (refusalAt(t, n, p)) return 'refusal';
+  for (let p = 0; p < n; p++) {
+    // Only `i`, `u` and `a` open a refusal: the cheap test first.
+    const c = t[p]! | 32;
+    if ((c === 105 || c === 117 || c === 97) && refusalAt(t, n, p)) return 'refusal';
+  }
   return noAnswer;
 }
