@@ -2,9 +2,11 @@
  * The publisher's worker threads (packing, submission) run at a lower scheduling priority than the thread that asks
  * the agents. That thread's timers start each ask and end each budget, so every millisecond it waits for a core is
  * a millisecond added to the evaluation's schedule; the workers' work has slack, bounded by the publisher's
- * back-pressure. With about all the cores busy (190,000 agents on two cores: `npm run bench -- registry-scale`), the
- * kernel otherwise shares them equally among the three threads, and the evaluation slipped past 1.05× its ideal
- * schedule. When there are cores to spare a nice value changes nothing: the workers still run at once.
+ * back-pressure. With about all the cores busy (190,000 agents on two cores: `npm run bench -- registry-scale`, where
+ * the evaluation is at the edge of 1.05× its ideal schedule), the kernel otherwise shares them equally among the three
+ * threads. When there are cores to spare a nice value changes nothing: the workers still run at once. Threads a
+ * lowered thread starts inherit its value; the process's own (V8's helpers, libuv's pool) are started by the main
+ * thread before any worker.
  */
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
