@@ -46,7 +46,10 @@ describe.runIf(linux)('worker thread priority (Linux)', () => {
 
   it('lowerThreadPriority changes the calling worker thread alone', async () => {
     const before = threadNice();
-    const worker = new Worker(`import(${JSON.stringify(dist('thread-priority.js'))}).then((m) => require('node:worker_threads').parentPort.postMessage(m.lowerThreadPriority()));`, { eval: true });
+    // Listening keeps the worker alive until it is terminated: a worker with nothing left to do ends by itself.
+    const code = `const { parentPort } = require('node:worker_threads'); parentPort.on('message', () => {});
+      import(${JSON.stringify(dist('thread-priority.js'))}).then((m) => parentPort.postMessage(m.lowerThreadPriority()));`;
+    const worker = new Worker(code, { eval: true });
     const lowered = await new Promise((resolve) => worker.once('message', resolve));
     expect(lowered).toBe(true);
     expect(newNiced(before)).toHaveLength(1);
