@@ -5,8 +5,9 @@
  * back-pressure. With about all the cores busy (190,000 agents on two cores: `npm run bench -- registry-scale`, where
  * the evaluation is at the edge of 1.05× its ideal schedule), the kernel otherwise shares them equally among the three
  * threads. When there are cores to spare a nice value changes nothing: the workers still run at once. Threads a
- * lowered thread starts inherit its value; the process's own (V8's helpers, libuv's pool) are started by the main
- * thread before any worker.
+ * lowered thread starts inherit its value; the process's shared ones are not the workers': V8's helpers start with
+ * the process, and libuv's pool with the first file operation, which is the run's or the score publication's journal,
+ * opened on the main thread before either worker starts.
  */
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
