@@ -14,7 +14,8 @@
  * Also: messages per agent against the fee forecast, heap after the run, transport calls saved by dead agents.
  * CPU is reported for the whole process (every thread: submission runs in a worker thread since it has its own SDK
  * client, and so does packing) and for the main thread alone (Linux /proc, 10 ms ticks): the evaluation's schedule depends on the latter.
- * Also the emulator's own CPU (it shares the cores), and the simulated agents' share of the main thread.
+ * Also the emulator's own CPU (it shares the cores), the simulated agents' share of the main thread, and how long the
+ * main thread waited for a core (Linux schedstat).
  * First the simulated agents alone (BENCH_TRANSPORT_SAMPLE agents, default 5,000, measured on a second, warm pass: CPU
  * per transport call, all threads and main thread), then the
  * runner alone (a consumer that only counts) over the same agents: its schedule against the ideal.
@@ -117,6 +118,7 @@ async function parent() {
     console.log(`CPU of its main thread (evaluation, building, journal; the submission and packing workers excluded): ${(r.mainCpuMs / 1000).toFixed(1)} s = ${perSignal(r.mainCpuMs)} µs per signal (the evaluation keeps to the ideal schedule only when this fits well inside ${perSignal(r.idealMs)} µs per signal)`);
     // The simulated agents answer on that same thread: their share, at their warm cost per call.
     if (agentMainUs !== undefined) console.log(`  of which the simulated agents (${r.calls} calls × ${agentMainUs.toFixed(1)} µs): about ${perSignal((r.calls * agentMainUs) / 1000)} µs per signal; the product's own: about ${perSignal(r.mainCpuMs - (r.calls * agentMainUs) / 1000)} µs per signal`);
+    if (r.mainWaitMs !== undefined) console.log(`  it waited for a core (runnable, not running; Linux schedstat) ${(r.mainWaitMs / 1000).toFixed(1)} s = ${perSignal(r.mainWaitMs)} µs per signal: the schedule's slip when the cores are all busy (the run's workers, V8's helpers, the emulator, any other process)`);
   }
   if (r.threadsCpuMs) {
     const listed = r.threadsCpuMs.reduce((a, [, ms]) => a + ms, 0);
@@ -250,6 +252,11 @@ async function child() {
   }
   const cpu0 = process.cpuUsage();
   const main0 = mainThreadCpuMs();
+  // How long the evaluation's thread was runnable but waited for a core (Linux schedstat): the schedule's slip when
+  // the cores are all busy, whoever kept them (the run's workers, V8's helpers, the emulator, another process).
+  const { schedstatReader } = await import('./lib/loop-blocks.mjs');
+  const sched = schedstatReader();
+  const sched0 = sched.read();
   const threads0 = threadCpuMs();
   const emu = await startEmulator({ accounts: 1 });
   const emuCpu0 = await emulatorCpuMs(emu).catch(() => undefined);
@@ -312,6 +319,7 @@ async function child() {
       maxRssKb: process.resourceUsage().maxRSS,
       cpuMs: ((c) => (c.user + c.system) / 1000)(process.cpuUsage(cpu0)),
       mainCpuMs: mainThreadCpuMs() - main0,
+      ...(sched0 && { mainWaitMs: (sched.read()[1] - sched0[1]) / 1e6 }),
       threadsCpuMs: threadDelta(threads0, threadCpuMs()),
       ...(emuCpu1 !== undefined && { emulatorCpuMs: emuCpu1 - emuCpu0, emulatorCalls: emuUsage.stats.calls }),
       cores: availableParallelism(),

@@ -10,7 +10,7 @@ const GC_KINDS = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** The main thread's [ns on a core, ns runnable but waiting for one], or null off Linux. */
-function schedstatReader() {
+export function schedstatReader() {
   let fd;
   try {
     fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
