@@ -74,9 +74,12 @@ export class RegistryFollower {
   private woken = false;
   private subscribed = false;
   private migrateNoted = false;
+  /** Every agent's `source`: one string for all of them. */
+  private readonly source: string;
 
   constructor(private readonly options: RegistryFollowerOptions) {
     this.topicId = parseRegistryId(options.registry);
+    this.source = `hcs://2/${this.topicId}`;
   }
 
   /** Reads up to the head (reporting every live agent as `initial`), then follows until the signal aborts. */
@@ -199,8 +202,7 @@ export class RegistryFollower {
         network: this.options.network,
         ...(this.options.preferEndpointHints !== undefined && { preferEndpointHints: this.options.preferEndpointHints }),
       });
-      const source = `hcs://2/${this.topicId}`;
-      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source, registrySeq: uid });
+      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source: this.source, registrySeq: uid });
       const agents = await mapLimit(changed, 16, (e) =>
         'accountId' in e ? builder.fromAccount(e, origin(e.uid)) : builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, origin(e.uid)),
       );

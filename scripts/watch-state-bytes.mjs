@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+/**
+ * Bytes per agent of what `hcs25 watch` keeps per registered agent (run after the build): N bench-like registrations
+ * (as scripts/bench-watch.mjs writes them) are folded by an Hcs2Folder, built into agents by the AgentBuilder, and put
+ * in maps shaped as the follower's and the watcher's; the live heap after a full GC (--expose-gc) is taken after each
+ * structure. Env: WATCH_STATE_AGENTS (default 10,000).
+ */
+import { spawnSync } from 'node:child_process';
+import { DIST } from './lib/emulator.mjs';
+
+if (typeof globalThis.gc !== 'function') {
+  const r = spawnSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+const N = Number(process.env.WATCH_STATE_AGENTS ?? 10_000);
+const { Hcs2Folder } = await import(DIST('registry/hcs2.js'));
+const { SkipList, messageRef } = await import(DIST('registry/skips.js'));
+const { AgentBuilder } = await import(DIST('registry/agents.js'));
+const { openResolveContext } = await import(DIST('registry/resolve.js'));
+const { askHost } = await import(DIST('watch/limiter.js'));
+
+const live = () => {
+  globalThis.gc();
+  globalThis.gc();
+  return process.memoryUsage().heapUsed;
+};
+const body = (i) => JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify({ name: `agent-${i}`, protocol: 'openai', endpoint: `http://a${i}.bench.invalid/v1`, model: 'm' }) });
+const topicId = '0.0.1234';
+const rows = [];
+const step = (name, before) => {
+  const after = live();
+  rows.push([name, (after - before) / N]);
+  return after;
+};
+
+// The first UAID loads the standards-sdk (tens of MB of heap): build one agent before the first figure.
+const { ctx } = openResolveContext({ mirror: {}, fetch: async () => { throw new Error('no fetch'); } });
+const builder = new AgentBuilder(ctx, new SkipList(0), { network: 'testnet' });
+await builder.fromMetadata(JSON.parse(body(0)).metadata, { ref: 'warm-up', source: 'warm-up', registrySeq: 0 });
+ctx.cache.clear();
+
+let at = live();
+const folder = new Hcs2Folder(topicId, true, new SkipList(0));
+folder.trackChanges();
+for (let i = 1; i <= N; i++) {
+  folder.add({ sequenceNumber: i, firstSequenceNumber: i, consensusTimestamp: `1700000000.${String(i).padStart(9, '0')}`, payerAccountId: '0.0.2', message: Buffer.from(body(i)), runningHash: '', chunks: 1 });
+}
+const uids = folder.takeChanged();
+at = step('folder (live entries, alias)', at);
+
+const source = `hcs://2/${topicId}`;
+const agents = [];
+for (const uid of uids) {
+  const e = folder.entryOf(uid);
+  agents.push(await builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, { ref: messageRef(topicId, uid), source, registrySeq: uid }));
+}
+ctx.cache.clear();
+at = step('agents (the Agent objects)', at);
+
+const subjects = new Map();
+const holders = new Map();
+for (const [i, a] of agents.entries()) {
+  subjects.set(uids[i], a.subject);
+  holders.set(a.subject, (holders.get(a.subject) ?? 0) + 1);
+}
+at = step('follower subjects + holders maps', at);
+
+const known = new Map();
+for (const a of agents) known.set(a.subject, a);
+at = step('watcher known map', at);
+const order = [...known.keys()];
+at = step('watcher schedule order array', at);
+const asked = new Set(order);
+at = step('watcher askedInCycle set', at);
+const hosts = new WeakMap();
+for (const a of agents) hosts.set(a, askHost(a));
+at = step('watcher host cache (only while queued)', at);
+
+const total = rows.slice(0, -1).reduce((s, [, b]) => s + b, 0);
+console.log(`watch state per agent, ${N} bench-like registrations (live heap after full GC, bytes per agent):`);
+for (const [name, b] of rows) console.log(`  ${name.padEnd(40)} ${b.toFixed(0).padStart(6)}`);
+console.log(`  ${'total kept (without the host cache)'.padEnd(40)} ${total.toFixed(0).padStart(6)}`);
+// Keep everything reachable until the last figure.
+if (folder.messages + known.size + holders.size + subjects.size + order.length + asked.size < 0) console.log(hosts);
