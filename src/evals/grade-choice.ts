@@ -575,8 +575,8 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
 const REASONS = ['invalid-option', 'conflict', 'ambiguous'];
 
 function grade(prepared: PreparedOptions, answer: Letter, response: string, grader: GraderId | undefined): GradeResult {
-  if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
   normaliseReply(response, false);
+  if (reply.length === 0 && isBlank(response)) return gradeResult('empty', null, false, 'empty');
   const got = extract(prepared, (grader ?? DEFAULT_GRADER) === 'last-answer@1');
   if (got < 0) return gradeResult('unparseable', null, false, got === NO_ANSWER ? unparseableReason(reply.text, reply.length, 'no-answer') : REASONS[-got - 1]);
   const letter = LETTERS[got]!;
