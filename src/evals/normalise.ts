@@ -169,13 +169,18 @@ function load(response: string): number {
   while (i < n && isAsciiSpace(response.charCodeAt(i))) i++;
   let steps = 0;
   let w = 0;
+  let digitsAroundComma = false;
   for (; i < n; i++) {
     const c = response.charCodeAt(i);
     if (c >= 128) return loadFolded(response);
+    if (c === 44 && w > 0 && isDigit(out[w - 1]!) && i + 1 < n && isDigit(response.charCodeAt(i + 1))) digitsAroundComma = true;
     out[w++] = c;
     steps |= STEP_OF[c]!;
   }
   reply.length = w;
+  // A separator sits between digits (`1,095`), and no other step removes what stands between (`1**,**095`): without
+  // one, the separator pass has nothing to join (`80, then`).
+  if (!digitsAroundComma && (steps & ~HAS_COMMA) === 0) steps = 0;
   return steps;
 }
 
