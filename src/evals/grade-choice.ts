@@ -238,80 +238,86 @@ function isLowerAlnum(c: number): boolean {
  * start (a blanked option is followed by a non-word char), so one pass lists the word starts that open some option
  * and each option tries only those; any other option is searched char by char.
  */
-let masked = new Uint8Array(256);
-let anyMasked = false;
+/** `masked[i] === stamp`: blanked in this scan. A new stamp per scan clears the mask without a pass over it. */
+let masked = new Int32Array(256);
+let stamp = 0;
 let candidates = new Int32Array(64);
 
 function scanOptions(src: Uint16Array, start: number, end: number, p: PreparedOptions, order: readonly number[], orderCount: number): number {
   const n = end - start;
-  if (masked.length < n) masked = new Uint8Array(n * 2);
-  anyMasked = false;
+  if (masked.length < n) masked = new Int32Array(n * 2);
+  // Wrapped while still a small integer (a fast compare), long before any reply count a process reaches.
+  if (stamp === 0x3fffffff) {
+    masked.fill(0);
+    stamp = 0;
+  }
+  // Module state in locals: the loops below read them for every char, and a local costs no context load.
+  const mark = ++stamp;
+  const mask = masked;
   const firsts = p.firsts;
+  let cands = candidates;
   let count = 0;
   for (let i = start; i < end; i++) {
     const c = lowerAscii(src[i]!);
     if (!isLowerAlnum(c)) continue;
     if (c === firsts[0] || c === firsts[1] || c === firsts[2] || c === firsts[3]) {
-      if (count === candidates.length) {
+      if (count === cands.length) {
         const more = new Int32Array(count * 2);
-        more.set(candidates);
-        candidates = more;
+        more.set(cands);
+        candidates = cands = more;
       }
-      candidates[count++] = i;
+      cands[count++] = i;
     }
     while (i + 1 < end && isLowerAlnum(lowerAscii(src[i + 1]!))) i++;
   }
+  // `mark` is in `mask` only once an option has been blanked out.
+  let anyMasked = false;
   let found = 0;
   for (let o = 0; o < orderCount; o++) {
     const k = order[o]!;
     const text = p.codes[k]!;
     const len = text.length;
     if (len === 0) continue;
-    const first = text[0]!;
-    if (isLowerAlnum(first)) {
-      let from = start;
-      for (let c = 0; c < count; c++) {
-        const at = candidates[c]!;
-        if (at < from || at > end - len || lowerAscii(src[at]!) !== first) continue;
-        if (matchAt(src, start, end, text, at)) found |= 1 << k;
-        if (matched) from = at + len;
-      }
-    } else {
-      for (let at = start; at <= end - len; at++) {
-        if (maskedAt(src, start, at) !== first) continue;
-        if (matchAt(src, start, end, text, at)) found |= 1 << k;
-        if (matched) at += len - 1;
+    const byWord = isLowerAlnum(text[0]!);
+    // By word: only the listed word starts; else every position.
+    const last = byWord ? count : end - len + 1;
+    let from = start;
+    for (let c = byWord ? 0 : start; c < last; c++) {
+      const at = byWord ? cands[c]! : c;
+      if (at < from || at > end - len) continue;
+      const hit = optionAt(src, start, end, text, at, anyMasked ? mask : null, mark);
+      if (hit === NO_MATCH) continue;
+      from = at + len;
+      if (hit === WHOLE_WORD) {
+        found |= 1 << k;
+        anyMasked = true;
+        // A loop, not `fill`: the spans are short and a builtin call costs more than the stores.
+        for (let i = at - start, to = i + len; i < to; i++) mask[i] = mark;
       }
     }
   }
   return found;
 }
 
-/** Whether {@link matchAt} found the option's text (whole word or not). */
-let matched = false;
+const NO_MATCH = 0;
+/** The text is there but runs on into a word: as with `indexOf`, the search goes on after it. */
+const INSIDE_WORD = 1;
+const WHOLE_WORD = 2;
 
-/** The option `text` is at `at` of the masked reply (`matched`) as a whole word, then blanked out: true. */
-function matchAt(src: Uint16Array, start: number, end: number, text: Uint16Array, at: number): boolean {
-  matched = false;
+/** The option `text` at `at` of the reply with the chars `mask` marks `mark` blanked (none when null). */
+function optionAt(src: Uint16Array, start: number, end: number, text: Uint16Array, at: number, mask: Int32Array | null, mark: number): number {
   const len = text.length;
-  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j) !== text[j]) return false;
-  matched = true;
-  if (!isBoundary(src, start, end, at - 1) || !isBoundary(src, start, end, at + len)) return false;
-  // Loops, not `fill`: the spans are short and a builtin call costs more than the stores.
-  if (!anyMasked) for (let i = end - start - 1; i >= 0; i--) masked[i] = 0;
-  anyMasked = true;
-  for (let i = at - start, to = i + len; i < to; i++) masked[i] = 1;
-  return true;
+  for (let j = 0; j < len; j++) if (maskedAt(src, start, at + j, mask, mark) !== text[j]) return NO_MATCH;
+  const before = at - 1;
+  const after = at + len;
+  if (before >= start && isLowerAlnum(maskedAt(src, start, before, mask, mark))) return INSIDE_WORD;
+  if (after < end && isLowerAlnum(maskedAt(src, start, after, mask, mark))) return INSIDE_WORD;
+  return WHOLE_WORD;
 }
 
 /** The masked, lower-cased reply's char code at `i`. */
-function maskedAt(src: Uint16Array, start: number, i: number): number {
-  return anyMasked && masked[i - start] === 1 ? 32 : lowerAscii(src[i]!);
-}
-
-/** Outside the reply, or not `[a-z0-9]` in the masked reply. */
-function isBoundary(src: Uint16Array, start: number, end: number, i: number): boolean {
-  return i < start || i >= end || !isLowerAlnum(maskedAt(src, start, i));
+function maskedAt(src: Uint16Array, start: number, i: number, mask: Int32Array | null, mark: number): number {
+  return mask !== null && mask[i - start] === mark ? 32 : lowerAscii(src[i]!);
 }
 
 function sentenceInitial(t: Uint16Array, index: number): boolean {
@@ -431,7 +437,7 @@ function maskLetteredOptions(t: Uint16Array, n: number, p: PreparedOptions): Uin
   const lower = lowerOf();
   if (lowerLength !== n || scanOptions(lower, 0, n, p, p.lettered, p.letteredCount) === 0) return t;
   if (blanked.length < n) blanked = new Uint16Array(n * 2);
-  for (let i = 0; i < n; i++) blanked[i] = masked[i] === 1 ? 32 : t[i]!;
+  for (let i = 0; i < n; i++) blanked[i] = masked[i] === stamp ? 32 : t[i]!;
   return blanked;
 }
 
@@ -467,6 +473,11 @@ function leading(t: Uint16Array, n: number): number {
   // The regex can only match text opening with a letter A–D, `(`, `[`, or a word it allows (the, final, correct, answer).
   const initial = charAt(t, n, 0) | 32;
   if (initial !== 40 && initial !== 123 && initial !== 116 && initial !== 102 && letterIndex(initial) === -1) return -1;
+  // A word opening with a–d (`Carbon dioxide`) is no letter (a separator must follow it) and no prefix but `answer` or
+  // `correct`: most option-text replies end here, before the words are read one by one.
+  if (initial >= 97 && initial <= 100 && isWordChar(charAt(t, n, 1))) {
+    if (initial === 97 ? !readsAt(t, n, 0, ANSWER) : initial !== 99 || !readsAt(t, n, 0, CORRECT)) return -1;
+  }
   let j = wordThenSpaces(t, n, 0, THE);
   if (j === -1) j = 0;
   const qualified = Math.max(wordThenSpaces(t, n, j, FINAL), wordThenSpaces(t, n, j, CORRECT));
@@ -575,8 +586,8 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
 const REASONS = ['invalid-option', 'conflict', 'ambiguous'];
 
 function grade(prepared: PreparedOptions, answer: Letter, response: string, grader: GraderId | undefined): GradeResult {
-  if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
   normaliseReply(response, false);
+  if (reply.length === 0 && isBlank(response)) return gradeResult('empty', null, false, 'empty');
   const got = extract(prepared, (grader ?? DEFAULT_GRADER) === 'last-answer@1');
   if (got < 0) return gradeResult('unparseable', null, false, got === NO_ANSWER ? unparseableReason(reply.text, reply.length, 'no-answer') : REASONS[-got - 1]);
   const letter = LETTERS[got]!;

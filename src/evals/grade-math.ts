@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, charClass, charsToString, DIGIT, isBlank, isDigit, isSpace, normaliseReply, readsAt, reply, unparseableReason, word, WORD } from './normalise.js';
+import { charAt, charClass, charsToString, DIGIT, HAS_BACKSLASH, isBlank, isDigit, isSpace, normaliseReply, readsAt, reply, unparseableReason, word, WORD } from './normalise.js';
 
 export interface GradeMathOptions {
   grader?: GraderId;
@@ -318,25 +318,23 @@ function keepPlain(): void {
  * of the normalised response. `last-answer@1`: see {@link lastAnswer}.
  */
 export function gradeMath(response: string, expected: number, opts: GradeMathOptions = {}): GradeResult {
-  if (isBlank(response)) return gradeResult('empty', null, false, 'empty');
   plainLength = -1;
   let start: number;
   let end: number;
   let unit = false;
+  const steps = normaliseReply(response, false);
+  if (reply.length === 0 && isBlank(response)) return gradeResult('empty', null, false, 'empty');
   if ((opts.grader ?? DEFAULT_GRADER) === 'last-answer@1') {
-    if (response.includes('\\')) {
-      normaliseReply(response, false);
+    // A backslash in the raw reply, as the regex grader asks (a folded `＼` is not one): the steps only rule it out fast.
+    if ((steps & HAS_BACKSLASH) !== 0 && response.includes('\\')) {
       keepPlain();
       normaliseReply(response, true);
-    } else {
-      normaliseReply(response, false);
     }
     const k = lastAnswer(reply.text, reply.length, opts.operands ?? []);
     unit = unitOnly;
     start = k === -1 ? -1 : starts[k]!;
     end = k === -1 ? 0 : ends[k]!;
   } else {
-    normaliseReply(response, false);
     start = findNumber(reply.text, reply.length, 0);
     end = foundEnd;
   }

@@ -123,7 +123,7 @@ function swapIn(length: number): void {
 }
 
 /** What a reply holds that a normalisation step has work for: one bit per step, by char code. */
-const HAS_BACKSLASH = 1;
+export const HAS_BACKSLASH = 1;
 const HAS_BACKTICK = 2;
 const HAS_DOLLAR = 4;
 const HAS_EMPHASIS = 8;
@@ -169,13 +169,18 @@ function load(response: string): number {
   while (i < n && isAsciiSpace(response.charCodeAt(i))) i++;
   let steps = 0;
   let w = 0;
+  let digitsAroundComma = false;
   for (; i < n; i++) {
     const c = response.charCodeAt(i);
     if (c >= 128) return loadFolded(response);
+    if (c === 44 && w > 0 && isDigit(out[w - 1]!) && i + 1 < n && isDigit(response.charCodeAt(i + 1))) digitsAroundComma = true;
     out[w++] = c;
     steps |= STEP_OF[c]!;
   }
   reply.length = w;
+  // A separator sits between digits (`1,095`), and no other step removes what stands between (`1**,**095`): without
+  // one, the separator pass has nothing to join (`80, then`).
+  if (!digitsAroundComma && (steps & ~HAS_COMMA) === 0) steps = 0;
   return steps;
 }
 
@@ -313,9 +318,10 @@ export function charsToString(chars: Uint16Array, from: number, to: number): str
  * Normalises `response` into {@link reply}: NFKC (full-width digits and letters), Unicode minus → `-`; `$…$`,
  * `\(…\)`, `\boxed{}`, `\text{}`; markdown emphasis, code ticks and fences; thousands separators; trim; one trailing
  * period. The load finds which steps have work (a plain `95` has none); a step never adds what a later step looks
- * for, so the steps found at load stay a safe superset.
+ * for, so the steps found at load stay a safe superset. Returns those steps (`HAS_BACKSLASH`: the reply holds LaTeX).
+ * A blank reply normalises to nothing: graders test `isBlank` only then, not before every reply.
  */
-export function normaliseReply(response: string, markBoxed: boolean): void {
+export function normaliseReply(response: string, markBoxed: boolean): number {
   const steps = load(response);
   if (steps !== 0) {
     // LaTeX is rare in replies and its rules are the most involved: it keeps its string form.
@@ -330,6 +336,7 @@ export function normaliseReply(response: string, markBoxed: boolean): void {
     }
   }
   trimReply();
+  return steps;
 }
 
 /** `trim`, then one trailing period and the spaces before it. */

@@ -69,6 +69,9 @@ const EXPECTED_OTHER: [string, number, GradeOutcome, string | null, boolean][] =
   ['1,234,5678', 1, 'correct', '1', false], // a group of four digits: no thousands separator anywhere
   ['0.5,123,456', 5, 'wrong', '0.5', false], // a group after a decimal is not a thousands group
   ['x,123 and 4,567', 4567, 'wrong', '123', false],
+  ['1**,**095', 1095, 'correct', '1095', true], // a separator the emphasis pass brings next to the digits
+  ['1`,`095', 1095, 'correct', '1095', true], // and the backtick pass
+  ['1, 095', 1095, 'wrong', '1', false], // no digit right after the comma: nothing to join
   ['\\fbox{4}\\,\\text{2}', 42, 'correct', '42', true], // LaTeX wrappers and thin spaces
   ['```js\n95\n```', 95, 'correct', '95', true], // a fence and its language word
   ['\\$95', 95, 'correct', '95', true],
