@@ -29,7 +29,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { DIST, emulatorEnv, startEmulator } from './lib/emulator.mjs';
-import { signalBodies } from './lib/signal-bodies.mjs';
+import { readSignalBatches, topicRecords } from './lib/signal-bodies.mjs';
 
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const SIGNALS = Number(process.env.BENCH_SCORING_SIGNALS ?? (quick ? 100_000 : 1_000_000));
@@ -57,34 +57,8 @@ async function main() {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-/** ReadSignals as the reader yields them (sequence numbers and consensus timestamps in topic order), in batches. */
-function* signalBatches(total, subjects, size) {
-  const startS = Math.floor(Date.now() / 1000) - 86_400;
-  let seq = 0;
-  let batch = [];
-  for (const body of signalBodies(total, subjects)) {
-    seq++;
-    const seconds = startS + Math.floor(seq / 50);
-    // Parsed, as the mirror node's JSON is: a flat string (a template literal's result is a rope).
-    const consensusTimestamp = JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`);
-    batch.push({
-      sequenceNumber: seq,
-      consensusTimestamp,
-      consensusAt: new Date(seconds * 1000).toISOString(),
-      payerAccountId: '0.0.2',
-      index: 0,
-      message: JSON.parse(body),
-    });
-    if (batch.length === size) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
-
 function readSignals(total, subjects) {
-  return [...signalBatches(total, subjects, total)].flat();
+  return [...readSignalBatches(total, subjects, total)].flat();
 }
 
 /** CPU time of this process since `start` (all threads), in ms: on a shared machine, wall time says little. */
@@ -132,7 +106,7 @@ async function child({ kind, signals: total, subjects }) {
   let addCpu = 0;
   let makeMs = 0;
   let t = performance.now();
-  for (const batch of signalBatches(total, subjects, BATCH)) {
+  for (const batch of readSignalBatches(total, subjects, BATCH)) {
     const t0 = performance.now();
     makeMs += t0 - t;
     const c0 = process.cpuUsage();
@@ -187,13 +161,9 @@ async function read(total, subjects, now) {
   const { classify } = await import(DIST('consumer/reader.js'));
   const { ScoreAccumulator } = await import(DIST('consumer/scores.js'));
   const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js'));
-  const startS = Math.floor(Date.now() / 1000) - 86_400;
   const messages = [];
-  let seq = 0;
-  for (const body of signalBodies(total, subjects)) {
-    seq++;
-    const seconds = startS + Math.floor(seq / 50);
-    messages.push({ sequenceNumber: seq, consensusTimestamp: JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`), payerAccountId: '0.0.2', message: Buffer.from(body) });
+  for (const { sequenceNumber, consensusTimestamp, body } of topicRecords(total, subjects)) {
+    messages.push({ sequenceNumber, consensusTimestamp, payerAccountId: '0.0.2', message: Buffer.from(body) });
   }
   const allowed = new Set(['0.0.2']);
   const best = (fold) => {

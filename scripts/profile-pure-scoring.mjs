@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Session } from 'node:inspector/promises';
 import { DIST } from './lib/emulator.mjs';
-import { signalBodies } from './lib/signal-bodies.mjs';
+import { readSignalBatches } from './lib/signal-bodies.mjs';
 
 const SIGNALS = 300_000;
 const SUBJECTS = 1000;
@@ -21,21 +21,7 @@ const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js
 const now = new Date(Date.now() + 60_000);
 const options = { now, publishers: ['0.0.2'], topic: '0.0.1001', rejected: {} };
 
-const startS = Math.floor(Date.now() / 1000) - 86_400;
-const signals = [];
-let seq = 0;
-for (const body of signalBodies(SIGNALS, SUBJECTS)) {
-  seq++;
-  const seconds = startS + Math.floor(seq / 50);
-  signals.push({
-    sequenceNumber: seq,
-    consensusTimestamp: JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`),
-    consensusAt: new Date(seconds * 1000).toISOString(),
-    payerAccountId: '0.0.2',
-    index: 0,
-    message: JSON.parse(body),
-  });
-}
+const signals = [...readSignalBatches(SIGNALS, SUBJECTS, SIGNALS)].flat();
 // Warm up outside the profile, as the bench's best of 3 effectively does.
 computeScores(signals, DEFAULT_SCORING_CONFIG, options);
 

@@ -31,3 +31,30 @@ export function* signalBodies(total, subjects) {
     }
   }
 }
+
+/**
+ * Those bodies as topic messages, in order: sequence numbers and consensus timestamps (50 a second over the last day),
+ * each timestamp parsed, as the mirror node's JSON is: a flat string (a template literal's result is a rope).
+ */
+export function* topicRecords(total, subjects) {
+  const startS = Math.floor(Date.now() / 1000) - 86_400;
+  let seq = 0;
+  for (const body of signalBodies(total, subjects)) {
+    seq++;
+    const seconds = startS + Math.floor(seq / 50);
+    yield { sequenceNumber: seq, seconds, consensusTimestamp: JSON.parse(`"${seconds}.${String((seq % 50) * 1000).padStart(9, '0')}"`), body };
+  }
+}
+
+/** ReadSignals as the reader yields them (in topic order), in batches of `size`. */
+export function* readSignalBatches(total, subjects, size) {
+  let batch = [];
+  for (const { sequenceNumber, seconds, consensusTimestamp, body } of topicRecords(total, subjects)) {
+    batch.push({ sequenceNumber, consensusTimestamp, consensusAt: new Date(seconds * 1000).toISOString(), payerAccountId: '0.0.2', index: 0, message: JSON.parse(body) });
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
