@@ -17,7 +17,9 @@
  *  - read: what the scale figure leaves out, the reader's own work per signal from the message bodies (`classify`:
  *    decode, JSON.parse, schema validation, allow-list, dedupe) with the compact fold, over R mirror messages (100,000;
  *    mirror fetching aside), best of 3, as CPU µs per signal (and the events form, which builds a ReadSignal, to compare);
- *  - pure: computeScores over signals in memory at 1,000 subjects, best of 3, as signals/s;
+ *  - pure: computeScores over signals in memory at 1,000 subjects, best of 3, as signals/s: ReadSignals as the reader
+ *    yields them, which carry the consensus time it parsed (`consensusMs`, since session 9; until then scoring parsed
+ *    `consensusTimestamp` again, a third of its time), and, to compare, ReadSignals made by hand without it;
  *  - publish: `scores --publish` of P subjects' score records to the emulator (its own process), packed as the
  *    default says (BENCH_SCORING_PACK=dense|subject|none to compare), through the journaled, pipelined submitter:
  *    records/s, messages per record, publisher CPU per record.
@@ -57,8 +59,8 @@ async function main() {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-function readSignals(total, subjects) {
-  return [...readSignalBatches(total, subjects, total)].flat();
+function readSignals(total, subjects, parse) {
+  return [...readSignalBatches(total, subjects, total, parse)].flat();
 }
 
 /** CPU time of this process since `start` (all threads), in ms: on a shared machine, wall time says little. */
@@ -79,23 +81,30 @@ async function child({ kind, signals: total, subjects }) {
   if (kind === 'publish') return publish(readSignals(total, subjects), options);
   if (kind === 'read') return read(total, subjects, now);
   if (kind === 'pure') {
-    const signals = readSignals(total, subjects);
-    const runs = [];
-    const cpu = [];
-    for (let i = 0; i < 3; i++) {
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      computeScores(signals, DEFAULT_SCORING_CONFIG, options);
-      cpu.push(cpuMs(c0));
-      runs.push(performance.now() - t0);
+    // As the reader yields them (the consensus time parsed, once, by the reader), then as made by hand (no parsed time:
+    // scoring parses the text), to compare; the first form's signals are dropped before the second's are made.
+    const { consensusMs } = await import(DIST('consumer/time.js'));
+    for (const [form, parse] of [['as the reader yields them', consensusMs], ['made by hand, without consensusMs', undefined]]) {
+      let signals = readSignals(total, subjects, parse);
+      const runs = [];
+      const cpu = [];
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        const c0 = process.cpuUsage();
+        computeScores(signals, DEFAULT_SCORING_CONFIG, options);
+        cpu.push(cpuMs(c0));
+        runs.push(performance.now() - t0);
+      }
+      signals = undefined;
+      const ms = Math.min(...runs);
+      const cpuBest = Math.min(...cpu);
+      const goal = parse ? ' (goal ≥ 2,000,000)' : '';
+      console.log(
+        `pure scoring, ReadSignals ${form}: ${total.toLocaleString('en-US')} signals about ${subjects.toLocaleString('en-US')} subjects in ${ms.toFixed(0)} ms (best of 3) = ` +
+          `${Math.round(total / (ms / 1000)).toLocaleString('en-US')} signals/s${goal}; CPU ${cpuBest.toFixed(0)} ms = ${((cpuBest * 1000) / total).toFixed(2)} µs/signal ` +
+          `= ${Math.round(total / (cpuBest / 1000)).toLocaleString('en-US')} signals per CPU-second; load ${load()}`,
+      );
     }
-    const ms = Math.min(...runs);
-    const cpuBest = Math.min(...cpu);
-    console.log(
-      `pure scoring: ${total.toLocaleString('en-US')} signals about ${subjects.toLocaleString('en-US')} subjects in ${ms.toFixed(0)} ms (best of 3) = ` +
-        `${Math.round(total / (ms / 1000)).toLocaleString('en-US')} signals/s (goal ≥ 2,000,000); CPU ${cpuBest.toFixed(0)} ms = ${((cpuBest * 1000) / total).toFixed(2)} µs/signal ` +
-        `= ${Math.round(total / (cpuBest / 1000)).toLocaleString('en-US')} signals per CPU-second; load ${load()}`,
-    );
     return;
   }
 

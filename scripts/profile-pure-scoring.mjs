@@ -21,7 +21,9 @@ const { DEFAULT_SCORING_CONFIG } = await import(DIST('consumer/scoring-config.js
 const now = new Date(Date.now() + 60_000);
 const options = { now, publishers: ['0.0.2'], topic: '0.0.1001', rejected: {} };
 
-const signals = [...readSignalBatches(SIGNALS, SUBJECTS, SIGNALS)].flat();
+const { consensusMs } = await import(DIST('consumer/time.js'));
+// As the reader yields them (with the consensus time parsed), as the bench's goal row takes them.
+const signals = [...readSignalBatches(SIGNALS, SUBJECTS, SIGNALS, consensusMs)].flat();
 // Warm up outside the profile, as the bench's best of 3 effectively does.
 computeScores(signals, DEFAULT_SCORING_CONFIG, options);
 

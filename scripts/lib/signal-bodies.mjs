@@ -46,11 +46,16 @@ export function* topicRecords(total, subjects) {
   }
 }
 
-/** ReadSignals as the reader yields them (in topic order), in batches of `size`. */
-export function* readSignalBatches(total, subjects, size) {
+/**
+ * ReadSignals as the reader yields them (in topic order), in batches of `size`. `parse`: the library's consensusMs, to
+ * carry the parsed consensus time as the reader does since session 9 (without it, `consensusMs` is left undefined, as
+ * in a ReadSignal made by hand, and scoring parses the text).
+ */
+export function* readSignalBatches(total, subjects, size, parse) {
   let batch = [];
   for (const { sequenceNumber, seconds, consensusTimestamp, body } of topicRecords(total, subjects)) {
-    batch.push({ sequenceNumber, consensusTimestamp, consensusAt: new Date(seconds * 1000).toISOString(), payerAccountId: '0.0.2', index: 0, message: JSON.parse(body) });
+    const consensusAt = new Date(seconds * 1000).toISOString();
+    batch.push({ sequenceNumber, consensusTimestamp, consensusAt, consensusMs: parse?.(consensusTimestamp), payerAccountId: '0.0.2', index: 0, message: JSON.parse(body) });
     if (batch.length === size) {
       yield batch;
       batch = [];

@@ -168,7 +168,10 @@ export function classify(
     }
     seen.set(key, m.sequenceNumber);
     if (into) into.addSignal(item.message, m.sequenceNumber, ms ?? consensusMs(m.consensusTimestamp), m.payerAccountId);
-    else events.push({ type: 'signal', signal: { ...origin, consensusAt: (consensusAt ??= consensusIso(m.consensusTimestamp)), index: item.index, message: item.message } });
+    else {
+      const signal: ReadSignal = { ...origin, consensusAt: (consensusAt ??= consensusIso(m.consensusTimestamp)), consensusMs: (ms ??= consensusMs(m.consensusTimestamp)), index: item.index, message: item.message };
+      events.push({ type: 'signal', signal });
+    }
   }
   return events;
 }

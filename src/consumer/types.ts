@@ -9,6 +9,12 @@ export interface ReadSignal {
   consensusTimestamp: string;
   /** The same instant as ISO 8601 (milliseconds), for people and for time arithmetic. */
   consensusAt: string;
+  /**
+   * The same instant in ms since the epoch (NaN if the mirror's text is not a consensus timestamp). The reader has it
+   * from deciding the time range, so scoring takes it instead of parsing `consensusTimestamp` again; without it (a
+   * ReadSignal made by hand), scoring parses the text.
+   */
+  consensusMs?: number;
   /** The account that paid for the submit: the publisher's identity (DESIGN §3.1). */
   payerAccountId: string;
   /** Place of the signal in its message: 0 for a single signal, its pack index otherwise. (sequence, index) names it. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { collectTopicSignals, readTopic } from '../../src/consumer/reader.js';
+import { consensusMs } from '../../src/consumer/time.js';
 import type { TopicEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
@@ -79,6 +80,8 @@ describe('readSignals', () => {
     for (const r of rejected) expect(r.detail.length).toBeLessThanOrEqual(160);
     expect(lastSequence).toBe(14);
     expect(signals[0]!.consensusAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // The parsed time comes along, so scoring does not parse the text again.
+    expect(signals.map((s) => s.consensusMs)).toEqual(signals.map((s) => consensusMs(s.consensusTimestamp)));
   });
 
   it('a compact read hands each signal to its sink instead of yielding it, with the same origin; the rest is yielded alike', async () => {

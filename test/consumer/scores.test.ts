@@ -109,6 +109,15 @@ describe('computeScores — default adapters', () => {
     expect(r.subjects[0]!.trustScores.availability).toBe(100);
   });
 
+  it('the consensus time a ReadSignal carries parsed (consensusMs, as the reader gives it) is the one scored; without it the text is parsed', () => {
+    const late = probe(MCP, { seq: 9, at: now.getTime() + 1000, reachable: false });
+    const early = probe(MCP, { seq: 9, at: T0, reachable: false });
+    // Text and number disagree only here, to show which one is read: the reader gives both from one timestamp.
+    expect(score([...probes(MCP, 3), { ...early, consensusMs: now.getTime() + 1000 }]).counts).toMatchObject({ signals: 3, ignoredAfterNow: 1 });
+    expect(score([...probes(MCP, 3), { ...late, consensusMs: T0 }]).counts).toMatchObject({ signals: 4, ignoredAfterNow: 0 });
+    expect(score([...probes(MCP, 3), early]).counts).toMatchObject({ signals: 4, ignoredAfterNow: 0 });
+  });
+
   it('confidence grows with samples up to fullAtSamples', () => {
     expect(score(probes(MCP, 2)).subjects[0]!.trustConfidence).toBe(0.4);
     expect(score(probes(MCP, 5)).subjects[0]!.trustConfidence).toBe(1);
