@@ -399,9 +399,12 @@ const CHAR_CLASS = new Uint8Array(0x10000);
 export const DIGIT = 1;
 export const WORD = 2;
 export const SPACE = 4;
+/** `)`, `]`, `.`, `:`, `-`: what follows the letter of a leading `B) Oxygen`. */
+export const SEPARATOR = 8;
 for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = DIGIT | WORD;
 for (let c = 65; c <= 90; c++) CHAR_CLASS[c] = CHAR_CLASS[c + 32] = WORD;
 CHAR_CLASS[95] = WORD;
+for (const c of [41, 93, 46, 58, 45]) CHAR_CLASS[c] = SEPARATOR;
 // What `trim` strips and a regex `\s` matches (WhiteSpace and LineTerminator).
 for (const c of [9, 10, 11, 12, 13, 32, 160, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]) CHAR_CLASS[c] = SPACE;
 for (let c = 0x2000; c <= 0x200a; c++) CHAR_CLASS[c] = SPACE;
