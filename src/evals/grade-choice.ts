@@ -45,6 +45,8 @@ interface OptionFacts {
   codes: Uint16Array;
   /** Holds a standalone A–D of its own (`Vitamin D`). */
   lettered: boolean;
+  /** Holds no one-char word a–d and no anchor word: a reply of just this text, in any case, holds no letter. */
+  letterFree: boolean;
 }
 const NO_CODES = new Uint16Array(0);
 const OPTION_FACTS_LIMIT = 4096;
@@ -61,10 +63,21 @@ function optionFacts(option: string): OptionFacts {
       text,
       codes,
       lettered: hasUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option),
+      letterFree: isLetterFree(text),
     };
     optionFactsByText.set(option, facts);
   }
   return facts;
+}
+
+/** `text` (lower-cased) holds no one-char word a–d and none of the anchor words: see {@link wholeOption}. */
+function isLetterFree(text: string): boolean {
+  if (text.includes('answer') || text.includes('option') || text.includes('choice')) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 100 && (i === 0 || !isWordChar(text.charCodeAt(i - 1))) && (i + 1 === text.length || !isWordChar(text.charCodeAt(i + 1)))) return false;
+  }
+  return true;
 }
 
 /**
@@ -86,6 +99,8 @@ class PreparedOptions {
   letteredCount = 0;
   /** Each option text's first char when a letter or digit (where `scanOptions` looks for it), else -1. */
   readonly firsts: number[] = [-1, -1, -1, -1];
+  /** A reply of just this option's text gives this option, its letters unread: see {@link wholeOption}. */
+  readonly whole: boolean[] = [false, false, false, false];
   /** `oneShot`: stands for each question graded once in turn, prepared from the questions kept by text. */
   constructor(
     private options: readonly string[],
@@ -117,6 +132,7 @@ class PreparedOptions {
       this.codes[k] = facts.codes;
       const first = facts.text.charCodeAt(0);
       this.firsts[k] = isLowerAlnum(first) ? first : -1;
+      this.whole[k] = facts.lettered || facts.letterFree;
       insertLongestFirst(this.all, k, this.texts, k);
       if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
@@ -516,6 +532,28 @@ function leading(t: Uint16Array, n: number): number {
   return leadingAt(t, n, 0);
 }
 
+/**
+ * The option whose whole text the reply is (ASCII capitals lower-cased; no full NFKC), when that alone is the verdict,
+ * else -1. Most option-text replies are one option's text, and then the letter and option scans come to that option:
+ * a lettered option (`Vitamin D`) is blanked out whole before the letter scan (longest first, no other option fits
+ * the whole reply); a letter-free one gives the scan nothing to find, and blanking another option inside it makes no
+ * letter (it needs an `A` or an anchor word there already); no other option is found in the blanked reply. Two
+ * options of that text are ambiguous: left to the scans.
+ */
+function wholeOption(t: Uint16Array, n: number, p: PreparedOptions): number {
+  let hit = -1;
+  for (let k = 0; k < 4; k++) {
+    const text = p.codes[k]!;
+    if (text.length !== n) continue;
+    let j = 0;
+    while (j < n && lowerAscii(t[j]!) === text[j]) j++;
+    if (j < n) continue;
+    if (hit !== -1 || !p.whole[k]) return -1;
+    hit = k;
+  }
+  return hit;
+}
+
 /** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
 function leadingConflict(t: Uint16Array, n: number, p: PreparedOptions): boolean {
   const start = leading(t, n);
@@ -593,6 +631,10 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
   lowerReady = false;
   p = p.prepare();
   if (leadingConflict(t, n, p)) return CONFLICT;
+  if (!reply.exotic) {
+    const whole = wholeOption(t, n, p);
+    if (whole !== -1) return whole;
+  }
   scanLetters(p.letteredCount === 0 ? t : maskLetteredOptions(t, n, p), n);
   if (lastAnswer && anchoredBits !== 0) return lastAnchored;
   const letters = standaloneBits | anchoredBits;

@@ -67,4 +67,24 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
       { numRuns: RUNS },
     );
   });
+
+  it('gradeChoice: replies of one option\'s whole text, in any case, with the bank\'s and lettered options', () => {
+    const questions: ChoiceQuestion[] = [
+      { options: ['Vitamin A', 'Vitamin D', '3D', 'B12'], answer: 'D' },
+      { options: ['A gas', 'Plan B', 'Answer C', 'an option'], answer: 'A' },
+      { options: ['Oxygen', 'Oxygen', 'Nitrogen', 'b'], answer: 'B' },
+      ...loadScienceBank().map((entry) => scienceQuestionFromEntry(entry)),
+    ];
+    const cased = (text: string, bits: number): string =>
+      [...text].map((ch, i) => ((bits >> i % 31) & 1 ? ch.toUpperCase() : ch.toLowerCase())).join('');
+    fc.assert(
+      fc.property(fc.constantFrom(...questions), fc.nat(3), fc.integer(), fc.constantFrom('', ' ', '.', '**'), fc.constantFrom(...GRADER_IDS), (q, k, bits, wrap, grader) => {
+        const response = `${wrap}${cased(q.options[k]!, bits)}${wrap}`;
+        const expected = referenceGradeChoice(response, q, { grader });
+        expect(gradeChoice(response, q, { grader })).toEqual(expected);
+        expect(prepareChoiceQuestion(q)(response, { grader })).toEqual(expected);
+      }),
+      { numRuns: Math.min(RUNS, 20000) },
+    );
+  });
 });
