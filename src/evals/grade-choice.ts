@@ -419,7 +419,9 @@ function scanLetters(t: Uint16Array, n: number): void {
       continue;
     }
     c |= 32;
-    if (start < anchorFrom || (c !== 97 && c !== 111 && c !== 99)) continue;
+    // An anchor word is six letters, or seven with its letter glued on (`answerb`): other words are read no further.
+    const length = p + 1 - start;
+    if (start < anchorFrom || (length !== 6 && length !== 7) || (c !== 97 && c !== 111 && c !== 99)) continue;
     const end = anchorAt(t, n, start, c);
     if (end === -1) continue;
     anchorFrom = end;
