@@ -511,10 +511,13 @@ function leading(t: Uint16Array, n: number): number {
   if (initial >= 97 && initial <= 100 && isWordChar(charAt(t, n, 1))) {
     if (initial === 97 ? !readsAt(t, n, 0, ANSWER) : initial !== 99 || !readsAt(t, n, 0, CORRECT)) return -1;
   }
-  // A separator must follow the letter: a reply without one (`The answer is B`) ends here, its prefix never read.
-  let sep = 0;
-  while (sep < n && (charClass(t[sep]!) & SEPARATOR) === 0) sep++;
-  if (sep === n) return -1;
+  // A separator must follow the letter: a reply opening with a word (`The answer is B`) and holding none ends here,
+  // its prefix never read. Other replies fail fast without this scan (`A or B`: no separator after the `A`).
+  if (isWordChar(charAt(t, n, 1))) {
+    let sep = 2;
+    while (sep < n && (charClass(t[sep]!) & SEPARATOR) === 0) sep++;
+    if (sep >= n) return -1;
+  }
   let j = wordThenSpaces(t, n, 0, THE);
   if (j === -1) j = 0;
   const qualified = Math.max(wordThenSpaces(t, n, j, FINAL), wordThenSpaces(t, n, j, CORRECT));
