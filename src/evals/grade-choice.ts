@@ -511,9 +511,9 @@ function leading(t: Uint16Array, n: number): number {
   if (initial >= 97 && initial <= 100 && isWordChar(charAt(t, n, 1))) {
     if (initial === 97 ? !readsAt(t, n, 0, ANSWER) : initial !== 99 || !readsAt(t, n, 0, CORRECT)) return -1;
   }
-  // A separator must follow the letter: a reply opening with a word (`The answer is B`) and holding none ends here,
-  // its prefix never read. Other replies fail fast without this scan (`A or B`: no separator after the `A`).
-  if (isWordChar(charAt(t, n, 1))) {
+  // A separator must follow the letter: a reply opening with a prefix word (`The answer is B`) and holding none ends
+  // here, its prefix never read. Other replies fail fast without this scan (`A or B`, `Plants take in…`).
+  if ((initial === 116 || initial === 102 || initial === 99 || initial === 97) && isWordChar(charAt(t, n, 1))) {
     let sep = 2;
     while (sep < n && (charClass(t[sep]!) & SEPARATOR) === 0) sep++;
     if (sep >= n) return -1;
