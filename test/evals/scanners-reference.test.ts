@@ -34,6 +34,18 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
     );
   });
 
+  it('gradeMath: long replies (reasoning, then the answer near the end)', () => {
+    const reasoning = fc.array(fc.constantFrom('First 30 + 50 = 80, ', 'then 7 + 8 = 15. ', 'so ', 'Step 2: ', '40% of it ', 'x'), { minLength: 3, maxLength: 5 });
+    fc.assert(
+      fc.property(reasoning, reply, fc.constantFrom(...GRADER_IDS), (before, after, grader) => {
+        const response = before.join('') + after;
+        const opts = { grader, operands: [37, 58] };
+        expect(gradeMath(response, 95, opts)).toEqual(referenceGradeMath(response, 95, opts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('normaliseResponse: every reply, with and without the boxed marker', () => {
     fc.assert(
       fc.property(anyText, fc.boolean(), (response, markBoxed) => {
