@@ -579,6 +579,7 @@ function leadingConflict(t: Uint16Array, n: number, p: PreparedOptions): boolean
 
 /** `last-answer@1`: a lone letter A–D on the first line (of several), else -1. */
 function firstLineLetter(t: Uint16Array, n: number): number {
+  if (!reply.lines) return -1;
   let nl = 0;
   while (nl < n && t[nl] !== 10) nl++;
   if (nl === n) return -1;
