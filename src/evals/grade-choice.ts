@@ -1,6 +1,6 @@
 import type { GradeResult, GraderId, Letter } from './types.js';
 import { DEFAULT_GRADER, gradeResult } from './grade-result.js';
-import { charAt, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, skipSpaces, unparseableReason, word, type Word } from './normalise.js';
+import { charAt, charClass, isBlank, isSpace, isWordChar, normaliseOption, normaliseReply, readsAt, reply, replyString, SEPARATOR, skipSpaces, unparseableReason, word, type Word } from './normalise.js';
 
 export const LETTERS: readonly Letter[] = ['A', 'B', 'C', 'D'];
 
@@ -45,6 +45,8 @@ interface OptionFacts {
   codes: Uint16Array;
   /** Holds a standalone A–D of its own (`Vitamin D`). */
   lettered: boolean;
+  /** Holds no one-char word a–d and no anchor word: a reply of just this text, in any case, holds no letter. */
+  letterFree: boolean;
 }
 const NO_CODES = new Uint16Array(0);
 const OPTION_FACTS_LIMIT = 4096;
@@ -61,10 +63,21 @@ function optionFacts(option: string): OptionFacts {
       text,
       codes,
       lettered: hasUpperLetter(NON_ASCII.test(option) ? option.normalize('NFKC') : option),
+      letterFree: isLetterFree(text),
     };
     optionFactsByText.set(option, facts);
   }
   return facts;
+}
+
+/** `text` (lower-cased) holds no one-char word a–d and none of the anchor words: see {@link wholeOption}. */
+function isLetterFree(text: string): boolean {
+  if (text.includes('answer') || text.includes('option') || text.includes('choice')) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 100 && (i === 0 || !isWordChar(text.charCodeAt(i - 1))) && (i + 1 === text.length || !isWordChar(text.charCodeAt(i + 1)))) return false;
+  }
+  return true;
 }
 
 /**
@@ -86,6 +99,8 @@ class PreparedOptions {
   letteredCount = 0;
   /** Each option text's first char when a letter or digit (where `scanOptions` looks for it), else -1. */
   readonly firsts: number[] = [-1, -1, -1, -1];
+  /** A reply of just this option's text gives this option, its letters unread: see {@link wholeOption}. */
+  readonly whole: boolean[] = [false, false, false, false];
   /** `oneShot`: stands for each question graded once in turn, prepared from the questions kept by text. */
   constructor(
     private options: readonly string[],
@@ -117,6 +132,7 @@ class PreparedOptions {
       this.codes[k] = facts.codes;
       const first = facts.text.charCodeAt(0);
       this.firsts[k] = isLowerAlnum(first) ? first : -1;
+      this.whole[k] = facts.lettered || facts.letterFree;
       insertLongestFirst(this.all, k, this.texts, k);
       if (facts.lettered) insertLongestFirst(this.lettered, this.letteredCount++, this.texts, k);
     }
@@ -150,8 +166,10 @@ function middleChar(text: string): number {
 }
 
 /**
- * The prepared options for these four texts in this order: from the slot, else prepared now and kept there. Each
- * option is read once (a question's options may be getters).
+ * The prepared options for these four texts in this order: from the slot or its pair (`slot ^ 1`), else prepared now
+ * and kept in the slot, its old question moving to the pair. Two ways, not one: a bank's ~800 question orders in 16,384
+ * slots put ~8% of them in a shared slot, and with one way those missed every time, each miss a new prepared question.
+ * Each option is read once (a question's options may be getters).
  */
 function preparedFor(options: readonly string[]): PreparedOptions {
   const a = options[0]!;
@@ -159,19 +177,32 @@ function preparedFor(options: readonly string[]): PreparedOptions {
   const c = options[2]!;
   const d = options[3]!;
   const slot = questionSlot(a, b, c, d);
-  const at = slot * 4;
-  const cached = preparedQuestions[slot];
-  if (cached !== undefined && questionTexts[at] === a && questionTexts[at + 1] === b && questionTexts[at + 2] === c && questionTexts[at + 3] === d) {
-    return cached;
-  }
+  if (holds(slot, a, b, c, d)) return preparedQuestions[slot]!;
+  const pair = slot ^ 1;
+  if (holds(pair, a, b, c, d)) return preparedQuestions[pair]!;
   const prepared = new PreparedOptions([a, b, c, d]);
   prepared.fill();
+  keep(pair, preparedQuestions[slot], slot * 4);
   preparedQuestions[slot] = prepared;
+  const at = slot * 4;
   questionTexts[at] = a;
   questionTexts[at + 1] = b;
   questionTexts[at + 2] = c;
   questionTexts[at + 3] = d;
   return prepared;
+}
+
+/** Slot `slot` holds the question of these four texts. */
+function holds(slot: number, a: string, b: string, c: string, d: string): boolean {
+  const at = slot * 4;
+  return preparedQuestions[slot] !== undefined && questionTexts[at] === a && questionTexts[at + 1] === b && questionTexts[at + 2] === c && questionTexts[at + 3] === d;
+}
+
+/** `prepared` (with its texts at `from` of `questionTexts`) into `slot`. */
+function keep(slot: number, prepared: PreparedOptions | undefined, from: number): void {
+  const at = slot * 4;
+  preparedQuestions[slot] = prepared;
+  for (let k = 0; k < 4; k++) questionTexts[at + k] = questionTexts[from + k]!;
 }
 
 /** A–D or a–d: its index 0–3, else -1. */
@@ -388,7 +419,9 @@ function scanLetters(t: Uint16Array, n: number): void {
       continue;
     }
     c |= 32;
-    if (start < anchorFrom || (c !== 97 && c !== 111 && c !== 99)) continue;
+    // An anchor word is six letters, or seven with its letter glued on (`answerb`): other words are read no further.
+    const length = p + 1 - start;
+    if (start < anchorFrom || (length !== 6 && length !== 7) || (c !== 97 && c !== 111 && c !== 99)) continue;
     const end = anchorAt(t, n, start, c);
     if (end === -1) continue;
     anchorFrom = end;
@@ -478,6 +511,13 @@ function leading(t: Uint16Array, n: number): number {
   if (initial >= 97 && initial <= 100 && isWordChar(charAt(t, n, 1))) {
     if (initial === 97 ? !readsAt(t, n, 0, ANSWER) : initial !== 99 || !readsAt(t, n, 0, CORRECT)) return -1;
   }
+  // A separator must follow the letter: a reply opening with a prefix word (`The answer is B`) and holding none ends
+  // here, its prefix never read. Other replies fail fast without this scan (`A or B`, `Plants take in…`).
+  if ((initial === 116 || initial === 102 || initial === 99 || initial === 97) && isWordChar(charAt(t, n, 1))) {
+    let sep = 2;
+    while (sep < n && (charClass(t[sep]!) & SEPARATOR) === 0) sep++;
+    if (sep >= n) return -1;
+  }
   let j = wordThenSpaces(t, n, 0, THE);
   if (j === -1) j = 0;
   const qualified = Math.max(wordThenSpaces(t, n, j, FINAL), wordThenSpaces(t, n, j, CORRECT));
@@ -495,6 +535,28 @@ function leading(t: Uint16Array, n: number): number {
     if (attached !== -1) return attached;
   }
   return leadingAt(t, n, 0);
+}
+
+/**
+ * The option whose whole text the reply is (ASCII capitals lower-cased; no full NFKC), when that alone is the verdict,
+ * else -1. Most option-text replies are one option's text, and then the letter and option scans come to that option:
+ * a lettered option (`Vitamin D`) is blanked out whole before the letter scan (longest first, no other option fits
+ * the whole reply); a letter-free one gives the scan nothing to find, and blanking another option inside it makes no
+ * letter (it needs an `A` or an anchor word there already); no other option is found in the blanked reply. Two
+ * options of that text are ambiguous: left to the scans.
+ */
+function wholeOption(t: Uint16Array, n: number, p: PreparedOptions): number {
+  let hit = -1;
+  for (let k = 0; k < 4; k++) {
+    const text = p.codes[k]!;
+    if (text.length !== n) continue;
+    let j = 0;
+    while (j < n && lowerAscii(t[j]!) === text[j]) j++;
+    if (j < n) continue;
+    if (hit !== -1 || !p.whole[k]) return -1;
+    hit = k;
+  }
+  return hit;
 }
 
 /** `B) Oxygen` when B is not Oxygen: the agent contradicts itself. */
@@ -517,6 +579,7 @@ function leadingConflict(t: Uint16Array, n: number, p: PreparedOptions): boolean
 
 /** `last-answer@1`: a lone letter A–D on the first line (of several), else -1. */
 function firstLineLetter(t: Uint16Array, n: number): number {
+  if (!reply.lines) return -1;
   let nl = 0;
   while (nl < n && t[nl] !== 10) nl++;
   if (nl === n) return -1;
@@ -574,6 +637,10 @@ function extract(p: PreparedOptions, lastAnswer: boolean): number {
   lowerReady = false;
   p = p.prepare();
   if (leadingConflict(t, n, p)) return CONFLICT;
+  if (!reply.exotic) {
+    const whole = wholeOption(t, n, p);
+    if (whole !== -1) return whole;
+  }
   scanLetters(p.letteredCount === 0 ? t : maskLetteredOptions(t, n, p), n);
   if (lastAnswer && anchoredBits !== 0) return lastAnchored;
   const letters = standaloneBits | anchoredBits;

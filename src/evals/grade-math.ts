@@ -251,6 +251,7 @@ let echoes = new Uint8Array(64);
 let unitOnly = false;
 function lastAnswer(t: Uint16Array, n: number, operands: readonly number[]): number {
   unitOnly = false;
+  if (n > LONG_REPLY && answerAfterLastMarker(t, n)) return 0;
   tokenize(t, n);
   if (numbers === 0) return -1;
   if (starts[0] === 0 && ends[0] === n) return 0;
@@ -288,6 +289,39 @@ function lastAnswer(t: Uint16Array, n: number, operands: readonly number[]): num
     if (echoes[k] === 0) return k;
   }
   return lastAnswerToken;
+}
+
+/** Longer replies than this (reasoning, mostly) are first searched for a marker near their end. */
+const LONG_REPLY = 48;
+/** How far from the end that search goes. */
+const MARKER_WINDOW = 64;
+
+/**
+ * A long reply mostly ends with its answer marker (`… 80 + 15 = 95. #### 95`): when the last marker starts in the
+ * last {@link MARKER_WINDOW} chars and a number (not a percentage) follows it, that number is the answer, taken as
+ * token 0 without tokenizing the reasoning before it. The tokenizer would find the same: the last marker start is its
+ * last marker, or lies inside it (`final answer:`, `#####`) and ends later with no number start between the two ends;
+ * no number runs across a marker's last char (a letter, `:` or `#`), so the numbers after it are the tokenizer's.
+ */
+function answerAfterLastMarker(t: Uint16Array, n: number): boolean {
+  for (let p = n - 2, stop = Math.max(0, n - MARKER_WINDOW); p >= stop; p--) {
+    if (!markerMayStart(t[p]!, t[p + 1]!)) continue;
+    const from = markerAt(t, n, p);
+    if (from === -1) continue;
+    for (let q = from; q < n; q++) {
+      if (OPENS[t[q]! & 127] !== OPENS_NUMBER || t[q]! >= 128) continue;
+      const end = numberEnd(t, n, q);
+      if (end === -1) continue;
+      if (!percentAfter(t, n, end)) {
+        starts[0] = q;
+        ends[0] = end;
+        return true;
+      }
+      q = end - 1;
+    }
+    return false;
+  }
+  return false;
 }
 
 /** The canonical form of the expected answer seen last: one question is graded for many replies. */

@@ -100,8 +100,9 @@ function unwrapLatex(text: string, markBoxed: boolean): string {
  * The normalised reply, reused from reply to reply: chars `0..length` of `text`. Graders read it by index instead of
  * as a string, so a reply costs no string copies (no slice, trim or lower-casing of the whole reply). `exotic` says
  * NFKC ran in full (a char outside the common folds): only then can lower-casing change a char with case or the length.
+ * `lines` is false when the reply as loaded held no line break, so holds none after the steps, which only remove chars.
  */
-export const reply = { text: new Uint16Array(256), length: 0, exotic: false };
+export const reply = { text: new Uint16Array(256), length: 0, exotic: false, lines: true };
 /** The other buffer of the pair each normalisation step reads from and writes to. */
 let spare = new Uint16Array(256);
 
@@ -134,6 +135,15 @@ STEP_OF[96] = HAS_BACKTICK;
 STEP_OF[36] = HAS_DOLLAR;
 STEP_OF[42] = STEP_OF[95] = HAS_EMPHASIS;
 STEP_OF[44] = HAS_COMMA;
+/** Not a step: a line break, noted by the same table load (see `reply.lines`). */
+const HAS_BREAK = 32;
+STEP_OF[10] = HAS_BREAK;
+
+/** Notes in `reply.lines` whether the loaded text held a line break; the steps without that bit. */
+function noteLines(steps: number): number {
+  reply.lines = (steps & HAS_BREAK) !== 0;
+  return steps & ~HAS_BREAK;
+}
 let maxFold = 1;
 for (const folded of FOLDS.values()) maxFold = Math.max(maxFold, folded.length);
 
@@ -148,7 +158,7 @@ function loadString(text: string): number {
     if (c < 128) steps |= STEP_OF[c]!;
   }
   reply.length = text.length;
-  return steps;
+  return noteLines(steps);
 }
 
 /**
@@ -178,6 +188,7 @@ function load(response: string): number {
     steps |= STEP_OF[c]!;
   }
   reply.length = w;
+  steps = noteLines(steps);
   // A separator sits between digits (`1,095`), and no other step removes what stands between (`1**,**095`): without
   // one, the separator pass has nothing to join (`80, then`).
   if (!digitsAroundComma && (steps & ~HAS_COMMA) === 0) steps = 0;
@@ -215,7 +226,7 @@ function loadFolded(response: string): number {
     }
   }
   reply.length = w;
-  return steps;
+  return noteLines(steps);
 }
 
 /** Code fences (` ``` ` and the language word after) and single backticks go. */
@@ -376,12 +387,14 @@ export function normaliseResponse(response: string, options: NormaliseOptions = 
 export function normaliseOption(option: string): string {
   const length = reply.length;
   const exotic = reply.exotic;
+  const lines = reply.lines;
   const saved = reply.text.slice(0, length);
   const out = normaliseResponse(option).toLowerCase();
   ensureCapacity(length);
   reply.text.set(saved);
   reply.length = length;
   reply.exotic = exotic;
+  reply.lines = lines;
   return out;
 }
 
@@ -399,9 +412,12 @@ const CHAR_CLASS = new Uint8Array(0x10000);
 export const DIGIT = 1;
 export const WORD = 2;
 export const SPACE = 4;
+/** `)`, `]`, `.`, `:`, `-`: what follows the letter of a leading `B) Oxygen`. */
+export const SEPARATOR = 8;
 for (let c = 48; c <= 57; c++) CHAR_CLASS[c] = DIGIT | WORD;
 for (let c = 65; c <= 90; c++) CHAR_CLASS[c] = CHAR_CLASS[c + 32] = WORD;
 CHAR_CLASS[95] = WORD;
+for (const c of [41, 93, 46, 58, 45]) CHAR_CLASS[c] = SEPARATOR;
 // What `trim` strips and a regex `\s` matches (WhiteSpace and LineTerminator).
 for (const c of [9, 10, 11, 12, 13, 32, 160, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff]) CHAR_CLASS[c] = SPACE;
 for (let c = 0x2000; c <= 0x200a; c++) CHAR_CLASS[c] = SPACE;

@@ -167,3 +167,22 @@ describe('options are prepared once per question', () => {
     expect(replies.map((r) => grade(r))).toEqual(replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })));
   });
 });
+
+describe('questions prepared earlier are found by their texts', () => {
+  it('grades many distinct questions, interleaved, as each alone (shared and evicted slots give no other question)', () => {
+    // 6,000 orders of made-up option texts in the 16,384 slots: many share a slot or its pair, some three or more.
+    const questions: ChoiceQuestion[] = Array.from({ length: 6000 }, (_, i) => ({
+      options: [`Gas ${i}`, `Metal ${i * 7}`, `Salt ${i % 97}`, `Rock ${i % 13} ${i}`],
+      answer: 'C',
+    }));
+    const alone = questions.map((q) => prepareChoiceQuestion(q)(q.options[i(q)]!));
+    for (let round = 0; round < 3; round++) {
+      const got = questions.map((q) => gradeChoice(q.options[i(q)]!, { ...q, options: [...q.options] as ChoiceQuestion['options'] }));
+      expect(got).toEqual(alone);
+    }
+    // Which option each question's reply quotes: all four letters come up.
+    function i(q: ChoiceQuestion): number {
+      return Number(q.options[0].slice(4)) % 4;
+    }
+  });
+});

@@ -34,6 +34,18 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
     );
   });
 
+  it('gradeMath: long replies (reasoning, then the answer near the end)', () => {
+    const reasoning = fc.array(fc.constantFrom('First 30 + 50 = 80, ', 'then 7 + 8 = 15. ', 'so ', 'Step 2: ', '40% of it ', 'x'), { minLength: 3, maxLength: 5 });
+    fc.assert(
+      fc.property(reasoning, reply, fc.constantFrom(...GRADER_IDS), (before, after, grader) => {
+        const response = before.join('') + after;
+        const opts = { grader, operands: [37, 58] };
+        expect(gradeMath(response, 95, opts)).toEqual(referenceGradeMath(response, 95, opts));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('normaliseResponse: every reply, with and without the boxed marker', () => {
     fc.assert(
       fc.property(anyText, fc.boolean(), (response, markBoxed) => {
@@ -65,6 +77,26 @@ describe('graders scanned by char code give the regex graders\' verdicts', () =>
         expect(prepareChoiceQuestion(q)(response, { grader })).toEqual(expected);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  it('gradeChoice: replies of one option\'s whole text, in any case, with the bank\'s and lettered options', () => {
+    const questions: ChoiceQuestion[] = [
+      { options: ['Vitamin A', 'Vitamin D', '3D', 'B12'], answer: 'D' },
+      { options: ['A gas', 'Plan B', 'Answer C', 'an option'], answer: 'A' },
+      { options: ['Oxygen', 'Oxygen', 'Nitrogen', 'b'], answer: 'B' },
+      ...loadScienceBank().map((entry) => scienceQuestionFromEntry(entry)),
+    ];
+    const cased = (text: string, bits: number): string =>
+      [...text].map((ch, i) => ((bits >> i % 31) & 1 ? ch.toUpperCase() : ch.toLowerCase())).join('');
+    fc.assert(
+      fc.property(fc.constantFrom(...questions), fc.nat(3), fc.integer(), fc.constantFrom('', ' ', '.', '**'), fc.constantFrom(...GRADER_IDS), (q, k, bits, wrap, grader) => {
+        const response = `${wrap}${cased(q.options[k]!, bits)}${wrap}`;
+        const expected = referenceGradeChoice(response, q, { grader });
+        expect(gradeChoice(response, q, { grader })).toEqual(expected);
+        expect(prepareChoiceQuestion(q)(response, { grader })).toEqual(expected);
+      }),
+      { numRuns: Math.min(RUNS, 20000) },
     );
   });
 });
