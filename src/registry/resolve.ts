@@ -170,7 +170,8 @@ async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   }
   const head = folder.entries().at(-1);
   if (head === undefined) throw new ResolveError(`hcs://2/${topicId} has no live entry`);
-  if (head.metadata !== undefined) return { ref: head.metadata };
+  // This folder releases nothing: metadata is text, an object or absent.
+  if (head.metadata !== undefined && head.metadata !== null) return { ref: head.metadata };
   return { ref: `hcs://1/${head.tId}` };
 }
 
