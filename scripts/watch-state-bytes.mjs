@@ -85,3 +85,22 @@ for (const [name, b] of rows) console.log(`  ${name.padEnd(42)} ${b.toFixed(0).p
 console.log(`  ${'total kept (without the host cache)'.padEnd(42)} ${total.toFixed(0).padStart(6)}`);
 // Keep everything reachable until the last figure.
 if (folder.messages + bySubject.size + built.size + order.length + asked.size < 0) console.log(hosts);
+
+// The choice grader's prepared-question cache (not per agent: per distinct question and option order asked, in 16,384
+// slots): every bundled-bank question in each of its 24 orders, graded once with a reply that needs the options.
+const { gradeChoice } = await import(DIST('evals/grade-choice.js'));
+const { loadScienceBank, scienceQuestionFromEntry } = await import(DIST('evals/science.js'));
+const bank = loadScienceBank();
+const orders = [];
+const permute = (head, rest) => (rest.length === 0 ? orders.push(head) : rest.forEach((x, i) => permute([...head, x], rest.filter((_, j) => j !== i))));
+permute([], [0, 1, 2, 3]);
+const questions = bank.flatMap((entry) => orders.map((order) => scienceQuestionFromEntry(entry, order)));
+// Each option text's facts are kept by text apart (at most 4,096 texts): graded once first, outside the figure.
+for (const entry of bank) gradeChoice(`it is ${entry.options[1]}`, scienceQuestionFromEntry(entry, [3, 2, 1, 0]));
+at = live();
+for (const q of questions) gradeChoice(`it is ${q.options[1]}`, q);
+const perQuestion = (live() - at) / questions.length;
+console.log(
+  `choice grader question cache: ${perQuestion.toFixed(0)} B per prepared question; the bundled bank (${bank.length} questions × 24 orders) ` +
+    `fills at most ${questions.length} of its 16,384 slots, ${((perQuestion * questions.length) / 1e6).toFixed(1)} MB; all slots ${((perQuestion * 16_384) / 1e6).toFixed(1)} MB`,
+);
