@@ -64,6 +64,11 @@ export interface FoldLimits {
 
 export const DEFAULT_FOLD_LIMITS: FoldLimits = { maxMessageBytes: 20 * 1024, maxMetadataBytes: 8 * 1024 };
 
+/** Metadata that is the document itself (an object, or JSON text), not a reference to fetch (as resolveDocument reads it). */
+export function isInlineMetadata(metadata: Metadata): boolean {
+  return typeof metadata !== 'string' || metadata.trimStart().startsWith('{');
+}
+
 export function metadataBytes(metadata: Metadata): number {
   return typeof metadata === 'string' ? Buffer.byteLength(metadata) : Buffer.byteLength(JSON.stringify(metadata));
 }

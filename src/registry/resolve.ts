@@ -90,6 +90,7 @@ export function openResolveContext(settings: ResolveSettings): { ctx: ResolveCon
 export async function resolveDocument(value: Metadata, ctx: ResolveContext, via: string[] = []): Promise<ResolvedDocument> {
   if (typeof value !== 'string') return { doc: value, via };
   const text = value.trim();
+  // Inline JSON text: the rule isInlineMetadata (registry/hcs2.ts) restates for the watcher.
   if (text.startsWith('{')) return { doc: parseDoc(Buffer.from(text), ctx, 'inline metadata'), via };
   const uri = canonicalRef(text);
   if (via.includes(uri)) throw new ResolveError(`reference cycle: ${[...via, uri].join(' → ')}`);

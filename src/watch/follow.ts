@@ -18,7 +18,7 @@ import { errorMessage } from '../core/errors.js';
 import type { MirrorRestClient, TopicMessage } from '../hedera/mirror-rest.js';
 import { AgentBuilder, mapLimit, type Origin } from '../registry/agents.js';
 import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from '../registry/discover.js';
-import { Hcs2Folder, type Hcs2Entry } from '../registry/hcs2.js';
+import { Hcs2Folder, isInlineMetadata, type Hcs2Entry } from '../registry/hcs2.js';
 import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
 import { openResolveContext } from '../registry/resolve.js';
 import { abortableSleep } from '../net/deadline.js';
@@ -69,9 +69,9 @@ export class RegistryFollower {
   headReadAt = 0;
   private folder!: Hcs2Folder | Hcs10Folder;
   /**
-   * uid → the agent its entry made (entries that did not make one have none). An HCS-2 entry's metadata is released
-   * by the folder once its agent is here: the agent is what the watcher asks with, and an update bringing `t_id` alone
-   * cannot change it (metadata wins), so the metadata text would only be kept twice.
+   * uid → the agent its entry made (entries that did not make one have none). An HCS-2 entry's inline metadata is
+   * released by the folder once its agent is here: the agent is what the watcher asks with, and an update bringing
+   * `t_id` alone cannot change it (metadata wins), so the metadata text would only be kept twice.
    */
   private readonly built = new Map<number, Agent>();
   /**
@@ -235,8 +235,9 @@ export class RegistryFollower {
       if (prev !== agent.subject && previous !== undefined) this.shared.set(agent.subject, (this.shared.get(agent.subject) ?? 1) + 1);
       this.built.set(e.uid, agent);
       this.agents.set(agent.subject, agent);
-      // Only metadata that made an agent is released: one that failed (a fetch, say) is tried again on an update.
-      if (!('accountId' in e) && e.metadata !== undefined && this.folder instanceof Hcs2Folder) this.folder.release(e.uid);
+      // Only inline metadata that made an agent is released: a reference (short) is fetched again on an update, as its
+      // target may have changed, and metadata that made no agent is tried again.
+      if (!('accountId' in e) && e.metadata && isInlineMetadata(e.metadata) && this.folder instanceof Hcs2Folder) this.folder.release(e.uid);
       changes.push({ type: 'upsert', agent, ...(previous && { previous }), seq: at });
     });
     return changes;

@@ -123,4 +123,39 @@ describe('RegistryFollower', () => {
     stop.abort();
     await running;
   });
+
+  it('an entry whose metadata is a reference is read again on a t_id-only update (its target may have changed)', async () => {
+    mirror = await new FakeMirror().start();
+    const registry = mirror.createTopic('hcs-2:0:86400');
+    // An hcs://2/ reference means that topic's current entry: a new register there changes the agent.
+    const profile = mirror.createTopic('hcs-2:1:86400');
+    mirror.submit(profile, register(5));
+    const [uid] = mirror.submit(registry, { p: 'hcs-2', op: 'register', metadata: `hcs://2/${profile}` });
+    const batches: RegistryChange[][] = [];
+    const stop = new AbortController();
+    const follower = new RegistryFollower({
+      registry,
+      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
+      network: 'local',
+      pollMs: 50,
+      minReadGapMs: 0,
+      onChanges: (changes) => void batches.push(changes),
+      signal: stop.signal,
+    });
+    const running = follower.run();
+    const next = async (n: number): Promise<RegistryChange[]> => {
+      for (let t = 0; t < 200 && batches.length < n; t++) await sleep(25);
+      expect(batches.length).toBe(n);
+      return batches[n - 1]!;
+    };
+    const [first] = await next(1);
+    expect(first).toMatchObject({ type: 'upsert', agent: { endpoint: 'http://a5.follow.invalid/v1' } });
+    mirror.submit(profile, register(6));
+    mirror.submit(registry, { p: 'hcs-2', op: 'update', uid, t_id: '0.0.77' });
+    const changed = await next(2);
+    expect(changed.map((c) => c.type)).toEqual(['delete', 'upsert']);
+    expect(changed[1]).toMatchObject({ type: 'upsert', agent: { endpoint: 'http://a6.follow.invalid/v1' } });
+    stop.abort();
+    await running;
+  });
 });
