@@ -10,6 +10,28 @@ const register = (i: number) => ({
   metadata: JSON.stringify({ name: `agent-${i}`, protocol: 'openai', endpoint: `http://a${i}.follow.invalid/v1`, model: 'm' }),
 });
 
+/** A follower polling every 50 ms; `next(n)` waits for its n-th report of changes. */
+function follow(fake: FakeMirror, registry: string) {
+  const batches: RegistryChange[][] = [];
+  const stop = new AbortController();
+  const follower = new RegistryFollower({
+    registry,
+    mirror: new MirrorRestClient({ baseUrl: fake.url, timeoutMs: 5_000 }),
+    network: 'local',
+    pollMs: 50,
+    minReadGapMs: 0,
+    onChanges: (changes) => void batches.push(changes),
+    signal: stop.signal,
+  });
+  const running = follower.run();
+  const next = async (n: number): Promise<RegistryChange[]> => {
+    for (let t = 0; t < 200 && batches.length < n; t++) await sleep(25);
+    expect(batches.length).toBe(n);
+    return batches[n - 1]!;
+  };
+  return { follower, next, stop, running };
+}
+
 let mirror: FakeMirror | undefined;
 afterEach(async () => {
   await mirror?.stop();
@@ -69,23 +91,7 @@ describe('RegistryFollower', () => {
     // Two entries describing one agent (same metadata, same UAID).
     const [b1] = mirror.submit(registry, register(2));
     const [b2] = mirror.submit(registry, register(2));
-    const batches: RegistryChange[][] = [];
-    const stop = new AbortController();
-    const follower = new RegistryFollower({
-      registry,
-      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
-      network: 'local',
-      pollMs: 50,
-      minReadGapMs: 0,
-      onChanges: (changes) => void batches.push(changes),
-      signal: stop.signal,
-    });
-    const running = follower.run();
-    const next = async (n: number): Promise<RegistryChange[]> => {
-      for (let t = 0; t < 200 && batches.length < n; t++) await sleep(25);
-      expect(batches.length).toBe(n);
-      return batches[n - 1]!;
-    };
+    const { follower, next, stop, running } = follow(mirror, registry);
     const initial = await next(1);
     const upserts = initial.filter((c) => c.type === 'upsert');
     expect(upserts.map((c) => c.agent.registrySeq)).toEqual([a, b1, b2]);
@@ -131,23 +137,7 @@ describe('RegistryFollower', () => {
     const profile = mirror.createTopic('hcs-2:1:86400');
     mirror.submit(profile, register(5));
     const [uid] = mirror.submit(registry, { p: 'hcs-2', op: 'register', metadata: `hcs://2/${profile}` });
-    const batches: RegistryChange[][] = [];
-    const stop = new AbortController();
-    const follower = new RegistryFollower({
-      registry,
-      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
-      network: 'local',
-      pollMs: 50,
-      minReadGapMs: 0,
-      onChanges: (changes) => void batches.push(changes),
-      signal: stop.signal,
-    });
-    const running = follower.run();
-    const next = async (n: number): Promise<RegistryChange[]> => {
-      for (let t = 0; t < 200 && batches.length < n; t++) await sleep(25);
-      expect(batches.length).toBe(n);
-      return batches[n - 1]!;
-    };
+    const { next, stop, running } = follow(mirror, registry);
     const [first] = await next(1);
     expect(first).toMatchObject({ type: 'upsert', agent: { endpoint: 'http://a5.follow.invalid/v1' } });
     mirror.submit(profile, register(6));
