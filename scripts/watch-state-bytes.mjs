@@ -57,18 +57,21 @@ for (const uid of uids) {
 ctx.cache.clear();
 at = step('agents (the Agent objects)', at);
 
-const subjects = new Map();
-const holders = new Map();
-for (const [i, a] of agents.entries()) {
-  subjects.set(uids[i], a.subject);
-  holders.set(a.subject, (holders.get(a.subject) ?? 0) + 1);
-}
-at = step('follower subjects + holders maps', at);
+// As the follower does: each entry's agent by uid, the count of entries per subject, the metadata released.
+// As the follower does once an entry's agent is built: the folder forgets the metadata it was built from.
+for (const uid of uids) folder.release(uid);
+at = step('folder: metadata released once built', at);
 
-const known = new Map();
-for (const a of agents) known.set(a.subject, a);
-at = step('watcher known map', at);
-const order = [...known.keys()];
+// The follower's uid → agent and subject → agent maps; the latter is the watcher's view of the registry (no copy).
+const built = new Map();
+const bySubject = new Map();
+for (const [i, a] of agents.entries()) {
+  built.set(uids[i], a);
+  bySubject.set(a.subject, a);
+}
+at = step('follower uid→agent + subject→agent maps', at);
+
+const order = [...bySubject.keys()];
 at = step('watcher schedule order array', at);
 const asked = new Set(order);
 at = step('watcher askedInCycle set', at);
@@ -78,7 +81,26 @@ at = step('watcher host cache (only while queued)', at);
 
 const total = rows.slice(0, -1).reduce((s, [, b]) => s + b, 0);
 console.log(`watch state per agent, ${N} bench-like registrations (live heap after full GC, bytes per agent):`);
-for (const [name, b] of rows) console.log(`  ${name.padEnd(40)} ${b.toFixed(0).padStart(6)}`);
-console.log(`  ${'total kept (without the host cache)'.padEnd(40)} ${total.toFixed(0).padStart(6)}`);
+for (const [name, b] of rows) console.log(`  ${name.padEnd(42)} ${b.toFixed(0).padStart(6)}`);
+console.log(`  ${'total kept (without the host cache)'.padEnd(42)} ${total.toFixed(0).padStart(6)}`);
 // Keep everything reachable until the last figure.
-if (folder.messages + known.size + holders.size + subjects.size + order.length + asked.size < 0) console.log(hosts);
+if (folder.messages + bySubject.size + built.size + order.length + asked.size < 0) console.log(hosts);
+
+// The choice grader's prepared-question cache (not per agent: per distinct question and option order asked, in 16,384
+// slots): every bundled-bank question in each of its 24 orders, graded once with a reply that needs the options.
+const { gradeChoice } = await import(DIST('evals/grade-choice.js'));
+const { loadScienceBank, scienceQuestionFromEntry } = await import(DIST('evals/science.js'));
+const bank = loadScienceBank();
+const orders = [];
+const permute = (head, rest) => (rest.length === 0 ? orders.push(head) : rest.forEach((x, i) => permute([...head, x], rest.filter((_, j) => j !== i))));
+permute([], [0, 1, 2, 3]);
+const questions = bank.flatMap((entry) => orders.map((order) => scienceQuestionFromEntry(entry, order)));
+// Each option text's facts are kept by text apart (at most 4,096 texts): graded once first, outside the figure.
+for (const entry of bank) gradeChoice(`it is ${entry.options[1]}`, scienceQuestionFromEntry(entry, [3, 2, 1, 0]));
+at = live();
+for (const q of questions) gradeChoice(`it is ${q.options[1]}`, q);
+const perQuestion = (live() - at) / questions.length;
+console.log(
+  `choice grader question cache: ${perQuestion.toFixed(0)} B per prepared question; the bundled bank (${bank.length} questions × 24 orders) ` +
+    `fills at most ${questions.length} of its 16,384 slots, ${((perQuestion * questions.length) / 1e6).toFixed(1)} MB; all slots ${((perQuestion * 16_384) / 1e6).toFixed(1)} MB`,
+);

@@ -155,6 +155,7 @@ interface Cycle {
 }
 
 const TICK_MS = 250;
+const NO_AGENTS: ReadonlyMap<string, Agent> = new Map();
 
 class Watcher {
   private readonly now: () => number;
@@ -163,11 +164,13 @@ class Watcher {
   private readonly concurrency: number;
   private readonly limiter: HostLimiter;
   /**
-   * Every live agent by subject: the Agent alone (its host and slot are derived when needed), so what the watcher
-   * holds per agent is what it asks with. The registry sequence of its last change is `agent.registrySeq`, or, for
+   * Every live agent by subject: the follower's map (the watcher keeps no copy), the Agent alone (its host and slot
+   * are derived when needed), so what is held per agent is what it is asked with. The registry sequence of its last change is `agent.registrySeq`, or, for
    * the few updated since they were registered, in `changedAt`.
    */
-  private readonly known = new Map<string, Agent>();
+  private get known(): ReadonlyMap<string, Agent> {
+    return this.follower?.agents ?? NO_AGENTS;
+  }
   private readonly changedAt = new Map<string, number>();
   /** New or updated agents, asked before scheduled ones. */
   private readonly front = new Set<string>();
@@ -348,7 +351,6 @@ class Watcher {
     const cursor = this.watchState.cursor?.seq ?? 0;
     for (const change of changes) {
       if (change.type === 'delete') {
-        this.known.delete(change.subject);
         this.changedAt.delete(change.subject);
         this.front.delete(change.subject);
         this.due.delete(change.subject);
@@ -356,9 +358,7 @@ class Watcher {
         this.changedWhileDown.delete(change.subject);
         continue;
       }
-      const { agent, seq } = change;
-      const before = this.known.get(agent.subject);
-      this.known.set(agent.subject, agent);
+      const { agent, seq, previous: before } = change;
       if (seq !== agent.registrySeq) this.changedAt.set(agent.subject, seq);
       else this.changedAt.delete(agent.subject);
       // At start, only what changed after the saved cursor is new to us; the rest waits for its slot.

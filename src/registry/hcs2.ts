@@ -51,7 +51,8 @@ export interface Hcs2Entry {
   /** Sequence number of the last message that changed the entry (register or update). */
   seq: number;
   tId?: string;
-  metadata?: Metadata;
+  /** null: given up by `release` (the caller keeps what it built from it); an update's metadata sets it again. */
+  metadata?: Metadata | null;
 }
 
 export interface FoldLimits {
@@ -62,6 +63,11 @@ export interface FoldLimits {
 }
 
 export const DEFAULT_FOLD_LIMITS: FoldLimits = { maxMessageBytes: 20 * 1024, maxMetadataBytes: 8 * 1024 };
+
+/** Metadata that is the document itself (an object, or JSON text), not a reference to fetch (as resolveDocument reads it). */
+export function isInlineMetadata(metadata: Metadata): boolean {
+  return typeof metadata !== 'string' || metadata.trimStart().startsWith('{');
+}
 
 export function metadataBytes(metadata: Metadata): number {
   return typeof metadata === 'string' ? Buffer.byteLength(metadata) : Buffer.byteLength(JSON.stringify(metadata));
@@ -177,6 +183,16 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
   entryOf(uid: number): Hcs2Entry | undefined {
     if (!this.indexed) return this.latest?.uid === uid ? this.latest : undefined;
     return this.live.get(uid);
+  }
+
+  /**
+   * The caller keeps what it built from `uid`'s metadata (a follower keeps the agent): the entry forgets the text and
+   * holds `metadata: null`, so a long-running follower does not keep every registration's metadata twice. Metadata
+   * wins over `t_id`, so an update bringing `t_id` alone leaves the agent as built; one bringing metadata sets it again.
+   */
+  release(uid: number): void {
+    const entry = this.entryOf(uid);
+    if (entry?.metadata !== undefined) entry.metadata = null;
   }
 
   /** Live entries in uid order (non-indexed: at most the latest register). */

@@ -90,6 +90,7 @@ export function openResolveContext(settings: ResolveSettings): { ctx: ResolveCon
 export async function resolveDocument(value: Metadata, ctx: ResolveContext, via: string[] = []): Promise<ResolvedDocument> {
   if (typeof value !== 'string') return { doc: value, via };
   const text = value.trim();
+  // Inline JSON text: the rule isInlineMetadata (registry/hcs2.ts) restates for the watcher.
   if (text.startsWith('{')) return { doc: parseDoc(Buffer.from(text), ctx, 'inline metadata'), via };
   const uri = canonicalRef(text);
   if (via.includes(uri)) throw new ResolveError(`reference cycle: ${[...via, uri].join(' → ')}`);
@@ -170,7 +171,8 @@ async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   }
   const head = folder.entries().at(-1);
   if (head === undefined) throw new ResolveError(`hcs://2/${topicId} has no live entry`);
-  if (head.metadata !== undefined) return { ref: head.metadata };
+  // This folder releases nothing: metadata is text, an object or absent.
+  if (head.metadata !== undefined && head.metadata !== null) return { ref: head.metadata };
   return { ref: `hcs://1/${head.tId}` };
 }
 

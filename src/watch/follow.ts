@@ -7,7 +7,8 @@
  * New messages are noticed through a mirror gRPC subscription to the topic (a wake-up: the messages themselves are
  * read over REST after the cursor, so chunked messages are assembled as discovery does), with REST polling as the
  * fallback when the subscription is unavailable or fails, and as a slow safety net when it works.
- * Memory: the folder's live entries plus two small map entries per agent (its subject, and how many entries hold it).
+ * Memory: the folder's live entries (without the metadata an agent was built from), each entry's agent by uid, and
+ * each subject's agent (the watcher's view of the registry).
  * Work per read: the folder notes which entries the new messages touched, and only those are compared and built, so
  * a read costs what it folded, not the registry's size.
  */
@@ -17,13 +18,14 @@ import { errorMessage } from '../core/errors.js';
 import type { MirrorRestClient, TopicMessage } from '../hedera/mirror-rest.js';
 import { AgentBuilder, mapLimit, type Origin } from '../registry/agents.js';
 import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from '../registry/discover.js';
-import { Hcs2Folder, type Hcs2Entry } from '../registry/hcs2.js';
+import { Hcs2Folder, isInlineMetadata, type Hcs2Entry } from '../registry/hcs2.js';
 import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
 import { openResolveContext } from '../registry/resolve.js';
 import { abortableSleep } from '../net/deadline.js';
 import { SkipList, messageRef } from '../registry/skips.js';
 
-export type RegistryChange = { type: 'upsert'; agent: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
+/** `previous`: the subject's agent before this upsert (none: new to the registry). */
+export type RegistryChange = { type: 'upsert'; agent: Agent; previous?: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
 
 /** A live subscription's wake-ups: `onMessage` when the topic has a new message, `onError` when it broke for good. */
 export type Subscribe = (topicId: string, handlers: { onMessage: (seq: number) => void; onError: (err: unknown) => void }) => { unsubscribe(): void };
@@ -66,10 +68,19 @@ export class RegistryFollower {
   /** When the registry was last read up to the mirror node's head (ms), 0 before. */
   headReadAt = 0;
   private folder!: Hcs2Folder | Hcs10Folder;
-  /** uid → the subject its agent has (entries that did not make an agent have none). */
-  private readonly subjects = new Map<number, string>();
-  /** Live entries per subject (two entries may describe one agent). */
-  private readonly holders = new Map<string, number>();
+  /**
+   * uid → the agent its entry made (entries that did not make one have none). An HCS-2 entry's inline metadata is
+   * released by the folder once its agent is here: the agent is what the watcher asks with, and an update bringing
+   * `t_id` alone cannot change it (metadata wins), so the metadata text would only be kept twice.
+   */
+  private readonly built = new Map<number, Agent>();
+  /**
+   * Every live subject's agent, as the last change reported it: the watcher's registry view (it keeps no copy, so a
+   * subject is one map entry here, not one per structure). Updated when the changes are reported.
+   */
+  readonly agents = new Map<string, Agent>();
+  /** Subjects that more than one live entry describes, with how many (rare: one entry per subject is kept as none). */
+  private readonly shared = new Map<string, number>();
   private wake: (() => void) | undefined;
   private woken = false;
   private subscribed = false;
@@ -191,6 +202,7 @@ export class RegistryFollower {
       else this.drop(uid, this.seq, changes);
     }
     if (changed.length === 0) return changes;
+    let agents: (Agent | null)[];
     const { ctx, close } = openResolveContext({
       mirror: this.options.mirror,
       signal: this.options.signal,
@@ -203,38 +215,45 @@ export class RegistryFollower {
         ...(this.options.preferEndpointHints !== undefined && { preferEndpointHints: this.options.preferEndpointHints }),
       });
       const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source: this.source, registrySeq: uid });
-      const agents = await mapLimit(changed, 16, (e) =>
-        'accountId' in e ? builder.fromAccount(e, origin(e.uid)) : builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, origin(e.uid)),
-      );
-      changed.forEach((e, i) => {
-        const agent = agents[i];
-        const at = 'seq' in e ? e.seq : e.uid;
-        const prev = this.subjects.get(e.uid);
-        if (prev !== undefined && prev !== agent?.subject) this.drop(e.uid, at, changes);
-        if (!agent) return;
-        if (prev !== agent.subject) {
-          this.subjects.set(e.uid, agent.subject);
-          this.holders.set(agent.subject, (this.holders.get(agent.subject) ?? 0) + 1);
-        }
-        changes.push({ type: 'upsert', agent, seq: at });
+      agents = await mapLimit(changed, 16, async (e) => {
+        if ('accountId' in e) return builder.fromAccount(e, origin(e.uid));
+        // Released metadata: the entry's agent is built already, and this change (an update with t_id alone) keeps it.
+        if (e.metadata === null) return this.built.get(e.uid) ?? null;
+        return builder.fromMetadata(e.metadata ?? `hcs://1/${e.tId}`, origin(e.uid));
       });
     } finally {
       await close();
     }
+    // No await from here to the report: the watcher reads `agents` while it runs, and sees them change with the report.
+    changed.forEach((e, i) => {
+      const agent = agents[i];
+      const at = 'seq' in e ? e.seq : e.uid;
+      const prev = this.built.get(e.uid)?.subject;
+      if (prev !== undefined && prev !== agent?.subject) this.drop(e.uid, at, changes);
+      if (!agent) return;
+      const previous = this.agents.get(agent.subject);
+      if (prev !== agent.subject && previous !== undefined) this.shared.set(agent.subject, (this.shared.get(agent.subject) ?? 1) + 1);
+      this.built.set(e.uid, agent);
+      this.agents.set(agent.subject, agent);
+      // Only inline metadata that made an agent is released: a reference (short) is fetched again on an update, as its
+      // target may have changed, and metadata that made no agent is tried again.
+      if (!('accountId' in e) && e.metadata && isInlineMetadata(e.metadata) && this.folder instanceof Hcs2Folder) this.folder.release(e.uid);
+      changes.push({ type: 'upsert', agent, ...(previous && { previous }), seq: at });
+    });
     return changes;
   }
 
   /** An entry no longer describes its agent: the agent is deleted when no other entry describes it. */
   private drop(uid: number, seq: number, changes: RegistryChange[]): void {
-    const subject = this.subjects.get(uid);
+    const subject = this.built.get(uid)?.subject;
     if (subject === undefined) return;
-    this.subjects.delete(uid);
-    const n = (this.holders.get(subject) ?? 1) - 1;
-    if (n > 0) this.holders.set(subject, n);
-    else {
-      this.holders.delete(subject);
+    this.built.delete(uid);
+    const n = this.shared.get(subject);
+    if (n === undefined) {
+      this.agents.delete(subject);
       changes.push({ type: 'delete', subject, seq });
-    }
+    } else if (n > 2) this.shared.set(subject, n - 1);
+    else this.shared.delete(subject);
   }
 }
 

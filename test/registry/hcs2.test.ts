@@ -169,4 +169,25 @@ describe('Hcs2Folder change tracking (hcs25 watch reads only what changed)', () 
     expect(folder.takeChanged()).toEqual([1, 2]);
     expect(folder.takeChanged()).toEqual([]);
   });
+
+  it('release: the entry forgets its metadata (null) until an update brings new metadata; t_id alone leaves it null', () => {
+    const folder = new Hcs2Folder(T, true, new SkipList());
+    folder.trackChanges();
+    folder.add(msg(1, reg({ name: 'a' })));
+    folder.add(msg(2, { p: 'hcs-2', op: 'register', t_id: '0.0.2' }));
+    expect(folder.takeChanged()).toEqual([1, 2]);
+    folder.release(1);
+    folder.release(2);
+    expect(folder.entryOf(1)).toEqual({ uid: 1, seq: 1, tId: '0.0.1', metadata: null });
+    // An entry without metadata has nothing to release: its agent is built from t_id.
+    expect(folder.entryOf(2)).toEqual({ uid: 2, seq: 2, tId: '0.0.2' });
+    folder.add(msg(3, { p: 'hcs-2', op: 'update', uid: '1', t_id: '0.0.9' }));
+    expect(folder.takeChanged()).toEqual([1]);
+    expect(folder.entryOf(1)).toEqual({ uid: 1, seq: 3, tId: '0.0.9', metadata: null });
+    folder.add(msg(4, { p: 'hcs-2', op: 'update', uid: 1, metadata: { name: 'b' } }));
+    expect(folder.entryOf(1)).toEqual({ uid: 1, seq: 4, tId: '0.0.9', metadata: { name: 'b' } });
+    folder.add(msg(5, { p: 'hcs-2', op: 'delete', uid: 1 }));
+    folder.release(1);
+    expect(folder.entryOf(1)).toBeUndefined();
+  });
 });
