@@ -24,7 +24,7 @@
  * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
  * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_PACK_WORKER=1 packs in a
  * worker thread per run (the watcher packs on its own thread); BENCH_WATCH_NODE_EXTRA='--flag …' adds node flags after
- * bin/hcs25's; BENCH_WATCH_SNAPSHOT=PATH
+ * bin/hcs25's; BENCH_WATCH_SERIES=1 prints every RSS sample (`*`: during or just after the bench's own full GCs); BENCH_WATCH_SNAPSHOT=PATH
  * writes heap snapshots after the warm-up (PATH.warm, taken before the reference RSS, which it then inflates) and at
  * the end (PATH) to diff what grew.
  */
