@@ -24,7 +24,7 @@
  * Where RSS goes is printed too: V8's heap (live after GC, committed, per space), external memory and the rest.
  * Env: BENCH_WATCH_AGENTS, BENCH_WATCH_WARMUP, BENCH_WATCH_RATE, BENCH_WATCH_RUN_SIGNALS; BENCH_WATCH_PACK_WORKER=1 packs in a
  * worker thread per run (the watcher packs on its own thread); BENCH_WATCH_NODE_EXTRA='--flag …' adds node flags after
- * bin/hcs25's; BENCH_WATCH_SNAPSHOT=PATH
+ * bin/hcs25's; BENCH_WATCH_SERIES=1 prints every RSS sample (`*`: during or just after the bench's own full GCs); BENCH_WATCH_SNAPSHOT=PATH
  * writes heap snapshots after the warm-up (PATH.warm, taken before the reference RSS, which it then inflates) and at
  * the end (PATH) to diff what grew.
  */
@@ -186,12 +186,13 @@ async function watcher() {
     };
     await split(status().agentsKnown);
     let sampling = false;
+    let splitEnded = -Infinity;
     const sampler = setInterval(() => {
       const known = status().agentsKnown;
-      rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20, known });
+      rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20, known, split: sampling || performance.now() - splitEnded < 1_500 });
       if (sampling || known < mem.at(-1).known + 1_000) return;
       sampling = true;
-      void split(known).finally(() => (sampling = false));
+      void split(known).finally(() => ((sampling = false), (splitEnded = performance.now())));
     }, 1_000);
     load.send({ type: 'go' });
     const done = await next();
@@ -237,6 +238,8 @@ async function watcher() {
         `the median, because one sample right after the warm-up lands anywhere in the old space's swing between major GCs)`,
     );
     console.log(`  RSS over time (MB, every 10 s): ${rss.filter((_, i) => i % 10 === 0).map((r) => r.mb.toFixed(0)).join(' ')}`);
+    // BENCH_WATCH_SERIES=1: every sample; `*` marks one taken during or within 1.5 s after the bench's own split (its full GCs).
+    if (process.env.BENCH_WATCH_SERIES === '1') console.log(`  RSS every second (MB): ${rss.map((r) => r.mb.toFixed(0) + (r.split ? '*' : '')).join(' ')}`);
     // Where RSS goes, per 1,000 registrations; the growth from the first to the last sample, part by part.
     console.log('  the split, after a full GC per 1,000 registrations (MB): agents known | RSS | main heap used / committed (new space, old space) | external (array buffers) | worker heap used / committed (new space) + external | native rest');
     for (const m of mem) {

@@ -525,9 +525,17 @@ export interface PackState {
 
 export const PACK_KEY_PREFIX = 'pack|';
 
-/** The exact bytes of a journaled pack, as submitted. */
+/**
+ * The exact bytes of a journaled pack, as submitted, in an ArrayBuffer of their own size: `Buffer.from` would cut a
+ * message this small from Node's shared 8 KiB pool, and a run holds each confirmed pack's bytes for its read-back
+ * (up to `READ_BACK_LIMIT`), which kept 8 KiB alive per message (the watcher's array buffers grew through each run).
+ */
 export function packBytes(pack: Pick<PackState, 'encoding' | 'data'>): Buffer {
-  return Buffer.from(pack.data, pack.encoding === 'zlib' ? 'base64' : 'utf8');
+  const encoding = pack.encoding === 'zlib' ? 'base64' : 'utf8';
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(pack.data, encoding));
+  // byteLength may overcount base64 that is not canonical (whitespace); the bytes are what was written.
+  const written = bytes.write(pack.data, encoding);
+  return written === bytes.length ? bytes : bytes.subarray(0, written);
 }
 
 /** A pack record's fields for the bytes of a packed message. */

@@ -72,6 +72,21 @@ describe('run journal', () => {
     expect(state.packs.get('pack|1')!.txIds).toEqual([{ txId: TX(2), validSeconds: 120, consumed: false }]);
   });
 
+  it("gives a pack's bytes an ArrayBuffer of their own size, not a window on Node's shared pool", () => {
+    // A run holds each confirmed pack's bytes for its read-back: a window on the 8 KiB pool kept all of it alive.
+    const zlib = Buffer.from([0x78, 0xda, ...Array.from({ length: 700 }, (_, i) => i & 0xff)]);
+    for (const pack of [
+      { encoding: 'zlib' as const, data: zlib.toString('base64') },
+      { encoding: 'json' as const, data: '{"p":"hcs-25","é":1}' },
+    ]) {
+      const bytes = packBytes(pack);
+      expect(bytes.equals(pack.encoding === 'zlib' ? zlib : Buffer.from(pack.data, 'utf8'))).toBe(true);
+      expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, bytes.length]);
+    }
+    // Base64 with whitespace (byteLength overcounts it): exactly the decoded bytes.
+    expect(packBytes({ encoding: 'zlib', data: 'eNo B\nAg==' }).equals(Buffer.from('eNo B\nAg==', 'base64'))).toBe(true);
+  });
+
   it('refuses a pack of a signal it has no result for, and a tx of an unknown pack', () => {
     const start = readFileSync(journalPathOf(tmp.dir), 'utf8').split('\n')[0]!;
     const at = '2026-01-01T00:00:00.000Z';
