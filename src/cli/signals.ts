@@ -31,6 +31,7 @@ export function register(program: Command): void {
         if (json && flags.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
         if (json && flags.follow) throw new UsageError('--follow streams: use --jsonl instead of --json');
         const { readSignals } = await import('../actions/read-signals.js');
+        const { signalRow } = await import('../consumer/reader.js');
         const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../consumer/table.js');
         // Handlers before the first network call: a user may press Ctrl-C while the topic is being looked up.
         const abort = new AbortController();
@@ -61,8 +62,9 @@ export function register(program: Command): void {
               if (event.type === 'signal') {
                 signalCount++;
                 saw(event.signal.sequenceNumber);
-                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...event.signal }));
-                else if (json) signals.push(event.signal);
+                const row = signalRow(event.signal);
+                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...row }));
+                else if (json) signals.push(row);
                 else printLine(renderSignalLine(event.signal));
               } else if (event.type === 'rejected') {
                 const r = event.rejected;

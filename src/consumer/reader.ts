@@ -119,6 +119,14 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
 }
 
 /**
+ * A signal as `hcs25 signals --json` prints it and the serve API returns it (schemas/serve-openapi.json's ReadSignal):
+ * without the parsed time the reader adds for scoring.
+ */
+export function signalRow({ consensusMs: _parsed, ...row }: ReadSignal): Omit<ReadSignal, 'consensusMs'> {
+  return row;
+}
+
+/**
  * One mirror message → its events (what `readTopic` yields for it); `seen` carries "first one wins" across calls.
  * With `into`, its signals go there instead of into events (`ms`: its consensus time, when the caller has it).
  */

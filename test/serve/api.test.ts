@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeScores, type SubjectScore } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
+import { signalRow } from '../../src/consumer/reader.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
@@ -143,7 +144,7 @@ describe('GET /v1/subjects/{subject}/score', () => {
 describe('GET /v1/subjects/{subject}/signals', () => {
   it('pages through the history, newest first, rows as `hcs25 signals --json` prints them', async () => {
     const subject = SUBJECTS[0]!;
-    const expected = first.filter((s) => s.message.subject === subject).reverse();
+    const expected = first.filter((s) => s.message.subject === subject).reverse().map(signalRow);
     const rows: unknown[] = [];
     let cursor: string | null = null;
     let pages = 0;

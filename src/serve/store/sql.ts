@@ -796,7 +796,6 @@ function toReadSignal(r: SignalRow): ReadSignal {
     sequenceNumber: r.seq,
     consensusTimestamp: r.consensus,
     consensusAt: consensusIso(r.consensus),
-    consensusMs: consensusMs(r.consensus),
     payerAccountId: r.payer,
     index: r.idx,
     message: r.message,
