@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
-import { collectTopicSignals, countReasons } from '../../src/consumer/reader.js';
+import { collectTopicSignals, countReasons, signalRow } from '../../src/consumer/reader.js';
 import { createTopic } from '../../src/hedera/tx.js';
 import { buildSignalMessage } from '../../src/signals/build.js';
 import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
@@ -101,7 +101,7 @@ describe('startIndexer', () => {
     expect(status!.counts.records).toEqual({ reveal: 1 });
     expect(status!.lastSequence).toBe(expected.lastSequence);
     const stored = await store.subjectSignals(fleet[0]!.subject, { topic, order: 'asc' });
-    expect(stored.items.map(({ topic: _, ...s }) => s)).toEqual(expected.signals.filter((s) => s.message.subject === fleet[0]!.subject));
+    expect(stored.items.map(({ topic: _, ...s }) => s)).toEqual(expected.signals.filter((s) => s.message.subject === fleet[0]!.subject).map(signalRow));
 
     // Restart: resumes from the cursor, stores nothing twice, then follows new messages.
     const second = run(clientWith(), [topic]);
