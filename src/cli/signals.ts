@@ -62,9 +62,8 @@ export function register(program: Command): void {
               if (event.type === 'signal') {
                 signalCount++;
                 saw(event.signal.sequenceNumber);
-                const row = signalRow(event.signal);
-                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...row }));
-                else if (json) signals.push(row);
+                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...signalRow(event.signal) }));
+                else if (json) signals.push(signalRow(event.signal));
                 else printLine(renderSignalLine(event.signal));
               } else if (event.type === 'rejected') {
                 const r = event.rejected;

@@ -7,7 +7,7 @@
 import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
 import { signalKey } from '../signals/pack.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../signals/read.js';
-import { consensusIso, consensusMs, parseInstant } from './time.js';
+import { consensusIsoOfMs, consensusMs, parseInstant } from './time.js';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
 import type { SignalMessage } from '../signals/schemas.js';
 import type { SignalMessageV2 } from '../signals/schemas-v2.js';
@@ -153,8 +153,11 @@ export function classify(
   }
   const parsed = readMessage(m.message);
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
-  // Made when an event needs it: a compact read of signals never formats the time.
+  // Made when an event needs it: a compact read of signals never formats the time. The time is parsed once (readTopic
+  // has parsed it already), and the ISO text made from that.
   let consensusAt: string | undefined;
+  const time = (): number => (ms ??= consensusMs(m.consensusTimestamp));
+  const at = (): string => (consensusAt ??= consensusIsoOfMs(time()));
   const packed = parsed.items.length > 1;
   const events: TopicEvent[] = [];
   for (const item of parsed.items) {
@@ -163,8 +166,7 @@ export function classify(
       continue;
     }
     if (item.kind !== 'signal') {
-      consensusAt ??= consensusIso(m.consensusTimestamp);
-      const record: ReadRecord = { ...origin, consensusAt, index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
+      const record: ReadRecord = { ...origin, consensusAt: at(), index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
       events.push({ type: 'record', record });
       continue;
     }
@@ -175,11 +177,8 @@ export function classify(
       continue;
     }
     seen.set(key, m.sequenceNumber);
-    if (into) into.addSignal(item.message, m.sequenceNumber, ms ?? consensusMs(m.consensusTimestamp), m.payerAccountId);
-    else {
-      const signal: ReadSignal = { ...origin, consensusAt: (consensusAt ??= consensusIso(m.consensusTimestamp)), consensusMs: (ms ??= consensusMs(m.consensusTimestamp)), index: item.index, message: item.message };
-      events.push({ type: 'signal', signal });
-    }
+    if (into) into.addSignal(item.message, m.sequenceNumber, time(), m.payerAccountId);
+    else events.push({ type: 'signal', signal: { ...origin, consensusAt: at(), consensusMs: time(), index: item.index, message: item.message } });
   }
   return events;
 }

@@ -29,7 +29,11 @@ export function consensusMs(timestamp: string): number {
 }
 
 export function consensusIso(timestamp: string): string {
-  const ms = consensusMs(timestamp);
+  return consensusIsoOfMs(consensusMs(timestamp));
+}
+
+/** {@link consensusIso} of a consensus time already parsed ('' for NaN). */
+export function consensusIsoOfMs(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
 }
 
