@@ -2,8 +2,8 @@
 /**
  * Bytes per agent of what `hcs25 watch` keeps per registered agent (run after the build): N bench-like registrations
  * (as scripts/bench-watch.mjs writes them) are folded by an Hcs2Folder, built into agents by the AgentBuilder, and put
- * in maps shaped as the follower's and the watcher's; the live heap after a full GC (--expose-gc) is taken after each
- * structure. Env: WATCH_STATE_AGENTS (default 10,000).
+ * in the follower's agent table and uid → row map; the live heap after a full GC (--expose-gc) is taken after each
+ * structure, and the table's bytes off the heap. Env: WATCH_STATE_AGENTS (default 10,000).
  */
 import { spawnSync } from 'node:child_process';
 import { DIST } from './lib/emulator.mjs';
@@ -18,6 +18,7 @@ const { SkipList, messageRef } = await import(DIST('registry/skips.js'));
 const { AgentBuilder } = await import(DIST('registry/agents.js'));
 const { openResolveContext } = await import(DIST('registry/resolve.js'));
 const { askHost } = await import(DIST('watch/limiter.js'));
+const { AgentTable } = await import(DIST('watch/agent-table.js'));
 
 const live = () => {
   globalThis.gc();
@@ -57,34 +58,33 @@ for (const uid of uids) {
 ctx.cache.clear();
 at = step('agents (the Agent objects)', at);
 
-// As the follower does: each entry's agent by uid, the count of entries per subject, the metadata released.
 // As the follower does once an entry's agent is built: the folder forgets the metadata it was built from.
 for (const uid of uids) folder.release(uid);
 at = step('folder: metadata released once built', at);
 
-// The follower's uid → agent and subject → agent maps; the latter is the watcher's view of the registry (no copy).
+// The follower's table (subject → agent, the watcher's view of the registry: records off the heap, asked-in-cycle a
+// flag per row) and its uid → row map; the Agent objects are then let go, as the follower keeps none.
+const table = new AgentTable(source);
 const built = new Map();
-const bySubject = new Map();
-for (const [i, a] of agents.entries()) {
-  built.set(uids[i], a);
-  bySubject.set(a.subject, a);
-}
-at = step('follower uid→agent + subject→agent maps', at);
+const external = () => process.memoryUsage().arrayBuffers;
+const externalBefore = external();
+for (const [i, a] of agents.entries()) built.set(uids[i], table.set(a, uids[i]));
+agents.length = 0;
+at = step('follower uid→row map (the Agent objects let go)', at);
+const tableBytes = (external() - externalBefore) / N;
 
-const order = [...bySubject.keys()];
-at = step('watcher schedule order array', at);
-const asked = new Set(order);
-at = step('watcher askedInCycle set', at);
-const hosts = new WeakMap();
-for (const a of agents) hosts.set(a, askHost(a));
+const hosts = new Map();
+for (const subject of table.keys()) hosts.set(subject, askHost(table.get(subject)));
 at = step('watcher host cache (only while queued)', at);
 
 const total = rows.slice(0, -1).reduce((s, [, b]) => s + b, 0);
 console.log(`watch state per agent, ${N} bench-like registrations (live heap after full GC, bytes per agent):`);
-for (const [name, b] of rows) console.log(`  ${name.padEnd(42)} ${b.toFixed(0).padStart(6)}`);
-console.log(`  ${'total kept (without the host cache)'.padEnd(42)} ${total.toFixed(0).padStart(6)}`);
+for (const [name, b] of rows) console.log(`  ${name.padEnd(48)} ${b.toFixed(0).padStart(6)}`);
+console.log(`  ${'kept on the heap (without the host cache)'.padEnd(48)} ${total.toFixed(0).padStart(6)}   (the Agent objects are made when asked for)`);
+console.log(`  ${'kept off the heap: the agent table'.padEnd(48)} ${tableBytes.toFixed(0).padStart(6)}   (records, index and per-row columns; ${(table.bytes / N).toFixed(0)} B by its own count)`);
+console.log(`  ${'kept off the heap: a cycle's schedule'.padEnd(48)} ${'16'.padStart(6)}   (row, generation and slot per agent, typed arrays)`);
 // Keep everything reachable until the last figure.
-if (folder.messages + bySubject.size + built.size + order.length + asked.size < 0) console.log(hosts);
+if (folder.messages + table.size + built.size < 0) console.log(hosts);
 
 // The choice grader's prepared-question cache (not per agent: per distinct question and option order asked, in 16,384
 // slots): every bundled-bank question in each of its 24 orders, graded once with a reply that needs the options.

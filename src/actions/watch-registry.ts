@@ -42,6 +42,7 @@ import type { PackMode } from '../signals/pack.js';
 import { decodeRunKey, encodeRunKey, newRunKey } from '../signals/hashing.js';
 import { DailyBudget, utcDay } from '../watch/budget.js';
 import { Channel } from '../watch/channel.js';
+import { AgentTable } from '../watch/agent-table.js';
 import { RegistryFollower, mirrorSubscription, type RegistryChange, type Subscribe } from '../watch/follow.js';
 import { HostLimiter, askHost } from '../watch/limiter.js';
 import { loadWatchState, saveWatchState, watchStatePath, type WatchState } from '../watch/state.js';
@@ -130,7 +131,7 @@ interface Cycle {
   endsAt: number;
   runKey: Buffer;
   /** Agents scheduled this cycle, by slot; `next` is the first not yet due. */
-  order: string[];
+  order: Schedule;
   next: number;
   /** When this process opened the run (ms): an update closes it early only after `minRunMs`. */
   openedAt: number;
@@ -155,7 +156,19 @@ interface Cycle {
 }
 
 const TICK_MS = 250;
-const NO_AGENTS: ReadonlyMap<string, Agent> = new Map();
+const NO_AGENTS = new AgentTable();
+/** The registry table's flag for agents asked in this cycle's earlier runs (a cycle of a large registry spans several). */
+const ASKED_IN_CYCLE = 1;
+
+/**
+ * A cycle's agents in slot order, as registry-table rows (with each row's generation, so a row freed and reused since
+ * is told apart) and their slots: no subject string per agent for the whole cycle.
+ */
+interface Schedule {
+  rows: Int32Array;
+  generations: Uint32Array;
+  slots: Float64Array;
+}
 
 class Watcher {
   private readonly now: () => number;
@@ -164,20 +177,17 @@ class Watcher {
   private readonly concurrency: number;
   private readonly limiter: HostLimiter;
   /**
-   * Every live agent by subject: the follower's map (the watcher keeps no copy), the Agent alone (its host and slot
-   * are derived when needed), so what is held per agent is what it is asked with. The registry sequence of its last change is `agent.registrySeq`, or, for
-   * the few updated since they were registered, in `changedAt`.
+   * Every live agent by subject: the follower's table (the watcher keeps no copy; records off the JavaScript heap, an
+   * Agent made when asked for), with the registry sequence of each agent's last change and whether it was asked in
+   * the cycle's earlier runs (ASKED_IN_CYCLE).
    */
-  private get known(): ReadonlyMap<string, Agent> {
+  private get known(): AgentTable {
     return this.follower?.agents ?? NO_AGENTS;
   }
-  private readonly changedAt = new Map<string, number>();
   /** New or updated agents, asked before scheduled ones. */
   private readonly front = new Set<string>();
   /** Scheduled agents whose slot has come (waiting for a host token, the fee cap or a free slot). */
   private readonly due = new Set<string>();
-  /** Agents asked in this cycle's earlier runs (a cycle of a large registry spans several runs). */
-  private readonly askedInCycle = new Set<string>();
   /**
    * At start, agents the registry changed after the saved cursor, while this watcher was down; those of them the cycle
    * asked in an older form are asked again (`updatedWhileDown`, once the cycle is open), as a live update would be.
@@ -185,7 +195,7 @@ class Watcher {
   private changedWhileDown = new Set<string>();
   private updatedWhileDown: string[] = [];
   /** The schedule of the cycle in progress, kept across its runs. */
-  private schedule: { order: string[]; next: number } | undefined;
+  private schedule: { order: Schedule; next: number } | undefined;
   private budget!: DailyBudget;
   private estimate = 0n;
   private follower!: RegistryFollower;
@@ -351,7 +361,7 @@ class Watcher {
     const cursor = this.watchState.cursor?.seq ?? 0;
     for (const change of changes) {
       if (change.type === 'delete') {
-        this.changedAt.delete(change.subject);
+        this.hosts.delete(change.subject);
         this.front.delete(change.subject);
         this.due.delete(change.subject);
         if (this.watchState.reask) delete this.watchState.reask[change.subject];
@@ -359,8 +369,8 @@ class Watcher {
         continue;
       }
       const { agent, seq, previous: before } = change;
-      if (seq !== agent.registrySeq) this.changedAt.set(agent.subject, seq);
-      else this.changedAt.delete(agent.subject);
+      // Its endpoint may have changed.
+      this.hosts.delete(agent.subject);
       // At start, only what changed after the saved cursor is new to us; the rest waits for its slot.
       if (head.initial && seq <= cursor) continue;
       if (head.initial) this.changedWhileDown.add(agent.subject);
@@ -398,7 +408,7 @@ class Watcher {
         for (const subject of earlier.done.keys()) {
           // An updated agent asked again in a run its update allows is done (a half-asked one is finished there).
           if (reask[subject] && carriesReask(reask[subject], run)) delete reask[subject];
-          if (!reask[subject]) this.askedInCycle.add(subject);
+          if (!reask[subject]) this.known.setFlag(subject, ASKED_IN_CYCLE, true);
         }
       }
       for (const subject of Object.keys(reask)) if (this.known.has(subject)) this.front.add(subject);
@@ -454,7 +464,7 @@ class Watcher {
     }
     if (!saved) {
       this.counters.cycles++;
-      this.askedInCycle.clear();
+      this.known.clearFlag(ASKED_IN_CYCLE);
       // Updated agents waiting for a run of the last cycle are asked first in this one, as new ones.
       delete this.watchState.reask;
       this.schedule = undefined;
@@ -468,7 +478,7 @@ class Watcher {
     const abort = new AbortController();
     // Every agent being asked listens on it: `concurrency` listeners is expected, not a leak.
     setMaxListeners(0, abort.signal);
-    this.schedule ??= { order: bySlot(this.known.keys()), next: 0 };
+    this.schedule ??= { order: bySlot(this.known), next: 0 };
     const { order, next } = this.schedule;
     return {
       run: state.start.run,
@@ -640,7 +650,7 @@ class Watcher {
         // Updated after this run asked it: the next run asks it again.
         if (this.needsNextRun(cycle, subject)) continue;
         if (this.watchState.reask) delete this.watchState.reask[subject];
-        this.askedInCycle.add(subject);
+        this.known.setFlag(subject, ASKED_IN_CYCLE, true);
       }
       this.watchState.cycle = { ...saved, run: null, previous: [...(saved.previous ?? []), cycle.run] };
       this.schedule = { order: cycle.order, next: cycle.next };
@@ -704,7 +714,7 @@ class Watcher {
   private askedThisCycle(subject: string): boolean {
     const c = this.cycle;
     if (!c) return false;
-    return c.asking.has(subject) || this.askedInCycle.has(subject) || this.lacking(c, subject).length === 0;
+    return c.asking.has(subject) || this.known.hasFlag(subject, ASKED_IN_CYCLE) || this.lacking(c, subject).length === 0;
   }
 
   /**
@@ -714,7 +724,7 @@ class Watcher {
   private askAgain(c: Cycle, subject: string): void {
     const inThisRun = c.asking.has(subject) || c.state.done.has(subject);
     this.watchState.reask = { ...this.watchState.reask, [subject]: { run: c.run, inclusive: !inThisRun } };
-    this.askedInCycle.delete(subject);
+    this.known.setFlag(subject, ASKED_IN_CYCLE, false);
   }
 
   /** The current run asked `subject` before its update: only a later run can ask it again. */
@@ -733,21 +743,24 @@ class Watcher {
     if (!c || c.closing || c.abort.signal.aborted || this.stopping.signal.aborted) return;
     const now = this.now();
     const elapsed = (now - c.startedAt) / (c.endsAt - c.startedAt);
-    while (c.next < c.order.length) {
-      const subject = c.order[c.next]!;
-      const k = this.known.get(subject);
-      if (k && slotOf(subject) > elapsed) break;
+    const { rows, generations, slots } = c.order;
+    while (c.next < rows.length) {
+      const row = rows[c.next]!;
+      const subject = this.known.generation(row) === generations[c.next] ? this.known.subjectAt(row) : undefined;
+      if (subject !== undefined && slots[c.next]! > elapsed) break;
       c.next++;
-      if (k && !this.front.has(subject)) this.due.add(subject);
+      if (subject !== undefined && !this.front.has(subject)) this.due.add(subject);
     }
     const blocked = new Set<string>();
     let paused = false;
     for (const queue of [this.front, this.due]) {
       for (const subject of queue) {
         if (c.asking.size >= this.concurrency) break;
-        const k = this.known.get(subject);
         // Agents of a host out of tokens are passed over first and cheaply: a queue of one busy host is met whole
-        // on every tick, and its host is parsed once (cached while the agent waits).
+        // on every tick, and its host is parsed once (cached while the agent waits), its record not read again.
+        const cached = blocked.size > 0 ? this.hosts.get(subject) : undefined;
+        if (cached !== undefined && blocked.has(cached)) continue;
+        const k = this.known.get(subject);
         if (k && blocked.size > 0 && blocked.has(this.hostOf(k))) continue;
         if (k && !c.asking.has(subject) && this.needsNextRun(c, subject)) {
           if (now - c.openedAt < (this.p.minRunMs ?? DEFAULT_MIN_RUN_MS)) continue;
@@ -756,10 +769,12 @@ class Watcher {
           c.rotate?.();
           return;
         }
-        const lacking = k && !this.askedInCycle.has(subject) ? this.lacking(c, subject) : [];
+        const lacking = k && !this.known.hasFlag(subject, ASKED_IN_CYCLE) ? this.lacking(c, subject) : [];
         if (!k || lacking.length === 0 || c.asking.has(subject)) {
-          if (!c.asking.has(subject)) queue.delete(subject);
-          if (k && !c.asking.has(subject)) this.hosts.delete(k);
+          if (!c.asking.has(subject)) {
+            queue.delete(subject);
+            this.hosts.delete(subject);
+          }
           continue;
         }
         const host = this.hostOf(k);
@@ -781,7 +796,7 @@ class Watcher {
           continue;
         }
         queue.delete(subject);
-        this.hosts.delete(k);
+        this.hosts.delete(subject);
         void this.ask(c, k, lacking, askTinybar);
       }
       if (paused) break;
@@ -791,14 +806,15 @@ class Watcher {
   }
 
   /**
-   * The host `agent` is asked at, kept while it waits in a queue (tick() drops it when the agent is asked; an agent
-   * replaced or deleted takes its entry with it), so a long queue does not hold a string per agent for good.
+   * The host each waiting agent is asked at, by subject, kept while it waits in a queue (tick() drops it when the
+   * agent is asked or leaves the queue; a registry change drops it, as the endpoint may have changed), so a long
+   * queue does not hold a string per agent for good.
    */
-  private readonly hosts = new WeakMap<Agent, string>();
+  private readonly hosts = new Map<string, string>();
 
   private hostOf(agent: Agent): string {
-    let host = this.hosts.get(agent);
-    if (host === undefined) this.hosts.set(agent, (host = askHost(agent)));
+    let host = this.hosts.get(agent.subject);
+    if (host === undefined) this.hosts.set(agent.subject, (host = askHost(agent)));
     return host;
   }
 
@@ -951,7 +967,7 @@ class Watcher {
 
   /** Registry sequence of the message that last changed a known agent. */
   private seqOf(subject: string): number | undefined {
-    return this.changedAt.get(subject) ?? this.known.get(subject)?.registrySeq;
+    return this.known.changedSeq(subject);
   }
 
   private error(err: unknown): void {
@@ -986,10 +1002,21 @@ function questionsOf(kinds: readonly EvalKind[]): number {
   return kinds.filter((kind) => kind !== 'availability').length;
 }
 
-/** Subjects in slot order (each slot hashed once). */
-function bySlot(subjects: Iterable<string>): string[] {
-  const slotted = Array.from(subjects, (subject) => ({ subject, slot: slotOf(subject) }));
-  return slotted.sort((a, b) => a.slot - b.slot).map((x) => x.subject);
+/** The table's agents in slot order (each slot hashed once). */
+function bySlot(table: AgentTable): Schedule {
+  const all = Array.from(table.liveRows());
+  const slotOfRow = new Float64Array(all.length);
+  all.forEach((row, i) => (slotOfRow[i] = slotOf(table.subjectAt(row)!)));
+  const order = Array.from(all.keys()).sort((a, b) => slotOfRow[a]! - slotOfRow[b]!);
+  const rows = new Int32Array(order.length);
+  const generations = new Uint32Array(order.length);
+  const slots = new Float64Array(order.length);
+  order.forEach((i, at) => {
+    rows[at] = all[i]!;
+    generations[at] = table.generation(all[i]!);
+    slots[at] = slotOfRow[i]!;
+  });
+  return { rows, generations, slots };
 }
 
 function questionOptions(state: RunState): Pick<EvaluateAgentsParameters, 'grader' | 'scienceBank'> {
