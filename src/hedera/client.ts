@@ -1,5 +1,6 @@
 import { Client, PrivateKey } from '@hashgraph/sdk';
 import { ConfigError } from '../core/errors.js';
+import { boundTimestampMemory } from './tx.js';
 import type { OperatorConfig, ResolvedConfig } from '../config/load.js';
 
 export interface ClientTuning {
@@ -19,6 +20,7 @@ export interface ClientTuning {
  * the SDK and the publisher then fail over between them.
  */
 export function createClient(config: Pick<ResolvedConfig, 'network' | 'operator'>, tuning: ClientTuning = {}): Client {
+  boundTimestampMemory();
   const { network } = config;
   let client: Client;
   if (network.ledger === 'testnet' || network.ledger === 'previewnet' || network.ledger === 'mainnet') {

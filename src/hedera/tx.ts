@@ -6,6 +6,7 @@
  */
 import {
   AccountUpdateTransaction,
+  Cache,
   CustomFeeLimit,
   CustomFixedFee,
   Hbar,
@@ -28,6 +29,46 @@ export class LedgerTxError extends Hcs25Error {
     });
     this.name = 'LedgerTxError';
   }
+}
+
+/** How long a generated timestamp is remembered to avoid a repeat: it was made 3–8 s in the past, so by then no
+ * new one can equal it. */
+const RECENT_TIMESTAMPS_MS = 30_000;
+
+/**
+ * Bounds the memory of the SDK's `Timestamp.generate`. It keeps every timestamp it ever made in a module-level set so
+ * that none repeats, and every free query (a receipt query) makes one for an unused payment id: about 110 B per query
+ * for the life of the process. A watcher asks a receipt per message for days (measured: its submission worker held
+ * 6,970 of them after 10,000 registrations, a few MB a day). Replaced, once per thread, by the same generation (now
+ * minus 3–8 s of jitter, random nanoseconds, the SDK's time drift) with repeats checked against the timestamps of the
+ * last 30–60 s only, in two sets swapped every 30 s: a timestamp older than the jitter cannot be made again.
+ */
+export function boundTimestampMemory(): { remembered(): number } {
+  const generate = Timestamp.generate as ((hasJitter?: boolean) => Timestamp) & { bounded?: { remembered(): number } };
+  if (generate.bounded) return generate.bounded;
+  let recent = new Set<string>();
+  let older = new Set<string>();
+  let swapAt = Date.now() + RECENT_TIMESTAMPS_MS;
+  const bounded = (hasJitter = true): Timestamp => {
+    for (;;) {
+      const now = Date.now();
+      // Every 30 s the older set is let go (at once when the clock was set back).
+      if (now >= swapAt || now < swapAt - RECENT_TIMESTAMPS_MS) {
+        older = recent;
+        recent = new Set();
+        swapAt = now + RECENT_TIMESTAMPS_MS;
+      }
+      const at = now - (hasJitter ? Math.floor(Math.random() * 5_000) + 3_000 : 0);
+      const timestamp = new Timestamp(Math.floor(at / 1000) + Cache.timeDrift, (at % 1000) * 1_000_000 + Math.floor(Math.random() * 1_000_000));
+      const key = timestamp.toString();
+      if (recent.has(key) || older.has(key)) continue;
+      recent.add(key);
+      return timestamp;
+    }
+  };
+  const handle = { remembered: () => recent.size + older.size };
+  Timestamp.generate = Object.assign(bounded, { bounded: handle });
+  return handle;
 }
 
 /** The valid start of the last id `newTransactionId` made, ns since the epoch. */
