@@ -129,6 +129,7 @@ export async function startHcs10Agent(options: Hcs10AgentOptions): Promise<Runni
         },
       }),
     });
+    await visibleOnMirror(options.mirror, identity.inboundTopicId, name);
     const agent = new SampleAgent(name, options, client, key.publicKey, identity);
     agent.start();
     return {
@@ -142,6 +143,21 @@ export async function startHcs10Agent(options: Hcs10AgentOptions): Promise<Runni
   } catch (err) {
     client.close();
     throw err;
+  }
+}
+
+/** How long a new sample agent waits for the mirror node to show its inbound topic. */
+const MIRROR_VISIBLE_MS = 30_000;
+
+/**
+ * A registered agent's inbound topic is on the mirror node before anyone discovers it; a sample agent starts the same
+ * way, so that a requester asking it at once does not meet the mirror's lag (it would read "no such topic").
+ */
+async function visibleOnMirror(mirror: MirrorRestClient, topicId: string, name: string): Promise<void> {
+  const deadline = Date.now() + MIRROR_VISIBLE_MS;
+  while ((await mirror.getTopic(topicId)) === null) {
+    if (Date.now() > deadline) throw new Error(`sample agent ${name}: the mirror node did not show its inbound topic ${topicId} within ${MIRROR_VISIBLE_MS / 1000} s`);
+    await abortableSleep(50);
   }
 }
 

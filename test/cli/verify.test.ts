@@ -50,10 +50,11 @@ function config(): ResolvedConfig {
 
 const hcs25 = (args: string[]) => runCli([verify, scores], args);
 
+/** Reveals `run` and waits until the mirror node shows the reveal (a verify reads the topic as a consumer would). */
 async function reveal(run: string): Promise<void> {
   const client = createHcs25Client(config());
   try {
-    await revealRun(client, { run });
+    await mirrored((await revealRun(client, { run })).seq);
   } finally {
     await client.close();
   }
@@ -219,7 +220,7 @@ describe('hcs25 verify on the emulator', () => {
     const honestReveal = records.find((r) => r.kind === 'reveal' && r.message.run === honest)!;
     const results = [...state.signals.values()].map((s) => s.result).filter((r) => r.kind !== 'availability');
     const runs = { dense: ulid(), subject: ulid() } as const;
-    let tampered: { seq: number; index: number; subject: string } | undefined;
+    let tampered: { seq: number; index: number; subject: string; answer: string } | undefined;
     for (const mode of ['dense', 'subject'] as const) {
       const packer = new SignalPacker({ mode });
       // The publisher's own signals, re-published as v2 under another run id with the same key and seed (and reveal).
@@ -232,9 +233,12 @@ describe('hcs25 verify on the emulator', () => {
           expect(index).toBeGreaterThan(0);
           const body = JSON.parse(inflateSync(bytes).toString('utf8')) as PackBody;
           const packed = body.subjects.flatMap((x) => x.sig)[index]!;
-          packed.d = { ...packed.d, answer: '0' };
+          // One more than the graded-correct answer: wrong whatever the question (a fixed '0' is right for 37 - 37).
+          const answer = String(Number(packed.d.answer) + 1);
+          expect(answer).toMatch(/^-?\d+$/);
+          packed.d = { ...packed.d, answer };
           bytes = deflateSync(JSON.stringify(body));
-          tampered = { seq: 0, index, subject: m.signals[index]!.subject };
+          tampered = { seq: 0, index, subject: m.signals[index]!.subject, answer };
         }
         const receipt = await (await new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(bytes).execute(h.client)).getReceipt(h.client);
         if (tampered && tampered.seq === 0) tampered.seq = Number(receipt.topicSequenceNumber!.toString());
@@ -252,7 +256,7 @@ describe('hcs25 verify on the emulator', () => {
     expect(dense.report.counts).toMatchObject({ verified: results.length - 1, mismatch: 1, unverifiable: 0 });
     expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ sequenceNumber: tampered!.seq, index: tampered!.index, subject: tampered!.subject, field: 'answer' });
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', runs.dense]);
-    expect(text.stdout).toContain(`#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer 0 grades wrong, published correct`);
+    expect(text.stdout).toContain(`#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer ${tampered!.answer} grades wrong, published correct`);
   });
 
   it('a private science bank: science is unverifiable without it, verified with --science-bank', async () => {
