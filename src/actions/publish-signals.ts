@@ -211,7 +211,10 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     await fees?.end().catch(() => undefined);
     if (fees && fees.spentTinybar !== journaledSpent) journal.append({ t: 'fees', spentTinybar: fees.spentTinybar.toString(), confirmed: submitter?.stats.confirmed ?? 0 });
     const reason = error instanceof Error ? error.message : status === 'interrupted' ? 'interrupted' : undefined;
-    journal.append({ t: 'end', status, ...(reason ? { reason } : {}) });
+    const end = { t: 'end', status, ...(reason ? { reason } : {}) } as const;
+    journal.append(end);
+    // The state stays what a read of the journal gives (a watcher reveals the run from it).
+    state.end = { ...end, at: new Date().toISOString() };
     await journal.close().catch(() => undefined);
   }
 

@@ -22,6 +22,11 @@ export interface RevealRunParameters {
   topic?: string;
   /** Reveal although the run has not finished (its later signals could then be answered with the key known). */
   force?: boolean;
+  /**
+   * The run's state as its publisher left it, when this process has just published the run (`hcs25 watch`): the
+   * journal is then appended to without being read again.
+   */
+  state?: RunState;
 }
 
 export interface RevealRunReturnType {
@@ -36,7 +41,8 @@ export interface RevealRunReturnType {
 export async function revealRun(client: Hcs25Client, options: RevealRunParameters): Promise<RevealRunReturnType> {
   const { config } = client;
   const operator = client.requireOperator();
-  const { journal, state } = await Journal.open(config.stateDir, options.run);
+  const reopened = options.state && (await Journal.reopen(config.stateDir, options.run));
+  const { journal, state } = reopened ? { journal: reopened, state: options.state! } : await Journal.open(config.stateDir, options.run);
   try {
     // Topic ids are per network: the same id elsewhere is another topic, or none.
     if (state.start.config.network !== config.network.ledger) {

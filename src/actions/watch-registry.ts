@@ -670,7 +670,7 @@ class Watcher {
     // A stop cut an agent's asks short: the next start asks the rest in this run, so it is not revealed yet.
     if (this.stopping.signal.aborted && halfAsked(state).size > 0) return;
     try {
-      const revealed = await revealRun(client, { run });
+      const revealed = await revealRun(client, { run, state });
       p.onNote?.(`run ${run} complete and revealed (topic sequence ${revealed.seq})`);
       this.watchState.revealed = [...(this.watchState.revealed ?? []), { run, at: this.now() }];
     } catch (err) {

@@ -10,7 +10,8 @@ import { emptyRunState, readJournal, type RunConfigSummary, type RunState } from
 import { revealMessageFor, revealRun } from '../../src/actions/reveal-run.js';
 import { createHcs25Client } from '../../src/client.js';
 import { revealMessageV2Schema } from '../../src/signals/reveal.js';
-import { journalWith, tempDir } from '../publisher/helpers.js';
+import { createSignalTopic } from '../../src/publisher/topic.js';
+import { emulatorConfig, journalWith, startHarness, tempDir } from '../publisher/helpers.js';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -35,6 +36,30 @@ describe('revealRun', () => {
     await expect(revealRun(createHcs25Client(config), { run: journal.runId, force: true })).rejects.toThrow(/ran on local, not custom/);
     const { state } = await readJournal(journal.path);
     expect(state.reveals.size).toBe(0);
+  });
+
+  it("reveals from the state its publisher left, without reading the journal again, and journals the reveal", async () => {
+    const h = await startHarness();
+    const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: tmp.dir }));
+    try {
+      const { topicId } = await createSignalTopic(h.client);
+      const journal = await journalWith(tmp.dir, [], topicId);
+      await journal.close();
+      // The file has no end record, so a reveal that reads it refuses; the state in memory says the run is complete,
+      // as publishSignals leaves it, so a reveal given that state has not read the file.
+      await expect(revealRun(client, { run: journal.runId })).rejects.toThrow(/has not finished publishing \(no end record\)/);
+      const { state } = await readJournal(journal.path, { keep: 'pending' });
+      state.end = { t: 'end', at: new Date().toISOString(), status: 'complete' };
+      const revealed = await revealRun(client, { run: journal.runId, state });
+      expect(revealed).toMatchObject({ topic: topicId, already: false });
+      expect(revealed.seq).toBeGreaterThan(0);
+      // Journaled through the reopened file: a later reveal finds it and sends nothing.
+      expect((await readJournal(journal.path)).state.reveals.get(topicId)?.receipt?.seq).toBe(revealed.seq);
+      expect(await revealRun(client, { run: journal.runId })).toMatchObject({ seq: revealed.seq, already: true });
+    } finally {
+      await client.close();
+      await h.close();
+    }
   });
 });
 

@@ -154,6 +154,29 @@ describe('run journal', () => {
     expect((await readJournal(journal.path)).state.signals.get('t1')!.receipt?.seq).toBe(3);
   });
 
+  it('reopen() appends without reading, but only after a whole last line, and takes the lock', async () => {
+    const journal = await journalWith(tmp.dir, ['r1']);
+    await expect(Journal.reopen(tmp.dir, journal.runId)).rejects.toThrow(/in use by process/);
+    await journal.close();
+    const whole = readFileSync(journal.path, 'utf8');
+
+    const reopened = (await Journal.reopen(tmp.dir, journal.runId))!;
+    expect(reopened).toBeInstanceOf(Journal);
+    await expect(Journal.open(tmp.dir, journal.runId)).rejects.toThrow(/in use by process/);
+    await reopened.write({ t: 'tx', key: 'r1', txId: TX(7), validSeconds: 120 });
+    await reopened.close();
+    expect(readFileSync(journal.path, 'utf8').startsWith(whole)).toBe(true);
+    expect((await readJournal(journal.path)).state.signals.get('r1')!.txIds.map((t) => t.txId)).toEqual([TX(7)]);
+
+    // A torn last line: not reopened (open() mends it), and the lock is given back.
+    appendFileSync(journal.path, '{"t":"receipt","key":"r1"');
+    expect(await Journal.reopen(tmp.dir, journal.runId)).toBeUndefined();
+    expect(existsSync(`${journal.path}.lock`)).toBe(false);
+    const { journal: mended } = await Journal.open(tmp.dir, journal.runId);
+    await mended.close();
+    expect(readFileSync(journal.path, 'utf8').endsWith('\n')).toBe(true);
+  });
+
   it('a complete last line without its newline is not trusted either', async () => {
     const journal = await journalWith(tmp.dir, []);
     await journal.close();
