@@ -8,7 +8,8 @@
  * The process measured is the watcher's alone: the registrations and the topic reader (a consumer timing each sampled
  * agent) run in a child process, so their SDK client, gRPC buffers and bookkeeping are not counted as the watcher's.
  *
- * Memory: a warm-up of BENCH_WATCH_WARMUP registrations (default 1,000) first, until each of them is published; the
+ * Memory: a warm-up of BENCH_WATCH_WARMUP registrations (default 2,500: past the first run's rotation and reveal, see
+ * WARMUP) first, until each of them is published; the
  * watcher's RSS then is the reference. Then BENCH_WATCH_AGENTS registrations (default 10,000) are measured: RSS every
  * second across all of them, printed as the band [min, max] relative to the reference, and again relative to the median
  * RSS over the first 1,000 measured registrations (goal: within ±10% of that median; both figures are printed: the one
@@ -38,11 +39,18 @@ import { DIST, emulatorEnv, fastSigningClient, startEmulator } from './lib/emula
 
 const QUICK = process.argv.includes('--quick');
 const AGENTS = Number(process.env.BENCH_WATCH_AGENTS ?? (QUICK ? 2_000 : 10_000));
-const WARMUP = Number(process.env.BENCH_WATCH_WARMUP ?? 1_000);
 const RATE = Number(process.env.BENCH_WATCH_RATE ?? 125); // registrations per second
 const SAMPLE_EVERY = 50;
 const LAG_MS = 2_000;
 const RUN_SIGNALS = Number(process.env.BENCH_WATCH_RUN_SIGNALS ?? 6_000);
+/**
+ * The warm-up ends in the watcher's steady state: past its first run rotation (a run of RUN_SIGNALS signals holds
+ * RUN_SIGNALS / 3 agents; the full run drains and is revealed while the next one asks), plus 500 registrations for the
+ * reveal. A watcher rotates runs all day, so every later sample carries one rotation's memory; before session 10 the
+ * warm-up was 1,000 registrations, the reference fell inside the very first run, and that one-time step (~10 MB, both
+ * heaps growing to hold two runs and a reveal) was counted as growth. BENCH_WATCH_WARMUP=1000 measures it that way.
+ */
+const WARMUP = Number(process.env.BENCH_WATCH_WARMUP ?? Math.ceil(RUN_SIGNALS / 3) + 500);
 /**
  * As bin/hcs25 starts `hcs25 watch`; BENCH_WATCH_NODE_EXTRA adds flags after them, to compare (`--heap-growing-percent=0`
  * gives V8 back its own old-space growth).
@@ -93,6 +101,8 @@ async function watcher() {
   });
 
   let failed = false;
+  /** Notes are timed from the measured part's start (the series' second 0); warm-up notes are negative. */
+  let noteT0 = performance.now();
   const stop = new AbortController();
   let watching;
   let load;
@@ -116,11 +126,15 @@ async function watcher() {
       signal: stop.signal,
       runner: { transportFactory },
       ...(packInWorker && { packInWorker: true }),
+      // BENCH_WATCH_NOTES=1: the watcher's notes (cycles, rotations, reveals), each with its time and RSS, to line up with the series.
+      ...(process.env.BENCH_WATCH_NOTES === '1' && {
+        onNote: (line) => console.log(`  note ${((performance.now() - noteT0) / 1000).toFixed(1)} s, RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB: ${line}`),
+      }),
       onReady: (status) => ready(status),
     });
     const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
     console.log(
-      `watch: ${WARMUP} warm-up + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
+      `watch: ${WARMUP} warm-up${process.env.BENCH_WATCH_WARMUP ? '' : ` (past the first run's rotation and reveal: runs of ≤ ${RUN_SIGNALS} signals hold ${Math.ceil(RUN_SIGNALS / 3)} agents)`} + ${AGENTS} measured registrations at ~${RATE}/s into an HCS-2 registry, mirror lag ${LAG_MS} ms, ` +
         `simulated agents 5-20 ms per ask; registrations and the topic reader in a child process (only the watcher is measured); ` +
         `submission ${inProcess ? 'on the watcher thread (BENCH_WATCH_IN_PROCESS=1)' : 'in its worker thread'}; ` +
         `packing ${packInWorker ? 'in a worker thread per run (BENCH_WATCH_PACK_WORKER=1)' : 'on the watcher thread'}; ` +
@@ -152,6 +166,7 @@ async function watcher() {
     if (process.env.BENCH_WATCH_SNAPSHOT) writeHeapSnapshot(`${process.env.BENCH_WATCH_SNAPSHOT}.warm`);
     const ref = process.memoryUsage().rss / 2 ** 20;
     const t0 = performance.now();
+    noteT0 = t0;
     const cpu1 = process.cpuUsage();
     const threads1 = threadCpu();
     const evals0 = status().counters.evaluations;
@@ -184,13 +199,15 @@ async function watcher() {
       row.native = row.rss - row.total - row.external - row.wTotal - row.wExternal;
       mem.push(row);
     };
-    await split(status().agentsKnown);
+    // BENCH_WATCH_SPLITS=0: no split (no forced GC) until the end, so the RSS samples are the watcher's own, untouched.
+    const splits = process.env.BENCH_WATCH_SPLITS !== '0';
+    if (splits) await split(status().agentsKnown);
     let sampling = false;
     let splitEnded = -Infinity;
     const sampler = setInterval(() => {
       const known = status().agentsKnown;
       rss.push({ t: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20, known, split: sampling || performance.now() - splitEnded < 1_500 });
-      if (sampling || known < mem.at(-1).known + 1_000) return;
+      if (!splits || sampling || known < mem.at(-1).known + 1_000) return;
       sampling = true;
       void split(known).finally(() => ((sampling = false), (splitEnded = performance.now())));
     }, 1_000);

@@ -82,7 +82,7 @@ console.log(`watch state per agent, ${N} bench-like registrations (live heap aft
 for (const [name, b] of rows) console.log(`  ${name.padEnd(48)} ${b.toFixed(0).padStart(6)}`);
 console.log(`  ${'kept on the heap (without the host cache)'.padEnd(48)} ${total.toFixed(0).padStart(6)}   (the Agent objects are made when asked for)`);
 console.log(`  ${'kept off the heap: the agent table'.padEnd(48)} ${tableBytes.toFixed(0).padStart(6)}   (records, index and per-row columns; ${(table.bytes / N).toFixed(0)} B by its own count)`);
-console.log(`  ${'kept off the heap: a cycle's schedule'.padEnd(48)} ${'16'.padStart(6)}   (row, generation and slot per agent, typed arrays)`);
+console.log(`  ${"kept off the heap: a cycle's schedule".padEnd(48)} ${'16'.padStart(6)}   (row, generation and slot per agent, typed arrays)`);
 // Keep everything reachable until the last figure.
 if (folder.messages + table.size + built.size < 0) console.log(hosts);
 
