@@ -468,6 +468,8 @@ class Watcher {
       // Updated agents waiting for a run of the last cycle are asked first in this one, as new ones.
       delete this.watchState.reask;
       this.schedule = undefined;
+      // The host cache holds waiting agents only: those that leave with the last cycle's queue take their entries.
+      for (const subject of this.due) if (!this.front.has(subject)) this.hosts.delete(subject);
       this.due.clear();
     }
     for (const [subject, asked] of askedAs) {
