@@ -334,11 +334,7 @@ export class Journal {
    */
   static async open(stateDir: string, runId: string, options: Pick<ReadJournalOptions, 'onResult'> = {}): Promise<{ journal: Journal; state: RunState }> {
     const path = journalPath(stateDir, runId);
-    // A clear error for a missing file before taking the lock.
-    await stat(path).catch((err: NodeJS.ErrnoException) => {
-      throw err.code === 'ENOENT' ? new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' }) : err;
-    });
-    const lock = acquireLock(path, runId);
+    const lock = await lockExisting(path, runId);
     try {
       // Compact: a resume needs what is not yet confirmed, and counts of the rest.
       const read = await readJournal(path, { ...options, keep: 'pending' });
@@ -360,19 +356,19 @@ export class Journal {
    */
   static async reopen(stateDir: string, runId: string): Promise<Journal | undefined> {
     const path = journalPath(stateDir, runId);
-    const lock = acquireLock(path, runId);
+    const lock = await lockExisting(path, runId);
     let fh: FileHandle | undefined;
     try {
       fh = await open(path, 'a+', 0o600);
       const { size } = await fh.stat();
       const last = Buffer.alloc(1);
       if (size > 0 && (await fh.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] === 10) return new Journal(path, runId, fh, lock);
+      await fh.close();
     } catch (err) {
       await fh?.close().catch(() => undefined);
       releaseLock(lock);
       throw err;
     }
-    await fh.close();
     releaseLock(lock);
     return undefined;
   }
@@ -450,6 +446,14 @@ async function writeFully(fh: FileHandle, data: Buffer): Promise<void> {
     if (bytesWritten <= 0) throw Object.assign(new Error('no progress writing the journal'), { code: 'EIO' });
     offset += bytesWritten;
   }
+}
+
+/** Locks an existing journal: a missing one is a clear error before the lock is taken (and before anything creates it). */
+async function lockExisting(path: string, runId: string): Promise<string> {
+  await stat(path).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'ENOENT' ? new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' }) : err;
+  });
+  return acquireLock(path, runId);
 }
 
 /**

@@ -175,6 +175,11 @@ describe('run journal', () => {
     const { journal: mended } = await Journal.open(tmp.dir, journal.runId);
     await mended.close();
     expect(readFileSync(journal.path, 'utf8').endsWith('\n')).toBe(true);
+
+    // A run with no journal is the same clear error as open(), and no file is left behind.
+    const missing = '01JDX3V9W5Q8K6T2N4M7P1R0ZA';
+    await expect(Journal.reopen(tmp.dir, missing)).rejects.toThrow(/no journal at/);
+    expect(existsSync(`${tmp.dir}/runs/${missing}.jsonl`)).toBe(false);
   });
 
   it('a complete last line without its newline is not trusted either', async () => {
