@@ -46,8 +46,7 @@ export interface RegistryFollowerOptions {
   /**
    * The least time between two reads woken by the subscription, ms (default 200): what arrives meanwhile is folded by
    * one read. The subscription wakes the follower once per registry message, and each read costs REST round trips
-   * and a resolve context whatever it folds: read on every wake-up, a registry taking 125 registrations a second cost
-   * one read per agent.
+   * and a resolve context whatever it folds: a busy registry would otherwise cost one read per agent.
    */
   minReadGapMs?: number;
   /** Every change, in registry order; `initial` for the read up to the head at start. Awaited before the next read. */
