@@ -14,6 +14,9 @@ export {
   type WatchRegistryReturnType,
 } from '../watch/options.js';
 
-export async function watchRegistry(client: Hcs25Client, parameters: WatchRegistryParameters): Promise<WatchRegistryReturnType> {
+export async function watchRegistry(
+  client: Hcs25Client,
+  parameters: WatchRegistryParameters,
+): Promise<WatchRegistryReturnType> {
   return new Watcher(client, parameters).run();
 }

@@ -99,7 +99,9 @@ export class Asker {
     if (!c || c.closing || c.abort.signal.aborted || ctx.stopping.aborted) return;
     const now = ctx.now();
     const elapsed = (now - c.startedAt) / (c.endsAt - c.startedAt);
-    for (const subject of c.schedule.due(elapsed, (s) => ctx.known.has(s))) if (!this.front.has(subject)) this.due.add(subject);
+    for (const subject of c.schedule.due(elapsed, (s) => ctx.known.has(s))) {
+      if (!this.front.has(subject)) this.due.add(subject);
+    }
     const blocked = new Set<string>();
     let paused = false;
     for (const queue of [this.front, this.due]) {
@@ -149,7 +151,8 @@ export class Asker {
       }
       if (paused) break;
     }
-    this.onPause(paused ? `daily fee cap reached; asking resumes at 00:00 UTC (in ${formatDuration(ctx.budget.msUntilNextDay())})` : undefined);
+    const resumesIn = () => formatDuration(ctx.budget.msUntilNextDay());
+    this.onPause(paused ? `daily fee cap reached; asking resumes at 00:00 UTC (in ${resumesIn()})` : undefined);
   }
 
   private hostOf(agent: Agent): string {

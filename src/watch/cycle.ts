@@ -4,16 +4,19 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { ulid } from 'ulid';
 import type { BuiltSignal } from '../actions/build-signals.js';
 import type { EvaluateAgentsParameters } from '../actions/evaluate-agents.js';
 import type { Hcs25Client } from '../client.js';
 import type { EvalKind } from '../evals/types.js';
-import { runQuestionSource } from '../publisher/grading.js';
-import { PACK_KEY_PREFIX, hasResult, signalKey, type Journal, type RunState } from '../publisher/journal.js';
+import { randomSeed } from '../evals/rng.js';
+import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
+import { PACK_KEY_PREFIX, hasResult, signalKey, type Journal, type RunState, type StartRecord } from '../publisher/journal.js';
+import { encodeRunKey, newRunKey } from '../signals/hashing.js';
 import type { RegistryAgents } from './agents.js';
 import type { DailyBudget } from './budget.js';
 import type { Channel } from './channel.js';
-import type { WatchRegistryParameters } from './options.js';
+import { DEFAULT_MAX_FEE_PER_DAY_HBAR, type WatchRegistryParameters } from './options.js';
 import type { Schedule } from './schedule.js';
 import type { WatchState } from './state.js';
 import type { WatchStatus } from './status.js';
@@ -69,6 +72,36 @@ export interface WatchContext {
   /** Saves the watch state within a second. */
   saveSoon(): void;
   save(force: boolean): Promise<void>;
+}
+
+/** The start record of a new run of the cycle: its own id, seed and key; the watcher's evals and grading. */
+export function newRunStart(
+  client: Hcs25Client,
+  p: WatchRegistryParameters,
+  evals: EvalKind[],
+  everyMs: number,
+): Omit<StartRecord, 't' | 'v' | 'at'> {
+  return {
+    run: ulid(),
+    seed: randomSeed(),
+    runKey: encodeRunKey(newRunKey()),
+    topic: p.topic,
+    config: {
+      network: client.config.network.ledger,
+      operator: client.requireOperator().accountId,
+      registry: p.registry,
+      evals,
+      concurrency: client.config.concurrency,
+      budgetMs: client.config.budgetMs,
+      // The run's own cap never binds before the daily one: the days a cycle spans, plus one.
+      maxFeeHbar: (p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR) * (Math.ceil(everyMs / 86_400_000) + 1),
+      keepResponses: p.keepResponses ?? false,
+      pack: p.pack ?? 'dense',
+      ...gradingExtra(p),
+    },
+    // Agents join a cycle as the registry lists them: each result record names its agent.
+    agents: [],
+  };
 }
 
 /** Whether run `run` may carry the new ask of an agent updated during run `r.run` (run ids are ULIDs: time-ordered). */

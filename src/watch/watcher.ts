@@ -25,26 +25,23 @@
  * opens and closes the cycle's runs and keeps the watch state.
  */
 import { setMaxListeners } from 'node:events';
-import { ulid } from 'ulid';
 import type { BuiltSignal } from '../actions/build-signals.js';
 import type { PublishSignalsReturnType } from '../actions/publish-signals.js';
 import type { Hcs25Client } from '../client.js';
 import { sameAsk, type Agent } from '../core/agent.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { DEFAULT_EVALS } from '../evals/eval-list.js';
-import { randomSeed } from '../evals/rng.js';
 import type { AnyEvalResult, EvalKind } from '../evals/types.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
-import { gradingExtra } from '../publisher/grading.js';
 import { Journal, emptyRunState, journalPath, readJournal, type RunState } from '../publisher/journal.js';
 import { checkSignalTopic } from '../publisher/topic.js';
-import { decodeRunKey, encodeRunKey, newRunKey } from '../signals/hashing.js';
+import { decodeRunKey } from '../signals/hashing.js';
 import { RegistryAgents } from './agents.js';
 import { Asker } from './asking.js';
 import { DailyBudget, utcDay } from './budget.js';
 import { Channel } from './channel.js';
-import { carriesReask, questionsOf, receiptsOn, unpaid, type Cycle, type WatchContext } from './cycle.js';
+import { carriesReask, newRunStart, questionsOf, receiptsOn, unpaid, type Cycle, type WatchContext } from './cycle.js';
 import { RegistryFollower, mirrorSubscription, type RegistryChange } from './follow.js';
 import { DEFAULT_MAX_FEE_PER_DAY_HBAR, DEFAULT_PER_HOST, DEFAULT_WATCH_EVERY_MS, type WatchRegistryParameters, type WatchRegistryReturnType } from './options.js';
 import { Runs } from './runs.js';
@@ -312,27 +309,7 @@ export class Watcher implements WatchContext {
       this.budget.restore(await receiptsOn(journal.path, utcDay(this.now())));
       p.onNote?.(`resuming cycle ${saved.run}: ${state.results} signals journaled, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
     } else {
-      const start = {
-        run: ulid(),
-        seed: randomSeed(),
-        runKey: encodeRunKey(newRunKey()),
-        topic: p.topic,
-        config: {
-          network: client.config.network.ledger,
-          operator: client.requireOperator().accountId,
-          registry: p.registry,
-          evals: this.evals,
-          concurrency: client.config.concurrency,
-          budgetMs: client.config.budgetMs,
-          // The run's own cap never binds before the daily one: the days a cycle spans, plus one.
-          maxFeeHbar: (p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR) * (Math.ceil(this.everyMs / 86_400_000) + 1),
-          keepResponses: p.keepResponses ?? false,
-          pack: p.pack ?? 'dense',
-          ...gradingExtra(p),
-        },
-        // Agents join a cycle as the registry lists them: each result record names its agent.
-        agents: [],
-      };
+      const start = newRunStart(client, p, this.evals, this.everyMs);
       this.watchState.opening = start.run;
       await this.save(true);
       journal = await Journal.create(client.config.stateDir, start);
