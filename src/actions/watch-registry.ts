@@ -27,7 +27,7 @@ import { rm } from 'node:fs/promises';
 import { setMaxListeners } from 'node:events';
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
-import { sameAsk, type Agent } from '../core/agent.js';
+import { askHost, sameAsk, type Agent } from '../core/agent.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { DEFAULT_EVALS } from '../evals/eval-list.js';
 import { randomSeed } from '../evals/rng.js';
@@ -44,7 +44,7 @@ import { DailyBudget, utcDay } from '../watch/budget.js';
 import { Channel } from '../watch/channel.js';
 import { AgentTable } from '../watch/agent-table.js';
 import { RegistryFollower, mirrorSubscription, type RegistryChange, type Subscribe } from '../watch/follow.js';
-import { HostLimiter, askHost } from '../watch/limiter.js';
+import { RateLimiter } from '../core/rate-limit.js';
 import { loadWatchState, saveWatchState, watchStatePath, type WatchState } from '../watch/state.js';
 import type { WatchPhase, WatchStatus } from '../watch/status.js';
 import { buildSignal, type BuiltSignal } from './build-signals.js';
@@ -175,7 +175,7 @@ class Watcher {
   private readonly evals: EvalKind[];
   private readonly everyMs: number;
   private readonly concurrency: number;
-  private readonly limiter: HostLimiter;
+  private readonly limiter: RateLimiter;
   /**
    * Every live agent by subject: the follower's table (the watcher keeps no copy; records off the JavaScript heap, an
    * Agent made when asked for), with the registry sequence of each agent's last change and whether it was asked in
@@ -225,7 +225,7 @@ class Watcher {
     this.evals = p.evals ?? [...DEFAULT_EVALS];
     this.everyMs = p.everyMs ?? DEFAULT_WATCH_EVERY_MS;
     this.concurrency = client.config.concurrency;
-    this.limiter = new HostLimiter({ perMinute: p.perHost ?? DEFAULT_PER_HOST, now: this.now });
+    this.limiter = new RateLimiter({ capacity: p.perHost ?? DEFAULT_PER_HOST, refillMs: 60_000, now: this.now });
     this.statePath = watchStatePath(client.config.stateDir, p.registry, p.topic);
     // Long-lived signals that every registry read (up to 16 resolutions at once) and every run's publisher listen on.
     setMaxListeners(0, this.followAbort.signal, this.hardStop.signal, this.stopping.signal);

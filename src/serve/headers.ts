@@ -1,6 +1,6 @@
 /**
- * What both HTTP paths of `hcs25 serve` (node:http, and the lean front for score lookups) answer alike: CORS headers,
- * `If-None-Match`, and the one-line error body.
+ * What every answer of `hcs25 serve` (the routes and the event streams) shares: CORS headers, `If-None-Match`, and
+ * the one-line error body.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -24,13 +24,9 @@ export function matches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === etag);
 }
 
-export function errorBody(code: string, message: string): Buffer {
-  return Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
-}
-
-/** An error answer on the node:http path (the HTTP server and the event streams). */
+/** An error answer: one JSON line, never cached. */
 export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = errorBody(code, message);
+  const body = Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', body.length);
   res.setHeader('Cache-Control', 'no-store');
