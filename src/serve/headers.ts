@@ -9,13 +9,21 @@ export type CorsPolicy = (origin: string | undefined) => ReadonlyArray<readonly 
 
 export function corsPolicy(origins: readonly string[]): CorsPolicy {
   const allowed = new Set(origins);
-  const any = allowed.has('*');
-  const anyHeaders = [['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', 'ETag']] as const;
-  // Built once per allowed origin: a lookup from a browser allocates nothing for its CORS headers.
-  const perOrigin = new Map(
-    [...allowed].map((o) => [o, [['Access-Control-Allow-Origin', o], ['Vary', 'Origin'], ['Access-Control-Expose-Headers', 'ETag']] as const]),
-  );
-  return (origin) => (origin === undefined ? undefined : any ? anyHeaders : perOrigin.get(origin));
+  return (origin) => {
+    if (origin === undefined) return undefined;
+    if (allowed.has('*')) {
+      return [
+        ['Access-Control-Allow-Origin', '*'],
+        ['Access-Control-Expose-Headers', 'ETag'],
+      ];
+    }
+    if (!allowed.has(origin)) return undefined;
+    return [
+      ['Access-Control-Allow-Origin', origin],
+      ['Vary', 'Origin'],
+      ['Access-Control-Expose-Headers', 'ETag'],
+    ];
+  };
 }
 
 export function matches(header: string | undefined, etag: string): boolean {
