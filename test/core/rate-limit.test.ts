@@ -12,7 +12,8 @@ describe('RateLimiter (fake clock)', () => {
     const asked: number[] = [];
     // Try to start a 3-ask evaluation every second for 5 minutes.
     for (now = 0; now < 300_000; now += 1_000) if (limiter.take('a.example', 3) === 0) asked.push(now);
-    // A token bucket: at most a full bucket's burst plus one minute's refill in any 60 s window, N per minute on average.
+    // A token bucket: at most a full bucket's burst plus one minute's refill in any 60 s window, N per minute on
+    // average.
     for (const t of asked) expect(asked.filter((u) => u >= t && u < t + 60_000).length * 3).toBeLessThanOrEqual(2 * 6);
     expect(asked.length * 3).toBeLessThanOrEqual(6 + 6 * 5);
     expect(asked.length).toBeGreaterThanOrEqual(10);

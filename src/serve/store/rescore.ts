@@ -55,7 +55,13 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
             round.subjects.map((d) => d.subject),
             round.subjects.map((d) => hash32(d.subject)),
           ]);
-          await storeScores(tx, round, scoreRound(round.subjects, signals, scoring, now), revision, scoring.freshnessSeconds);
+          await storeScores(
+            tx,
+            round,
+            scoreRound(round.subjects, signals, scoring, now),
+            revision,
+            scoring.freshnessSeconds,
+          );
           return { subjects: round.subjects.length, more: round.more };
         })
         .finally(() => {
@@ -92,7 +98,8 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
       }
       if (ctx.sole && ctx.writes === before) {
         const [next] = await driver.query<{ ms: number | null }>(
-          'SELECT (extract(epoch FROM min(stale_at)) * 1000)::float8 AS ms FROM subject_scores WHERE stale_at IS NOT NULL',
+          `SELECT (extract(epoch FROM min(stale_at)) * 1000)::float8 AS ms
+           FROM subject_scores WHERE stale_at IS NOT NULL`,
         );
         if (ctx.writes === before) {
           nextStaleMs = next?.ms ?? null;
@@ -141,7 +148,12 @@ async function takeRound(tx: SqlExecutor, limit: number): Promise<Round> {
 type RoundScores = Map<string, { score: SubjectScore; publishers: string[] }>;
 
 /** Scores each topic's subjects of the round from their stored signals. */
-function scoreRound(subjects: readonly Dirty[], rows: readonly SignalRow[], scoring: ScoringConfig, now: Date): RoundScores {
+function scoreRound(
+  subjects: readonly Dirty[],
+  rows: readonly SignalRow[],
+  scoring: ScoringConfig,
+  now: Date,
+): RoundScores {
   const byTopic = new Map<number, ReadSignal[]>();
   const payers = new Map<string, Set<string>>();
   for (const r of rows) {
@@ -189,27 +201,33 @@ async function storeScores(
     };
   });
   await tx.query(
-    `INSERT INTO subject_scores (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at)
+    `INSERT INTO subject_scores
+       (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at)
      SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
        ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint, stale_at
      FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
        registry text, signals bigint, last_at timestamptz, publishers json, score json, stale_at timestamptz)
      ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
-       protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals, last_at = excluded.last_at,
-       publishers = excluded.publishers, score = excluded.score, rev = excluded.rev, stale_at = excluded.stale_at`,
+       protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals,
+       last_at = excluded.last_at, publishers = excluded.publishers, score = excluded.score, rev = excluded.rev,
+       stale_at = excluded.stale_at`,
     [JSON.stringify(rows), revision],
   );
   // A subject left without signals (its topic indexed again under another allow-list) has no score: it goes.
   const gone = round.subjects.filter((d) => !scores.has(`${d.tid}\u0000${d.subject}`));
   if (gone.length > 0) {
     await tx.query(
-      'DELETE FROM subject_scores s USING unnest($1::int[], $2::text[]) AS u(tid, subject) WHERE s.tid = u.tid AND s.subject = u.subject',
+      `DELETE FROM subject_scores s USING unnest($1::int[], $2::text[]) AS u(tid, subject)
+       WHERE s.tid = u.tid AND s.subject = u.subject`,
       [gone.map((d) => d.tid), gone.map((d) => d.subject)],
     );
   }
   if (round.done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [round.done]);
   if (round.rest) {
-    await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [round.rest.id, round.rest.subjects]);
+    await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [
+      round.rest.id,
+      round.rest.subjects,
+    ]);
   }
 }
 
