@@ -5,13 +5,13 @@
  */
 import { buildSignal } from '../actions/build-signals.js';
 import { evaluateAgents } from '../actions/evaluate-agents.js';
-import type { Agent } from '../core/agent.js';
+import { askHost, type Agent } from '../core/agent.js';
 import type { EvalKind } from '../evals/types.js';
 import type { SubmittedOp } from '../hcs10/messages.js';
 import { hbarToTinybar } from '../publisher/fees.js';
 import { hasResult, signalKey, type RunState } from '../publisher/journal.js';
 import { carriesReask, questionOptions, questionsOf, type Cycle, type WatchContext } from './cycle.js';
-import { HostLimiter, askHost } from './limiter.js';
+import { RateLimiter } from '../core/rate-limit.js';
 import { DEFAULT_MAX_RUN_SIGNALS, DEFAULT_MIN_RUN_MS, DEFAULT_PER_HOST } from './options.js';
 import { formatDuration } from './status.js';
 
@@ -28,7 +28,7 @@ export class Asker {
    * of one busy host is met whole on every tick, and its hosts are not parsed again each time.
    */
   private readonly hosts = new Map<string, string>();
-  private readonly limiter: HostLimiter;
+  private readonly limiter: RateLimiter;
   private readonly concurrency: number;
 
   /**
@@ -40,7 +40,7 @@ export class Asker {
     private readonly current: () => Cycle | undefined,
     private readonly onPause: (detail: string | undefined) => void,
   ) {
-    this.limiter = new HostLimiter({ perMinute: ctx.p.perHost ?? DEFAULT_PER_HOST, now: ctx.now });
+    this.limiter = new RateLimiter({ capacity: ctx.p.perHost ?? DEFAULT_PER_HOST, refillMs: 60_000, now: ctx.now });
     this.concurrency = ctx.client.config.concurrency;
   }
 
