@@ -21,7 +21,7 @@ import { operatorSigner } from '../publisher/signer.js';
 import { startPacking, type PackedOut } from '../publisher/packing.js';
 import { SubmitError } from '../publisher/send-failure.js';
 import { Submitter, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
-import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../signals/protocol.js';
 import type { BuiltSignal } from './build-signals.js';
 
 export interface PublishSignalsParameters {

@@ -7,7 +7,7 @@
  * from a topic or a registry is escaped. The same inputs give the same bytes.
  */
 import { explorerUrl, type LedgerName } from '../config/networks.js';
-import { canonicalSignalId } from '../signals/schemas-v2.js';
+import { canonicalSignalId } from '../signals/schema-v2.js';
 import { FAILURE_REASON_TEXT, type FailureReason } from '../signals/reasons.js';
 import { byCodeUnit } from './scores.js';
 import type { AdapterBreakdown, ScoreReport, SubjectScore } from './scores.js';

@@ -5,12 +5,11 @@
  * topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow the topic.
  */
 import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
-import { signalKey } from '../signals/pack.js';
+import { signalKey, type SignalMessageV2 } from '../signals/schema-v2.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../signals/read.js';
 import { consensusIsoOfMs, consensusMs, parseInstant } from './time.js';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
-import type { SignalMessage } from '../signals/schemas.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
 
 export interface ReadSignalsOptions {
   topic: string;

@@ -15,8 +15,9 @@ import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
 import { uaidRouting, type UaidRouting } from './uaid.js';
-import { SIGNAL_STATUSES, type SignalMessage, type SignalStatus } from '../signals/schemas.js';
-import { canonicalSignalId, type SignalMessageV2 } from '../signals/schemas-v2.js';
+import { SIGNAL_STATUSES, type SignalStatus } from '../signals/protocol.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
+import { canonicalSignalId, type SignalMessageV2 } from '../signals/schema-v2.js';
 
 export interface ScoreOptions {
   /** The instant scores are computed for: freshness is measured against it, later signals are ignored. */

@@ -13,8 +13,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { packData, type PackRecord } from './journal.js';
-import { SignalPacker, signalKey, type PackMode } from '../signals/pack.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import { SignalPacker, type PackMode } from '../signals/pack.js';
+import { signalKey, type SignalMessageV2 } from '../signals/schema-v2.js';
 
 /** One message out of the packers: what the journal's pack record holds, and the bytes to submit. */
 export interface PackedOut {

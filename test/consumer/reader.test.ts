@@ -5,9 +5,8 @@ import { consensusMs } from '../../src/consumer/time.js';
 import type { TopicEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { buildSignalV2, buildRevealMessageV2 } from '../../src/signals/write.js';
 import { SignalPacker } from '../../src/signals/pack.js';
-import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../signals/fixtures.js';
 import { fleetSignals } from '../signals/fleet.js';
 

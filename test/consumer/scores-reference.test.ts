@@ -4,7 +4,7 @@ import { compileScoringConfig, computeScores, ScoreAccumulator } from '../../src
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
 import { consensusMs } from '../../src/consumer/time.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
-import { SIGNAL_STATUSES } from '../../src/signals/schemas.js';
+import { SIGNAL_STATUSES } from '../../src/signals/protocol.js';
 import { referenceScores } from './reference-scores.js';
 import { T0, runId, uaid } from './helpers.js';
 
