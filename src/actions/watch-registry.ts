@@ -100,12 +100,6 @@ export interface WatchRegistryParameters {
   /** Called once the watcher is running, with a live view of its status (the CLI serves it). */
   onReady?: (status: () => WatchStatus) => void | Promise<void>;
   onNote?: (line: string) => void;
-  /**
-   * Pack in a worker thread per run, as `hcs25 run` does (default false: on the watcher's thread). A watcher's runs
-   * are small (a few signals a second) but many, and each worker thread's isolate left ~14 MB of freed native memory
-   * behind in malloc's arenas and cost twice the CPU of packing here (`npm run bench -- watch`).
-   */
-  packInWorker?: boolean;
   /** Tests and benches. */
   now?: () => number;
   submitter?: PublishSignalsParameters['submitter'];
@@ -560,7 +554,6 @@ class Watcher {
       signals,
       estimateTinybar: this.estimate,
       ...(p.flushMs !== undefined && { flushMs: p.flushMs }),
-      ...(!p.packInWorker && { packInProcess: true }),
       stop,
       signal: this.hardStop.signal,
       ...(p.onNote && { onNote: p.onNote }),
