@@ -13,7 +13,7 @@ import { byCodeUnit } from './scores.js';
 import type { AdapterBreakdown, ScoreReport, SubjectScore } from './scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from './scoring-config.js';
 import { adapterState, ellipsize, printable, scoreLabel, signalOutcome, signalShortName, subjectLabel, type OutcomeWord } from './display.js';
-import { consensusMs } from './time.js';
+import { consensusMs } from './reader.js';
 import type { ReadSignal } from './types.js';
 import { OUTCOME_COLORS, duration, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
 

@@ -1,6 +1,6 @@
 /** Builders for validated signals, shaped exactly as the reader yields them. */
 import type { ReadSignal } from '../../src/consumer/types.js';
-import { consensusIso } from '../../src/consumer/time.js';
+import { consensusIso } from '../../src/consumer/reader.js';
 import { SIGNAL_IDS, signalMessageSchema, type SignalMessage } from '../../src/signals/schema-v1.js';
 import { SIGNAL_IDS_V2, signalMessageV2Schema, type SignalMessageV2 } from '../../src/signals/schema-v2.js';
 import type { FailureReason } from '../../src/signals/reasons.js';

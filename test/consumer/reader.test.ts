@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { collectTopicSignals, readTopic } from '../../src/consumer/reader.js';
-import { consensusMs } from '../../src/consumer/time.js';
+import { collectTopicSignals, consensusMs, readTopic } from '../../src/consumer/reader.js';
 import type { TopicEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';

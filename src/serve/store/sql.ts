@@ -5,10 +5,9 @@
 import { hash as oneShotHash } from 'node:crypto';
 import { z } from 'zod';
 import { Hcs25Error } from '../../core/errors.js';
-import { dedupeKey } from '../../consumer/reader.js';
+import { consensusIso, consensusMs, dedupeKey } from '../../consumer/reader.js';
 import { ScoreAccumulator, type SubjectScore } from '../../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso, consensusMs } from '../../consumer/time.js';
 import type { ReadRecord, ReadSignal } from '../../consumer/types.js';
 import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { responseHashV2 } from '../../signals/hashing.js';
