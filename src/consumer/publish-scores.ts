@@ -35,7 +35,7 @@ export interface PublishedScore {
 }
 
 /**
- * The on-chain form of one subject's score: a v2 record (signals/score.ts) whose explanation lists every applicable
+ * The on-chain form of one subject's score: a v2 record (signals/schema-v2.ts) whose explanation lists every applicable
  * adapter with its mode, weight, denominator membership, total and components. A subject id so long (≈ 270+
  * characters with the default config) that the explanation does not fit is published without it: a score nobody can
  * recompute beats no score, and `explained` says which it was. Throws if even that would not fit in one message.

@@ -45,7 +45,7 @@ export interface VerifiableSignal {
   payer?: string;
 }
 
-/** A reveal, v1 (run and key only) or v2 (signals/reveal.ts). */
+/** A reveal, v1 (run and key only) or v2 (signals/schema-v2.ts). */
 export interface VerifiableReveal {
   run: string;
   key: string;
