@@ -32,7 +32,7 @@ const ANSWER_MAX = 16;
 /**
  * The parts of a signal that come from outside the process — the agent's subject and sources (a registry, a file, a
  * library caller) and a probe's HTTP status (the network) — are checked against the schema; the rest is made here
- * and typed (test/signals/v2.test.ts validates every built signal).
+ * and typed (test/signals/write.test.ts validates every built signal).
  */
 const agentPartsSchema = z.object({ subject: signalEnvelopeShape.subject, sources: signalEnvelopeShape.sources });
 const httpStatusSchema = probeDataV2Schema.shape.httpStatus;
