@@ -1,8 +1,10 @@
 /**
- * Reads an HCS-25 signal topic from any mirror node: validates every message (v1, v2, packs, zlib packs), filters by
- * the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted unknowns
- * (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order. A hostile
- * topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow the topic.
+ * The reader: an HCS-25 signal topic from any mirror node → validated, allow-listed, deduplicated signals. Each message
+ * is read by `readMessage` (signals/read.ts: v1, v2, packs, zlib packs, each version by its own parser); this module
+ * filters by the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted
+ * unknowns (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order.
+ * A hostile topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow
+ * the topic. The action `readSignals` and the verifier read through it; the serve indexer too.
  */
 import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
 import { signalKey, type SignalMessageV2 } from '../signals/schema-v2.js';
