@@ -7,13 +7,13 @@
  * from a topic or a registry is escaped. The same inputs give the same bytes.
  */
 import { explorerUrl, type LedgerName } from '../config/networks.js';
-import { canonicalSignalId } from '../signals/schemas-v2.js';
+import { canonicalSignalId } from '../signals/schema-v2.js';
 import { FAILURE_REASON_TEXT, type FailureReason } from '../signals/reasons.js';
 import { byCodeUnit } from './scores.js';
 import type { AdapterBreakdown, ScoreReport, SubjectScore } from './scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from './scoring-config.js';
 import { adapterState, ellipsize, printable, scoreLabel, signalOutcome, signalShortName, subjectLabel, type OutcomeWord } from './display.js';
-import { consensusMs } from './time.js';
+import { consensusMs } from './reader.js';
 import type { ReadSignal } from './types.js';
 import { OUTCOME_COLORS, duration, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
 

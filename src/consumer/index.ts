@@ -8,4 +8,3 @@ export * from './scores.js';
 export * from './table.js';
 export * from './csv.js';
 export * from './html-report.js';
-export { consensusIso, consensusMs } from './time.js';

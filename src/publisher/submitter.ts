@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
+import { MAX_MESSAGE_BYTES } from '../signals/protocol.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
 import type { Journal } from './journal.js';
 import { SUCCESS, sdkTransport, sendError, type ReceiptResult, type SubmitTransport } from './sdk-transport.js';

@@ -1,5 +1,5 @@
 /**
- * The publisher's worker threads (packing, submission) run at a lower scheduling priority than the thread that asks
+ * The publisher's submission worker thread runs at a lower scheduling priority than the thread that asks
  * the agents. That thread's timers start each ask and end each budget, so every millisecond it waits for a core is
  * a millisecond added to the evaluation's schedule; the workers' work has slack, bounded by the publisher's
  * back-pressure. With about all the cores busy (190,000 agents on two cores: `npm run bench -- registry-scale`, where

@@ -2,7 +2,7 @@ import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, Transac
 import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { signalTopicMemo } from '../signals/schemas.js';
+import { signalTopicMemo } from '../signals/protocol.js';
 import { withTransientRetry } from './retry.js';
 import { nodesOf } from './submitter.js';
 

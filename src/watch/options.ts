@@ -54,11 +54,6 @@ export interface WatchRegistryParameters {
   /** Called once the watcher is running, with a live view of its status (the CLI serves it). */
   onReady?: (status: () => WatchStatus) => void | Promise<void>;
   onNote?: (line: string) => void;
-  /**
-   * Pack in a worker thread per run, as `hcs25 run` does (default false: on the watcher's thread). A watcher's runs
-   * are small (a few signals a second) but many, and a worker per run costs more than the packing it takes over.
-   */
-  packInWorker?: boolean;
   /** Tests and benches. */
   now?: () => number;
   submitter?: PublishSignalsParameters['submitter'];

@@ -38,7 +38,6 @@ export class Runs {
       signals,
       estimateTinybar: this.ctx.estimate,
       ...(p.flushMs !== undefined && { flushMs: p.flushMs }),
-      ...(!p.packInWorker && { packInProcess: true }),
       stop,
       signal: this.hardStop,
       ...(p.onNote && { onNote: p.onNote }),

@@ -1,6 +1,6 @@
 /**
- * The publisher's worker threads (packing, submission; the built `dist/`, as a worker thread runs JavaScript) lower
- * their own scheduling priority, and only their own: the thread that asks the agents, and this process, keep theirs.
+ * The publisher's submission worker thread (the built `dist/`, as a worker thread runs JavaScript) lowers its own
+ * scheduling priority, and only its own: the thread that asks the agents, and this process, keep theirs.
  * Linux only (a thread's nice value is its own there); elsewhere `lowerThreadPriority` does nothing and says so.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -8,7 +8,6 @@ import { getPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKER_NICE_STEPS } from '../../src/publisher/thread-priority.js';
-import type { startPacking as StartPacking } from '../../src/publisher/packing.js';
 import type { startWorkerTransport as StartWorkerTransport } from '../../src/publisher/worker-transport.js';
 import { startHarness, type Harness } from './helpers.js';
 
@@ -56,17 +55,6 @@ describe.runIf(linux)('worker thread priority (Linux)', () => {
     expect(mainNice()).toBe(before.get(process.pid));
     expect(getPriority(process.pid)).toBe(before.get(process.pid));
     await worker.terminate();
-  });
-
-  it('the packing worker runs below the main thread', async () => {
-    const { startPacking } = (await import(dist('packing.js'))) as { startPacking: typeof StartPacking };
-    const before = threadNice();
-    const packing = startPacking({ mode: 'dense', flushMs: 60_000, perSubject: 3, onPacked: () => undefined, onError: () => undefined });
-    // The worker lowers its priority when it starts; a flush answered means it has.
-    await packing.flush();
-    expect(newNiced(before).length).toBeGreaterThanOrEqual(1);
-    expect(mainNice()).toBe(before.get(process.pid));
-    await packing.close();
   });
 
   it('the submission worker runs below the main thread', async () => {

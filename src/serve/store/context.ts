@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso } from '../../consumer/time.js';
+import { consensusIso } from '../../consumer/reader.js';
 import type { ReadSignal } from '../../consumer/types.js';
 import type { SqlDriver, SqlExecutor } from './types.js';
 

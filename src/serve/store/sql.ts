@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { SubjectScore } from '../../consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso } from '../../consumer/time.js';
+import { consensusIso } from '../../consumer/reader.js';
 import type { ReadRecord } from '../../consumer/types.js';
 import { Hcs25Error } from '../../core/errors.js';
 import { responseHashV2 } from '../../signals/hashing.js';
