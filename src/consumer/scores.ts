@@ -14,7 +14,7 @@ import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type Sco
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
 import type { ReadSignal } from './types.js';
-import { uaidRouting, type UaidRouting } from './uaid.js';
+import { uaidRouting, type UaidRouting } from '../registry/uaid.js';
 import { SIGNAL_STATUSES, type SignalMessage, type SignalStatus } from '../signals/schemas.js';
 import { canonicalSignalId, type SignalMessageV2 } from '../signals/schemas-v2.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseUaid, type UaidParts } from '../../src/consumer/uaid.js';
+import { parseUaid, type UaidParts } from '../../src/registry/uaid.js';
 
 /** parseUaid as it was written first (regex and split): the reference for the scanning version. */
 function reference(uaid: string): UaidParts {
@@ -48,7 +48,7 @@ describe('parseUaid', () => {
 
 describe('uaidRouting', () => {
   it('reads what parseUaid reads, without the params record', async () => {
-    const { parseUaid, uaidRouting } = await import('../../src/consumer/uaid.js');
+    const { parseUaid, uaidRouting } = await import('../../src/registry/uaid.js');
     for (const uaid of [
       'uaid:aid:abc;uid=0;registry=hol;proto=a2a;nativeId=agent.example.com',
       'uaid:did:z6Mk;proto=mcp;proto=a2a;registry=;registry=x;nativeId=a%3Bb',
