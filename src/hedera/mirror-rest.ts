@@ -7,7 +7,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
-import { isEntityId } from '../core/ids.js';
+import { isEntityId, TRANSACTION_ID_PATTERN } from '../core/ids.js';
 import { ChunkAssembler } from './chunks.js';
 import {
   accountSchema,
@@ -307,9 +307,13 @@ function entityPath(id: string, what: string): string {
 
 /** Accepts `0.0.8@1234567890.000000006` (SDK form) or `0.0.8-1234567890-000000006` (mirror form). */
 function mirrorTransactionId(id: string): string {
-  const sdk = /^(\d+\.\d+\.\d+)@(\d+)\.(\d+)$/.exec(id);
-  if (sdk) return `${sdk[1]}-${sdk[2]}-${sdk[3]!.padStart(9, '0')}`;
-  if (/^\d+\.\d+\.\d+-\d+-\d+$/.test(id)) return id;
+  if (TRANSACTION_ID_PATTERN.test(id)) {
+    const [account, validStart] = id.split('@') as [string, string];
+    const [seconds, nanos] = validStart.split('.') as [string, string];
+    return `${account}-${seconds}-${nanos.padStart(9, '0')}`;
+  }
+  const [account = '', ...validStart] = id.split('-');
+  if (isEntityId(account) && validStart.length === 2 && validStart.every((part) => /^\d+$/.test(part))) return id;
   throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got ${quoteInput(id)}`);
 }
 
