@@ -3,7 +3,7 @@
  * operations we read (from agents we do not control). Pure; no network.
  *
  * Written by hand rather than through the standards-sdk's `buildHcs10*Tx` builders: those load the whole SDK
- * (about a second), return transactions without size checks, and have no `close_connection` / `connection_closed`
+ * (slow to import), return transactions without size checks, and have no `close_connection` / `connection_closed`
  * builders. test/hcs10/messages.test.ts checks every builder here against the SDK's (payload and memo).
  */
 import { z } from 'zod';

@@ -144,7 +144,7 @@ export async function registryShape(topicId: string, mirror: MirrorRestClient): 
 
 /**
  * The standards-sdk's HCS-2 / HCS-10 transaction builders. Typed locally: the SDK's bundled .d.ts files use
- * extensionless re-exports that NodeNext resolution cannot follow. Imported lazily: the package takes ~1 s to load.
+ * extensionless re-exports that NodeNext resolution cannot follow. Imported lazily: the package is slow to load.
  */
 interface RegistryTxBuilders {
   buildHcs2CreateRegistryTx(p: { registryType: 0 | 1; ttl: number; submitKey?: boolean; adminKey?: boolean; operatorPublicKey?: PublicKey }): TopicCreateTransaction;
