@@ -2,7 +2,7 @@
 export * from './types.js';
 export * from './aggregate.js';
 export * from './scoring-config.js';
-export * from './uaid.js';
+export { parseUaid, uaidRouting, type UaidParts, type UaidRouting } from '../registry/uaid.js';
 export * from './reader.js';
 export * from './scores.js';
 export * from './table.js';

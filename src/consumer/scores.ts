@@ -14,7 +14,7 @@ import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type Sco
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs } from './reader.js';
 import type { ReadSignal } from './types.js';
-import { uaidRouting, type UaidRouting } from './uaid.js';
+import { uaidRouting, type UaidRouting } from '../registry/uaid.js';
 import { SIGNAL_STATUSES, type SignalStatus } from '../signals/protocol.js';
 import type { SignalMessage } from '../signals/schema-v1.js';
 import { canonicalSignalId, type SignalMessageV2 } from '../signals/schema-v2.js';
