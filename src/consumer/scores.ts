@@ -6,7 +6,13 @@
  * order), and every number that leaves here is rounded.
  */
 import { aggregateTrustScore, isApplicable, round2, validateAggregation, type AdapterInput } from './aggregate.js';
-import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
+import {
+  scoringConfigDigest,
+  type AdapterConfig,
+  type ComponentConfig,
+  type ScoringConfig,
+  type WindowConfig,
+} from './scoring-config.js';
 import { displayName, uaidLabel } from './labels.js';
 import { consensusMs } from './time.js';
 import type { ReadSignal } from './types.js';
@@ -80,7 +86,14 @@ export interface SubjectScore {
   adapters: AdapterBreakdown[];
   components: Record<string, ComponentBreakdown>;
   latency: LatencySummary | null;
-  counts: { signals: number; bySignal: Record<string, number>; runs: number; publishers: number; firstAt: string; lastAt: string };
+  counts: {
+    signals: number;
+    bySignal: Record<string, number>;
+    runs: number;
+    publishers: number;
+    firstAt: string;
+    lastAt: string;
+  };
 }
 
 export interface ScoreReport {
@@ -118,7 +131,11 @@ interface SubjectSignals {
 }
 
 /** Scores signals held in memory: {@link ScoreAccumulator} fed from an iterable. */
-export function computeScores(signals: Iterable<ReadSignal>, config: ScoringConfig, options: ScoreOptions): ScoreReport {
+export function computeScores(
+  signals: Iterable<ReadSignal>,
+  config: ScoringConfig,
+  options: ScoreOptions,
+): ScoreReport {
   const scoring = new ScoreAccumulator(config, options.now);
   for (const s of signals) scoring.add(s);
   return scoring.finish(options);
@@ -268,7 +285,9 @@ function scoreSubject(
   const computedBy = new Map<string, ComputedComponent[]>();
   const adapterInputs: AdapterInput[] = [];
   for (const adapter of config.adapters) {
-    const computed = adapter.components.map((c) => computeComponent(adapter.adapterId, c, observations(c.signal), config, nowMs));
+    const computed = adapter.components.map((c) =>
+      computeComponent(adapter.adapterId, c, observations(c.signal), config, nowMs),
+    );
     // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
     // is `missing` and scores 0 inside it (TV1).
     const emitted = computed.some((c) => c.samples > 0) ? computed : [];
@@ -298,12 +317,23 @@ function scoreSubject(
       for (const { key, nonScorable: _, ...c } of emitted) {
         components[key] = omitted.has(key)
           ? { ...c, value: 0, omitted: true }
-          : { ...c, value: result.components[key]!.value, ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}) };
+          : {
+              ...c,
+              value: result.components[key]!.value,
+              ...(c.status === 'stale' ? { beforeStale: round2(c.value) } : {}),
+            };
       }
       if (emitted.every((c) => omitted.has(c.key))) {
         // The adapter had to participate without output: HCS-25 synthesized its default component (0, missing).
         const key = adapter.defaultComponentKey ?? `${adapter.adapterId}.score`;
-        components[key] = { adapterId: adapter.adapterId, value: 0, status: 'missing', samples: 0, newestAt: null, synthesized: true };
+        components[key] = {
+          adapterId: adapter.adapterId,
+          value: 0,
+          status: 'missing',
+          samples: 0,
+          newestAt: null,
+          synthesized: true,
+        };
       }
     }
     const confidence = total === undefined ? null : adapterConfidence(emitted, config);
@@ -341,7 +371,13 @@ function scoreSubject(
   };
 }
 
-function computeComponent(adapterId: string, c: ComponentConfig, all: Observation[], config: ScoringConfig, nowMs: number): ComputedComponent {
+function computeComponent(
+  adapterId: string,
+  c: ComponentConfig,
+  all: Observation[],
+  config: ScoringConfig,
+  nowMs: number,
+): ComputedComponent {
   const informative = applyWindow(all, c.window ?? config.window).filter((o) => o.status !== 'missing');
   const base = { key: c.key, adapterId, nonScorable: c.nonScorableWhenUnavailable === true };
   if (informative.length === 0) return { ...base, value: 0, status: 'missing', samples: 0, newestAt: null };

@@ -16,7 +16,7 @@ export interface GradeChoiceOptions {
 const NON_ASCII = /[^\x00-\x7f]/;
 /** The whole response is one letter, bare or wrapped: `B`, `b`, `(B)`, `B)`, `[B]`, `B:`. */
 const LONE_LETTER = /^[([]?\s*([A-Za-z])\s*[)\]:]?$/;
-/** A standalone capital A–D, not part of a word, a number or a unit (`DNA`, `3D`, `B12`, `25 °C` are not letters). */
+/** A standalone capital A–D, not part of a word, number or unit (`DNA`, `3D`, `B12`, `25 °C` are not letters). */
 const UPPER_LETTER = /(?<![A-Za-z0-9_°])[A-D](?![A-Za-z0-9_])/;
 /** A letter after an answer anchor, any case: `Answer: b`, `answer is C`, `Option B`, `choice (d)`. */
 const ANCHORED = /\b(?:answer|option|choice)(?:\s+is)?\s*[:-]?\s*[([]?([A-Da-d])(?![A-Za-z0-9_])/i;
@@ -44,7 +44,11 @@ function isBoundary(text: string, index: number): boolean {
  * Which options (of `which`) appear in full in `lower`, as whole words (`Oxygen` is not found in `Oxygenated`). Longer
  * options are matched first and blanked out, so `Iron` is not also found inside `Iron oxide`.
  */
-function scanOptions(lower: string, texts: readonly string[], which: readonly number[]): { found: number[]; masked: string } {
+function scanOptions(
+  lower: string,
+  texts: readonly string[],
+  which: readonly number[],
+): { found: number[]; masked: string } {
   const order = which.slice().sort((x, y) => (texts[y]?.length ?? 0) - (texts[x]?.length ?? 0));
   let masked = lower;
   const found: number[] = [];
@@ -83,7 +87,7 @@ function isArticle(text: string, index: number): boolean {
   return next !== undefined && !NOT_AFTER_ARTICLE.has(next);
 }
 
-/** Letters after an answer anchor. A lowercase `a` there is still the article when a word follows: "the answer is a gas". */
+/** Letters after an answer anchor; a lowercase `a` there followed by a word is the article: "the answer is a gas". */
 function anchoredLetters(text: string): Letter[] {
   const out: Letter[] = [];
   for (const m of matchesFrom(ANCHORED, text)) {

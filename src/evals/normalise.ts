@@ -76,8 +76,11 @@ export function isBlank(response: string): boolean {
   return response.trim() === '';
 }
 
-const REFUSAL =
-  /\b(?:i\s*(?:can ?not|can't|won't|will not|am (?:not able|unable)|'m (?:not able|unable)|do not know|don't know)|unable to (?:help|assist|answer|comply)|as an ai\b|i'm sorry|i am sorry)/i;
+const REFUSAL = new RegExp(
+  String.raw`\b(?:i\s*(?:can ?not|can't|won't|will not|am (?:not able|unable)|'m (?:not able|unable)` +
+    String.raw`|do not know|don't know)|unable to (?:help|assist|answer|comply)|as an ai\b|i'm sorry|i am sorry)`,
+  'i',
+);
 
 /** Why a normalised response without an answer has none: a refusal, or just no answer token (`noAnswer`). */
 export function unparseableReason(normalised: string, noAnswer: string): string {

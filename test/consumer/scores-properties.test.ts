@@ -16,7 +16,14 @@ const SUBJECTS = [
   'uaid:did:z6Mk;uid=0;proto=a2a',
   'not-a-uaid',
 ];
-const SIGNALS = ['availability.probe', 'simple-evals.math', 'simple-evals.a2a_math', 'simple-evals.science', 'simple-evals.a2a_science', 'reputation.stars'];
+const SIGNALS = [
+  'availability.probe',
+  'simple-evals.math',
+  'simple-evals.a2a_math',
+  'simple-evals.science',
+  'simple-evals.a2a_science',
+  'reputation.stars',
+];
 const window = fc.oneof(
   fc.record({ kind: fc.constant('latest' as const), count: fc.integer({ min: 1, max: 12 }) }),
   fc.record({ kind: fc.constant('time' as const), seconds: fc.integer({ min: 1, max: 30 }) }),
@@ -57,10 +64,13 @@ const configArb: fc.Arbitrary<ScoringConfig> = fc
       trustScoreConfigVersion: 3,
       ...rest,
       adapters: adapters.map(({ defaultComponent, components, ...a }, i) => ({
-        adapterId: `adapter-${"abcd"[i]}`,
+        adapterId: `adapter-${'abcd'[i]}`,
         ...Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)),
-        ...(defaultComponent ? { defaultComponentKey: `adapter-${"abcd"[i]}.fallback` } : {}),
-        components: components.map((c, k) => ({ key: `adapter-${"abcd"[i]}.c${"xyz"[k]}`, ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) })),
+        ...(defaultComponent ? { defaultComponentKey: `adapter-${'abcd'[i]}.fallback` } : {}),
+        components: components.map((c, k) => ({
+          key: `adapter-${'abcd'[i]}.c${'xyz'[k]}`,
+          ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)),
+        })),
       })),
     }),
   );
@@ -76,23 +86,40 @@ const signalArb: fc.Arbitrary<ReadSignal> = fc
     latencyMs: fc.integer({ min: 0, max: 2000 }),
     seq: fc.integer({ min: 1, max: 40 }),
     // Whole seconds mostly, so observation times tie (ties are broken by sequence number).
-    atMs: fc.oneof(fc.integer({ min: 0, max: 8 }).map((s) => s * 10_000), fc.integer({ min: 0, max: 80_000 })),
+    atMs: fc.oneof(
+      fc.integer({ min: 0, max: 8 }).map((s) => s * 10_000),
+      fc.integer({ min: 0, max: 80_000 }),
+    ),
     nanos: fc.integer({ min: 0, max: 999_999 }),
-    fetchedDelta: fc.oneof(fc.constant(0), fc.integer({ min: -10, max: 10 }).map((s) => s * 1000), fc.integer({ min: -10_000, max: 10_000 })),
+    fetchedDelta: fc.oneof(
+      fc.constant(0),
+      fc.integer({ min: -10, max: 10 }).map((s) => s * 1000),
+      fc.integer({ min: -10_000, max: 10_000 }),
+    ),
     run: fc.integer({ min: 0, max: 3 }),
     payer: fc.constantFrom('0.0.1001', '0.0.1002'),
   })
   .map((s) => {
     const at = T0 + s.atMs;
     const consensusTimestamp = `${Math.floor(at / 1000)}.${String((at % 1000) * 1_000_000 + s.nanos).padStart(9, '0')}`;
-    const data = s.reachable === undefined ? { score: s.score, latencyMs: s.latencyMs } : { reachable: s.reachable, score: s.score, latencyMs: s.latencyMs };
+    const data =
+      s.reachable === undefined
+        ? { score: s.score, latencyMs: s.latencyMs }
+        : { reachable: s.reachable, score: s.score, latencyMs: s.latencyMs };
     return {
       sequenceNumber: s.seq,
       consensusTimestamp,
       consensusAt: new Date(at).toISOString(),
       payerAccountId: s.payer,
       index: 0,
-      message: { subject: s.subject, signal: s.signal, status: s.status, fetchedAt: new Date(at + s.fetchedDelta).toISOString(), run: runId(s.run), data },
+      message: {
+        subject: s.subject,
+        signal: s.signal,
+        status: s.status,
+        fetchedAt: new Date(at + s.fetchedDelta).toISOString(),
+        run: runId(s.run),
+        data,
+      },
     } as unknown as ReadSignal;
   });
 
@@ -111,7 +138,14 @@ function pushProbe(signals: ReadSignal[], subject: string, k: number, reachable:
     consensusAt: new Date(at).toISOString(),
     payerAccountId: '0.0.1001',
     index: 0,
-    message: { subject, signal: 'availability.probe', status: 'ok', fetchedAt: new Date(T0).toISOString(), run: runId(k), data: { reachable, score: reachable ? 100 : 0, latencyMs: 100 + k } },
+    message: {
+      subject,
+      signal: 'availability.probe',
+      status: 'ok',
+      fetchedAt: new Date(T0).toISOString(),
+      run: runId(k),
+      data: { reachable, score: reachable ? 100 : 0, latencyMs: 100 + k },
+    },
   } as unknown as ReadSignal);
 }
 
@@ -137,9 +171,15 @@ function expectConsistent(report: ScoreReport, labels: Readonly<Record<string, s
         continue;
       }
       const kept = Object.values(s.components).filter((c) => c.adapterId === a.adapterId && !c.omitted);
-      check(kept.length > 0 && kept.every((c) => c.value >= 0 && c.value <= 100), `${s.subject} ${a.adapterId}: components`);
+      check(
+        kept.length > 0 && kept.every((c) => c.value >= 0 && c.value <= 100),
+        `${s.subject} ${a.adapterId}: components`,
+      );
       const mean = round2(kept.reduce((sum, c) => sum + c.value, 0) / kept.length);
-      check(a.total === mean && s.trustScores[a.adapterId] === mean, `${s.subject} ${a.adapterId}: total ${a.total}, mean ${mean}`);
+      check(
+        a.total === mean && s.trustScores[a.adapterId] === mean,
+        `${s.subject} ${a.adapterId}: total ${a.total}, mean ${mean}`,
+      );
       check(a.inDenominator === a.weight > 0, `${s.subject} ${a.adapterId}: denominator`);
       if (a.inDenominator) {
         weighted += a.total * a.weight;
@@ -170,30 +210,51 @@ function expectConsistent(report: ScoreReport, labels: Readonly<Record<string, s
 
 /** The signals with distinct sequence numbers (a topic never repeats one within a subject's series), scrambled. */
 const distinctSignals = (maxLength: number) =>
-  fc.array(signalArb, { maxLength }).map((list) => list.map((s, i) => ({ ...s, sequenceNumber: ((i * 7919) % 10_007) + 1 })));
+  fc
+    .array(signalArb, { maxLength })
+    .map((list) => list.map((s, i) => ({ ...s, sequenceNumber: ((i * 7919) % 10_007) + 1 })));
 
 describe('computeScores — properties', () => {
   it('gives reports consistent with their own breakdown, for random signals, configs and options', () => {
     fc.assert(
-      fc.property(fc.array(signalArb, { maxLength: 80 }), fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb), optionsArb, (signals, config, o) => {
-        const options = { now: new Date(T0 + o.nowMs), labels: o.labels, publishers: o.publishers, topic: '0.0.5', rejected: { malformed: 2 } };
-        const report = computeScores(signals, config, options);
-        expectConsistent(report, o.labels);
-        expect(report.counts.signals + report.counts.ignoredAfterNow).toBe(signals.length);
-        expect(report.counts.rejected).toEqual({ malformed: 2 });
-      }),
+      fc.property(
+        fc.array(signalArb, { maxLength: 80 }),
+        fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb),
+        optionsArb,
+        (signals, config, o) => {
+          const options = {
+            now: new Date(T0 + o.nowMs),
+            labels: o.labels,
+            publishers: o.publishers,
+            topic: '0.0.5',
+            rejected: { malformed: 2 },
+          };
+          const report = computeScores(signals, config, options);
+          expectConsistent(report, o.labels);
+          expect(report.counts.signals + report.counts.ignoredAfterNow).toBe(signals.length);
+          expect(report.counts.rejected).toEqual({ malformed: 2 });
+        },
+      ),
       { numRuns: 400 },
     );
   });
 
   it('gives byte-identical reports for the same signals in any order', () => {
     fc.assert(
-      fc.property(distinctSignals(80), fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb), optionsArb, fc.nat(), (signals, config, o, k) => {
-        const options = { now: new Date(T0 + o.nowMs), labels: o.labels, publishers: o.publishers };
-        const turned = [...signals].reverse();
-        const rotated = [...turned.slice(k % (signals.length || 1)), ...turned.slice(0, k % (signals.length || 1))];
-        expect(JSON.stringify(computeScores(rotated, config, options))).toBe(JSON.stringify(computeScores(signals, config, options)));
-      }),
+      fc.property(
+        distinctSignals(80),
+        fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb),
+        optionsArb,
+        fc.nat(),
+        (signals, config, o, k) => {
+          const options = { now: new Date(T0 + o.nowMs), labels: o.labels, publishers: o.publishers };
+          const turned = [...signals].reverse();
+          const rotated = [...turned.slice(k % (signals.length || 1)), ...turned.slice(0, k % (signals.length || 1))];
+          expect(JSON.stringify(computeScores(rotated, config, options))).toBe(
+            JSON.stringify(computeScores(signals, config, options)),
+          );
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -206,12 +267,26 @@ describe('computeScores — properties', () => {
         consensusAt: new Date(T0).toISOString(),
         payerAccountId: '0.0.1001',
         index: 0,
-        message: { subject: SUBJECTS[0], signal: 'simple-evals.math', status, fetchedAt: new Date(T0).toISOString(), run: runId(seq), data: { score: 0, latencyMs: 1 } },
+        message: {
+          subject: SUBJECTS[0],
+          signal: 'simple-evals.math',
+          status,
+          fetchedAt: new Date(T0).toISOString(),
+          run: runId(seq),
+          data: { score: 0, latencyMs: 1 },
+        },
       }) as unknown as ReadSignal;
     const options = { now: new Date(T0 + 1000) };
-    for (const signals of [[at(2, 'timeout'), at(3, 'error')], [at(3, 'error'), at(2, 'timeout')]]) {
+    for (const signals of [
+      [at(2, 'timeout'), at(3, 'error')],
+      [at(3, 'error'), at(2, 'timeout')],
+    ]) {
       const report = computeScores(signals, DEFAULT_SCORING_CONFIG, options);
-      expect(report.subjects[0]!.components['simple-math.score']).toMatchObject({ status: 'error', samples: 2, value: 0 });
+      expect(report.subjects[0]!.components['simple-math.score']).toMatchObject({
+        status: 'error',
+        samples: 2,
+        value: 0,
+      });
     }
   });
 
@@ -222,7 +297,9 @@ describe('computeScores — properties', () => {
         const once = function* () {
           yield* signals;
         };
-        expect(computeScores(once(), DEFAULT_SCORING_CONFIG, options)).toEqual(computeScores(signals, DEFAULT_SCORING_CONFIG, options));
+        expect(computeScores(once(), DEFAULT_SCORING_CONFIG, options)).toEqual(
+          computeScores(signals, DEFAULT_SCORING_CONFIG, options),
+        );
       }),
       { numRuns: 50 },
     );
@@ -230,15 +307,22 @@ describe('computeScores — properties', () => {
 
   it('folds signals one at a time (ScoreAccumulator) into the same report, labels given only at the end', () => {
     fc.assert(
-      fc.property(fc.array(signalArb, { maxLength: 60 }), fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb), optionsArb, (signals, config, o) => {
-        const now = new Date(T0 + o.nowMs);
-        const fold = new ScoreAccumulator(config, now);
-        for (const s of signals) fold.add(s);
-        expect(fold.size).toBe(signals.filter((s) => consensusMs(s.consensusTimestamp) <= now.getTime()).length);
-        const options = { labels: o.labels, publishers: o.publishers, topic: '0.0.5', rejected: { duplicate: 1 } };
-        expect(JSON.stringify(fold.finish(options))).toBe(JSON.stringify(computeScores(signals, config, { now, ...options })));
-        expect(() => fold.finish(options)).toThrow(/already finished/);
-      }),
+      fc.property(
+        fc.array(signalArb, { maxLength: 60 }),
+        fc.oneof(fc.constant(DEFAULT_SCORING_CONFIG), configArb),
+        optionsArb,
+        (signals, config, o) => {
+          const now = new Date(T0 + o.nowMs);
+          const fold = new ScoreAccumulator(config, now);
+          for (const s of signals) fold.add(s);
+          expect(fold.size).toBe(signals.filter((s) => consensusMs(s.consensusTimestamp) <= now.getTime()).length);
+          const options = { labels: o.labels, publishers: o.publishers, topic: '0.0.5', rejected: { duplicate: 1 } };
+          expect(JSON.stringify(fold.finish(options))).toBe(
+            JSON.stringify(computeScores(signals, config, { now, ...options })),
+          );
+          expect(() => fold.finish(options)).toThrow(/already finished/);
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -257,19 +341,31 @@ describe('computeScores — properties', () => {
   });
 
   it('ranks names that share prefixes, end early or use many characters (ties by name)', () => {
-    const alphabet = fc.constantFrom('ab', 'ab.-0123456789', 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_~', 'aé€😀\u0000z');
-    const names = (chars: string) => fc.array(fc.string({ unit: fc.constantFrom(...chars), maxLength: 12 }), { minLength: 1, maxLength: 120 });
+    const alphabet = fc.constantFrom(
+      'ab',
+      'ab.-0123456789',
+      'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_~',
+      'aé€😀\u0000z',
+    );
+    const names = (chars: string) =>
+      fc.array(fc.string({ unit: fc.constantFrom(...chars), maxLength: 12 }), { minLength: 1, maxLength: 120 });
     fc.assert(
-      fc.property(alphabet.chain((chars) => fc.tuple(names(chars), fc.constantFrom('', 'agent-', 'x'), fc.boolean())), ([raw, prefix, labelled]) => {
-        const signals: ReadSignal[] = [];
-        const labels: Record<string, string> = {};
-        raw.forEach((name, i) => {
-          const subject = uaid(`${prefix}${name}`, i % 5 === 0 ? 'mcp' : 'a2a') + `;n=${i}`;
-          if (labelled && i % 3 === 0) labels[subject] = `${prefix}${name}`.split('').reverse().join('');
-          for (let k = 0; k <= i % 2; k++) pushProbe(signals, subject, k, (i + k) % 4 !== 0);
-        });
-        expectConsistent(computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + 60_000), labels }), labels);
-      }),
+      fc.property(
+        alphabet.chain((chars) => fc.tuple(names(chars), fc.constantFrom('', 'agent-', 'x'), fc.boolean())),
+        ([raw, prefix, labelled]) => {
+          const signals: ReadSignal[] = [];
+          const labels: Record<string, string> = {};
+          raw.forEach((name, i) => {
+            const subject = `${uaid(`${prefix}${name}`, i % 5 === 0 ? 'mcp' : 'a2a')};n=${i}`;
+            if (labelled && i % 3 === 0) labels[subject] = `${prefix}${name}`.split('').reverse().join('');
+            for (let k = 0; k <= i % 2; k++) pushProbe(signals, subject, k, (i + k) % 4 !== 0);
+          });
+          expectConsistent(
+            computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + 60_000), labels }),
+            labels,
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });

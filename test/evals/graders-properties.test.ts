@@ -7,9 +7,11 @@ import { loadScienceBank, scienceQuestionFromEntry } from '../../src/evals/scien
 import { GRADER_IDS } from '../../src/evals/grade-result.js';
 import type { GradeResult } from '../../src/evals/types.js';
 
-/** Pieces the graders' rules turn on: digits, signs, dots, letters A–D and their neighbours, wrappers, spaces of every kind, markers. */
+/** Pieces the graders' rules turn on: digits, signs, dots, letters A–D and neighbours, wrappers, spaces, markers. */
+// biome-ignore format: a table, one theme a line
 const PIECES = [
-  '0', '5', '9', '95', '007', '-', '.', ',', '1,095', '1.5', '.5', '3.14.15', '95.0', '%', ' %', ' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff',
+  '0', '5', '9', '95', '007', '-', '.', ',', '1,095', '1.5', '.5', '3.14.15', '95.0', '%', ' %',
+  ' ', '\t', '\n', '\u00a0', '\u2003', '\u3000', '\ufeff',
   'A', 'B', 'C', 'D', 'E', 'a', 'b', 'c', 'd', 'x', '_', '°', '(', ')', '[', ']', ':', '*', '**', '`', '```', '$', '\\',
   '\\boxed{', '\\text{', '}', '{', '#### ', 'Answer: ', 'answer is ', 'final answer', 'Option ', 'choice ', 'the ',
   'The answer is ', 'correct ', 'or ', 'is ', 'Oxygen', 'Carbon dioxide', 'oxygenated', 'Vitamin D', '3D', 'B12',
@@ -24,7 +26,9 @@ const anyText = fc.oneof(reply, fc.string({ maxLength: 20 }), fc.string({ unit: 
 const QUESTIONS: ChoiceQuestion[] = [
   { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' },
   { options: ['Vitamin A', 'Vitamin D', '3D', 'B12'], answer: 'D' },
-  ...loadScienceBank().slice(0, 6).map((entry) => scienceQuestionFromEntry(entry)),
+  ...loadScienceBank()
+    .slice(0, 6)
+    .map((entry) => scienceQuestionFromEntry(entry)),
 ];
 const BANK = loadScienceBank().map((entry) => scienceQuestionFromEntry(entry));
 
@@ -44,24 +48,47 @@ function expectWellFormed(r: GradeResult): void {
 describe('gradeMath — properties', () => {
   it('gives a well-formed verdict for every reply, both graders; correct means the canonical expected number', () => {
     fc.assert(
-      fc.property(anyText, fc.constantFrom(95, -7, 0, 1095, 9), fc.constantFrom(...GRADER_IDS), (response, expected, grader) => {
-        const r = gradeMath(response, expected, { grader, operands: [37, 58] });
-        expectWellFormed(r);
-        if (r.outcome === 'correct') expect(r.answer).toBe(String(expected));
-        if (r.outcome === 'wrong') expect(r.answer).not.toBe(String(expected));
-        if (r.compliant) expect(canonicalNumber(normaliseResponse(response))).toBe(r.answer);
-      }),
+      fc.property(
+        anyText,
+        fc.constantFrom(95, -7, 0, 1095, 9),
+        fc.constantFrom(...GRADER_IDS),
+        (response, expected, grader) => {
+          const r = gradeMath(response, expected, { grader, operands: [37, 58] });
+          expectWellFormed(r);
+          if (r.outcome === 'correct') expect(r.answer).toBe(String(expected));
+          if (r.outcome === 'wrong') expect(r.answer).not.toBe(String(expected));
+          if (r.compliant) expect(canonicalNumber(normaliseResponse(response))).toBe(r.answer);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
 
   it('grades the answer right in the usual wrappings, both graders', () => {
-    const wrap = fc.constantFrom('%s', '  %s\n', '%s.', 'The answer is **%s**.', '$\\boxed{%s}$', 'Answer: %s', '#### %s', '`%s`', '%s.0');
+    const wrap = fc.constantFrom(
+      '%s',
+      '  %s\n',
+      '%s.',
+      'The answer is **%s**.',
+      '$\\boxed{%s}$',
+      'Answer: %s',
+      '#### %s',
+      '`%s`',
+      '%s.0',
+    );
     fc.assert(
-      fc.property(fc.integer({ min: -100_000, max: 100_000 }), wrap, fc.constantFrom(...GRADER_IDS), (expected, form, grader) => {
-        const response = form.replace('%s', String(expected));
-        expect(gradeMath(response, expected, { grader })).toMatchObject({ outcome: 'correct', answer: String(expected) });
-      }),
+      fc.property(
+        fc.integer({ min: -100_000, max: 100_000 }),
+        wrap,
+        fc.constantFrom(...GRADER_IDS),
+        (expected, form, grader) => {
+          const response = form.replace('%s', String(expected));
+          expect(gradeMath(response, expected, { grader })).toMatchObject({
+            outcome: 'correct',
+            answer: String(expected),
+          });
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -123,34 +150,59 @@ describe('gradeChoice — properties', () => {
 
   it('reads a lone letter, bare or wrapped, in either case', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...LETTERS), fc.boolean(), fc.constantFrom('%s', '(%s)', '%s)', '[%s]', '%s:', ' %s. ', '**%s**'), fc.constantFrom(...GRADER_IDS), (letter, lower, form, grader) => {
-        const response = form.replace('%s', lower ? letter.toLowerCase() : letter);
-        const r = gradeChoice(response, QUESTIONS[0]!, { grader });
-        expect(r).toMatchObject({ outcome: letter === 'B' ? 'correct' : 'wrong', answer: letter });
-        expect(r.compliant).toBe(!lower && normaliseResponse(response) === letter);
-      }),
+      fc.property(
+        fc.constantFrom(...LETTERS),
+        fc.boolean(),
+        fc.constantFrom('%s', '(%s)', '%s)', '[%s]', '%s:', ' %s. ', '**%s**'),
+        fc.constantFrom(...GRADER_IDS),
+        (letter, lower, form, grader) => {
+          const response = form.replace('%s', lower ? letter.toLowerCase() : letter);
+          const r = gradeChoice(response, QUESTIONS[0]!, { grader });
+          expect(r).toMatchObject({ outcome: letter === 'B' ? 'correct' : 'wrong', answer: letter });
+          expect(r.compliant).toBe(!lower && normaliseResponse(response) === letter);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  it("reads a reply of one bank option's whole text, as written or lower-cased, wrapped or with a period, as that option", () => {
+  it("reads a reply of one bank option's text (as written or lower-cased, wrapped, a period) as that option", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...BANK), fc.nat(3), fc.boolean(), fc.constantFrom('', ' ', '**'), fc.boolean(), fc.constantFrom(...GRADER_IDS), (q, k, lower, wrap, period, grader) => {
-        const text = lower ? q.options[k]!.toLowerCase() : q.options[k]!;
-        const letter = LETTERS[k]!;
-        expect(gradeChoice(`${wrap}${text}${wrap}${period ? '.' : ''}`, q, { grader })).toEqual({ outcome: letter === q.answer ? 'correct' : 'wrong', answer: letter, compliant: false });
-      }),
+      fc.property(
+        fc.constantFrom(...BANK),
+        fc.nat(3),
+        fc.boolean(),
+        fc.constantFrom('', ' ', '**'),
+        fc.boolean(),
+        fc.constantFrom(...GRADER_IDS),
+        (q, k, lower, wrap, period, grader) => {
+          const text = lower ? q.options[k]!.toLowerCase() : q.options[k]!;
+          const letter = LETTERS[k]!;
+          expect(gradeChoice(`${wrap}${text}${wrap}${period ? '.' : ''}`, q, { grader })).toEqual({
+            outcome: letter === q.answer ? 'correct' : 'wrong',
+            answer: letter,
+            compliant: false,
+          });
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('keeps no state between replies: a verdict does not depend on what was graded before', () => {
     fc.assert(
-      fc.property(anyText, fc.constantFrom(...QUESTIONS), anyText, fc.constantFrom(...QUESTIONS), fc.constantFrom(...GRADER_IDS), (first, q, other, p, grader) => {
-        const before = gradeChoice(first, q, { grader });
-        gradeChoice(other, p, { grader });
-        expect(gradeChoice(first, q, { grader })).toEqual(before);
-      }),
+      fc.property(
+        anyText,
+        fc.constantFrom(...QUESTIONS),
+        anyText,
+        fc.constantFrom(...QUESTIONS),
+        fc.constantFrom(...GRADER_IDS),
+        (first, q, other, p, grader) => {
+          const before = gradeChoice(first, q, { grader });
+          gradeChoice(other, p, { grader });
+          expect(gradeChoice(first, q, { grader })).toEqual(before);
+        },
+      ),
       { numRuns: Math.min(RUNS, 1000) },
     );
   });
