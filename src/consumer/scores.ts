@@ -111,23 +111,19 @@ export interface ScoreReport {
 
 /** What scoring keeps of one signal. */
 interface Observation {
+  /** The catalog id: v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series. */
+  signal: string;
   seq: number;
   /** min(fetchedAt, consensus): see scoring-config.ts. */
   observedMs: number;
+  consensusMs: number;
   status: SignalStatus;
   score: number;
   latencyMs: number;
   /** Probes: reachable. Evals: graded (status ok). */
   measured: boolean;
-}
-
-/** One subject's signals by catalog signal id, and what its counts need, folded as signals arrive. */
-interface SubjectSignals {
-  bySignal: Map<string, Observation[]>;
-  runs: Set<string>;
-  payers: Set<string>;
-  firstMs: number;
-  lastMs: number;
+  run: string;
+  payer: string;
 }
 
 /** Scores signals held in memory: {@link ScoreAccumulator} fed from an iterable. */
@@ -148,7 +144,10 @@ export function computeScores(
  */
 export class ScoreAccumulator {
   private readonly nowMs: number;
-  private readonly subjects = new Map<string, SubjectSignals>();
+  /** Each subject's observations, in the order they came. */
+  private readonly subjects = new Map<string, Observation[]>();
+  /** One copy of each run id, payer and signal id: many signals repeat a few, and each parsed message has its own. */
+  private readonly strings = new Map<string, string>();
   private scored = 0;
   private ignoredAfterNow = 0;
   private finished = false;
@@ -189,33 +188,32 @@ export class ScoreAccumulator {
       return;
     }
     this.scored++;
-    let subject = this.subjects.get(m.subject);
-    if (!subject) {
-      subject = { bySignal: new Map(), runs: new Set(), payers: new Set(), firstMs: cMs, lastMs: cMs };
-      this.subjects.set(m.subject, subject);
-    }
-    subject.runs.add(m.run);
-    subject.payers.add(payerAccountId);
-    subject.firstMs = Math.min(subject.firstMs, cMs);
-    subject.lastMs = Math.max(subject.lastMs, cMs);
-
     const data = m.data;
     // A failed probe is a measurement (status ok, score 0), as the reference maps it and v2 signals publish it;
     // v1 published it as timeout/error, which here would mean nothing was measured.
     const failedProbe = 'reachable' in data && !data.reachable && (m.status === 'timeout' || m.status === 'error');
     const observation: Observation = {
+      signal: this.shared(canonicalSignalId(m.signal)),
       seq: sequenceNumber,
       observedMs: Math.min(cMs, Date.parse(m.fetchedAt)),
+      consensusMs: cMs,
       status: failedProbe ? 'ok' : m.status,
       score: data.score,
       latencyMs: data.latencyMs,
       measured: 'reachable' in data ? data.reachable : m.status === 'ok',
+      run: this.shared(m.run),
+      payer: this.shared(payerAccountId),
     };
-    // v1 and v2 ids of one signal (simple-evals.math, simple-evals.a2a_math) are one series.
-    const signal = canonicalSignalId(m.signal);
-    const list = subject.bySignal.get(signal);
+    const list = this.subjects.get(m.subject);
     if (list) list.push(observation);
-    else subject.bySignal.set(signal, [observation]);
+    else this.subjects.set(m.subject, [observation]);
+  }
+
+  private shared(text: string): string {
+    const known = this.strings.get(text);
+    if (known !== undefined) return known;
+    this.strings.set(text, text);
+    return text;
   }
 
   /** The report over every signal added. */
@@ -225,11 +223,12 @@ export class ScoreAccumulator {
     const { config, now } = this;
     const digest = scoringConfigDigest(config);
     const ranked: Array<{ score: SubjectScore; name: string }> = [];
-    for (const [subject, signals] of this.subjects) {
-      // Sorts are stable: signals with one sequence number stay in the order they came.
-      for (const list of signals.bySignal.values()) list.sort((a, b) => a.seq - b.seq);
+    const nowIso = now.toISOString();
+    for (const [subject, observations] of this.subjects) {
+      // A scored subject's observations go, so that they and the report are not all held at once.
+      this.subjects.delete(subject);
       const uaid = parseUaid(subject);
-      const scored = scoreSubject(subject, uaid, signals, config, now, digest);
+      const scored = scoreSubject(subject, uaid, observations, config, now, nowIso, digest);
       const given = options.labels?.[subject];
       const label = given === undefined ? undefined : displayName(given);
       ranked.push({ score: label ? { ...scored, label } : scored, name: label ?? uaidLabel(uaid, subject) });
@@ -246,7 +245,7 @@ export class ScoreAccumulator {
 
     const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
     return {
-      generatedAt: now.toISOString(),
+      generatedAt: nowIso,
       trustScoreConfigVersion: config.trustScoreConfigVersion,
       topic: options.topic ?? null,
       publishers: { filter: accounts.length > 0 ? 'allow-list' : 'none', accounts },
@@ -269,9 +268,10 @@ type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolea
 function scoreSubject(
   subject: string,
   uaid: ReturnType<typeof parseUaid>,
-  signals: SubjectSignals,
+  observations: Observation[],
   config: ScoringConfig,
   now: Date,
+  nowIso: string,
   configDigest: string,
 ): SubjectScore {
   const nowMs = now.getTime();
@@ -280,13 +280,20 @@ function scoreSubject(
     ...(uaid.registry !== undefined ? { registry: uaid.registry } : {}),
     ...(uaid.proto !== undefined ? { protocol: uaid.proto } : {}),
   };
-  const observations = (signal: string) => signals.bySignal.get(canonicalSignalId(signal)) ?? [];
+  // Each signal id's observations in sequence order (the sort is stable: one sequence number keeps arrival order).
+  const bySignal = new Map<string, Observation[]>();
+  for (const o of observations.sort((a, b) => a.seq - b.seq)) {
+    const list = bySignal.get(o.signal);
+    if (list) list.push(o);
+    else bySignal.set(o.signal, [o]);
+  }
+  const series = (signal: string) => bySignal.get(canonicalSignalId(signal)) ?? [];
 
   const computedBy = new Map<string, ComputedComponent[]>();
   const adapterInputs: AdapterInput[] = [];
   for (const adapter of config.adapters) {
     const computed = adapter.components.map((c) =>
-      computeComponent(adapter.adapterId, c, observations(c.signal), config, nowMs),
+      computeComponent(adapter.adapterId, c, series(c.signal), config, nowMs),
     );
     // HCS-25 TV2: an adapter without any data returns no component map; once it has some, a component without data
     // is `missing` and scores 0 inside it (TV1).
@@ -363,11 +370,11 @@ function scoreSubject(
     trustScoreConfigVersion: result.trustScoreConfigVersion,
     trustScoreConfigDigest: configDigest,
     staleMultiplier: config.staleMultiplier,
-    trustScoreUpdatedAt: result.trustScoreUpdatedAt,
+    trustScoreUpdatedAt: nowIso,
     adapters,
     components: sortedRecord(components),
-    latency: latency(observations(config.latency.signal), config.latency.window),
-    counts: subjectCounts(signals),
+    latency: latency(series(config.latency.signal), config.latency.window),
+    counts: subjectCounts(observations, bySignal),
   };
 }
 
@@ -449,21 +456,22 @@ function latency(list: Observation[], window: WindowConfig): LatencySummary | nu
   return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: values.length };
 }
 
-function subjectCounts(signals: SubjectSignals): SubjectScore['counts'] {
-  const bySignal: Record<string, number> = {};
-  let count = 0;
-  for (const id of [...signals.bySignal.keys()].sort(byCodeUnit)) {
-    const n = signals.bySignal.get(id)!.length;
-    bySignal[id] = n;
-    count += n;
+function subjectCounts(observations: Observation[], bySignal: Map<string, Observation[]>): SubjectScore['counts'] {
+  const counts: Record<string, number> = {};
+  for (const id of [...bySignal.keys()].sort(byCodeUnit)) counts[id] = bySignal.get(id)!.length;
+  let first = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  for (const o of observations) {
+    first = Math.min(first, o.consensusMs);
+    last = Math.max(last, o.consensusMs);
   }
   return {
-    signals: count,
-    bySignal,
-    runs: signals.runs.size,
-    publishers: signals.payers.size,
-    firstAt: new Date(signals.firstMs).toISOString(),
-    lastAt: new Date(signals.lastMs).toISOString(),
+    signals: observations.length,
+    bySignal: counts,
+    runs: new Set(observations.map((o) => o.run)).size,
+    publishers: new Set(observations.map((o) => o.payer)).size,
+    firstAt: new Date(first).toISOString(),
+    lastAt: new Date(last).toISOString(),
   };
 }
 
