@@ -1,7 +1,7 @@
 /**
  * Score: a signal topic → HCS-25 trust scores per subject, and optionally the scores published back as `op: "score"`
- * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows the
- * compact per-signal columns, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
+ * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows what
+ * scoring keeps of each signal, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
  * same report.
  */
 import type { Hcs25Client } from '../client.js';
