@@ -47,7 +47,12 @@ export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignals
   const into: SignalSink | undefined = kept
     ? undefined
     : citations
-      ? { addSignal: (message, ...origin) => (scores.addSignal(message, ...origin), citations.addMessage(message)) }
+      ? {
+          addSignal: (message, ...origin) => {
+            scores.addSignal(message, ...origin);
+            citations.addMessage(message);
+          },
+        }
       : scores;
   for await (const event of readSignals(client, { ...read, ...(into && { into }) })) {
     if (event.type === 'signal') {
