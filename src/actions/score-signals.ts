@@ -1,7 +1,7 @@
 /**
  * Score: a signal topic → HCS-25 trust scores per subject, and optionally the scores published back as `op: "score"`
- * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows the
- * compact per-signal columns, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
+ * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows what
+ * scoring keeps of each signal, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
  * same report.
  */
 import type { Hcs25Client } from '../client.js';
@@ -47,7 +47,12 @@ export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignals
   const into: SignalSink | undefined = kept
     ? undefined
     : citations
-      ? { addSignal: (message, ...origin) => (scores.addSignal(message, ...origin), citations.addMessage(message)) }
+      ? {
+          addSignal: (message, ...origin) => {
+            scores.addSignal(message, ...origin);
+            citations.addMessage(message);
+          },
+        }
       : scores;
   for await (const event of readSignals(client, { ...read, ...(into && { into }) })) {
     if (event.type === 'signal') {

@@ -70,14 +70,6 @@ const UNAVAILABLE: ReadonlySet<SignalStatus> = new Set(['missing', 'timeout', 'e
  */
 export function aggregateTrustScore(input: AggregateInput): AggregateResult {
   validateAggregation(input);
-  return aggregateValidated(input, (input.now ?? new Date()).toISOString());
-}
-
-/**
- * `aggregateTrustScore` for an input `validateAggregation` already accepted (scoring validates its config once, not
- * per subject), with trustScoreUpdatedAt given as ISO text.
- */
-export function aggregateValidated(input: AggregateInput, updatedAt: string): AggregateResult {
   const staleMultiplier = input.staleMultiplier ?? 1;
   const trustScores: AggregateResult['trustScores'] = { total: 0 };
   const components: AggregateResult['components'] = {};
@@ -129,12 +121,12 @@ export function aggregateValidated(input: AggregateInput, updatedAt: string): Ag
     notApplicable,
     denominator,
     trustScoreConfigVersion: input.trustScoreConfigVersion,
-    trustScoreUpdatedAt: updatedAt,
+    trustScoreUpdatedAt: (input.now ?? new Date()).toISOString(),
   };
 }
 
 /** The value a component contributes: clamped and rounded, then (stale) multiplied by m_stale and rounded again. */
-export function componentValue(value: number, status: SignalStatus, staleMultiplier: number): number {
+function componentValue(value: number, status: SignalStatus, staleMultiplier: number): number {
   if (UNAVAILABLE.has(status)) return 0;
   const rounded = round2(clamp(Number.isFinite(value) ? value : 0));
   return status === 'stale' ? round2(rounded * staleMultiplier) : rounded;

@@ -6,7 +6,6 @@ import type { ReadSignal } from '../../src/consumer/types.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
 import { buildSignalV2 } from '../../src/signals/write.js';
 import { RUN_KEY, agent, evalResult as evalFixture } from '../signals/fixtures.js';
-import { referenceScores } from './reference-scores.js';
 
 const A2A = uaid('calc.example.com', 'a2a');
 const MCP = uaid('files.mcp.dev', 'mcp');
@@ -162,51 +161,34 @@ describe('computeScores — default adapters', () => {
     expect(r.subjects.map((s) => s.nativeId)).toEqual(['a.example', 'b.example', 'c.example']);
   });
 
-  it('ranks as the reference does when a hand-built config puts confidence above 1 (stale factor 2, past the schema)', () => {
+  it('ranks by score, then confidence, when a hand-built config puts confidence above 1 (stale factor 2, past the schema)', () => {
     const config: ScoringConfig = { ...DEFAULT_SCORING_CONFIG, confidence: { fullAtSamples: 2, staleFactor: 2 } };
     const names = ['d.example', 'b.example', 'a.example', 'c.example'];
     const signals = names.flatMap((name, i) => probes(uaid(name, 'mcp'), 1 + (i % 3), { firstSeq: 10 * i + 1, reachable: (k) => k !== 1 }));
-    const options = { now: new Date(T0 + 4 * 24 * HOUR) };
-    const r = computeScores(signals, config, options);
+    const r = computeScores(signals, config, { now: new Date(T0 + 4 * 24 * HOUR) });
     expect(Math.max(...r.subjects.map((s) => s.trustConfidence))).toBeGreaterThan(1);
-    expect(JSON.stringify(r)).toBe(JSON.stringify(referenceScores(signals, config, options)));
+    expect(r.subjects.map((s) => [s.nativeId, s.trustScores.total, s.trustConfidence])).toEqual([
+      // One reachable probe, stale: 100 × m_stale 0.5; confidence 2 × min(1, 1/2). Tied: by name.
+      ['c.example', 50, 1],
+      ['d.example', 50, 1],
+      // Two of three reachable: 66.67 × 0.5; one of two: 50 × 0.5; confidence 2 × 1.
+      ['a.example', 33.34, 2],
+      ['b.example', 25, 2],
+    ]);
   });
 
-  it('subjects scored alike share their trustScores, adapters and bySignal, frozen so that no one edits them for all', () => {
-    const r = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10 })]);
-    const [a, b] = r.subjects as [SubjectScore, SubjectScore];
-    expect(b.trustScores).toBe(a.trustScores);
-    expect(b.adapters).toBe(a.adapters);
-    expect(b.counts.bySignal).toBe(a.counts.bySignal);
-    expect(b.components).not.toBe(a.components);
-    // Component breakdowns, latency and counts too, when every number in them is the same (times included).
-    expect(b.components['availability.uptime']).toBe(a.components['availability.uptime']);
-    expect(b.latency).toBe(a.latency);
-    expect(b.counts).toBe(a.counts);
-    expect(Object.isFrozen(a.components['availability.uptime'])).toBe(true);
-    expect(Object.isFrozen(a.counts)).toBe(true);
-    expect(() => {
-      a.trustScores.total = 1;
-    }).toThrow(TypeError);
-    expect(() => a.adapters.push(a.adapters[0]!)).toThrow(TypeError);
-    expect(Object.isFrozen(a.adapters[0])).toBe(true);
-  });
-
-  it('shares no part between subjects that differ in any number of it (a newest observation one millisecond later)', () => {
+  it('each subject reports its own times and values (a newest observation one millisecond later, another value)', () => {
     const r = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10, start: T0 + 1 })]);
     const [a, b] = r.subjects as [SubjectScore, SubjectScore];
-    expect(b.components['availability.uptime']).not.toBe(a.components['availability.uptime']);
     expect(Date.parse(b.components['availability.uptime']!.newestAt!)).toBe(Date.parse(a.components['availability.uptime']!.newestAt!) + 1);
-    expect(b.counts).not.toBe(a.counts);
     expect(Date.parse(b.counts.firstAt)).toBe(Date.parse(a.counts.firstAt) + 1);
-    expect(b.latency).toBe(a.latency);
-    // Same times and samples, another value (one probe of three unreachable): nothing of it may be a's.
+    expect(b.latency).toEqual(a.latency);
+    // Same times and samples, another value (one probe of three unreachable).
     const c = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 })]);
     const [best, worse] = c.subjects as [SubjectScore, SubjectScore];
-    expect(worse.components['availability.uptime']).not.toBe(best.components['availability.uptime']);
+    expect(best.components['availability.uptime']!.value).toBe(100);
     expect(worse.components['availability.uptime']!.value).toBe(66.67);
-    expect(worse.latency).not.toBe(best.latency);
-    expect(c).toEqual(referenceScores([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 })], DEFAULT_SCORING_CONFIG, { now }));
+    expect(worse.latency).toEqual({ p50Ms: 100, p95Ms: 102, samples: 2 });
   });
 
   it('marks the publisher filter', () => {
@@ -246,7 +228,6 @@ describe('ScoreAccumulator — the compact form', () => {
     const report = compact.finish(options);
     expect(report.counts).toMatchObject({ subjects: 7, signals: signals.length });
     expect(JSON.stringify(report)).toBe(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options)));
-    expect(JSON.stringify(report)).toBe(JSON.stringify(referenceScores(signals, DEFAULT_SCORING_CONFIG, options)));
   });
 });
 
