@@ -27,7 +27,11 @@ else await parent();
 
 async function parent() {
   if (opts.signals % opts.subjects !== 0) throw new Error('--signals must be a multiple of --subjects');
-  bench.header('consumer', `${bench.fmt(opts.signals)} signals over ${bench.fmt(opts.subjects)} subjects: read from the mirror REST API, validated, scored`);
+  bench.header(
+    'consumer',
+    `${bench.fmt(opts.signals)} signals over ${bench.fmt(opts.subjects)} subjects: ` +
+      'read from the mirror REST API, validated, scored',
+  );
   const { createTopic } = await import('hcs25');
   const emu = await bench.startEmulator();
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-consumer-'));
@@ -38,18 +42,43 @@ async function parent() {
     const fillStart = performance.now();
     const published = await bench.fillSignalTopic(client, topic, opts.subjects, opts.signals / opts.subjects);
     await client.close();
-    console.log(`  topic ${topic}: ${bench.fmt(published)} signals published in ${((performance.now() - fillStart) / 1000).toFixed(1)} s (not timed)`);
+    console.log(
+      `  topic ${topic}: ${bench.fmt(published)} signals published ` +
+        `in ${bench.secs(performance.now() - fillStart)} (not timed)`,
+    );
 
     const job = { env, topic, stateDir, publisher: emu.operator.accountId };
     const pages = await inChild('pages', job);
     const scores = await inChild('scores', job);
-    console.log(`  fetch and parse only: ${bench.fmt(pages.messages)} messages in ${bench.fmt(pages.pages)} pages, ${(pages.ms / 1000).toFixed(2)} s`);
-    console.log(`  read, validate and score: ${bench.fmt(scores.signals)} signals, ${bench.fmt(scores.subjects)} subjects scored, ` +
-      `${scores.rejected} rejected, ${(scores.ms / 1000).toFixed(2)} s = ${bench.fmt(scores.signals / (scores.ms / 1000))} signals/s`);
+    console.log(
+      `  fetch and parse only: ${bench.fmt(pages.messages)} messages in ${bench.fmt(pages.pages)} pages, ` +
+        bench.secs(pages.ms, 2),
+    );
+    console.log(
+      `  read, validate and score: ${bench.fmt(scores.signals)} signals, ` +
+        `${bench.fmt(scores.subjects)} subjects scored, ` +
+        `${scores.rejected} rejected, ${bench.secs(scores.ms, 2)} = ` +
+        `${bench.fmt(scores.signals / (scores.ms / 1000))} signals/s`,
+    );
     const ratio = scores.ms / pages.ms;
-    bench.verdict('consumer read and score vs fetch and parse', `${ratio.toFixed(2)}× (${(scores.ms / 1000).toFixed(2)} s / ${(pages.ms / 1000).toFixed(2)} s)`, `≤ ${MAX_RATIO}×`, ratio <= MAX_RATIO);
-    bench.verdict('consumer peak RSS', `${Math.round(scores.maxRssKb / 1024)} MB`, `≤ ${MAX_RSS_MB} MB`, scores.maxRssKb / 1024 <= MAX_RSS_MB);
-    bench.verdict('consumer signals read', `${bench.fmt(scores.signals)} of ${bench.fmt(opts.signals)}, ${bench.fmt(scores.subjects)} subjects`, 'all', scores.signals === opts.signals && scores.subjects === opts.subjects);
+    bench.verdict(
+      'consumer read and score vs fetch and parse',
+      `${ratio.toFixed(2)}× (${(scores.ms / 1000).toFixed(2)} s / ${(pages.ms / 1000).toFixed(2)} s)`,
+      `≤ ${MAX_RATIO}×`,
+      ratio <= MAX_RATIO,
+    );
+    bench.verdict(
+      'consumer peak RSS',
+      `${Math.round(scores.maxRssKb / 1024)} MB`,
+      `≤ ${MAX_RSS_MB} MB`,
+      scores.maxRssKb / 1024 <= MAX_RSS_MB,
+    );
+    bench.verdict(
+      'consumer signals read',
+      `${bench.fmt(scores.signals)} of ${bench.fmt(opts.signals)}, ${bench.fmt(scores.subjects)} subjects`,
+      'all',
+      scores.signals === opts.signals && scores.subjects === opts.subjects,
+    );
   } finally {
     await emu.stop();
     rmSync(stateDir, { recursive: true, force: true });
@@ -59,7 +88,9 @@ async function parent() {
 
 /** Runs one measurement in a fresh process, so each has its own heap and peak RSS. */
 async function inChild(mode, job) {
-  const proc = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     proc.once('message', resolve);
     proc.once('exit', (code) => reject(new Error(`the ${mode} process exited ${code}`)));

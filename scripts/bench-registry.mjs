@@ -29,7 +29,11 @@ else if (opts.child) await child();
 else await parent();
 
 async function parent() {
-  bench.header('registry', `${bench.fmt(opts.agents)} agents × ${EVALS.length} evals: discovery → evaluation → packing → submission to the emulator`);
+  bench.header(
+    'registry',
+    `${bench.fmt(opts.agents)} agents × ${EVALS.length} evals: ` +
+      'discovery → evaluation → packing → submission to the emulator',
+  );
   const sdk = await import('@hashgraph/sdk');
   const { createTopic } = await import('hcs25');
   const emu = await bench.startEmulator();
@@ -47,9 +51,14 @@ async function parent() {
     })();
     await bench.submitAll(sdk, writer, emu, registry, bodies, opts.agents);
     writer.close();
-    console.log(`  registry ${registry}: ${bench.fmt(opts.agents)} registrations written in ${((performance.now() - fillStart) / 1000).toFixed(1)} s (not timed)`);
+    console.log(
+      `  registry ${registry}: ${bench.fmt(opts.agents)} registrations written in ` +
+        `${bench.secs(performance.now() - fillStart)} (not timed)`,
+    );
 
-    const run = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const run = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const result = await new Promise((resolve, reject) => {
       run.once('message', resolve);
       run.once('exit', (code) => reject(new Error(`the run's process exited ${code}`)));
@@ -57,12 +66,26 @@ async function parent() {
     });
     const r = result;
     const ratio = r.evalWallMs / r.idealMs;
-    console.log(`  run ${r.status}: ${bench.fmt(r.agents)} agents discovered, ${bench.fmt(r.published)}/${bench.fmt(r.expected)} signals in ${bench.fmt(r.messages)} messages; ` +
-      `whole run ${(r.runWallMs / 1000).toFixed(1)} s, evaluation ${(r.evalWallMs / 1000).toFixed(1)} s, ideal ${(r.idealMs / 1000).toFixed(1)} s; ` +
-      `${bench.fmt(r.dead)} agents unreachable, CPU of the run's process ${(r.cpuMs / 1000).toFixed(1)} s`);
+    console.log(
+      `  run ${r.status}: ${bench.fmt(r.agents)} agents discovered, ` +
+        `${bench.fmt(r.published)}/${bench.fmt(r.expected)} signals in ${bench.fmt(r.messages)} messages; ` +
+        `whole run ${bench.secs(r.runWallMs)}, evaluation ${bench.secs(r.evalWallMs)}, ` +
+        `ideal ${bench.secs(r.idealMs)}; ` +
+        `${bench.fmt(r.dead)} agents unreachable, CPU of the run's process ${bench.secs(r.cpuMs)}`,
+    );
     verdict(ratio, r, MAX_RATIO);
-    bench.verdict('registry peak RSS', `${Math.round(r.maxRssKb / 1024)} MB`, `≤ ${MAX_RSS_MB} MB`, r.maxRssKb / 1024 <= MAX_RSS_MB);
-    bench.verdict('registry signals published', `${bench.fmt(r.published)} of ${bench.fmt(r.expected)}`, 'all', r.status === 'complete' && r.published === r.expected);
+    bench.verdict(
+      'registry peak RSS',
+      `${Math.round(r.maxRssKb / 1024)} MB`,
+      `≤ ${MAX_RSS_MB} MB`,
+      r.maxRssKb / 1024 <= MAX_RSS_MB,
+    );
+    bench.verdict(
+      'registry signals published',
+      `${bench.fmt(r.published)} of ${bench.fmt(r.expected)}`,
+      'all',
+      r.status === 'complete' && r.published === r.expected,
+    );
   } finally {
     await emu.stop();
     rmSync(stateDir, { recursive: true, force: true });
@@ -71,7 +94,12 @@ async function parent() {
 }
 
 function verdict(ratio, r, max) {
-  bench.verdict('registry evaluation vs ideal schedule', `${ratio.toFixed(3)}× (${(r.evalWallMs / 1000).toFixed(1)} s / ${(r.idealMs / 1000).toFixed(1)} s)`, `≤ ${max}×`, ratio <= max);
+  bench.verdict(
+    'registry evaluation vs ideal schedule',
+    `${ratio.toFixed(3)}× (${(r.evalWallMs / 1000).toFixed(1)} s / ${(r.idealMs / 1000).toFixed(1)} s)`,
+    `≤ ${max}×`,
+    ratio <= max,
+  );
 }
 
 /** Deterministic latency of agent i's k-th call (mulberry32), whole ms in 50–500. */
@@ -104,11 +132,17 @@ async function child() {
       },
       async probe() {
         const ms = await call(0);
-        return dead(i) ? { reachable: false, latencyMs: ms, reason: 'connection refused' } : { reachable: true, latencyMs: ms, httpStatus: 200 };
+        return dead(i)
+          ? { reachable: false, latencyMs: ms, reason: 'connection refused' }
+          : { reachable: true, latencyMs: ms, httpStatus: 200 };
       },
     };
   };
-  const client = await bench.hcs25Client(env, stateDir, { maxFeeHbar: 10_000, concurrency: opts.concurrency, budgetMs: 30_000 });
+  const client = await bench.hcs25Client(env, stateDir, {
+    maxFeeHbar: 10_000,
+    concurrency: opts.concurrency,
+    budgetMs: 30_000,
+  });
   let evalStart = 0;
   let evalEnd = 0;
   const cpu0 = process.cpuUsage();

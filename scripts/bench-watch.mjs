@@ -39,8 +39,11 @@ else if (opts.child) await loadProcess();
 else await watcher();
 
 async function watcher() {
-  bench.header('watch', `${bench.fmt(opts.agents)} registrations at ${opts.rate}/s, mirror lag ${LAG_MS / 1000} s, then a ` +
-    `${opts['soak-minutes']}-minute soak with a cycle every ${opts['every-minutes']} minutes`);
+  bench.header(
+    'watch',
+    `${bench.fmt(opts.agents)} registrations at ${opts.rate}/s, mirror lag ${LAG_MS / 1000} s, then a ` +
+      `${opts['soak-minutes']}-minute soak with a cycle every ${opts['every-minutes']} minutes`,
+  );
   const { createTopic, watchRegistry } = await import('hcs25');
   const emu = await bench.startEmulator({ mirrorLagMs: LAG_MS });
   const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-watch-'));
@@ -73,16 +76,30 @@ async function watcher() {
       runner: { transportFactory },
       onReady: (status) => ready(status),
     });
-    const status = await Promise.race([started, watching.then(() => { throw new Error('the watcher stopped before it started'); })]);
+    const status = await Promise.race([
+      started,
+      watching.then(() => {
+        throw new Error('the watcher stopped before it started');
+      }),
+    ]);
 
-    load = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    load = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const inbox = [];
     const waiting = [];
     load.on('message', (m) => (waiting.length ? waiting.shift()(m) : inbox.push(m)));
-    const exited = new Promise((_, reject) => load.once('exit', (code) => reject(new Error(`the registration process exited ${code}`))));
+    const exited = new Promise((_, reject) =>
+      load.once('exit', (code) => reject(new Error(`the registration process exited ${code}`))),
+    );
     exited.catch(() => undefined);
-    const next = () => Promise.race([inbox.length ? Promise.resolve(inbox.shift()) : new Promise((r) => waiting.push(r)), exited]);
-    load.send({ node: { network: emu.network, ports: emu.ports, operator: emu.operator, mirrorRestUrl: emu.mirrorRestUrl }, registry, topic });
+    const next = () =>
+      Promise.race([inbox.length ? Promise.resolve(inbox.shift()) : new Promise((r) => waiting.push(r)), exited]);
+    load.send({
+      node: { network: emu.network, ports: emu.ports, operator: emu.operator, mirrorRestUrl: emu.mirrorRestUrl },
+      registry,
+      topic,
+    });
 
     // Memory at a point: the median of five RSS samples a second apart (one sample lands anywhere in V8's swing).
     const rssNow = async () => {
@@ -116,19 +133,39 @@ async function watcher() {
     const s = status();
     const lat = done.latencies.sort((a, b) => a - b);
     const worst = (lat.at(-1) ?? Number.POSITIVE_INFINITY) / 1000;
-    console.log(`  watcher: ${bench.fmt(s.agentsKnown)} agents known, ${bench.fmt(s.counters.evaluations)} evaluations, ` +
-      `${bench.fmt(s.counters.signalsPublished)} signals in ${bench.fmt(s.counters.messagesPublished)} messages; ` +
-      `the first ${bench.fmt(warm.agents)} agents published before the measured part`);
-    console.log(`  new agent → its 3 signals on the topic: p50 ${((lat[Math.floor(lat.length / 2)] ?? 0) / 1000).toFixed(1)} s, ` +
-      `max ${worst.toFixed(1)} s over ${lat.length} of ${done.sampled} timed agents`);
-    console.log(`  RSS ${bench.mb(first.rss)} at ${bench.fmt(first.known)} agents known, ${bench.mb(last.rss)} at ${bench.fmt(last.known)}; ` +
-      `soak ${opts['soak-minutes']} min: first-quarter median ${bench.mb(soakStart)}, last-quarter median ${bench.mb(soakEnd)}, ` +
-      `max ${bench.mb(Math.max(...soak))}`);
-    bench.verdict('watch new agent to its signals on the topic', `${worst.toFixed(1)} s (worst of ${lat.length})`, `≤ ${MAX_LATENCY_S} s`,
-      worst <= MAX_LATENCY_S && lat.length === done.sampled);
-    bench.verdict('watch memory per known agent', `${Math.round(perAgent)} B`, `≤ ${MAX_BYTES_PER_AGENT} B`, perAgent <= MAX_BYTES_PER_AGENT);
-    bench.verdict(`watch RSS over a ${opts['soak-minutes']}-minute soak`, `${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)}%`,
-      `≤ +${MAX_SOAK_GROWTH * 100}%`, growth <= MAX_SOAK_GROWTH);
+    console.log(
+      `  watcher: ${bench.fmt(s.agentsKnown)} agents known, ${bench.fmt(s.counters.evaluations)} evaluations, ` +
+        `${bench.fmt(s.counters.signalsPublished)} signals in ${bench.fmt(s.counters.messagesPublished)} messages; ` +
+        `the first ${bench.fmt(warm.agents)} agents published before the measured part`,
+    );
+    console.log(
+      `  new agent → its 3 signals on the topic: p50 ${bench.secs(lat[Math.floor(lat.length / 2)] ?? 0)}, ` +
+        `max ${worst.toFixed(1)} s over ${lat.length} of ${done.sampled} timed agents`,
+    );
+    console.log(
+      `  RSS ${bench.mb(first.rss)} at ${bench.fmt(first.known)} agents known, ` +
+        `${bench.mb(last.rss)} at ${bench.fmt(last.known)}; soak ${opts['soak-minutes']} min: ` +
+        `first-quarter median ${bench.mb(soakStart)}, last-quarter median ${bench.mb(soakEnd)}, ` +
+        `max ${bench.mb(Math.max(...soak))}`,
+    );
+    bench.verdict(
+      'watch new agent to its signals on the topic',
+      `${worst.toFixed(1)} s (worst of ${lat.length})`,
+      `≤ ${MAX_LATENCY_S} s`,
+      worst <= MAX_LATENCY_S && lat.length === done.sampled,
+    );
+    bench.verdict(
+      'watch memory per known agent',
+      `${Math.round(perAgent)} B`,
+      `≤ ${MAX_BYTES_PER_AGENT} B`,
+      perAgent <= MAX_BYTES_PER_AGENT,
+    );
+    bench.verdict(
+      `watch RSS over a ${opts['soak-minutes']}-minute soak`,
+      `${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)}%`,
+      `≤ +${MAX_SOAK_GROWTH * 100}%`,
+      growth <= MAX_SOAK_GROWTH,
+    );
   } finally {
     load?.kill();
     stop.abort();
@@ -185,7 +222,10 @@ async function loadProcess() {
         const due = t0 + ((i - from) * 1000) / opts.rate;
         if (due > performance.now()) await bench.sleep(due - performance.now());
         const at = performance.now();
-        await new sdk.TopicMessageSubmitTransaction().setTopicId(job.registry).setMessage(bench.registration(i)).execute(writer);
+        await new sdk.TopicMessageSubmitTransaction()
+          .setTopicId(job.registry)
+          .setMessage(bench.registration(i))
+          .execute(writer);
         if (timed(i)) registeredAt.set(i, at);
       }
     };

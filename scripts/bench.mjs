@@ -5,7 +5,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const BENCHES = {
-  registry: '250,000 agents × 3 evals: discovery → evaluation → packing → submission (≤ 1.10× the ideal schedule, ≤ 512 MB)',
+  registry:
+    '250,000 agents × 3 evals: discovery → evaluation → packing → submission ' +
+    '(≤ 1.10× the ideal schedule, ≤ 512 MB)',
   consumer: '1,000,000 signals over 250,000 subjects read, validated and scored (≤ 1.5× fetch and parse, ≤ 1 GB)',
   serve: '250,000 subjects, 200 connections, PostgreSQL and PGlite (lookup p99 ≤ 20 ms, indexing ≥ 20,000 signals/s)',
   watch: 'a new agent on the topic ≤ 10 s after registering; ≤ 1 KB per known agent; flat over a soak',
@@ -15,7 +17,9 @@ const BENCHES = {
 const HELP = `Usage: npm run bench -- [name ...] [options]
 
 Runs the named benchmarks, or all of them in this order when none is named:
-${Object.entries(BENCHES).map(([name, what]) => `  ${name.padEnd(11)} ${what}`).join('\n')}
+${Object.entries(BENCHES)
+  .map(([name, what]) => `  ${name.padEnd(11)} ${what}`)
+  .join('\n')}
 
 Each prints its machine, commit and date, then one line per figure: RESULT <what>: <figure> (goal …) PASS|FAIL.
 The exit code is 1 when a goal is missed.
@@ -32,14 +36,18 @@ if (names.length === 0 && rest.some((a) => a === '--help' || a === '-h')) {
   console.log(HELP);
   process.exit(0);
 }
-const unknown = rest.find((a) => !a.startsWith('-') && !/^[\d.]+$/.test(a) && !rest[rest.indexOf(a) - 1]?.startsWith('--'));
+const unknown = rest.find(
+  (a) => !a.startsWith('-') && !/^[\d.]+$/.test(a) && !rest[rest.indexOf(a) - 1]?.startsWith('--'),
+);
 if (unknown) {
   console.error(`no benchmark is called ${unknown}; there are ${Object.keys(BENCHES).join(', ')}`);
   process.exit(2);
 }
 const several = names.length !== 1;
 if (several && rest.some((a) => a !== '--quick')) {
-  console.error(`name one benchmark to give it options (npm run bench -- <name> ${rest.join(' ')}); all of them take --quick`);
+  console.error(
+    `name one benchmark to give it options (npm run bench -- <name> ${rest.join(' ')}); all of them take --quick`,
+  );
   process.exit(2);
 }
 let failed = 0;

@@ -28,7 +28,12 @@ export function options(spec, quick = {}) {
   for (const [k, def] of Object.entries(spec)) {
     const env = process.env[`BENCH_${k.toUpperCase().replaceAll('-', '_')}`];
     const raw = values[k] ?? env ?? (isQuick && k in quick ? quick[k] : def);
-    out[k] = typeof def === 'number' ? Number(raw) : typeof def === 'boolean' ? raw === true || raw === 'true' || raw === '1' : String(raw);
+    out[k] =
+      typeof def === 'number'
+        ? Number(raw)
+        : typeof def === 'boolean'
+          ? raw === true || raw === 'true' || raw === '1'
+          : String(raw);
     if (typeof def === 'number' && !Number.isFinite(out[k])) throw new Error(`--${k} must be a number, got ${raw}`);
   }
   return out;
@@ -39,15 +44,21 @@ export function header(name, description) {
   let commit = 'unknown';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' });
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     if (dirty.trim()) commit += '+changes';
   } catch {
     // Not a git checkout.
   }
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   console.log(`bench ${name}: ${description}`);
-  console.log(`  commit ${commit}; machine ${availableParallelism()} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB, ` +
-    `node ${process.version}, ${process.platform}; date ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  console.log(
+    `  commit ${commit}; machine ${availableParallelism()} cores (${cpu}), ` +
+      `${(totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}, ${process.platform}; ` +
+      `date ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  );
 }
 
 const failures = [];
@@ -63,6 +74,8 @@ export function finish() {
   process.exit(failures.length === 0 ? 0 : 1);
 }
 
+/** Milliseconds as seconds: `12.3 s`. */
+export const secs = (ms, digits = 1) => `${(ms / 1000).toFixed(digits)} s`;
 export const mb = (bytes) => `${Math.round(bytes / 2 ** 20)} MB`;
 export const fmt = (n) => Math.round(n).toLocaleString('en-US');
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -70,7 +83,12 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The emulator in its own process, on free ports. */
 export async function startEmulator(extra = {}) {
   const { startLocalNodeProcess } = await import('hcs25/localnode');
-  return startLocalNodeProcess({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 1, ...extra });
+  return startLocalNodeProcess({
+    ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 },
+    quiet: true,
+    accounts: 1,
+    ...extra,
+  });
 }
 
 /** The `HCS25_*` environment of an hcs25 configuration for the emulator. */
@@ -140,7 +158,8 @@ export async function fillSignalTopic(client, topic, subjects, perSubject) {
       keepResponses: false,
       runner: { transportFactory: instantTransport },
     });
-    if (report.status !== 'complete') throw new Error(`filling ${topic}: run ${report.status}: ${report.error?.message ?? ''}`);
+    if (report.status !== 'complete')
+      throw new Error(`filling ${topic}: run ${report.status}: ${report.error?.message ?? ''}`);
     published += report.signals.published;
   }
   return published;
@@ -155,7 +174,11 @@ export function fastSigningClient(sdk, node) {
   client.setMirrorNetwork([`127.0.0.1:${node.ports.mirrorGrpc}`]);
   const key = createPrivateKey({ key: Buffer.from(node.operator.privateKey, 'hex'), format: 'der', type: 'pkcs8' });
   const publicKey = sdk.PrivateKey.fromStringDer(node.operator.privateKey).publicKey;
-  client.setOperatorWith(node.operator.accountId, publicKey, async (message) => new Uint8Array(cryptoSign(null, message, key)));
+  client.setOperatorWith(
+    node.operator.accountId,
+    publicKey,
+    async (message) => new Uint8Array(cryptoSign(null, message, key)),
+  );
   return client;
 }
 
