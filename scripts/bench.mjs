@@ -22,7 +22,9 @@ ${Object.entries(BENCHES)
   .join('\n')}
 
 Each prints its machine, commit and date, then one line per figure: RESULT <what>: <figure> (goal …) PASS|FAIL.
-The exit code is 1 when a goal is missed.
+The exit code is 1 when a goal is missed. At full scale on 2 cores a run takes about: registry 15 min (a third of
+it writing the registry), consumer 10 min, serve 15 min, watch 10 min (35 with --soak-minutes 30), cold-start 1 min;
+most of registry, consumer and serve is filling the emulator with test data, which is not timed.
 
 Options go to the benchmark named (npm run bench -- <name> --help lists its own); all of them take:
   --quick  a small scale that runs in seconds to a minute, to see that a benchmark works (its figures mean little)
