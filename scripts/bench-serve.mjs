@@ -71,10 +71,14 @@ async function main() {
 async function benchEngine(engine, job) {
   let pg;
   let database;
+  let onSignal;
   if (engine === 'postgres') {
     const { startPostgres } = await import('hcs25/devtools');
     pg = await startPostgres();
     database = pg.url;
+    // The server runs apart from this process: stopped here on Ctrl-C too, or it would outlive the bench.
+    onSignal = () => pg.stop().finally(() => process.exit(130));
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   } else if (engine === 'pglite') {
     database = join(job.stateDir, `serve-db-${Date.now()}`);
   } else throw new Error(`unknown engine ${engine}: postgres or pglite`);
@@ -119,6 +123,7 @@ async function benchEngine(engine, job) {
     await new Promise((resolve) =>
       server.exitCode !== null || server.signalCode !== null ? resolve() : server.once('exit', resolve),
     );
+    if (onSignal) process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     await pg?.stop();
   }
 }
