@@ -11,7 +11,7 @@ import { openStore } from '../../src/serve/store/index.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 
 const DIST = new URL('../../dist/', import.meta.url);
-const FLEET = new URL('../../scripts/lib/fleet.mjs', import.meta.url);
+const FLEET = new URL('../support/fleet.mjs', import.meta.url);
 const AGENTS = 400;
 const TOTAL = AGENTS * 3;
 const dir = mkdtempSync(join(tmpdir(), 'hcs25-serve-crash-'));

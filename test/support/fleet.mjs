@@ -1,7 +1,9 @@
-// Shared by the packing benchmarks: eval results of a synthetic fleet, 3 per agent (availability, math, science),
-// with real `buildUaid` UAIDs (~120-140 characters) and deterministic outcomes, latencies and times.
+// Eval results of a synthetic fleet, 3 per agent (availability, math, science), with real `buildUaid` UAIDs
+// (~120-140 characters) and deterministic outcomes, latencies and times. JavaScript over the build (dist/), for tests
+// whose child processes cannot load TypeScript.
 import { createHash } from 'node:crypto';
-import { DIST } from './emulator.mjs';
+
+const DIST = (path) => new URL(`../../dist/${path}`, import.meta.url).href;
 
 const PROTOCOLS = ['a2a', 'openai', 'http', 'mcp'];
 const DOMAINS = ['example.com', 'agents.dev', 'ai-hub.io', 'cloud-run.app'];

@@ -1,0 +1,259 @@
+#!/usr/bin/env node
+/**
+ * serve: `hcs25 serve` over a topic with SUBJECTS subjects (three signals each, published as `hcs25 run` publishes
+ * them), with PostgreSQL (a throwaway server) and with the embedded PGlite. For each engine a server process runs
+ * startServer as `hcs25 serve` does; this process times its indexing from the emulator's mirror node (signals/s,
+ * goal ≥ 20,000), waits until the scores are computed, then keeps CONNECTIONS keep-alive connections asking
+ * `GET /v1/subjects/{uaid}/score` for random subjects (closed loop) for SECONDS: p99 latency, goal ≤ 20 ms.
+ * The per-address rate limit is off: a marketplace's lookups come from many addresses, this bench's from one.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import * as bench from './lib/bench.mjs';
+
+const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds N] [--engines LIST] [--quick]
+  --subjects     agents on the topic, three signals each (default 250000; --quick 2000)
+  --connections  concurrent keep-alive connections asking for scores (default 200)
+  --seconds      timed lookup window per engine, after a 3 s warm-up (default 20; --quick 3)
+  --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)`;
+const opts = bench.options(
+  { subjects: 250_000, connections: 200, seconds: 20, engines: 'postgres,pglite' },
+  { subjects: 2000, seconds: 3 },
+);
+const MIN_RATE = 20_000;
+const MAX_P99_MS = 20;
+const WARMUP_S = 3;
+
+if (opts.help) console.log(HELP);
+else if (opts.child) await serverProcess();
+else await main();
+
+async function main() {
+  bench.header(
+    'serve',
+    `${bench.fmt(opts.subjects)} subjects, ${opts.connections} connections, engines ${opts.engines}: ` +
+      'indexing and score lookups',
+  );
+  const { createTopic } = await import('hcs25');
+  const emu = await bench.startEmulator();
+  const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-bench-serve-'));
+  try {
+    const env = bench.emulatorEnv(emu);
+    const client = await bench.hcs25Client(env, stateDir, { concurrency: 1000 });
+    const topic = (await createTopic(client)).topicId;
+    const fillStart = performance.now();
+    const signals = await bench.fillSignalTopic(client, topic, opts.subjects, 3);
+    await client.close();
+    console.log(
+      `  topic ${topic}: ${bench.fmt(signals)} signals published ` +
+        `in ${bench.secs(performance.now() - fillStart)} (not timed)`,
+    );
+    for (const engine of opts.engines.split(',')) {
+      try {
+        await benchEngine(engine, { env, topic, signals, stateDir, publisher: emu.operator.accountId });
+      } catch (err) {
+        // One engine that cannot run (no PostgreSQL installed) does not keep the other from being measured.
+        bench.verdict(`serve ${engine}`, `not measured: ${err?.message ?? err}`, 'a run', false);
+      }
+    }
+  } finally {
+    await emu.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  bench.finish();
+}
+
+async function benchEngine(engine, job) {
+  let pg;
+  let database;
+  let onSignal;
+  if (engine === 'postgres') {
+    const { startPostgres } = await import('hcs25/devtools');
+    pg = await startPostgres();
+    database = pg.url;
+    // The server runs apart from this process: stopped here on Ctrl-C too, or it would outlive the bench.
+    onSignal = () => pg.stop().finally(() => process.exit(130));
+    process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  } else if (engine === 'pglite') {
+    database = join(job.stateDir, `serve-db-${Date.now()}`);
+  } else throw new Error(`unknown engine ${engine}: postgres or pglite`);
+  const server = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--child'], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise((_, reject) =>
+    server.once('exit', (code) => reject(new Error(`the server process exited ${code}`))),
+  );
+  exited.catch(() => undefined);
+  try {
+    server.send({ ...job, database });
+    const { url, readyAt } = await Promise.race([new Promise((resolve) => server.once('message', resolve)), exited]);
+    const indexed = await Promise.race([untilIndexed(url, job.signals), exited]);
+    const indexMs = indexed.at - readyAt;
+    const rate = (job.signals / indexMs) * 1000;
+    const freshMs = await Promise.race([untilFresh(url), exited]);
+    console.log(
+      `  ${engine}: ${bench.fmt(indexed.signals)} signals indexed in ${bench.secs(indexMs)}; ` +
+        `every sampled score computed ${bench.secs(freshMs)} later`,
+    );
+    bench.verdict(
+      `serve ${engine} indexing`,
+      `${bench.fmt(rate)} signals/s`,
+      `≥ ${bench.fmt(MIN_RATE)} signals/s`,
+      rate >= MIN_RATE,
+    );
+    const r = await Promise.race([lookups(url), exited]);
+    console.log(
+      `  ${engine}: ${bench.fmt(r.requests / r.seconds)} lookups/s over ${r.seconds.toFixed(1)} s, ` +
+        `${bench.fmt(r.requests)} requests, ${r.errors} errors; ` +
+        `p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, max ${r.max.toFixed(1)} ms`,
+    );
+    bench.verdict(
+      `serve ${engine} score lookup p99`,
+      `${r.p99.toFixed(2)} ms at ${opts.connections} connections`,
+      `≤ ${MAX_P99_MS} ms`,
+      r.p99 <= MAX_P99_MS && r.errors === 0,
+    );
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((resolve) =>
+      server.exitCode !== null || server.signalCode !== null ? resolve() : server.once('exit', resolve),
+    );
+    if (onSignal) process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    await pg?.stop();
+  }
+}
+
+/** Polls the API's topic status until every signal is indexed; the time it saw them. */
+async function untilIndexed(url, signals) {
+  for (;;) {
+    const { topics } = await (await fetch(`${url}/v1/topics`)).json();
+    const n = topics[0]?.counts.signals ?? 0;
+    if (n >= signals) return { at: Date.now(), signals: n };
+    await bench.sleep(100);
+  }
+}
+
+/** Waits until a sample of subjects' scores are computed (the API says `X-Score-Fresh: true`), ms. */
+async function untilFresh(url) {
+  const t0 = Date.now();
+  // Generous: scoring a quarter of a million subjects on a busy machine takes minutes.
+  const limitMs = Math.max(60_000, opts.subjects * 2);
+  const sample = Array.from({ length: 50 }, (_, k) => Math.floor((k * opts.subjects) / 50));
+  for (;;) {
+    const statuses = await Promise.all(
+      sample.map(async (i) => {
+        const res = await fetch(`${url}/v1/subjects/${encodeURIComponent(bench.syntheticAgent(i).subject)}/score`);
+        const body = await res.text();
+        if (res.status === 200) return res.headers.get('x-score-fresh') === 'true' ? 'fresh' : 'stale';
+        try {
+          return JSON.parse(body).error?.code ?? String(res.status);
+        } catch {
+          return String(res.status);
+        }
+      }),
+    );
+    if (statuses.every((s) => s === 'fresh')) return Date.now() - t0;
+    if (Date.now() - t0 > limitMs) {
+      const count = new Map();
+      for (const s of statuses) count.set(s, (count.get(s) ?? 0) + 1);
+      const counts = [...count].map(([s, n]) => `${n} ${s}`);
+      throw new Error(
+        `scores not all computed after ${bench.secs(limitMs, 0)}: of 50 sampled subjects ${counts.join(', ')}`,
+      );
+    }
+    await bench.sleep(250);
+  }
+}
+
+/**
+ * CONNECTIONS keep-alive HTTP/1.1 connections on plain sockets, each asking again as soon as its answer is complete.
+ * A raw socket client costs far less CPU per request than a full HTTP client, and it shares the cores with the server.
+ */
+async function lookups(url) {
+  const { hostname, port } = new URL(url);
+  const requests = Array.from({ length: opts.subjects }, (_, i) =>
+    Buffer.from(
+      `GET /v1/subjects/${encodeURIComponent(bench.syntheticAgent(i).subject)}/score HTTP/1.1\r\n` +
+        `Host: ${hostname}:${port}\r\n\r\n`,
+      'latin1',
+    ),
+  );
+  const latencies = [];
+  let errors = 0;
+  let timing = false;
+  let start = performance.now();
+  let end = Infinity;
+  setTimeout(() => {
+    timing = true;
+    start = performance.now();
+    end = start + opts.seconds * 1000;
+  }, WARMUP_S * 1000);
+  const connection = () =>
+    new Promise((resolve, reject) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.setNoDelay(true);
+      let sent = 0;
+      let buffered = null;
+      const send = () => {
+        if (performance.now() >= end) {
+          socket.end();
+          return resolve();
+        }
+        sent = performance.now();
+        socket.write(requests[Math.floor(Math.random() * requests.length)]);
+      };
+      socket.on('connect', send);
+      socket.on('error', reject);
+      socket.on('data', (chunk) => {
+        buffered = buffered === null ? chunk : Buffer.concat([buffered, chunk]);
+        const head = buffered.indexOf('\r\n\r\n');
+        if (head < 0) return;
+        const headers = buffered.latin1Slice(0, head);
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(headers)?.[1] ?? 0);
+        if (buffered.length < head + 4 + length) return;
+        buffered = null;
+        if (timing && sent >= start) {
+          latencies.push(performance.now() - sent);
+          if (headers.charCodeAt(9) !== 50 /* 2xx */) errors++;
+        }
+        send();
+      });
+    });
+  await Promise.all(Array.from({ length: opts.connections }, connection));
+  const seconds = (performance.now() - start) / 1000;
+  const sorted = Float64Array.from(latencies).sort();
+  const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  return { requests: sorted.length, errors, seconds, p50: q(0.5), p99: q(0.99), max: sorted[sorted.length - 1] };
+}
+
+/** The server: startServer as `hcs25 serve` runs it, on a free port. */
+async function serverProcess() {
+  const { env, topic, database, stateDir, publisher } = await new Promise((resolve) =>
+    process.once('message', resolve),
+  );
+  const { startServer } = await import('hcs25');
+  const client = await bench.hcs25Client(env, stateDir);
+  const stop = new AbortController();
+  const server = await startServer(client, {
+    topics: [topic],
+    publishers: [publisher],
+    database,
+    host: '127.0.0.1',
+    port: 0,
+    limits: { requestsPerSecond: 0 },
+    signal: stop.signal,
+    onNote: (line) => console.log(`  server: ${line}`),
+  });
+  process.send({ url: server.url, readyAt: Date.now() });
+  process.once('SIGTERM', async () => {
+    stop.abort();
+    await server.close();
+    await client.close();
+    process.exit(0);
+  });
+}
