@@ -12,7 +12,6 @@ import { chmod, link, mkdir, open, readdir, rename, stat, truncate, unlink, type
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
-import { isoNow } from '../core/time.js';
 import { PROTOCOLS } from '../core/agent.js';
 import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evals/types.js';
@@ -427,13 +426,9 @@ export class Journal {
   }
 }
 
-/**
- * A record's journal line: the bytes of `JSON.stringify({ ...record, at })` (a record has no `at` of its own), without
- * copying the record, and one time string per millisecond: a run appends several records per signal.
- */
+/** A record's journal line, stamped with the time it is written (a record has no `at` of its own). */
 function recordLine(record: JournalInput): string {
-  const json = JSON.stringify(record);
-  return `${json.slice(0, -1)},"at":"${isoNow()}"}\n`;
+  return `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`;
 }
 
 /**

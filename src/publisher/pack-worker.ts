@@ -4,9 +4,6 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SignalPacking, type PackWorkerReply, type PackWorkerRequest, type PackingOptions } from './packing.js';
-import { lowerThreadPriority } from './thread-priority.js';
-
-lowerThreadPriority();
 
 const port = parentPort!;
 // Copied, not transferred: a small Buffer may be a view of Node's shared allocation pool.

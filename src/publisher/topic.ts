@@ -48,7 +48,7 @@ export async function createSignalTopic(client: Client, options: CreateTopicOpti
   });
   // Explicit nodes for the receipt too: see the submitter's receipt query.
   const receipt = await withTransientRetry(() => new TransactionReceiptQuery().setTransactionId(transactionId).setNodeAccountIds(nodes).execute(client));
-  if (!receipt.topicId) throw new Error('the topic create receipt has no topic id');
+  if (!receipt.topicId) throw new Hcs25Error('LEDGER_TX', 'the topic create receipt has no topic id');
   return {
     topicId: receipt.topicId.toString(),
     memo,
