@@ -119,16 +119,16 @@ export class Hcs25Error extends Error {
 
 /** Follows `cause` from `err`: the deepest error when `fn` is absent, else the first error `fn` accepts (or null). */
 export function walk(err: unknown, fn?: (err: unknown) => boolean): unknown {
-  const seen = new Set<unknown>();
+  const seen = new Set<unknown>([err]);
   let current = err;
-  while (!seen.has(current)) {
-    seen.add(current);
+  for (;;) {
     if (fn?.(current)) return current;
     const next = current instanceof Error ? current.cause : undefined;
-    if (next === undefined) break;
+    // A cause chain can loop (a cause set after the fact): stop at the first error seen twice.
+    if (next === undefined || seen.has(next)) return fn ? null : current;
+    seen.add(next);
     current = next;
   }
-  return fn ? null : current;
 }
 
 function detailsOf(cause: unknown): string | undefined {

@@ -26,6 +26,7 @@ import { Status, TransactionId, AccountId, type Client } from '@hashgraph/sdk';
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
+import { backoffDelay, sleep } from '../core/retry.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
 import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
@@ -445,11 +446,10 @@ export class Submitter {
       await this.fail(job, id, error, false);
       return unsent(job, error);
     }
-    const exp = Math.min(this.o.minBackoffMs * 2 ** Math.min(attempt - 1, 16), this.o.maxBackoffMs);
-    const delayMs = Math.round(exp / 2 + Math.random() * (exp / 2));
+    const delayMs = Math.round(backoffDelay(attempt - 1, { minMs: this.o.minBackoffMs, maxMs: this.o.maxBackoffMs, jitter: true }));
     this.stats.retries++;
     this.o.onEvent?.({ type: 'retry', key: job.key, txId: id.txId, attempt, reason, delayMs });
-    await sleep(delayMs, this.stopController.signal);
+    await pause(delayMs, this.stopController.signal);
     return undefined;
   }
 
@@ -466,7 +466,7 @@ export class Submitter {
     const settledAt = id.validStartMs + id.validSeconds * 1000 + this.o.mirrorGraceMs;
     // When the node called it expired but our clock disagrees, the node's clock is ahead: the grace alone suffices.
     const wait = Math.min(settledAt - this.now(), id.expired ? this.o.mirrorGraceMs : Number.POSITIVE_INFINITY);
-    if (wait > 0) await sleep(wait, this.stopController.signal);
+    if (wait > 0) await pause(wait, this.stopController.signal);
     const txs = await this.o.mirror.getTransaction(id.txId, this.stopController.signal);
     if (!txs || txs.length === 0) return { kind: 'absent' };
     const ok = txs.find((t) => t.result === 'SUCCESS');
@@ -530,15 +530,7 @@ export function nodesOf(client: Client): AccountId[] {
   return [...seen.values()];
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** A wait that a stop ends early; the caller sees the stop when it next checks. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => undefined);
 }

@@ -3,7 +3,7 @@ import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
 import { signalTopicMemo } from '../signals/schemas.js';
-import { withTransientRetry } from './retry.js';
+import { withTransientRetry } from './send-failure.js';
 import { nodesOf } from './submitter.js';
 
 export interface CreateTopicOptions {
