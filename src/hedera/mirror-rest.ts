@@ -320,6 +320,7 @@ export class MirrorRestClient {
         try {
           res = await this.once(url, signal);
         } catch (err) {
+          if (err instanceof MirrorError) throw err;
           if (signal?.aborted) throw signal.reason;
           throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node request failed for ${path}: ${describeNetworkError(err)}`, {
             cause: err,
