@@ -20,7 +20,8 @@ import { withTransientRetry } from '../publisher/send-failure.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { startPacking, type PackedOut } from '../publisher/packing.js';
 import { SubmitError } from '../publisher/send-failure.js';
-import { Submitter, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
+import { nodesOf } from '../publisher/node-rotation.js';
+import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
 import { TRANSACTION_MEMOS } from '../signals/schemas.js';
 import type { BuiltSignal } from './build-signals.js';
 

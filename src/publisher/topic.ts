@@ -4,7 +4,7 @@ import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
 import { signalTopicMemo } from '../signals/schemas.js';
 import { withTransientRetry } from './send-failure.js';
-import { nodesOf } from './submitter.js';
+import { nodesOf } from './node-rotation.js';
 
 export interface CreateTopicOptions {
   /** Default `hcs-25:0:86400`. */
