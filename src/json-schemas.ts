@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { configInputSchema } from './config/schema.js';
 import { agentRecordSchema } from './registry/agent-record.js';
 import { scienceBankSchema } from './evals/science.js';
-import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schemas.js';
-import { packBodySchema, signalMessageV2Schema } from './signals/schemas-v2.js';
+import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schema-v1.js';
+import {
+  packBodySchema,
+  signalMessageV2Schema,
+  revealMessageV2Schema,
+  scoreMessageV2Schema,
+  scoresBodySchema,
+} from './signals/schema-v2.js';
 import { scoringConfigSchema } from './consumer/scoring-config.js';
-import { revealMessageV2Schema } from './signals/reveal.js';
-import { scoreMessageV2Schema } from './signals/score.js';
-import { scoresBodySchema } from './signals/score-pack.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 

@@ -6,10 +6,11 @@
 import { Hcs25Error, errorMessage } from '../core/errors.js';
 import type { AnyEvalResult } from '../evals/types.js';
 import { resultKey } from '../publisher/journal.js';
-import { buildSignalMessage, type BuiltMessage } from '../signals/build.js';
-import { buildSignalV2 } from '../signals/build-v2.js';
-import type { SignalMessage } from '../signals/schemas.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import { buildSignalMessage } from '../signals/write-v1.js';
+import type { BuiltMessage } from '../signals/protocol.js';
+import { buildSignalV2 } from '../signals/write.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
+import type { SignalMessageV2 } from '../signals/schema-v2.js';
 
 export interface BuildSignalsParameters {
   /** ULID of the run. */

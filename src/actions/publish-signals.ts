@@ -1,6 +1,6 @@
 /**
  * Publish: built signals → the run's signal topic, exactly once. Each result is journaled with its signal; a run with
- * a pack mode (every v2 run) feeds the signals to its packers (`publisher/packing.ts`, in a worker thread when it can)
+ * a pack mode (every v2 run) feeds the signals to its packers (`publisher/packing.ts`)
  * and journals each packed message — its bytes and the keys of the signals it carries — before its transaction id is
  * used (a v1 run sends one journaled message per signal). The submitter pipelines submissions under pre-set transaction ids, so a resend after a crash or a lost
  * receipt is a DUPLICATE_TRANSACTION, never a second message. What an earlier attempt journaled but never confirmed
@@ -18,11 +18,11 @@ import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, settleMess
 import { capHbar, type RunReport } from '../publisher/report.js';
 import { withTransientRetry } from '../publisher/send-failure.js';
 import { operatorSigner } from '../publisher/signer.js';
-import { startPacking, type PackedOut } from '../publisher/packing.js';
+import { SignalPacking, type PackedOut } from '../publisher/packing.js';
 import { SubmitError } from '../publisher/send-failure.js';
 import { nodesOf } from '../publisher/node-rotation.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
-import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../signals/protocol.js';
 import type { BuiltSignal } from './build-signals.js';
 
 export interface PublishSignalsParameters {
@@ -40,11 +40,6 @@ export interface PublishSignalsParameters {
   signal?: AbortSignal;
   onSubmitted?: (submitted: { confirmed: number; pending: number; retries: number }) => void;
   onNote?: (line: string) => void;
-  /**
-   * Pack on this thread instead of a worker thread started for the run (`hcs25 watch`: its runs are small and many,
-   * and each worker's heap is a new isolate whose native memory stays with the process after the worker ends).
-   */
-  packInProcess?: boolean;
   /** Tests and benches: submitter tuning. */
   submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
 }
@@ -156,14 +151,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       }
     };
     const packing = mode
-      ? startPacking({
-          mode,
-          flushMs: parameters.flushMs ?? 2_000,
-          perSubject: start.config.evals.length,
-          ...(parameters.packInProcess && { inProcess: true }),
-          onPacked: send,
-          onError: (err) => s.stop(new SubmitError('WORKER', err.message, { hint: 'resume the run: unsent signals are kept in the journal' })),
-        })
+      ? new SignalPacking({ mode, flushMs: parameters.flushMs ?? 2_000, perSubject: start.config.evals.length, onPacked: send })
       : undefined;
 
     try {
@@ -192,9 +180,9 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         await s.whenBelow(backlog);
         await packing?.whenBelow(backlog * PACKED_PER_SLOT);
       }
-      await packing?.flush();
+      packing?.flush();
     } finally {
-      await packing?.close();
+      packing?.stop();
     }
     await s.drain();
     if (signal?.aborted) status = 'interrupted';

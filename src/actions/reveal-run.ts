@@ -12,9 +12,9 @@ import { Journal, revealKey, signalReceipt, type RunState } from '../publisher/j
 import { operatorSigner } from '../publisher/signer.js';
 import { Submitter } from '../publisher/submitter.js';
 import { decodeRunKey, encodeRunKey } from '../signals/hashing.js';
-import { buildRevealMessageV2, type RevealMessageV2 } from '../signals/reveal.js';
-import type { BuiltMessage } from '../signals/build.js';
-import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import { buildRevealMessageV2 } from '../signals/write.js';
+import type { RevealMessageV2 } from '../signals/schema-v2.js';
+import { type BuiltMessage, TRANSACTION_MEMOS } from '../signals/protocol.js';
 
 export interface RevealRunParameters {
   run: string;

@@ -20,7 +20,7 @@ import { gradingExtra, runQuestionSource } from '../publisher/grading.js';
 import { Journal, addResult, emptyRunState, hasResult, settleSignal, signalKey, type RunConfigSummary, type RunState } from '../publisher/journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from '../publisher/report.js';
 import { SignalPacker, type PackMode, type PackedMessage } from '../signals/pack.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import type { SignalMessageV2 } from '../signals/schema-v2.js';
 import { RunError, checkSignalTopic } from '../publisher/topic.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import type { SkippedEntry } from '../registry/skips.js';

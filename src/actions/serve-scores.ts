@@ -22,7 +22,7 @@ export interface StartServerParameters {
   scoring?: ScoringConfig;
   limits?: Partial<ServeLimits>;
   /**
-   * Memory for finished score answers (bytes, the oldest not asked lately dropped first; default 256 MiB, about 140,000
+   * Memory for finished score answers (bytes, the least recently asked dropped first; default 256 MiB, about 140,000
    * subjects); 0 asks the store on every lookup.
    */
   scoreCacheBytes?: number;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { Hcs25Error, UsageError } from '../core/errors.js';
+import { LOCAL_PORTS } from '../core/ports.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
 interface DemoFlags {
@@ -16,7 +17,11 @@ export function register(program: Command): void {
     .command('demo')
     .description('the whole job on the embedded local node: sample agents, registry, evaluation, signals on-chain, scores, HTML report')
     .option('--fast', 'shorter budgets and fewer agents (what CI runs)')
-    .option('--ports <mode>', 'standard (50211/5600/5551, like hiero-local-node) | ephemeral', 'standard')
+    .option(
+      '--ports <mode>',
+      `standard (${LOCAL_PORTS.consensus}/${LOCAL_PORTS.mirrorGrpc}/${LOCAL_PORTS.mirrorRest}, like hiero-local-node) | ephemeral`,
+      'standard',
+    )
     .option('--html <file>', 'where to write the HTML report', 'hcs25-report.html')
     .option('--no-html', 'write no HTML report')
     .option('--no-hcs10', 'leave out the agents reached over HCS-10')

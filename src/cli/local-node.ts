@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import { LOCAL_PORTS } from '../core/ports.js';
 import { action, collect, exitCodeForStop, globals, intOption, note, printJson, printLine, stopSignal } from './shared.js';
 import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
 import { quoteInput } from '../config/secret.js';
@@ -76,10 +77,13 @@ function printBanner(node: LocalNode, host: string, stateDir: string | undefined
 export function register(program: Command): void {
   program
     .command('local-node')
-    .description('run the embedded Hedera local-node emulator in the foreground (consensus gRPC 50211, mirror gRPC 5600, mirror REST 5551)')
-    .option('--port <n>', 'consensus gRPC port (0 = any free port)', intOption('--port', 0, 65535), 50211)
-    .option('--mirror-grpc-port <n>', 'mirror gRPC port', intOption('--mirror-grpc-port', 0, 65535), 5600)
-    .option('--mirror-rest-port <n>', 'mirror REST port', intOption('--mirror-rest-port', 0, 65535), 5551)
+    .description(
+      `run the embedded Hedera local-node emulator in the foreground (consensus gRPC ${LOCAL_PORTS.consensus}, ` +
+        `mirror gRPC ${LOCAL_PORTS.mirrorGrpc}, mirror REST ${LOCAL_PORTS.mirrorRest})`,
+    )
+    .option('--port <n>', 'consensus gRPC port (0 = any free port)', intOption('--port', 0, 65535), LOCAL_PORTS.consensus)
+    .option('--mirror-grpc-port <n>', 'mirror gRPC port', intOption('--mirror-grpc-port', 0, 65535), LOCAL_PORTS.mirrorGrpc)
+    .option('--mirror-rest-port <n>', 'mirror REST port', intOption('--mirror-rest-port', 0, 65535), LOCAL_PORTS.mirrorRest)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--mirror-lag-ms <n>', 'the mirror sees a transaction this long after consensus (real mirrors: 2000-6000)', intOption('--mirror-lag-ms', 0, 600_000))
     .option('--consensus-delay-ms <n>', 'receipts stay UNKNOWN this long after submit', intOption('--consensus-delay-ms', 0, 600_000))

@@ -1,5 +1,5 @@
 import { Hcs25Error } from '../core/errors.js';
-import { ADAPTER_ID_PATTERN, type SignalStatus } from '../signals/schemas.js';
+import { ADAPTER_ID_PATTERN, type SignalStatus } from '../signals/protocol.js';
 
 export type ContributionMode = 'universal' | 'scoped' | 'conditional';
 

@@ -7,15 +7,17 @@
  * from a topic or a registry is escaped. The same inputs give the same bytes.
  */
 import { explorerUrl, type LedgerName } from '../config/networks.js';
-import { canonicalSignalId } from '../signals/schemas-v2.js';
+import { canonicalSignalId } from '../signals/schema-v2.js';
 import { FAILURE_REASON_TEXT, type FailureReason } from '../signals/reasons.js';
 import { byCodeUnit } from './scores.js';
 import type { AdapterBreakdown, ScoreReport, SubjectScore } from './scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from './scoring-config.js';
-import { adapterState, ellipsize, printable, scoreLabel, signalOutcome, signalShortName, subjectLabel, type OutcomeWord } from './display.js';
-import { consensusMs } from './time.js';
+import { adapterState, ellipsize, printable, scoreLabel, signalOutcome, signalShortName, type OutcomeWord } from './display.js';
+import { consensusMs } from './reader.js';
 import type { ReadSignal } from './types.js';
-import { OUTCOME_COLORS, duration, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
+import { duration, esc, n, scoreColor } from './svg.js';
+import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
+import { STYLE } from './html-style.js';
 
 /** The HCS-25 text (the spec's published home). */
 export const HCS25_URL = 'https://hol.org/docs/standards/hcs-25';
@@ -38,17 +40,6 @@ export interface HtmlReportOptions {
   liveScript?: string;
   /** A note shown under the header, e.g. that a live page lists only the top of a large ranking. */
   notice?: string;
-}
-
-interface Point {
-  ms: number;
-  seq: number;
-  run: string;
-  word: OutcomeWord;
-  /** Outcome word and reason, for tooltips. */
-  label: string;
-  value: number;
-  ok: boolean;
 }
 
 interface History {
@@ -368,133 +359,6 @@ function usedReasons(ctx: Context): string[] {
   return [...seen].sort(byCodeUnit);
 }
 
-// ---------- charts ----------
-
-function histogram(report: ScoreReport): string {
-  const b: Box = { width: 460, height: 220, left: 34, right: 10, top: 14, bottom: 34 };
-  const bins = new Array<number>(10).fill(0);
-  for (const s of report.subjects) bins[Math.min(9, Math.floor(s.trustScores.total / 10))]!++;
-  const { max, step } = niceScale(Math.max(...bins, 1), true);
-  const bw = plotWidth(b) / 10;
-  const bars = bins
-    .map((count, i) => {
-      const h = (count / max) * plotHeight(b);
-      const x = b.left + i * bw + 2;
-      const y = b.top + plotHeight(b) - h;
-      const range = `${i * 10}–${i === 9 ? 100 : i * 10 + 10}`;
-      return (
-        `<rect class="bin" x="${n(x)}" y="${n(y)}" width="${n(bw - 4)}" height="${n(h)}" fill="${scoreColor(i * 10 + 5)}"><title>${range}: ${count} subject(s)</title></rect>` +
-        (count ? `<text class="tick" x="${n(x + (bw - 4) / 2)}" y="${n(y - 3)}" text-anchor="middle">${count}</text>` : '')
-      );
-    })
-    .join('');
-  const xTicks = Array.from({ length: 11 }, (_, i) => `<text class="tick" x="${n(b.left + i * bw)}" y="${b.height - b.bottom + 14}" text-anchor="middle">${i * 10}</text>`).join('');
-  return (
-    svgOpen(b, 'Histogram of trust scores', 'chart hist') +
-    yGrid(b, max, step) +
-    bars +
-    xTicks +
-    `<text class="axis" x="${b.left + plotWidth(b) / 2}" y="${b.height - 4}" text-anchor="middle">trust score</text></svg>`
-  );
-}
-
-function scatter(report: ScoreReport): string {
-  const b: Box = { width: 460, height: 220, left: 34, right: 14, top: 14, bottom: 34 };
-  const x = (c: number) => b.left + c * plotWidth(b);
-  const y = (s: number) => b.top + plotHeight(b) * (1 - s / 100);
-  const dots = report.subjects
-    .map(
-      (s, i) =>
-        `<circle class="dot" cx="${n(x(s.trustConfidence))}" cy="${n(y(s.trustScores.total))}" r="5" fill="${scoreColor(s.trustScores.total)}"><title>#${i + 1} ${esc(scoreLabel(s))}: score ${s.trustScores.total.toFixed(2)}, confidence ${s.trustConfidence.toFixed(2)}</title></circle>`,
-    )
-    .join('');
-  const xTicks = [0, 0.25, 0.5, 0.75, 1].map((c) => `<text class="tick" x="${n(x(c))}" y="${b.height - b.bottom + 14}" text-anchor="middle">${c}</text>`).join('');
-  return (
-    svgOpen(b, 'Trust score against confidence', 'chart scatter') +
-    yGrid(b, 100, 25) +
-    xTicks +
-    dots +
-    `<text class="axis" x="${b.left + plotWidth(b) / 2}" y="${b.height - 4}" text-anchor="middle">trust confidence</text></svg>`
-  );
-}
-
-function timeScale(points: Point[], b: Box): (ms: number) => number {
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  for (const p of points) {
-    if (p.ms < lo) lo = p.ms;
-    if (p.ms > hi) hi = p.ms;
-  }
-  const span = hi - lo;
-  return (ms) => (span > 0 ? b.left + ((ms - lo) / span) * plotWidth(b) : b.left + plotWidth(b) / 2);
-}
-
-function timeAxis(points: Point[], b: Box): string {
-  if (points.length === 0) return '';
-  const ms = points.map((p) => p.ms);
-  const fmt = (v: number) => new Date(v).toISOString().slice(0, 16).replace('T', ' ');
-  const y = b.height - 6;
-  return (
-    `<text class="tick" x="${b.left}" y="${y}">${fmt(Math.min(...ms))}</text>` +
-    `<text class="tick" x="${b.width - b.right}" y="${y}" text-anchor="end">${fmt(Math.max(...ms))} UTC</text>`
-  );
-}
-
-/** One run is a point in time, not a history: say what it observed instead of drawing a time axis. */
-function singleRun(points: Point[]): boolean {
-  return new Set(points.map((p) => p.run)).size <= 1;
-}
-
-function onlyRunText(points: Point[], what: string): string {
-  const at = new Date(Math.min(...points.map((p) => p.ms))).toISOString().slice(0, 16).replace('T', ' ');
-  return `<p class="empty single">One run (${esc(at)} UTC): no history to draw yet; ${esc(what)}</p>`;
-}
-
-function evalChart(series: Map<string, Point[]>, subject: string): string {
-  const names = [...series.keys()].sort(byCodeUnit);
-  if (names.length === 0) return '<p class="empty">No eval signals.</p>';
-  const all = names.flatMap((k) => series.get(k)!);
-  if (singleRun(all)) return onlyRunText(all, 'its outcomes are in the component table and the signal list.');
-  const rowH = 26;
-  const b: Box = { width: 560, height: names.length * rowH + 34, left: 64, right: 12, top: 10, bottom: 24 };
-  const x = timeScale(all, b);
-  const rows = names
-    .map((name, r) => {
-      const cy = b.top + r * rowH + rowH / 2;
-      const marks = series
-        .get(name)!
-        .map(
-          (p) =>
-            `<circle class="outcome" cx="${n(x(p.ms))}" cy="${n(cy)}" r="5" fill="${OUTCOME_COLORS[p.word]}"><title>${esc(new Date(p.ms).toISOString())} ${esc(signalShortName(name))}: ${esc(p.label)}</title></circle>`,
-        )
-        .join('');
-      return `<line class="grid" x1="${b.left}" x2="${b.width - b.right}" y1="${n(cy)}" y2="${n(cy)}"/><text class="tick" x="${b.left - 8}" y="${n(cy + 3.5)}" text-anchor="end">${esc(signalShortName(name))}</text>${marks}`;
-    })
-    .join('');
-  const seen = [...new Set(all.map((p) => p.word))].sort(byCodeUnit);
-  const legend = seen.map((w) => `<span class="key"><i style="background:${OUTCOME_COLORS[w]}"></i>${esc(w)}</span>`).join('');
-  return `${svgOpen(b, `Eval outcomes over time for ${printable(subjectLabel(subject))}`, 'chart evals')}${rows}${timeAxis(all, b)}</svg><div class="keys">${legend}</div>`;
-}
-
-function latencyChart(probes: Point[], subject: string): string {
-  if (probes.length === 0) return '<p class="empty">No availability probes.</p>';
-  if (singleRun(probes)) return onlyRunText(probes, 'the probe is in the signal list.');
-  const b: Box = { width: 560, height: 150, left: 52, right: 12, top: 10, bottom: 24 };
-  const reachable = probes.filter((p) => p.ok);
-  const { max, step } = niceScale(Math.max(1, ...reachable.map((p) => p.value)));
-  const x = timeScale(probes, b);
-  const y = (v: number) => b.top + plotHeight(b) * (1 - v / max);
-  const line = reachable.length > 1 ? `<polyline class="lat" points="${reachable.map((p) => `${n(x(p.ms))},${n(y(p.value))}`).join(' ')}"/>` : '';
-  const marks = probes
-    .map((p) =>
-      p.ok
-        ? `<circle class="probe" cx="${n(x(p.ms))}" cy="${n(y(p.value))}" r="3"><title>${esc(new Date(p.ms).toISOString())}: ${p.value} ms</title></circle>`
-        : `<rect class="down" x="${n(x(p.ms) - 3)}" y="${n(b.top + plotHeight(b) - 6)}" width="6" height="6"><title>${esc(new Date(p.ms).toISOString())}: ${esc(p.label)}</title></rect>`,
-    )
-    .join('');
-  return `${svgOpen(b, `Probe latency over time for ${printable(subjectLabel(subject))}`, 'chart latency')}${yGrid(b, max, step, (v) => `${n(v)} ms`)}${line}${marks}${timeAxis(probes, b)}</svg><div class="keys"><span class="key"><i style="background:#5b4bd6"></i>reachable (latency)</span><span class="key"><i style="background:#c63d3d"></i>not reachable (timeout or unreachable)</span></div>`;
-}
-
 // ---------- data ----------
 
 function groupSignals(signals: Iterable<ReadSignal>, nowMs: number): SignalsBySubject {
@@ -531,108 +395,3 @@ function collectHistories(bySubject: SignalsBySubject, subjects: SubjectScore[],
   }
   return out;
 }
-
-const STYLE = `
-:root{--ink:#1b1e2b;--muted:#6b7084;--line:#e3e5ee;--bg:#f5f6fa;--card:#fff;--accent:#5b4bd6}
-*{box-sizing:border-box}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
-header{background:#14172b;color:#fff;padding:22px 32px}
-header h1{margin:0 0 4px;font-size:22px;font-weight:650;letter-spacing:.2px}
-header p{margin:0;color:#c4c7dc}
-header code{color:#fff}
-header a{color:#c9c2ff}
-section{margin:22px 32px}
-h2{font-size:16px;margin:0 0 10px}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
-.warn{margin:18px 32px 0;padding:10px 14px;border-radius:8px;background:#fff4dc;border:1px solid #f0cf83;color:#6b4a00}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:12px}
-.card{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}
-.card .label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.5px}
-.card .value{font-size:24px;font-weight:650;margin-top:2px}
-.card .note{color:var(--muted);font-size:12px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(380px,100%),1fr));gap:12px}
-figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}
-figcaption{display:flex;flex-direction:column;margin-bottom:6px}
-figcaption span{color:var(--muted);font-size:12px}
-svg.chart{width:100%;height:auto;display:block}
-.grid{stroke:var(--line);stroke-width:1}
-.tick{fill:var(--muted);font-size:10.5px}
-.axis{fill:var(--muted);font-size:11px}
-.dot{stroke:#fff;stroke-width:1.5;opacity:.9}
-.lat{fill:none;stroke:var(--accent);stroke-width:1.6}
-.probe{fill:var(--accent)}
-.down{fill:#c63d3d}
-.outcome{stroke:#fff;stroke-width:1}
-.tablewrap{overflow-x:auto;background:var(--card);border:1px solid var(--line);border-radius:10px}
-table{border-collapse:collapse;width:100%}
-th,td{padding:7px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:middle}
-th{font-size:12px;color:var(--muted);font-weight:600;background:#fafbfd}
-tbody tr:last-child td{border-bottom:0}
-td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
-td.subject a{color:var(--ink);font-weight:600;text-decoration:none}
-td.subject a:hover{text-decoration:underline}
-.uaid{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;color:var(--muted);word-break:break-all}
-.badge{display:inline-block;margin-left:6px;padding:0 6px;border-radius:9px;background:#eceafd;color:#3d30a8;font-size:11px}
-.bar{display:inline-block;width:44px;height:8px;border-radius:4px;background:#eceef4;vertical-align:middle;overflow:hidden}
-.bar .fill{display:block;height:100%}
-.barval{margin-left:8px;font-variant-numeric:tabular-nums;font-weight:600}
-td.score .barval{font-size:15px}
-td.score,td.conf{white-space:nowrap}
-.rank .uaid{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:220px}
-.chip{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;font-weight:500}
-.chip.stale{background:#fff1d6;color:#8a5a00}
-.chip.na{background:#eef0f5;color:#6b7084}
-.chip.none{background:#eef0f5;color:#6b7084}
-.chip.missing{background:#fde4e4;color:#9b2c2c}
-.legend{color:var(--muted);font-size:12px}
-.muted{color:var(--muted)}
-.details{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(680px,100%),1fr));gap:12px}
-article svg.chart{max-width:720px}
-article{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:14px 16px;min-width:0}
-.ahead{display:flex;justify-content:space-between;align-items:center;gap:8px}
-article h3{margin:0;font-size:15px;word-break:break-all}
-.pill{color:#fff;font-weight:650;border-radius:12px;padding:2px 10px;font-variant-numeric:tabular-nums}
-table.comps{margin:8px 0;font-size:12.5px}
-table.comps td,table.comps th{padding:4px 8px}
-.sub{margin-top:10px;font-weight:600;font-size:12.5px}
-.keys{display:flex;flex-wrap:wrap;gap:10px;color:var(--muted);font-size:11.5px}
-.key i{display:inline-block;width:9px;height:9px;border-radius:50%;margin-right:4px;vertical-align:-1px}
-.empty{color:var(--muted);font-size:12px;margin:4px 0}
-.method dl,.explain dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 16px;margin:0}
-.method dt,.explain dt{color:var(--muted)}
-.method dd,.explain dd{margin:0;min-width:0;overflow-wrap:anywhere}
-footer{margin:26px 32px 30px;color:var(--muted);font-size:12px}
-.oc{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;font-weight:600;color:#fff;white-space:nowrap}
-.oc.correct,.oc.reachable{background:#12845a}.oc.wrong{background:#c63d3d}.oc.unparseable{background:#b8661a}
-.oc.timeout{background:#6b7084}.oc.unreachable{background:#4a4f63}.oc.error{background:#7a2e8a}.oc.not-measured{background:#e3e5ee;color:#4a4f63}
-.reason{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;color:#9b2c2c}
-.lo{display:block;margin:1px 0;white-space:nowrap}
-.lo .sig{color:var(--muted);font-size:11.5px}
-.formula{font-size:13px;overflow-wrap:anywhere}
-p.formula{margin:8px 0 2px}
-.conftext{margin:0 0 4px;color:var(--muted);font-size:12.5px}
-.tablewrap.flat{border:0;border-radius:0;background:none}
-.nowrap{white-space:nowrap}
-details.signals{margin-top:12px}
-details.signals summary{cursor:pointer;font-weight:600;font-size:12.5px}
-table.sigs{font-size:12px}
-table.sigs td,table.sigs th{padding:3px 8px}
-.explain sub{font-size:10px}
-@media (max-width:640px){
-table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
-table.stack thead{display:none}
-table.stack tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 12px;padding:6px 8px;border-bottom:1px solid var(--line)}
-table.stack td{border:0;padding:1px 0;text-align:left;min-width:0}
-table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted);font-size:11px;font-weight:400}
-table.rank td.subject,table.rank td.outcomes{flex-basis:100%}
-table.rank .lo{display:inline-block;margin-right:10px}
-.rank .uaid{max-width:100%}
-table.rank td.subject{overflow-wrap:anywhere}
-header{padding:16px}
-section{margin:16px 10px}
-.warn{margin:12px 10px 0}
-footer{margin:20px 10px}
-.method dl,.explain dl{grid-template-columns:1fr}
-article{padding:12px 10px}
-}
-`;

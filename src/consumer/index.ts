@@ -2,10 +2,9 @@
 export * from './types.js';
 export * from './aggregate.js';
 export * from './scoring-config.js';
-export * from './uaid.js';
+export { parseUaid, uaidRouting, type UaidParts, type UaidRouting } from '../registry/uaid.js';
 export * from './reader.js';
 export * from './scores.js';
 export * from './table.js';
 export * from './csv.js';
 export * from './html-report.js';
-export { consensusIso, consensusMs } from './time.js';

@@ -1,6 +1,6 @@
 /** How subjects are named in every view: escaped, capped, beside their UAID. Subjects come from public topics. */
 import { escapeTerminal } from '../core/terminal.js';
-import { parseUaid, type UaidRouting } from './uaid.js';
+import { parseUaid, type UaidRouting } from '../registry/uaid.js';
 
 /** Characters that could drive a terminal or spoof text direction, shown escaped (the CLI still imports this name). */
 export const printable = (text: string): string => escapeTerminal(text);

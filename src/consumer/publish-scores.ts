@@ -16,11 +16,10 @@ import { operatorSigner } from '../publisher/signer.js';
 import { SubmitError } from '../publisher/send-failure.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
 import { encodeRunKey, newRunKey } from '../signals/hashing.js';
-import type { BuiltMessage } from '../signals/build.js';
-import type { PackMode } from '../signals/packer.js';
-import { buildScoreMessageV2, type ScoreExplanation, type ScoreMessageV2 } from '../signals/score.js';
-import { ScorePacker, batchRecords, type PackedScores } from '../signals/score-pack.js';
-import { TRANSACTION_MEMOS } from '../signals/schemas.js';
+import { type BuiltMessage, TRANSACTION_MEMOS } from '../signals/protocol.js';
+import { type PackMode, ScorePacker, batchRecords, type PackedScores } from '../signals/pack.js';
+import { buildScoreMessageV2 } from '../signals/write.js';
+import type { ScoreExplanation, ScoreMessageV2 } from '../signals/schema-v2.js';
 import type { SubjectScore } from './scores.js';
 
 export interface PublishedScore {
@@ -36,7 +35,7 @@ export interface PublishedScore {
 }
 
 /**
- * The on-chain form of one subject's score: a v2 record (signals/score.ts) whose explanation lists every applicable
+ * The on-chain form of one subject's score: a v2 record (signals/schema-v2.ts) whose explanation lists every applicable
  * adapter with its mode, weight, denominator membership, total and components. A subject id so long (≈ 270+
  * characters with the default config) that the explanation does not fit is published without it: a score nobody can
  * recompute beats no score, and `explained` says which it was. Throws if even that would not fit in one message.

@@ -1,16 +1,16 @@
 /**
- * Reads an HCS-25 signal topic from any mirror node: validates every message (v1, v2, packs, zlib packs), filters by
- * the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted unknowns
- * (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order. A hostile
- * topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow the topic.
+ * The reader: an HCS-25 signal topic from any mirror node → validated, allow-listed, deduplicated signals. Each message
+ * is read by `readMessage` (signals/read.ts: v1, v2, packs, zlib packs, each version by its own parser); this module
+ * filters by the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted
+ * unknowns (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order.
+ * A hostile topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow
+ * the topic. The action `readSignals` and the verifier read through it; the serve indexer too.
  */
 import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
-import { signalKey } from '../signals/pack.js';
+import { signalKey, type SignalMessageV2 } from '../signals/schema-v2.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../signals/read.js';
-import { consensusIsoOfMs, consensusMs, parseInstant } from './time.js';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
-import type { SignalMessage } from '../signals/schemas.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
 
 export interface ReadSignalsOptions {
   topic: string;
@@ -153,11 +153,8 @@ export function classify(
   }
   const parsed = readMessage(m.message);
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
-  // Made when an event needs it: a compact read of signals never formats the time. The time is parsed once (readTopic
-  // has parsed it already), and the ISO text made from that.
-  let consensusAt: string | undefined;
-  const time = (): number => (ms ??= consensusMs(m.consensusTimestamp));
-  const at = (): string => (consensusAt ??= consensusIsoOfMs(time()));
+  const time = ms ?? consensusMs(m.consensusTimestamp);
+  const consensusAt = isoOfMs(time);
   const packed = parsed.items.length > 1;
   const events: TopicEvent[] = [];
   for (const item of parsed.items) {
@@ -166,7 +163,7 @@ export function classify(
       continue;
     }
     if (item.kind !== 'signal') {
-      const record: ReadRecord = { ...origin, consensusAt: at(), index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
+      const record: ReadRecord = { ...origin, consensusAt, index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
       events.push({ type: 'record', record });
       continue;
     }
@@ -177,8 +174,8 @@ export function classify(
       continue;
     }
     seen.set(key, m.sequenceNumber);
-    if (into) into.addSignal(item.message, m.sequenceNumber, time(), m.payerAccountId);
-    else events.push({ type: 'signal', signal: { ...origin, consensusAt: at(), consensusMs: time(), index: item.index, message: item.message } });
+    if (into) into.addSignal(item.message, m.sequenceNumber, time, m.payerAccountId);
+    else events.push({ type: 'signal', signal: { ...origin, consensusAt, consensusMs: time, index: item.index, message: item.message } });
   }
   return events;
 }
@@ -262,4 +259,29 @@ export function countReasons(rejected: readonly RejectedMessage[]): Record<strin
 function msToConsensus(ms: number): string {
   const whole = Math.floor(ms);
   return `${Math.floor(whole / 1000)}.${String((whole % 1000) * 1_000_000).padStart(9, '0')}`;
+}
+
+/** A mirror-node consensus timestamp, `seconds.nanoseconds`. */
+const CONSENSUS = /^(\d{1,12})(?:\.(\d{1,9}))?$/;
+
+/** Milliseconds since the epoch of a consensus timestamp (nanoseconds truncated), or NaN when it is not one. */
+export function consensusMs(timestamp: string): number {
+  const m = CONSENSUS.exec(timestamp);
+  if (!m) return Number.NaN;
+  return Number(m[1]) * 1000 + Number((m[2] ?? '').padEnd(3, '0').slice(0, 3));
+}
+
+/** A consensus timestamp as ISO 8601 with milliseconds ('' when it is not one). */
+export function consensusIso(timestamp: string): string {
+  return isoOfMs(consensusMs(timestamp));
+}
+
+function isoOfMs(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+}
+
+/** Parses a user-given point in time: ISO 8601, or a consensus timestamp. */
+function parseInstant(value: string | Date): number {
+  if (value instanceof Date) return value.getTime();
+  return CONSENSUS.test(value) ? consensusMs(value) : Date.parse(value);
 }

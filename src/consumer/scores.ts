@@ -12,11 +12,12 @@
 import { componentValue, isApplicable, round2, validateAggregation, type AdapterInput, type ComponentInput } from './aggregate.js';
 import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type ScoringConfig, type WindowConfig } from './scoring-config.js';
 import { displayName, uaidLabel } from './labels.js';
-import { consensusMs, isoFromMs, parseIsoMs } from './time.js';
+import { consensusMs } from './reader.js';
 import type { ReadSignal } from './types.js';
-import { uaidRouting, type UaidRouting } from './uaid.js';
-import { SIGNAL_STATUSES, type SignalMessage, type SignalStatus } from '../signals/schemas.js';
-import { canonicalSignalId, type SignalMessageV2 } from '../signals/schemas-v2.js';
+import { uaidRouting, type UaidRouting } from '../registry/uaid.js';
+import { SIGNAL_STATUSES, type SignalStatus } from '../signals/protocol.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
+import { canonicalSignalId, type SignalMessageV2 } from '../signals/schema-v2.js';
 
 export interface ScoreOptions {
   /** The instant scores are computed for: freshness is measured against it, later signals are ignored. */
@@ -363,7 +364,7 @@ export class ScoreAccumulator {
     c.seq[n] = sequenceNumber;
     if (n > 0 && sequenceNumber < c.seq[n - 1]!) this.seqSorted = false;
     // A run stamps many signals with one fetchedAt (it formats one per millisecond).
-    if (m.fetchedAt !== this.lastFetchedAt) this.lastFetchedMs = parseIsoMs((this.lastFetchedAt = m.fetchedAt));
+    if (m.fetchedAt !== this.lastFetchedAt) this.lastFetchedMs = Date.parse((this.lastFetchedAt = m.fetchedAt));
     c.observedMs[n] = Math.min(cMs, this.lastFetchedMs);
     c.consensusMs[n] = cMs;
     c.status[n] = failedProbe ? OK : statusCode(m.status);
@@ -847,7 +848,7 @@ class SubjectScorer {
             key[6] = beforeStale;
             let breakdown = this.sharedBreakdowns.find();
             if (breakdown === undefined) {
-              const newestAt = samples > 0 ? isoFromMs(this.newest[k]!) : null;
+              const newestAt = samples > 0 ? new Date(this.newest[k]!).toISOString() : null;
               breakdown = this.sharedBreakdowns.keep(
                 omitted
                   ? { adapterId, value: 0, status, samples, newestAt, omitted: true }
@@ -1113,7 +1114,7 @@ class SubjectScorer {
       const known = this.sharedCounts.find();
       if (known !== undefined) return known;
     }
-    const counts = { signals: to - from, bySignal: this.bySignal(subject, from, to, countsKey), runs, publishers, firstAt: isoFromMs(first), lastAt: isoFromMs(last) };
+    const counts = { signals: to - from, bySignal: this.bySignal(subject, from, to, countsKey), runs, publishers, firstAt: new Date(first).toISOString(), lastAt: new Date(last).toISOString() };
     return shareable ? this.sharedCounts.keep(counts) : counts;
   }
 }

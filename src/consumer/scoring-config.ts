@@ -15,8 +15,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ScoringConfigError } from './aggregate.js';
-import { ADAPTER_ID_PATTERN, SIGNAL_ID_PATTERN, SIGNAL_IDS } from '../signals/schemas.js';
-import { SIGNAL_IDS_V2 } from '../signals/schemas-v2.js';
+import { ADAPTER_ID_PATTERN, SIGNAL_ID_PATTERN } from '../signals/protocol.js';
+import { SIGNAL_IDS } from '../signals/schema-v1.js';
+import { SIGNAL_IDS_V2 } from '../signals/schema-v2.js';
 import { contentDigest } from '../core/digest.js';
 
 const COMPONENT_KEY = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;

@@ -1,6 +1,6 @@
-import type { ReadRejectReason, RecordItem, UnknownKind } from '../signals/read.js';
-import type { SignalMessage } from '../signals/schemas.js';
-import type { SignalMessageV2 } from '../signals/schemas-v2.js';
+import type { ReadRejectReason, RecordItem, UnknownKind } from '../signals/read-common.js';
+import type { SignalMessage } from '../signals/schema-v1.js';
+import type { SignalMessageV2 } from '../signals/schema-v2.js';
 
 /** A validated signal as read from a topic, with what the mirror node says about its transaction. */
 export interface ReadSignal {

@@ -34,3 +34,15 @@ export function sameAsk(a: Agent, b: Agent): boolean {
     a.model === b.model
   );
 }
+
+/** The host an agent is asked at: its endpoint's host, or for HCS-10 its inbound topic (asks are HCS messages). */
+export function askHost(agent: { endpoint?: string; inboundTopicId?: string; accountId?: string; subject: string }): string {
+  if (agent.endpoint) {
+    try {
+      return new URL(agent.endpoint).hostname.toLowerCase();
+    } catch {
+      // Not a URL: fall through to the agent's own identity.
+    }
+  }
+  return agent.inboundTopicId ?? agent.accountId ?? agent.subject;
+}

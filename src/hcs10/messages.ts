@@ -3,11 +3,13 @@
  * operations we read (from agents we do not control). Pure; no network.
  *
  * Written by hand rather than through the standards-sdk's `buildHcs10*Tx` builders: those load the whole SDK
- * (about a second), return transactions without size checks, and have no `close_connection` / `connection_closed`
+ * (slow to import), return transactions without size checks, and have no `close_connection` / `connection_closed`
  * builders. test/hcs10/messages.test.ts checks every builder here against the SDK's (payload and memo).
  */
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
+import { parseHrl } from '../core/hrl.js';
+import { ENTITY_ID_PATTERN } from '../core/ids.js';
 
 export const HCS10_TTL_SECONDS = 60;
 /** One HCS message; larger `message` data goes to an HCS-1 file and is sent as its HRL. */
@@ -60,7 +62,8 @@ export type Hcs10TopicMemo =
   | { type: 'connection'; ttl: number; inboundTopicId: string; connectionId: number }
   | { type: 'registry'; ttl: number; metadataTopicId?: string };
 
-const ID = String.raw`\d+\.\d+\.\d+`;
+/** An entity id inside a memo: the core pattern without its anchors. */
+const ID = ENTITY_ID_PATTERN.source.slice(1, -1);
 const TOPIC_MEMO = new RegExp(String.raw`^hcs-10:([01]):(\d{1,12}):([0-3])(?::(${ID}))?(?::(\d{1,15}))?$`);
 
 /** Parses any HCS-10 topic memo; null when it is not one (or its extra fields do not fit its type). */
@@ -246,7 +249,7 @@ export function registerOp(a: { accountId: string; inboundTopicId?: string; m?: 
 
 // ---------- operations we read ----------
 
-const entityId = z.string().regex(new RegExp(`^${ID}$`), 'must look like 0.0.1234');
+const entityId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
 const operatorIdField = z.string().regex(OPERATOR_ID, 'must be inboundTopicId@accountId');
 const seqField = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
 const memoField = z.string().max(500).optional();
@@ -325,9 +328,8 @@ export function parseIncoming(bytes: Uint8Array): { ok: true; op: IncomingOp } |
   return { ok: true, op: parsed.data };
 }
 
-const HRL_1 = new RegExp(`^hcs://1/(${ID})$`);
-
 /** The topic of an `hcs://1/<topic>` reference, or null. */
 export function hcs1TopicOf(data: string): string | null {
-  return HRL_1.exec(data.trim())?.[1] ?? null;
+  const hrl = parseHrl(data);
+  return hrl?.standard === 1 ? hrl.topicId : null;
 }

@@ -2,6 +2,7 @@
  * The HCS-11 AI-agent profile we write for an HCS-10 identity (ours, and the sample agents'). Only fields the
  * standard defines; `aiAgent` is required by the standards-sdk's schema (test/hcs10/profile.test.ts checks against it).
  */
+import { formatHrl } from '../core/hrl.js';
 
 /** HCS-11 AI agent capability enums used here (0 text generation, 7 knowledge retrieval & reasoning, 16 multi-agent coordination). */
 export const CAPABILITY = { textGeneration: 0, knowledgeRetrieval: 7, multiAgentCoordination: 16 } as const;
@@ -44,5 +45,5 @@ export function buildAgentProfile(input: AgentProfileInput): Record<string, unkn
 
 /** The account memo pointing at a profile stored as an HCS-1 file. */
 export function hcs11AccountMemo(profileTopicId: string): string {
-  return `hcs-11:hcs://1/${profileTopicId}`;
+  return `hcs-11:${formatHrl(1, profileTopicId)}`;
 }

@@ -6,6 +6,7 @@
  * Reading is mirror polling with backoff; writing is consensus transactions with receipts. Everything waits under
  * the caller's AbortSignal (the ask's deadline). Problems are Hcs10AskError with the transport failure kind.
  */
+import { formatHrl } from '../core/hrl.js';
 import type { Client } from '@hashgraph/sdk';
 import { errorMessage } from '../core/errors.js';
 import { backoffDelay, retry } from '../core/retry.js';
@@ -217,7 +218,7 @@ export class Hcs10Requester {
         const inner = file === null ? hcs1TopicOf(verdict.text) : null;
         const text = inner === null ? verdict.text : await this.readFile(inner, signal);
         const replyFile = file ?? inner;
-        return { text, replySeq: msg.sequenceNumber, ...(replyFile !== null && { replyHrl: `hcs://1/${replyFile}` }) };
+        return { text, replySeq: msg.sequenceNumber, ...(replyFile !== null && { replyHrl: formatHrl(1, replyFile) }) };
       }
       return undefined;
     });

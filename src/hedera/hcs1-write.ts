@@ -3,6 +3,7 @@
  * operator as submit key and no admin key (the spec's validity rules), one `{"o","c"}` message per chunk.
  * Used for HCS-11 profiles, large HCS-10 payloads and agent records too large for one registry message.
  */
+import { formatHrl } from '../core/hrl.js';
 import type { Client } from '@hashgraph/sdk';
 import { Hcs25Error } from '../core/errors.js';
 import { encodeHcs1File } from './hcs1.js';
@@ -25,5 +26,5 @@ export async function inscribeHcs1(client: Client, bytes: Uint8Array, options: {
   const topicId = await createTopic(client, { memo: encoded.memo, submitKey });
   // Chunks carry their order (`o`), so they may reach consensus in any order.
   await Promise.all(encoded.messages.map((m) => submitMessage(client, topicId, m, undefined)));
-  return { topicId, hrl: `hcs://1/${topicId}`, chunks: encoded.messages.length };
+  return { topicId, hrl: formatHrl(1, topicId), chunks: encoded.messages.length };
 }

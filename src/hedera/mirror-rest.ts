@@ -7,8 +7,23 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { z } from 'zod';
 import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
-import { isEntityId } from '../core/ids.js';
+import { isEntityId, TRANSACTION_ID_PATTERN } from '../core/ids.js';
 import { type BackoffOptions, backoffDelay, retry } from '../core/retry.js';
+import { ChunkAssembler } from './chunks.js';
+import {
+  accountSchema,
+  decodeRaw,
+  pageSchema,
+  rawMessageSchema,
+  topicSchema,
+  transactionsSchema,
+  type AccountInfo,
+  type DroppedChunk,
+  type RawTopicMessage,
+  type TopicInfo,
+  type TopicMessage,
+  type TransactionInfo,
+} from './mirror-schemas.js';
 
 export class MirrorError extends Hcs25Error {
   readonly status: number | undefined;
@@ -23,109 +38,7 @@ export class MirrorError extends Hcs25Error {
   }
 }
 
-// ---------- wire shapes (validated at the edge) ----------
-
-const keySchema = z.looseObject({ _type: z.string(), key: z.string() }).nullable().optional();
-
-const chunkInfoSchema = z
-  .object({
-    initial_transaction_id: z
-      .looseObject({
-        account_id: z.string(),
-        nonce: z.number().int().nullable().optional(),
-        scheduled: z.boolean().nullable().optional(),
-        transaction_valid_start: z.string(),
-      })
-      .nullable()
-      .optional(),
-    number: z.number().int(),
-    total: z.number().int(),
-  })
-  .nullable()
-  .optional();
-
-const rawMessageSchema = z.object({
-  consensus_timestamp: z.string(),
-  message: z.string(),
-  payer_account_id: z.string().nullable().optional(),
-  running_hash: z.string().nullable().optional(),
-  sequence_number: z.number().int().nonnegative(),
-  chunk_info: chunkInfoSchema,
-});
-type RawMessage = z.infer<typeof rawMessageSchema>;
-
-const pageSchema = z.object({
-  messages: z.array(rawMessageSchema),
-  links: z.object({ next: z.string().nullable().optional() }).nullable().optional(),
-});
-
-const topicSchema = z.looseObject({
-  topic_id: z.string(),
-  memo: z.string().nullable().optional().transform((m) => m ?? ''),
-  admin_key: keySchema,
-  submit_key: keySchema,
-  fee_schedule_key: keySchema,
-  deleted: z.boolean().nullable().optional(),
-  created_timestamp: z.string().nullable().optional(),
-  custom_fees: z.unknown().optional(),
-});
-export type TopicInfo = z.infer<typeof topicSchema>;
-
-const accountSchema = z.looseObject({
-  account: z.string(),
-  memo: z.string().nullable().optional().transform((m) => m ?? ''),
-  deleted: z.boolean().nullable().optional(),
-  key: keySchema,
-  evm_address: z.string().nullable().optional(),
-});
-export type AccountInfo = z.infer<typeof accountSchema>;
-
-const transactionSchema = z.looseObject({
-  transaction_id: z.string(),
-  consensus_timestamp: z.string(),
-  result: z.string(),
-  name: z.string(),
-  entity_id: z.string().nullable().optional(),
-  memo_base64: z.string().nullable().optional(),
-  charged_tx_fee: z.number().optional(),
-  payer_account_id: z.string().optional(),
-});
-export type TransactionInfo = z.infer<typeof transactionSchema>;
-const transactionsSchema = z.object({ transactions: z.array(transactionSchema) });
-
-// ---------- public shapes ----------
-
-/** One whole topic message: a single-chunk message, or every chunk of a chunked one joined in order. */
-export interface TopicMessage {
-  /** Sequence number of the last chunk (as the Hedera SDK's TopicMessage reports it). */
-  sequenceNumber: number;
-  /** Sequence number of the first chunk; equals `sequenceNumber` unless the message was chunked. */
-  firstSequenceNumber: number;
-  /** Consensus timestamp of the last chunk, `"sss.nnnnnnnnn"`. */
-  consensusTimestamp: string;
-  payerAccountId: string;
-  message: Buffer;
-  /** Running hash after the last chunk, base64 as the mirror node returns it. */
-  runningHash: string;
-  /** How many chunks made up the message (1 for an ordinary message). */
-  chunks: number;
-}
-
-/** One raw mirror message (a chunk), decoded. */
-export interface RawTopicMessage {
-  sequenceNumber: number;
-  consensusTimestamp: string;
-  payerAccountId: string;
-  message: Buffer;
-  runningHash: string;
-  chunkInfo: { initialTransactionId: string | null; number: number; total: number } | null;
-}
-
-/** Why a raw message did not become part of a whole message. */
-export interface DroppedChunk {
-  sequenceNumber: number;
-  reason: string;
-}
+export type { AccountInfo, DroppedChunk, RawTopicMessage, TopicInfo, TopicMessage, TransactionInfo } from './mirror-schemas.js';
 
 export interface TopicMessagesOptions {
   /** Only messages with a sequence number greater than this (resume point). */
@@ -162,12 +75,6 @@ export interface MirrorRestOptions {
   /** Use this dispatcher instead of a private keep-alive agent (tests, proxies). */
   dispatcher?: Dispatcher;
 }
-
-const MAX_CHUNKS_PER_MESSAGE = 20;
-/** Open chunk groups kept at once; beyond this the oldest is dropped, so a hostile topic cannot grow memory. */
-const MAX_OPEN_GROUPS = 1000;
-/** A chunk's transaction is valid for at most 180 s after the first chunk's valid start; later, the group is dead. */
-const CHUNK_GROUP_WINDOW_NS = 180n * 1_000_000_000n;
 
 export class MirrorRestClient {
   readonly baseUrl: string;
@@ -388,141 +295,6 @@ export function isMirrorOutage(err: unknown): boolean {
   return err instanceof MirrorError && err.code === 'MIRROR_UNAVAILABLE';
 }
 
-// ---------- chunk reassembly ----------
-
-interface ChunkGroup {
-  key: string;
-  total: number;
-  parts: (RawTopicMessage | undefined)[];
-  received: number;
-  validStartNs: bigint;
-}
-
-/**
- * Joins chunks by initial transaction id. A group is given up when it cannot complete any more (consensus has moved
- * past the chunk validity window), when its chunk info contradicts itself, or when too many groups are open.
- */
-export class ChunkAssembler {
-  private readonly groups = new Map<string, ChunkGroup>();
-  constructor(private readonly onDropped?: (d: DroppedChunk) => void) {}
-
-  add(raw: RawTopicMessage): TopicMessage | null {
-    const info = raw.chunkInfo;
-    if (info === null || (info.total === 1 && info.number === 1)) {
-      this.expire(raw.consensusTimestamp);
-      return single(raw);
-    }
-    if (info.initialTransactionId === null || info.total < 1 || info.total > MAX_CHUNKS_PER_MESSAGE || info.number < 1 || info.number > info.total) {
-      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} has invalid chunk info`);
-      return null;
-    }
-    const key = info.initialTransactionId;
-    let group = this.groups.get(key);
-    if (group === undefined) {
-      this.expire(raw.consensusTimestamp);
-      if (this.groups.size >= MAX_OPEN_GROUPS) this.evictOldest();
-      group = { key, total: info.total, parts: new Array(info.total), received: 0, validStartNs: validStartNs(key) };
-      this.groups.set(key, group);
-    }
-    if (group.total !== info.total) {
-      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} disagrees with its group's total of ${group.total}`);
-      return null;
-    }
-    if (group.parts[info.number - 1] !== undefined) {
-      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} is a duplicate`);
-      return null;
-    }
-    group.parts[info.number - 1] = raw;
-    if (++group.received < group.total) return null;
-    this.groups.delete(key);
-    return joined(group.parts as RawTopicMessage[]);
-  }
-
-  /** Reports every open group as dropped. */
-  flush(reason: string): void {
-    for (const group of this.groups.values()) this.dropGroup(group, reason);
-    this.groups.clear();
-  }
-
-  private expire(consensusTimestamp: string): void {
-    if (this.groups.size === 0) return;
-    const now = timestampNs(consensusTimestamp);
-    for (const group of this.groups.values()) {
-      const age = now - group.validStartNs;
-      if (age > CHUNK_GROUP_WINDOW_NS || age < -CHUNK_GROUP_WINDOW_NS) {
-        this.groups.delete(group.key);
-        this.dropGroup(group, 'its remaining chunks can no longer reach consensus');
-      }
-    }
-  }
-
-  private evictOldest(): void {
-    const oldest = this.groups.values().next().value;
-    if (oldest === undefined) return;
-    this.groups.delete(oldest.key);
-    this.dropGroup(oldest, `more than ${MAX_OPEN_GROUPS} chunked messages were incomplete at once`);
-  }
-
-  private dropGroup(group: ChunkGroup, reason: string): void {
-    for (const part of group.parts) {
-      if (part !== undefined) this.drop(part.sequenceNumber, `chunk of an incomplete message (${group.received}/${group.total}): ${reason}`);
-    }
-  }
-
-  private drop(sequenceNumber: number, reason: string): void {
-    this.onDropped?.({ sequenceNumber, reason });
-  }
-}
-
-function single(raw: RawTopicMessage): TopicMessage {
-  return {
-    sequenceNumber: raw.sequenceNumber,
-    firstSequenceNumber: raw.sequenceNumber,
-    consensusTimestamp: raw.consensusTimestamp,
-    payerAccountId: raw.payerAccountId,
-    message: raw.message,
-    runningHash: raw.runningHash,
-    chunks: 1,
-  };
-}
-
-function joined(parts: RawTopicMessage[]): TopicMessage {
-  let first = parts[0]!;
-  let last = parts[0]!;
-  for (const p of parts) {
-    if (p.sequenceNumber < first.sequenceNumber) first = p;
-    if (p.sequenceNumber > last.sequenceNumber) last = p;
-  }
-  return {
-    sequenceNumber: last.sequenceNumber,
-    firstSequenceNumber: first.sequenceNumber,
-    consensusTimestamp: last.consensusTimestamp,
-    payerAccountId: first.payerAccountId,
-    message: Buffer.concat(parts.map((p) => p.message)),
-    runningHash: last.runningHash,
-    chunks: parts.length,
-  };
-}
-
-function decodeRaw(m: RawMessage): RawTopicMessage {
-  const ci = m.chunk_info;
-  const tx = ci?.initial_transaction_id;
-  return {
-    sequenceNumber: m.sequence_number,
-    consensusTimestamp: m.consensus_timestamp,
-    payerAccountId: m.payer_account_id ?? '',
-    message: Buffer.from(m.message, 'base64'),
-    runningHash: m.running_hash ?? '',
-    chunkInfo:
-      ci === null || ci === undefined
-        ? null
-        : {
-            initialTransactionId: tx ? `${tx.account_id}@${tx.transaction_valid_start}${tx.nonce ? `/${tx.nonce}` : ''}${tx.scheduled ? '?scheduled' : ''}` : null,
-            number: ci.number,
-            total: ci.total,
-          },
-  };
-}
 
 // ---------- small helpers ----------
 
@@ -537,9 +309,13 @@ function entityPath(id: string, what: string): string {
 
 /** Accepts `0.0.8@1234567890.000000006` (SDK form) or `0.0.8-1234567890-000000006` (mirror form). */
 function mirrorTransactionId(id: string): string {
-  const sdk = /^(\d+\.\d+\.\d+)@(\d+)\.(\d+)$/.exec(id);
-  if (sdk) return `${sdk[1]}-${sdk[2]}-${sdk[3]!.padStart(9, '0')}`;
-  if (/^\d+\.\d+\.\d+-\d+-\d+$/.test(id)) return id;
+  if (TRANSACTION_ID_PATTERN.test(id)) {
+    const [account, validStart] = id.split('@') as [string, string];
+    const [seconds, nanos] = validStart.split('.') as [string, string];
+    return `${account}-${seconds}-${nanos.padStart(9, '0')}`;
+  }
+  const [account = '', ...validStart] = id.split('-');
+  if (isEntityId(account) && validStart.length === 2 && validStart.every((part) => /^\d+$/.test(part))) return id;
   throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got ${quoteInput(id)}`);
 }
 
@@ -611,20 +387,6 @@ function describeNetworkError(err: unknown): string {
   return String(err);
 }
 
-function timestampNs(ts: string): bigint {
-  const [s, n = '0'] = ts.split('.');
-  try {
-    return BigInt(s ?? '0') * 1_000_000_000n + BigInt(n.padEnd(9, '0').slice(0, 9));
-  } catch {
-    return 0n;
-  }
-}
-
-function validStartNs(groupKey: string): bigint {
-  const at = groupKey.indexOf('@');
-  const end = groupKey.search(/[/?]/);
-  return timestampNs(groupKey.slice(at + 1, end === -1 ? undefined : end));
-}
 
 function consensusTimestamp(value: string): string {
   if (!/^\d{1,12}(\.\d{1,9})?$/.test(value)) throw new MirrorError('MIRROR_REQUEST', `"${value.slice(0, 40)}" is not a consensus timestamp (seconds.nanos)`);

@@ -37,11 +37,11 @@ const RECENT_TIMESTAMPS_MS = 30_000;
 
 /**
  * Bounds the memory of the SDK's `Timestamp.generate`. It keeps every timestamp it ever made in a module-level set so
- * that none repeats, and every free query (a receipt query) makes one for an unused payment id: about 110 B per query
- * for the life of the process. A watcher asks a receipt per message for days (measured: its submission worker held
- * 6,970 of them after 10,000 registrations, a few MB a day). Replaced, once per thread, by the same generation (now
- * minus 3–8 s of jitter, random nanoseconds, the SDK's time drift) with repeats checked against the timestamps of the
- * last 30–60 s only, in two sets swapped every 30 s: a timestamp older than the jitter cannot be made again.
+ * that none repeats, and every free query (a receipt query) makes one for an unused payment id, kept for the life of
+ * the process. A watcher asks a receipt per message for days, so that set grows without end. Replaced, once per
+ * thread, by the same generation (now minus 3–8 s of jitter, random nanoseconds, the SDK's time drift) with repeats
+ * checked against the timestamps of the last 30–60 s only, in two sets swapped every 30 s: a timestamp older than the
+ * jitter cannot be made again.
  */
 export function boundTimestampMemory(): { remembered(): number } {
   const generate = Timestamp.generate as ((hasJitter?: boolean) => Timestamp) & { bounded?: { remembered(): number } };

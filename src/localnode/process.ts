@@ -1,6 +1,6 @@
 /**
  * The emulator in its own process, for benchmarks and demos that must measure or spare the caller's event loop:
- * the SDK's signing (≈4 ms of JS per transaction) and the emulator then run on different cores.
+ * the SDK's signing (JavaScript, on every transaction) and the emulator then run on different cores.
  * Needs the built JavaScript (dist/): it forks dist/localnode/process-entry.js.
  */
 import { fork, type ChildProcess } from 'node:child_process';

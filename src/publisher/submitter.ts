@@ -28,7 +28,7 @@ import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
 import { backoffDelay, sleep } from '../core/retry.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { MAX_MESSAGE_BYTES } from '../signals/schemas.js';
+import { MAX_MESSAGE_BYTES } from '../signals/protocol.js';
 import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR } from './fees.js';
 import { NODES_PER_REQUEST, NodeRotation, nodesOf } from './node-rotation.js';
 import { SUCCESS, sdkTransport, sendError, type ReceiptResult, type SubmitTransport } from './sdk-transport.js';

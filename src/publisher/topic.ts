@@ -2,9 +2,9 @@ import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, Transac
 import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { signalTopicMemo } from '../signals/schemas.js';
-import { withTransientRetry } from './send-failure.js';
+import { signalTopicMemo } from '../signals/protocol.js';
 import { nodesOf } from './node-rotation.js';
+import { withTransientRetry } from './send-failure.js';
 
 export interface CreateTopicOptions {
   /** Default `hcs-25:0:86400`. */

@@ -16,7 +16,7 @@ import { openResolveContext, type ResolveSettings } from './resolve.js';
 import { quoteInput } from '../config/secret.js';
 import { preview } from '../core/terminal.js';
 import { SkipList, messageRef, type SkippedEntry } from './skips.js';
-import { parseHrl } from '../core/hrl.js';
+import { formatHrl, parseHrl } from '../core/hrl.js';
 
 export type RegistryKind = 'hcs-2' | 'hcs-10';
 
@@ -86,10 +86,10 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
       const targetTopic = await options.mirror.getTopic(target, options.signal);
       const targetShape = targetTopic === null ? null : tryRegistryShape(targetTopic, options.kind);
       if (targetShape === null || targetShape.kind !== shape.kind) {
-        skips.add(`hcs://2/${topicId}`, `migrate to ${target} not followed: it is not an ${shape.kind} registry; entries are read from ${topicId}`);
+        skips.add(formatHrl(2, topicId), `migrate to ${target} not followed: it is not an ${shape.kind} registry; entries are read from ${topicId}`);
       } else {
         const next = await foldTopic(target, targetShape, options, foldSkips, limits);
-        if (next.migrateTo !== undefined) skips.add(`hcs://2/${target}`, `second migrate (to ${next.migrateTo}) not followed`);
+        if (next.migrateTo !== undefined) skips.add(formatHrl(2, target), `second migrate (to ${next.migrateTo}) not followed`);
         info.messages += next.messages;
         info.migratedTo = target;
         info.indexed = targetShape.indexed;
@@ -102,7 +102,7 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
       network: options.network,
       ...(options.preferEndpointHints !== undefined && { preferEndpointHints: options.preferEndpointHints }),
     });
-    const origin = (uid: number): Origin => ({ ref: messageRef(sourceTopic, uid), source: `hcs://2/${sourceTopic}`, registrySeq: uid });
+    const origin = (uid: number): Origin => ({ ref: messageRef(sourceTopic, uid), source: formatHrl(2, sourceTopic), registrySeq: uid });
     const concurrency = options.concurrency ?? 16;
     const built =
       folded.kind === 'hcs-2'
@@ -154,7 +154,7 @@ async function foldTopic(topicId: string, shape: Shape, options: DiscoverOptions
   });
   for await (const msg of stream) {
     if (folder.messages >= maxMessages) {
-      skips.add(`hcs://2/${topicId}`, `stopped after ${maxMessages} messages; later entries were not read`);
+      skips.add(formatHrl(2, topicId), `stopped after ${maxMessages} messages; later entries were not read`);
       break;
     }
     folder.add(msg);

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
 import { entityIdSchema } from '../core/ids.js';
+import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
 import { SkipList, messageRef } from './skips.js';
 
@@ -18,9 +19,10 @@ export interface Hcs10RegistryMemo {
 
 /** `hcs-10:0:{ttl}:3[:{metadataTopicId}]`; null when the memo is not an HCS-10 registry memo. */
 export function parseHcs10RegistryMemo(memo: string): Hcs10RegistryMemo | null {
-  const m = /^hcs-10:0:(\d{1,12}):3(?::(\d+\.\d+\.\d+))?$/.exec(memo.trim());
-  if (!m) return null;
-  return { ttl: Number(m[1]), ...(m[2] !== undefined && { metadataTopicId: m[2] }) };
+  const parsed = parseHcs10TopicMemo(memo);
+  // A registry is an indexed topic (`hcs-10:0:`).
+  if (parsed?.type !== 'registry' || !memo.trim().startsWith('hcs-10:0:')) return null;
+  return { ttl: parsed.ttl, ...(parsed.metadataTopicId !== undefined && { metadataTopicId: parsed.metadataTopicId }) };
 }
 
 const entityId = entityIdSchema;

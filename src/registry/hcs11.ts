@@ -3,6 +3,7 @@
  * inbound-topic ownership check (the inbound topic's memo names the account it belongs to).
  */
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
+import { formatHrl } from '../core/hrl.js';
 import { isEntityId } from '../core/ids.js';
 import { ResolveError, resolveDocument, type ResolveContext, type ResolvedDocument } from './resolve.js';
 import { preview } from '../core/terminal.js';
@@ -15,7 +16,7 @@ export function parseHcs11Memo(memo: string): string | null {
   const m = /^hcs-11:(\S+)$/.exec(memo.trim());
   if (!m) return null;
   const ref = m[1]!;
-  return isEntityId(ref) ? `hcs://1/${ref}` : ref;
+  return isEntityId(ref) ? formatHrl(1, ref) : ref;
 }
 
 /** The account's HCS-11 profile; null when the account has no `hcs-11:` memo. Throws ResolveError otherwise. */

@@ -3,7 +3,7 @@
  * being its register's sequence number. Non-indexed: only the latest register counts. `migrate` ends the topic.
  *
  * The standards-sdk's HCS-2 zod schemas (zod 3, `registerMessageSchema` etc.) are mirrored here in zod 4 rather than
- * imported, for two reasons: importing the SDK costs about a second, and its schemas do not fit a tolerant reader —
+ * imported, for two reasons: importing the SDK is slow, and its schemas do not fit a tolerant reader —
  * `register` and `update` require `t_id` there (we accept an entry whose agent is described by `metadata` alone),
  * `metadata` must be a string (HCS-26-style writers put an inline object), and `uid` must be a string (some writers
  * send a number). `HCS2Client.getRegistry()` is not used either: it does not apply updates or deletes.

@@ -149,7 +149,7 @@ async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
 async function hcs1Doc(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   try {
     const file = await readHcs1File(ctx.mirror, topicId, { maxBytes: ctx.maxDocumentBytes, ...(ctx.signal && { signal: ctx.signal }) });
-    return { doc: parseDoc(file.bytes, ctx, `hcs://1/${topicId}`), bytes: file.bytes.length };
+    return { doc: parseDoc(file.bytes, ctx, formatHrl(1, topicId)), bytes: file.bytes.length };
   } catch (err) {
     if (err instanceof ResolveError || isMirrorOutage(err)) throw err;
     throw new ResolveError(`hcs://1/${topicId}: ${errorMessage(err)}`);

@@ -1,5 +1,6 @@
 /** Skipped registry entries and the one parse step every registry message goes through. */
 import { escapeTerminal, preview } from '../core/terminal.js';
+import { formatHrl } from '../core/hrl.js';
 
 export interface SkippedEntry {
   /** What was skipped: `hcs://2/0.0.R#17` (a registry message), `hcs://2/0.0.R` (the registry), `agents.json#3`. */
@@ -52,7 +53,7 @@ export class SkipList {
 
 /** A registry message: HCS-10 registries are HCS-2 topics, so both are written `hcs://2/<topic>#<seq>`. */
 export function messageRef(topicId: string, seq: number): string {
-  return `hcs://2/${topicId}#${seq}`;
+  return `${formatHrl(2, topicId)}#${seq}`;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,10 +1,10 @@
 /**
- * Subject ids (HCS-14 UAIDs) for agents that do not declare one, in the standards-sdk's `createUaid` `aid` form: the
- * SDK's canonical agent data (`canonicalizeAgentData`), its SHA-384 in base58, then the parameters. The hash is taken
- * here with node:crypto rather than by `createUaid`: in an ES module the SDK's Node adapter fails (it calls `require`,
- * building and throwing an Error each time) and it falls back to WebCrypto's asynchronous digest, a thread-pool job per
- * agent: 1.4 ms of the watcher's main thread per new agent, 10% of its CPU in `npm run bench -- watch`. A test checks
- * the result equals `createUaid`'s. The SDK takes about a second to import, so it is loaded on first use only.
+ * HCS-14 UAIDs, both ways: the subject id of an agent that declares none (built by a publisher) and the routing
+ * parameters of any UAID (read by a consumer). Built in the standards-sdk's `createUaid` `aid` form: the SDK's
+ * canonical agent data (`canonicalizeAgentData`), its SHA-384 in base58, then the parameters. The hash is taken here
+ * with node:crypto rather than by `createUaid`: in an ES module the SDK's Node adapter fails and it falls back to
+ * WebCrypto's asynchronous digest, a thread-pool job per agent. A test checks the result equals `createUaid`'s. The
+ * SDK is slow to import, so it is loaded on first use only.
  *
  * Choices where HCS-14 leaves room (see the HCS standards digest §5):
  * - HTTP agents: registry `self`, `proto` from the protocol (`http` → `rest`; `openai` has no HCS-14 value and is
@@ -83,16 +83,7 @@ export async function buildUaid(input: UaidInput): Promise<string> {
   const id = base58(createHash('sha384').update(canonicalizeAgentData(data).canonicalJson, 'utf8').digest());
   // As the SDK's `buildParamString`: the parameters set, in this order.
   const set = (['uid', 'registry', 'proto', 'nativeId'] as const).filter((k) => params[k]).map((k) => `${k}=${params[k]}`);
-  return flat(set.length > 0 ? `uaid:aid:${id};${set.join(';')}` : `uaid:aid:${id}`);
-}
-
-/**
- * `s` as one flat string. A UAID is built piece by piece, and V8 keeps such a string as a tree of every piece (about
- * 1.4 KB for a 130-character UAID when the base58 id is built a character at a time, as the SDK does) until something
- * flattens it: a watcher or a registry-wide run holds one per agent.
- */
-function flat(s: string): string {
-  return Buffer.from(s, 'utf8').toString('utf8');
+  return set.length > 0 ? `uaid:aid:${id};${set.join(';')}` : `uaid:aid:${id}`;
 }
 
 /** The standards-sdk `createUaid` arguments of an agent (see the module comment for the choices). */
@@ -137,4 +128,64 @@ function base58(bytes: Uint8Array): string {
   out.fill(BASE58.charCodeAt(0), 0, zeros);
   for (let i = 0; i < digits.length; i++) out[zeros + i] = BASE58.charCodeAt(digits[digits.length - 1 - i]!);
   return out.toString('latin1');
+}
+
+// ---------- reading ----------
+
+/**
+ * The routing parameters of an HCS-14 UAID (`uaid:aid:<id>;uid=0;registry=hol;proto=a2a;nativeId=…`).
+ * HCS-25 applicability reads `registry` and `proto` from here. Subjects come from public topics, so this never
+ * throws: anything that is not a UAID simply has no parameters.
+ */
+export interface UaidParts {
+  /** `aid` or `did`, or null when the string is not a UAID. */
+  target: 'aid' | 'did' | null;
+  /** The identifier between `uaid:{target}:` and the first `;`. */
+  id: string;
+  /** Parameters in the order they appear; a repeated key keeps its first value. */
+  params: Record<string, string>;
+  registry?: string;
+  proto?: string;
+  nativeId?: string;
+}
+
+/** A UAID's parts without `params`. */
+export type UaidRouting = Omit<UaidParts, 'params'>;
+
+/** Both prefixes (`uaid:aid:`, `uaid:did:`) are this long. */
+const PREFIX_LENGTH = 9;
+
+export function parseUaid(uaid: string): UaidParts {
+  const target = uaid.startsWith('uaid:aid:') ? 'aid' : uaid.startsWith('uaid:did:') ? 'did' : null;
+  if (target === null) return { target: null, id: uaid, params: {} };
+  const [id = '', ...pairs] = uaid.slice(PREFIX_LENGTH).split(';');
+  // A null-prototype record: a hostile `__proto__=x` parameter must stay a plain key.
+  const params: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    const key = pair.slice(0, eq);
+    if (!(key in params)) params[key] = decodeValue(pair.slice(eq + 1));
+  }
+  const parts: UaidParts = { target, id, params };
+  if (params.registry) parts.registry = params.registry;
+  if (params.proto) parts.proto = params.proto;
+  if (params.nativeId) parts.nativeId = params.nativeId;
+  return parts;
+}
+
+/** `parseUaid` without the `params` record: what scoring keeps of each subject. */
+export function uaidRouting(uaid: string): UaidRouting {
+  const { params: _params, ...routing } = parseUaid(uaid);
+  return routing;
+}
+
+/** HCS-14 values are plain; tolerate percent-encoding from emitters that escape `;` or `=` in a value. */
+function decodeValue(value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

@@ -73,7 +73,8 @@ export interface Registered {
 const hcs2OpMemo = (op: 0 | 1 | 2 | 3, indexed: boolean): string => `hcs-2:op:${op}:${indexed ? 0 : 1}`;
 /** One HCS message; larger records go to an HCS-1 file and are registered by reference. */
 const MAX_INLINE_BYTES = 1024;
-const METADATA_REFERENCE = /^(hcs:\/\/\d+\/\d+\.\d+\.\d+|https?:\/\/\S+|data:\S+|ipfs:\/\/\S+|ar:\/\/\S+)$/;
+/** Metadata references other than an `hcs://` one (which `parseHrl` reads). */
+const URL_REFERENCE = /^(https?:\/\/\S+|data:\S+|ipfs:\/\/\S+|ar:\/\/\S+)$/;
 
 export async function registerAgent(client: Client, options: RegisterOptions): Promise<Registered> {
   if (options.memo !== undefined && options.memo.length > 500) throw new UsageError('the registry memo (m) is limited to 500 characters');
@@ -107,8 +108,10 @@ export async function registerAgent(client: Client, options: RegisterOptions): P
 async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscribe?: () => void): Promise<{ metadata: string; fileTopic?: string }> {
   if ('metadata' in entry) {
     const m = entry.metadata.trim();
-    if (!METADATA_REFERENCE.test(m)) throw new UsageError('metadata must be an hcs://, https://, data:, ipfs:// or ar:// reference');
     const hrl = parseHrl(m);
+    if (hrl === undefined && !URL_REFERENCE.test(m)) {
+      throw new UsageError('metadata must be an hcs://, https://, data:, ipfs:// or ar:// reference');
+    }
     return { metadata: m, ...(hrl?.standard === 1 && { fileTopic: hrl.topicId }) };
   }
   const record =
@@ -141,7 +144,7 @@ export async function registryShape(topicId: string, mirror: MirrorRestClient): 
 
 /**
  * The standards-sdk's HCS-2 / HCS-10 transaction builders. Typed locally: the SDK's bundled .d.ts files use
- * extensionless re-exports that NodeNext resolution cannot follow. Imported lazily: the package takes ~1 s to load.
+ * extensionless re-exports that NodeNext resolution cannot follow. Imported lazily: the package is slow to load.
  */
 interface RegistryTxBuilders {
   buildHcs2CreateRegistryTx(p: { registryType: 0 | 1; ttl: number; submitKey?: boolean; adminKey?: boolean; operatorPublicKey?: PublicKey }): TopicCreateTransaction;

@@ -1,8 +1,7 @@
 /**
  * Finished score answers in memory: each (topic, subject)'s response body as a Buffer, with its strong ETag and its
- * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (the oldest not asked since
- * the last eviction pass goes first: second chance, close to least recently used), so memory stays bounded however
- * many subjects the store holds.
+ * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (the least recently asked
+ * goes first), so memory stays bounded however many subjects the store holds.
  *
  * `warm` fills it from the store's scores page by page until it is full (at start, so a restart does not send every
  * lookup to the database at once).
@@ -26,8 +25,6 @@ export const PENDING = 'pending';
 
 interface Entry extends CachedScore {
   size: number;
-  /** Asked since eviction last passed it (second chance): a hit only sets this, so it changes no map. */
-  used: boolean;
 }
 
 function answerOf(key: string, stored: StoredScore): Entry {
@@ -35,7 +32,7 @@ function answerOf(key: string, stored: StoredScore): Entry {
   const fresh = stored.fresh;
   // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
   const etag = `"${createHash('sha256').update(body).update(fresh ? '1' : '0').digest('base64url').slice(0, 27)}"`;
-  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD, used: false };
+  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
 }
 
 /** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag string. */
@@ -72,9 +69,9 @@ export class ScoreCache {
     const hit = this.entries.get(key);
     if (hit) {
       this.hits++;
-      // Not moved to the map's end (a delete and a set per hit: the map then rehashes every `size` hits, a large
-      // table each time for the old generation to collect); eviction gives a used entry a second chance instead.
-      hit.used = true;
+      // The map keeps insertion order: moved to the end, the entries run from least to most recently asked.
+      this.entries.delete(key);
+      this.entries.set(key, hit);
       return hit;
     }
     this.misses++;
@@ -84,7 +81,8 @@ export class ScoreCache {
       const load = this.fill(key, topic, subject).finally(() => {
         if (this.loading.get(key) === load) this.loading.delete(key);
       });
-      this.loading.set(key, (pending = load));
+      this.loading.set(key, load);
+      pending = load;
     }
     return pending;
   }
@@ -144,14 +142,9 @@ export class ScoreCache {
       if (old) this.drop(key, old);
       this.entries.set(key, entry);
       this.bytes += entry.size;
-      // Oldest first; one asked since the last pass goes to the end instead, once (so this ends).
       for (const [k, e] of this.entries) {
         if (this.bytes <= this.maxBytes) break;
-        if (e.used) {
-          e.used = false;
-          this.entries.delete(k);
-          this.entries.set(k, e);
-        } else this.drop(k, e);
+        this.drop(k, e);
       }
     }
     return entry;

@@ -1,6 +1,6 @@
 /**
- * What both HTTP paths of `hcs25 serve` (node:http, and the lean front for score lookups) answer alike: CORS headers,
- * `If-None-Match`, and the one-line error body.
+ * What every answer of `hcs25 serve` (the routes and the event streams) shares: CORS headers, `If-None-Match`, and
+ * the one-line error body.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -9,13 +9,21 @@ export type CorsPolicy = (origin: string | undefined) => ReadonlyArray<readonly 
 
 export function corsPolicy(origins: readonly string[]): CorsPolicy {
   const allowed = new Set(origins);
-  const any = allowed.has('*');
-  const anyHeaders = [['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', 'ETag']] as const;
-  // Built once per allowed origin: a lookup from a browser allocates nothing for its CORS headers.
-  const perOrigin = new Map(
-    [...allowed].map((o) => [o, [['Access-Control-Allow-Origin', o], ['Vary', 'Origin'], ['Access-Control-Expose-Headers', 'ETag']] as const]),
-  );
-  return (origin) => (origin === undefined ? undefined : any ? anyHeaders : perOrigin.get(origin));
+  return (origin) => {
+    if (origin === undefined) return undefined;
+    if (allowed.has('*')) {
+      return [
+        ['Access-Control-Allow-Origin', '*'],
+        ['Access-Control-Expose-Headers', 'ETag'],
+      ];
+    }
+    if (!allowed.has(origin)) return undefined;
+    return [
+      ['Access-Control-Allow-Origin', origin],
+      ['Vary', 'Origin'],
+      ['Access-Control-Expose-Headers', 'ETag'],
+    ];
+  };
 }
 
 export function matches(header: string | undefined, etag: string): boolean {
@@ -24,13 +32,9 @@ export function matches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim() === etag);
 }
 
-export function errorBody(code: string, message: string): Buffer {
-  return Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
-}
-
-/** An error answer on the node:http path (the HTTP server and the event streams). */
+/** An error answer: one JSON line, never cached. */
 export function sendError(res: ServerResponse, status: number, code: string, message: string): void {
-  const body = errorBody(code, message);
+  const body = Buffer.from(`${JSON.stringify({ error: { code, message } })}\n`);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', body.length);
   res.setHeader('Cache-Control', 'no-store');

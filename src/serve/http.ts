@@ -2,11 +2,8 @@
  * The HTTP face of `hcs25 serve`, on node:http (no framework: every request is a few map lookups and one store
  * query). Read-only: GET, HEAD and OPTIONS (CORS preflight). Every answer is JSON except the live page and its
  * script; every error is one line `{"error":{"code","message"}}`. Data answers carry a strong ETag made of the store
- * revision and the request target, so an unchanged `If-None-Match` costs no query at all.
- *
- * A score lookup with no query string (`GET /v1/subjects/{s}/score`, the call a marketplace makes per agent shown)
- * is answered by the lean front (lean.ts) on the socket, before node:http: a finished Buffer from the score cache,
- * with its own ETag. Everything else, and every connection the front hands over, is node:http's.
+ * revision and the request target, so an unchanged `If-None-Match` costs no query at all; a score lookup is answered
+ * from the score cache (cache.ts) with the ETag of its body.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { Hcs25Error } from '../core/errors.js';
 import { ScoreCache } from './cache.js';
 import { corsPolicy, matches, sendError } from './headers.js';
-import { installLeanFront } from './lean.js';
 import { ApiError, route, type ApiContext, type Reply } from './routes.js';
-import { DEFAULT_LIMITS, RateLimiter, type ServeLimits } from './limits.js';
+import { RateLimiter } from '../core/rate-limit.js';
+import { DEFAULT_LIMITS, type ServeLimits } from './limits.js';
 import type { ServeEvents } from './events.js';
 
 export interface ServeHttpOptions extends Omit<ApiContext, 'limits' | 'scores'> {
@@ -42,7 +39,8 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   // Without the events' cache nothing would drop changed answers, so then every lookup asks the store.
   const scores = options.events.scores ?? new ScoreCache(options.store, 0);
   const ctx: ApiContext = { ...options, limits, scores };
-  const rate = new RateLimiter(limits.requestsPerSecond);
+  // A burst of two seconds' worth per address (0 requests per second: no limit).
+  const rate = new RateLimiter({ capacity: limits.requestsPerSecond * 2, refillMs: 2000, maxKeys: 10_000 });
   const cors = corsPolicy(options.cors ?? []);
 
   const server = createServer((req, res) => {
@@ -57,7 +55,6 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
-  const lean = installLeanFront({ server, scores, topic: options.topics[0]!, limits, rate, cors, ...(options.onError && { onError: options.onError }) });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const allowed = cors(req.headers.origin);
@@ -79,7 +76,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       res.setHeader('Allow', METHODS);
       return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed; this API is read-only`);
     }
-    if (!rate.take(req.socket.remoteAddress ?? '?')) {
+    if (!rate.allow(req.socket.remoteAddress ?? '?')) {
       res.setHeader('Retry-After', '1');
       return sendError(res, 429, 'RATE_LIMITED', `more than ${limits.requestsPerSecond} requests per second from this address`);
     }
@@ -151,7 +148,6 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       options.events.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        lean.close();
         server.closeIdleConnections();
       });
     },

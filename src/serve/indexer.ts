@@ -13,8 +13,7 @@
 import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
 import { backoffDelay } from '../core/retry.js';
-import { eventSequence, readTopic } from '../consumer/reader.js';
-import { consensusMs } from '../consumer/time.js';
+import { consensusMs, eventSequence, readTopic } from '../consumer/reader.js';
 import { BatchBuilder } from './batch.js';
 import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
 

@@ -106,7 +106,7 @@ function printableName(name: string): string {
   return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 }
 
-export function subjectParam(raw: string): string {
+function subjectParam(raw: string): string {
   let subject: string;
   try {
     subject = decodeURIComponent(raw);
@@ -238,7 +238,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */
-export function scoreAnswer(answer: CachedScore | null | typeof PENDING, topic: string): CachedScore {
+function scoreAnswer(answer: CachedScore | null | typeof PENDING, topic: string): CachedScore {
   if (answer === null) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
   // Indexed but not scored yet: the indexer scores new subjects within moments.
   if (answer === PENDING) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');

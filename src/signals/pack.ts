@@ -1,14 +1,13 @@
 /**
- * Packed v2 signal messages: the signals of one run about several subjects in one HCS message, with the run, the
- * base time, the signal-id table and the sources table written once.
+ * Packing many v2 signals, or many v2 score records, into one HCS message, and the one size search both share.
  *
- * Three modes (`hcs25 run --pack dense|subject|none`):
- * - `dense`: as many subjects as fit; the pack's JSON is deflated (zlib, RFC 1950) and the message is those raw
+ * Three modes (`hcs25 run --pack dense|subject|none`, `hcs25 scores --publish --pack …`):
+ * - `dense`: as many items as fit; the pack's JSON is deflated (zlib, RFC 1950) and the message is those raw
  *   bytes. Its first byte is 0x78 where a JSON message starts with `{` (0x7b), so a reader tells them apart without a
  *   wrapper. Undone by any standard library: Node `zlib.inflateSync`, Python `zlib.decompress`, browsers'
  *   `new DecompressionStream('deflate')`, Java `Inflater`, Go `compress/zlib`.
- * - `subject`: one subject's signals per message, the same pack JSON uncompressed.
- * - `none`: one v2 single signal (`op: "signal"`) per message.
+ * - `subject`: one subject's signals per message (score records: as many as fit), the same pack JSON uncompressed.
+ * - `none`: one v2 single signal (`op: "signal"`) or one `op: "score"` record per message.
  *
  * Trade-off of `dense`: a block explorer shows a zlib message as unreadable bytes (HashScan shows base64), while
  * `subject` and `none` are readable JSON there. In exchange, dense carries 3-4× as many signals per message. A raw
@@ -18,27 +17,185 @@
  *
  * Every signal stays individually addressable as (sequence number, index): index k is the k-th entry of
  * `subjects[*].sig` in document order, and the dedupe key (payer, run, signal, subject) is the same as for singles.
+ * The formats themselves: schema-v2.ts; reading them back: read-v2.ts.
  */
-import { deflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { ownBytes } from '../core/bytes.js';
 import { MessageTooLargeError } from '../core/errors.js';
-import { MessagePacker, withoutKey, type PackFormat, type PackMode } from './packer.js';
-import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './schemas.js';
-import { MESSAGE_VERSION_V2, PACK_MAX_SIGNALS, canonicalSignalId, type PackBody, type SignalMessageV2 } from './schemas-v2.js';
+import { MAX_MESSAGE_BYTES, PROTOCOL_ID, ZLIB_FIRST_BYTE, type BuiltMessage } from './protocol.js';
+import { expandScores } from './read-v2.js';
+import {
+  MESSAGE_VERSION_V2,
+  PACK_MAX_SIGNALS,
+  SCORES_MAX_RECORDS,
+  SCORES_OP,
+  SCORE_MESSAGE_VERSION,
+  signalKey,
+  type PackBody,
+  type ScoreMessageV2,
+  type ScoresBody,
+  type SignalMessageV2,
+} from './schema-v2.js';
 
-export { PACK_MODES, type PackMode } from './packer.js';
-
-/** First byte of a zlib stream with a 32 KiB window (every stream Node, Python and browsers write by default). */
-export const ZLIB_FIRST_BYTE = 0x78;
-
-/**
- * zlib's output chunk: a message is at most 1 KiB deflated, so one chunk holds every size the search tries (longer
- * output is still whole, in several chunks), where the default 16 KiB chunk was a fresh ArrayBuffer per deflate.
- */
-const DEFLATE_CHUNK_BYTES = 2 * MAX_MESSAGE_BYTES;
+export const PACK_MODES = ['dense', 'subject', 'none'] as const;
+export type PackMode = (typeof PACK_MODES)[number];
 
 /** Largest `dt` of a pack: signals further apart than this from the pack's first one start a new message. */
 const DT_MAX_MS = 86_400_000;
+
+/** A pack's JSON, deflated at the best compression: the fewer messages, the lower the fees. */
+function deflate(json: Buffer): Buffer {
+  return deflateSync(json, { level: 9 });
+}
+
+// --- the size search ---
+// Items go into the open message until the next one would push it past the limit, measured on the bytes actually
+// sent (deflated in `dense` mode). What an item is, which items may share a message and how a message is encoded is
+// the format's business (PackFormat); MessagePacker only decides where one message ends and the next begins.
+
+/** What the packer needs of a message: the exact bytes to submit. */
+export interface EncodedMessage {
+  bytes: Buffer;
+}
+
+export interface PackFormat<T, M extends EncodedMessage> {
+  readonly mode: PackMode;
+  /** One packed message holding `items`, in order (deflated in `dense` mode). */
+  encode(items: T[]): M;
+  /** `item` as its format's unpacked message (`none` mode, or an item too big for a pack of its own). Throws if too large. */
+  single(item: T): M;
+  /** Whether `item` may join the open message whose first item is `first` and which holds `count` items. */
+  belongs(first: T, count: number, item: T): boolean;
+  /** Size of the uncompressed packed JSON of `item` alone (dense mode skips deflating a lone item that surely fits). */
+  aloneJsonBytes(item: T): number;
+  /** `item`'s own JSON size, an estimate of what it adds to a message before encoding. */
+  jsonBytes(item: T): number;
+}
+
+/** Encode for real once the estimated size passes this share of the limit. */
+const ESTIMATE_HEADROOM = 0.92;
+
+/**
+ * Packs items into messages incrementally. `add` returns the messages that became full; `flush` returns the partial
+ * one. Each message is filled as close to the limit as the next item allows and never exceeds it (dense mode measures
+ * the compressed bytes). No timers: whoever owns the publishing loop decides when to flush.
+ */
+export class MessagePacker<T, M extends EncodedMessage> {
+  readonly mode: PackMode;
+  private readonly maxBytes: number;
+  private open: T[] = [];
+  /** The open items encoded, when that is known (undefined while only estimated). */
+  private encoded: M | undefined;
+  /** Sum of the open items' own JSON sizes, and the encoded/raw ratio of the last real encoding. */
+  private rawBytes = 0;
+  private ratio: number | undefined;
+
+  constructor(
+    private readonly format: PackFormat<T, M>,
+    maxBytes?: number,
+  ) {
+    this.mode = format.mode;
+    this.maxBytes = Math.min(maxBytes ?? MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES);
+  }
+
+  /** Items added and not yet returned in a message. */
+  get pending(): number {
+    return this.open.length;
+  }
+
+  /** `jsonBytes`: the item's own JSON size when the caller has it, so it is not serialised again. */
+  add(item: T, jsonBytes?: number): M[] {
+    if (this.mode === 'none') return [this.format.single(item)];
+    const out: M[] = [];
+    if (this.open.length > 0 && !this.format.belongs(this.open[0]!, this.open.length, item)) out.push(...this.flush());
+    const before = this.encoded;
+    const raw = jsonBytes ?? this.format.jsonBytes(item);
+    this.open.push(item);
+    this.rawBytes += raw;
+    this.encoded = undefined;
+    // Encoding (and deflating) the whole open message on every add costs O(n²) per message: while the size
+    // estimated from the last real encoding is well under the limit, the check waits (flush makes it exact).
+    if (this.ratio !== undefined && this.rawBytes * this.ratio < this.maxBytes * ESTIMATE_HEADROOM) return out;
+    const tried = this.format.encode(this.open);
+    this.ratio = tried.bytes.length / this.rawBytes;
+    if (tried.bytes.length <= this.maxBytes) {
+      this.encoded = tried;
+      return out;
+    }
+    this.open.pop();
+    this.rawBytes -= raw;
+    this.encoded = before;
+    if (!before && this.open.length > 1) {
+      // The estimate let the open message grow past the limit unmeasured: what fits goes out, the rest stays open
+      // and this item is offered to it again (a flush would send that rest as a message of its own, half empty).
+      const sent = this.sendWhatFits();
+      out.push(...sent);
+      if (sent.length > 0) {
+        out.push(...this.add(item, raw));
+        return out;
+      }
+      // All the open items fit (now encoded): with this item they did not (`tried`), so offering it again would only
+      // deflate that same message a second time. It goes out as is, below; one deflate less per such message.
+    }
+    // Too big with this item: what was open goes out, this one starts anew.
+    out.push(...this.flush());
+    // Deflating costs mostly its set-up, whatever the size: an item whose pack would fit even stored uncompressed
+    // starts the next message unencoded (the next add or flush encodes it), saving one deflate per message.
+    const alone = this.mode === 'dense' && deflateBound(this.format.aloneJsonBytes(item)) <= this.maxBytes ? undefined : this.format.encode([item]);
+    // An item too big for a pack of its own (a very long UAID) still goes out, as its format's single message.
+    if (alone && alone.bytes.length > this.maxBytes) out.push(this.format.single(item));
+    else {
+      this.open = [item];
+      this.rawBytes = raw;
+      this.encoded = alone;
+    }
+    return out;
+  }
+
+  /** Sends the longest prefixes of the open items that fit until what is left fits; that rest stays open, encoded. */
+  private sendWhatFits(): M[] {
+    const out: M[] = [];
+    for (;;) {
+      let n = this.open.length;
+      let encoded = this.format.encode(this.open);
+      if (encoded.bytes.length <= this.maxBytes) {
+        this.encoded = encoded;
+        this.rawBytes = this.open.reduce((sum, item) => sum + this.format.jsonBytes(item), 0);
+        this.ratio = encoded.bytes.length / this.rawBytes;
+        return out;
+      }
+      while (encoded.bytes.length > this.maxBytes && n > 1) encoded = this.format.encode(this.open.slice(0, --n));
+      out.push(encoded.bytes.length > this.maxBytes ? this.format.single(this.open[0]!) : encoded);
+      this.open = this.open.slice(n);
+    }
+  }
+
+  /** The open message (exactly encoded; in the rare case the estimate let it grow past the limit, split to fit). */
+  flush(): M[] {
+    const out: M[] = [];
+    let rest = this.open;
+    let encoded = this.encoded;
+    this.open = [];
+    this.encoded = undefined;
+    this.rawBytes = 0;
+    while (rest.length > 0) {
+      let n = rest.length;
+      encoded ??= this.format.encode(rest);
+      while (encoded.bytes.length > this.maxBytes && n > 1) encoded = this.format.encode(rest.slice(0, --n));
+      out.push(encoded.bytes.length > this.maxBytes ? this.format.single(rest[0]!) : encoded);
+      rest = rest.slice(n);
+      encoded = undefined;
+    }
+    return out;
+  }
+}
+
+/** Most bytes zlib's deflate can make of `n` bytes with any settings (zlib's deflateBound, conservative case, + header and checksum). */
+function deflateBound(n: number): number {
+  return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 6;
+}
+
+// --- signal packs (op "pack") ---
 
 export interface PackedMessage {
   mode: PackMode;
@@ -50,11 +207,6 @@ export interface PackedMessage {
   signals: SignalMessageV2[];
   /** {@link signalKey} of each signal, in index order: what the journal records before the transaction id is used. */
   keys: string[];
-}
-
-/** The publisher-side dedupe key (run, catalog signal id, subject); a reader prefixes the payer. */
-export function signalKey(message: { run: string; signal: string; subject: string }): string {
-  return `${message.run}\u0000${canonicalSignalId(message.signal)}\u0000${message.subject}`;
 }
 
 export interface SignalPackerOptions {
@@ -81,7 +233,9 @@ function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMe
     encode(signals) {
       const { body, order } = packBody(signals);
       const json = packJson(body);
-      const bytes = ownBytes(dense ? deflateSync(json, { level: 9, chunkSize: DEFLATE_CHUNK_BYTES }) : json);
+      // In a buffer of its own: a small Buffer is a view on a larger pool or zlib chunk, which a message held in
+      // flight (or posted to the submission worker) would keep alive or copy whole.
+      const bytes = ownBytes(dense ? deflate(json) : json);
       return { mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
     },
     single(signal) {
@@ -98,6 +252,7 @@ function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMe
     jsonBytes: (signal) => JSON.stringify(signal).length,
   };
 }
+
 
 function packJson(body: PackBody): Buffer {
   return Buffer.from(JSON.stringify(body), 'utf8');
@@ -157,44 +312,85 @@ function indexIn(table: string[], value: string): number {
   return i >= 0 ? i : table.push(value) - 1;
 }
 
-/**
- * The signals of a validated pack body as v2 single-signal objects, in index order (not validated here: the reader
- * validates each against the v2 signal schema, or counts an unknown id). Throws RangeError on a dangling table index.
- */
-export function expandPack(body: PackBody): Array<Record<string, unknown>> {
-  const at = Date.parse(body.at);
-  const out: Array<Record<string, unknown>> = [];
-  for (const subject of body.subjects) {
-    const sources = subject.src?.map((k) => tableEntry(body.src ?? [], k, 'src'));
-    for (const s of subject.sig) {
-      out.push({
-        p: PROTOCOL_ID,
-        op: 'signal',
-        v: MESSAGE_VERSION_V2,
-        signal: tableEntry(body.ids, s.i, 'ids'),
-        subject: subject.id,
-        status: s.st,
-        fetchedAt: new Date(at + s.dt).toISOString(),
-        run: body.run,
-        ...(sources && sources.length > 0 ? { sources } : {}),
-        data: withDefaults(s.d, subject.tr, body.g),
-      });
-    }
-  }
-  return out;
+// --- batches of score records (op "scores") ---
+
+export interface PackedScores {
+  mode: PackMode;
+  /** `json`: UTF-8 JSON (a batch, or one `op: "score"` record); `zlib`: an RFC 1950 stream of a batch's JSON. */
+  encoding: 'json' | 'zlib';
+  /** The exact bytes to submit. */
+  bytes: Buffer;
+  /** The records inside, in index order. */
+  records: ScoreMessageV2[];
 }
 
-/** A packed signal's data with what the pack wrote once put back: the subject's transport, the evals' grader. */
-function withDefaults(d: Record<string, unknown>, transport: string | undefined, grader: string | undefined): Record<string, unknown> {
+/** The batch body of records (each as `buildScoreMessageV2` made it), with what they all share written once. */
+export function scoresBody(records: readonly ScoreMessageV2[]): ScoresBody {
+  const first = records[0];
+  if (!first) throw new RangeError('a batch needs at least one record');
+  const same = <V>(get: (r: ScoreMessageV2) => V): V | undefined => {
+    const v = get(first);
+    return records.every((r) => get(r) === v) ? v : undefined;
+  };
+  const version = same((r) => r.trustScoreConfigVersion);
+  const updatedAt = same((r) => r.trustScoreUpdatedAt);
+  const explained = records.filter((r) => r.explanation);
+  const digest = explained.length > 0 && explained.every((r) => r.explanation!.configDigest === explained[0]!.explanation!.configDigest) ? explained[0]!.explanation!.configDigest : undefined;
   return {
-    ...d,
-    ...(transport !== undefined && d.transport === undefined ? { transport } : {}),
-    ...(grader !== undefined && d.grader === undefined && 'outcome' in d ? { grader } : {}),
+    p: PROTOCOL_ID,
+    op: SCORES_OP,
+    v: SCORE_MESSAGE_VERSION,
+    ...(version !== undefined ? { trustScoreConfigVersion: version } : {}),
+    ...(updatedAt !== undefined ? { trustScoreUpdatedAt: updatedAt } : {}),
+    ...(digest !== undefined ? { configDigest: digest } : {}),
+    records: records.map((r) => {
+      const { p: _p, op: _op, v: _v, trustScoreConfigVersion, trustScoreUpdatedAt, explanation, ...rest } = r;
+      const own: Record<string, unknown> = { ...rest };
+      if (version === undefined) own.trustScoreConfigVersion = trustScoreConfigVersion;
+      if (updatedAt === undefined) own.trustScoreUpdatedAt = trustScoreUpdatedAt;
+      if (explanation) own.explanation = digest === undefined ? explanation : withoutKey(explanation, 'configDigest');
+      return own as ScoresBody['records'][number];
+    }),
   };
 }
 
-function tableEntry(table: readonly string[], index: number, name: string): string {
-  const value = table[index];
-  if (value === undefined) throw new RangeError(`${name}[${index}] does not exist`);
-  return value;
+/**
+ * The records of a message this publisher built (a batch in either encoding, or one `op: "score"` record), unvalidated:
+ * for the publisher's own journaled bytes. Topic messages go through the reader (read.ts), which validates.
+ */
+export function batchRecords(bytes: Buffer): Array<Record<string, unknown>> {
+  const value = JSON.parse((bytes[0] === ZLIB_FIRST_BYTE ? inflateSync(bytes) : bytes).toString('utf8')) as Record<string, unknown>;
+  return value.op === SCORES_OP ? expandScores(value as ScoresBody) : [value];
+}
+
+/** Packs built score records into messages of the given mode (the size search is {@link MessagePacker}'s). */
+export class ScorePacker extends MessagePacker<BuiltMessage<ScoreMessageV2>, PackedScores> {
+  constructor(options: { mode: PackMode; maxBytes?: number }) {
+    const { mode } = options;
+    const dense = mode === 'dense';
+    const bodyJson = (records: ScoreMessageV2[]) => Buffer.from(JSON.stringify(scoresBody(records)), 'utf8');
+    super(
+      {
+        mode,
+        encode(items) {
+          const records = items.map((i) => i.message);
+          const json = bodyJson(records);
+          return { mode, encoding: dense ? 'zlib' : 'json', bytes: dense ? deflate(json) : json, records };
+        },
+        // buildScoreMessageV2 made sure the record fits one message.
+        single: (item) => ({ mode, encoding: 'json', bytes: Buffer.from(item.json, 'utf8'), records: [item.message] }),
+        belongs: (_first, count) => count < SCORES_MAX_RECORDS,
+        aloneJsonBytes: (item) => bodyJson([item.message]).length,
+        jsonBytes: (item) => item.bytes,
+      },
+      options.maxBytes,
+    );
+  }
+}
+
+/** `o` without `key`, by copying: a deleted key leaves a slow dictionary object. */
+export function withoutKey(o: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) if (k !== key) out[k] = o[k];
+  return out;
 }

@@ -1,7 +1,25 @@
-import type { AnyEvalResult } from '../evals/types.js';
+/** The HCS-25 status of a result: v1's mapping of eval outcomes, and v2's of every result. */
+import type { AnyEvalResult, EvalOutcome } from '../evals/types.js';
+import type { SignalStatus } from './protocol.js';
 import { failureReason, type FailureReason } from './reasons.js';
-import { statusForOutcome } from './build.js';
-import type { SignalStatus } from './schemas.js';
+
+/** HCS-25 status for an eval outcome (DESIGN §3.1). */
+export function statusForOutcome(outcome: EvalOutcome): SignalStatus {
+  switch (outcome) {
+    case 'correct':
+    case 'wrong':
+    case 'unparseable':
+    case 'empty':
+      return 'ok';
+    case 'timeout':
+      return 'timeout';
+    case 'error':
+    case 'upstream-error':
+      return 'error';
+    case 'skipped':
+      return 'missing';
+  }
+}
 
 /** Probe failures where no request reached the agent: our limits, not the agent's availability. */
 const NOT_SENT: ReadonlySet<FailureReason> = new Set(['aborted', 'private-address', 'unsupported-protocol']);

@@ -1,4 +1,7 @@
-/** The reader's records (`readTopic`, the serve store) as the verification library takes them. */
+/**
+ * What the reader yields (consumer/reader.ts, and the serve store, which indexes the same) as the verification
+ * library takes it: field picks only, no reading or validating of its own.
+ */
 import type { ReadRecord, ReadSignal } from '../consumer/types.js';
 import type { VerifiableReveal, VerifiableSignal } from './signals.js';
 

@@ -3,7 +3,7 @@
  * publisher used (consumer/aggregate.ts), and reports where the record drifts from what its explanation gives.
  */
 import { aggregateTrustScore, type AdapterInput } from '../consumer/aggregate.js';
-import type { ExplanationAdapter, ScoreExplanation, ScoreMessageV2 } from '../signals/score.js';
+import type { ExplanationAdapter, ScoreExplanation, ScoreMessageV2 } from '../signals/schema-v2.js';
 
 /** An explanation in one form, whether the record carried ours (`explanation`) or the reference's (`breakdown`). */
 export interface NormalizedExplanation {

@@ -12,9 +12,9 @@ import { BUILTIN_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '
 import { gradeQuestion, isGraderId } from '../evals/graders.js';
 import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
 import type { EvalOutcome, GraderId, Question } from '../evals/types.js';
-import { statusForOutcome } from '../signals/build.js';
-import { EVAL_OUTCOMES } from '../signals/schemas.js';
-import { SIGNAL_IDS_V2, canonicalSignalId } from '../signals/schemas-v2.js';
+import { statusForOutcome } from '../signals/status.js';
+import { EVAL_OUTCOMES } from '../signals/protocol.js';
+import { SIGNAL_IDS_V2, canonicalSignalId } from '../signals/schema-v2.js';
 import { decodeRunKey, questionHash, responseHash } from '../signals/hashing.js';
 import { checkPublishedScores, type ScoreRecordLike, type ScoreCheck } from './score.js';
 
@@ -45,7 +45,7 @@ export interface VerifiableSignal {
   payer?: string;
 }
 
-/** A reveal, v1 (run and key only) or v2 (signals/reveal.ts). */
+/** A reveal, v1 (run and key only) or v2 (signals/schema-v2.ts). */
 export interface VerifiableReveal {
   run: string;
   key: string;

@@ -7,8 +7,8 @@
  * New messages are noticed through a mirror gRPC subscription to the topic (a wake-up: the messages themselves are
  * read over REST after the cursor, so chunked messages are assembled as discovery does), with REST polling as the
  * fallback when the subscription is unavailable or fails, and as a slow safety net when it works.
- * Memory: the folder's live entries (without the metadata an agent was built from), each entry's agent row by uid, and
- * each subject's agent in an AgentTable (the watcher's view of the registry: compact records off the JavaScript heap).
+ * Memory: the folder's live entries (without the metadata an agent was built from), each entry's agent subject by uid,
+ * and each subject's agent (RegistryAgents, the watcher's view of the registry).
  * Work per read: the folder notes which entries the new messages touched, and only those are compared and built, so
  * a read costs what it folded, not the registry's size.
  */
@@ -23,7 +23,7 @@ import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
 import { openResolveContext } from '../registry/resolve.js';
 import { abortableSleep } from '../net/deadline.js';
 import { SkipList, messageRef } from '../registry/skips.js';
-import { AgentTable } from './agent-table.js';
+import { RegistryAgents } from './agents.js';
 
 /** `previous`: the subject's agent before this upsert (none: new to the registry). */
 export type RegistryChange = { type: 'upsert'; agent: Agent; previous?: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
@@ -46,8 +46,7 @@ export interface RegistryFollowerOptions {
   /**
    * The least time between two reads woken by the subscription, ms (default 200): what arrives meanwhile is folded by
    * one read. The subscription wakes the follower once per registry message, and each read costs REST round trips
-   * and a resolve context whatever it folds: read on every wake-up, a registry taking 125 registrations a second cost
-   * one read per agent.
+   * and a resolve context whatever it folds: a busy registry would otherwise cost one read per agent.
    */
   minReadGapMs?: number;
   /** Every change, in registry order; `initial` for the read up to the head at start. Awaited before the next read. */
@@ -70,17 +69,17 @@ export class RegistryFollower {
   headReadAt = 0;
   private folder!: Hcs2Folder | Hcs10Folder;
   /**
-   * uid → the row (in `agents`) of the agent its entry made (entries that did not make one have none). An HCS-2
-   * entry's inline metadata is released by the folder once its agent is here: the agent is what the watcher asks
-   * with, and an update bringing `t_id` alone cannot change it (metadata wins), so the metadata text would only be
-   * kept twice. Such an update reports the subject's agent as the table holds it (the last entry describing it).
+   * uid → the subject of the agent its entry made (entries that did not make one have none). An HCS-2 entry's inline
+   * metadata is released by the folder once its agent is here: the agent is what the watcher asks with, and an update
+   * bringing `t_id` alone cannot change it (metadata wins), so the metadata text would only be kept twice. Such an
+   * update reports the subject's agent as `agents` holds it (the last entry describing it).
    */
-  private readonly built = new Map<number, number>();
+  private readonly built = new Map<number, string>();
   /**
    * Every live subject's agent, as the last change reported it, with the sequence of that change: the watcher's
    * registry view (it keeps no copy). Updated when the changes are reported.
    */
-  readonly agents: AgentTable;
+  readonly agents = new RegistryAgents();
   /** Subjects that more than one live entry describes, with how many (rare: one entry per subject is kept as none). */
   private readonly shared = new Map<string, number>();
   private wake: (() => void) | undefined;
@@ -93,7 +92,6 @@ export class RegistryFollower {
   constructor(private readonly options: RegistryFollowerOptions) {
     this.topicId = parseRegistryId(options.registry);
     this.source = `hcs://2/${this.topicId}`;
-    this.agents = new AgentTable(this.source);
   }
 
   /** Reads up to the head (reporting every live agent as `initial`), then follows until the signal aborts. */
@@ -231,13 +229,13 @@ export class RegistryFollower {
     changed.forEach((e, i) => {
       const agent = agents[i];
       const at = 'seq' in e ? e.seq : e.uid;
-      const row = this.built.get(e.uid);
-      const prev = row === undefined ? undefined : this.agents.subjectAt(row);
+      const prev = this.built.get(e.uid);
       if (prev !== undefined && prev !== agent?.subject) this.drop(e.uid, at, changes);
       if (!agent) return;
       const previous = this.agents.get(agent.subject);
       if (prev !== agent.subject && previous !== undefined) this.shared.set(agent.subject, (this.shared.get(agent.subject) ?? 1) + 1);
-      this.built.set(e.uid, this.agents.set(agent, at));
+      this.agents.set(agent, at);
+      this.built.set(e.uid, agent.subject);
       // Only inline metadata that made an agent is released: a reference (short) is fetched again on an update, as its
       // target may have changed, and metadata that made no agent is tried again.
       if (!('accountId' in e) && e.metadata && isInlineMetadata(e.metadata) && this.folder instanceof Hcs2Folder) this.folder.release(e.uid);
@@ -247,14 +245,13 @@ export class RegistryFollower {
   }
 
   private agentOf(uid: number): Agent | undefined {
-    const row = this.built.get(uid);
-    return row === undefined ? undefined : this.agents.at(row);
+    const subject = this.built.get(uid);
+    return subject === undefined ? undefined : this.agents.get(subject);
   }
 
   /** An entry no longer describes its agent: the agent is deleted when no other entry describes it. */
   private drop(uid: number, seq: number, changes: RegistryChange[]): void {
-    const row = this.built.get(uid);
-    const subject = row === undefined ? undefined : this.agents.subjectAt(row);
+    const subject = this.built.get(uid);
     if (subject === undefined) return;
     this.built.delete(uid);
     const n = this.shared.get(subject);

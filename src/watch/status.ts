@@ -130,3 +130,12 @@ export async function startStatusServer(port: number, snapshot: () => WatchStatu
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** `24h`, `30m`, `90s`, `1.5h`: a period as a user gave it, or a wait. */
+export function formatDuration(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(1)}h`;
+  return `${Math.round(ms / 1000)}s`;
+}

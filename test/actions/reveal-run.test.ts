@@ -9,7 +9,7 @@ import { loadScienceBank } from '../../src/evals/science.js';
 import { emptyRunState, readJournal, type RunConfigSummary, type RunState } from '../../src/publisher/journal.js';
 import { revealMessageFor, revealRun } from '../../src/actions/reveal-run.js';
 import { createHcs25Client } from '../../src/client.js';
-import { revealMessageV2Schema } from '../../src/signals/reveal.js';
+import { revealMessageV2Schema } from '../../src/signals/schema-v2.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
 import { emulatorConfig, journalWith, startHarness, tempDir } from '../publisher/helpers.js';
 

@@ -20,9 +20,9 @@ import { createSignalTopic } from '../../src/publisher/topic.js';
 import { ulid } from 'ulid';
 import { discoverAgents } from '../../src/actions/discover-agents.js';
 import { createHcs25Client } from '../../src/client.js';
-import { buildSignalMessage } from '../../src/signals/build.js';
+import { buildSignalMessage } from '../../src/signals/write-v1.js';
 import { encodeRunKey, newRunKey } from '../../src/signals/hashing.js';
-import { parseSignalMessage } from '../../src/signals/parse.js';
+import { parseSignalMessage } from '../../src/signals/read-v1.js';
 import { readMessage } from '../../src/signals/read.js';
 import { emulatorConfig, readTopic, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
 

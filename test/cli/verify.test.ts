@@ -28,10 +28,10 @@ import { loadScienceBank } from '../../src/evals/science.js';
 import { submitMessage } from '../../src/hedera/tx.js';
 import { journalPath, readJournal } from '../../src/publisher/journal.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { buildSignalV2 } from '../../src/signals/write.js';
 import { decodeRunKey } from '../../src/signals/hashing.js';
 import { SignalPacker } from '../../src/signals/pack.js';
-import { canonicalSignalId, SIGNAL_IDS_V2, type PackBody } from '../../src/signals/schemas-v2.js';
+import { canonicalSignalId, SIGNAL_IDS_V2, type PackBody } from '../../src/signals/schema-v2.js';
 import { runCli, useEmulatorEnv } from '../support/cli.js';
 import { emulatorConfig, runWith, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 

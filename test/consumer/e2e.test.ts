@@ -15,7 +15,7 @@ import { collectTopicSignals } from '../../src/consumer/reader.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
-import { scoreMessageV2Schema } from '../../src/signals/score.js';
+import { scoreMessageV2Schema } from '../../src/signals/schema-v2.js';
 import { checkPublishedScore } from '../../src/verify/score.js';
 import { startWriter, type Writer } from '../registry/emulator.js';
 import { HOUR, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';

@@ -1,8 +1,8 @@
 /** Builders for validated signals, shaped exactly as the reader yields them. */
 import type { ReadSignal } from '../../src/consumer/types.js';
-import { consensusIso } from '../../src/consumer/time.js';
-import { SIGNAL_IDS, signalMessageSchema, type SignalMessage } from '../../src/signals/schemas.js';
-import { SIGNAL_IDS_V2, signalMessageV2Schema, type SignalMessageV2 } from '../../src/signals/schemas-v2.js';
+import { consensusIso } from '../../src/consumer/reader.js';
+import { SIGNAL_IDS, signalMessageSchema, type SignalMessage } from '../../src/signals/schema-v1.js';
+import { SIGNAL_IDS_V2, signalMessageV2Schema, type SignalMessageV2 } from '../../src/signals/schema-v2.js';
 import type { FailureReason } from '../../src/signals/reasons.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

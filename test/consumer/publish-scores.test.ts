@@ -9,7 +9,7 @@ import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { estimateSubmitFee } from '../../src/publisher/fees.js';
 import { journalPath, readJournal } from '../../src/publisher/journal.js';
 import { readMessage } from '../../src/signals/read.js';
-import { scoreMessageV2Schema } from '../../src/signals/score.js';
+import { scoreMessageV2Schema } from '../../src/signals/schema-v2.js';
 import { emulatorConfig, journalWith, readTopic, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 import { HOUR, T0, evalSignal, probe, uaid } from './helpers.js';
 

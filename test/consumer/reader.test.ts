@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { collectTopicSignals, readTopic } from '../../src/consumer/reader.js';
-import { consensusMs } from '../../src/consumer/time.js';
+import { collectTopicSignals, consensusIso, consensusMs, readTopic } from '../../src/consumer/reader.js';
 import type { TopicEvent } from '../../src/consumer/types.js';
 import { FakeMirror } from '../registry/fake-mirror.js';
 import { evalSignal, probe, uaid } from './helpers.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { buildSignalV2, buildRevealMessageV2 } from '../../src/signals/write.js';
 import { SignalPacker } from '../../src/signals/pack.js';
-import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../signals/fixtures.js';
 import { fleetSignals } from '../signals/fleet.js';
 
@@ -206,5 +204,16 @@ describe('readSignals', () => {
 
   it('rejects an invalid since/until', async () => {
     await expect(collectTopicSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(/since is not a time/);
+  });
+});
+
+describe('consensus timestamps', () => {
+  it('are read as milliseconds (nanoseconds truncated) and ISO text; anything else is NaN and empty', () => {
+    expect(consensusMs('1763719200.123456789')).toBe(1_763_719_200_123);
+    expect(consensusMs('1763719200.5')).toBe(1_763_719_200_500);
+    expect(consensusMs('1763719200')).toBe(1_763_719_200_000);
+    expect(consensusIso('1763719200.000999999')).toBe('2025-11-21T10:00:00.000Z');
+    for (const bad of ['', 'x', '1.', '.5', '-1.0', '1.1234567890', '1763719200.5Z']) expect(consensusMs(bad), bad).toBeNaN();
+    expect(consensusIso('not a time')).toBe('');
   });
 });

@@ -8,9 +8,9 @@ import { scoringConfigDigest, type AdapterConfig, type ComponentConfig, type Sco
 import { displayName, subjectLabel } from '../../src/consumer/labels.js';
 import { byCodeUnit, percentile, type AdapterBreakdown, type ComponentBreakdown, type LatencySummary, type ScoreOptions, type ScoreReport, type SubjectScore } from '../../src/consumer/scores.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
-import { parseUaid } from '../../src/consumer/uaid.js';
-import type { SignalStatus } from '../../src/signals/schemas.js';
-import { canonicalSignalId } from '../../src/signals/schemas-v2.js';
+import { parseUaid } from '../../src/registry/uaid.js';
+import type { SignalStatus } from '../../src/signals/protocol.js';
+import { canonicalSignalId } from '../../src/signals/schema-v2.js';
 
 const CONSENSUS = /^(\d{1,12})(?:\.(\d{1,9}))?$/;
 

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileScoringConfig, computeScores, ScoreAccumulator } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
-import { consensusMs } from '../../src/consumer/time.js';
+import { consensusMs } from '../../src/consumer/reader.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
-import { SIGNAL_STATUSES } from '../../src/signals/schemas.js';
+import { SIGNAL_STATUSES } from '../../src/signals/protocol.js';
 import { referenceScores } from './reference-scores.js';
 import { T0, runId, uaid } from './helpers.js';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ScoreAccumulator, computeScores, percentile, type SubjectScore } from '../../src/consumer/scores.js';
-import { consensusMs } from '../../src/consumer/time.js';
+import { consensusMs } from '../../src/consumer/reader.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/consumer/scoring-config.js';
 import type { ReadSignal } from '../../src/consumer/types.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from './helpers.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { buildSignalV2 } from '../../src/signals/write.js';
 import { RUN_KEY, agent, evalResult as evalFixture } from '../signals/fixtures.js';
 import { referenceScores } from './reference-scores.js';
 

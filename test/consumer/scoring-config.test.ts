@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScoringConfigError } from '../../src/consumer/aggregate.js';
 import { DEFAULT_SCORING_CONFIG, loadScoringConfig, parseScoringConfig, scoringConfigSchema } from '../../src/consumer/scoring-config.js';
-import { parseUaid } from '../../src/consumer/uaid.js';
+import { parseUaid } from '../../src/registry/uaid.js';
 
 describe('scoring config', () => {
   it('the default validates, round-trips through JSON and matches the spec example adapters', () => {

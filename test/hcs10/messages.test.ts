@@ -167,7 +167,7 @@ describe('parsing', () => {
       ['[1]', /object/],
       [JSON.stringify({ p: 'hcs-2', op: 'register' }), /hcs-10/],
       [JSON.stringify({ p: 'hcs-10', op: 'transaction' }), /not handled/],
-      // Names on Object.prototype are not ops (they used to reach `Object.safeParse` and throw).
+      // Names on Object.prototype are not ops (a lookup by op name must not reach `Object.safeParse`).
       [JSON.stringify({ p: 'hcs-10', op: 'constructor' }), /not handled/],
       [JSON.stringify({ p: 'hcs-10', op: 'toString' }), /not handled/],
       [JSON.stringify({ p: 'hcs-10', op: '__proto__' }), /not handled/],

@@ -5,7 +5,7 @@
  */
 import { Metadata } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../../src/signals/protocol.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { classifySend } from '../../src/publisher/send-failure.js';
 import { Submitter, type SubmitEvent, type SubmitterOptions } from '../../src/publisher/submitter.js';

@@ -14,7 +14,7 @@ import { Journal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
 import { Submitter, type SubmitterOptions } from '../../src/publisher/submitter.js';
 import { createSignalTopic } from '../../src/publisher/topic.js';
-import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../../src/signals/protocol.js';
 import type { Agent } from '../../src/core/agent.js';
 import { runSignals, type RunSignalsParameters } from '../../src/actions/run-signals.js';
 import { createHcs25Client } from '../../src/client.js';

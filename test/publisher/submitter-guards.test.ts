@@ -4,7 +4,7 @@ import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { operatorSigner } from '../../src/publisher/signer.js';
 import { Submitter } from '../../src/publisher/submitter.js';
-import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../../src/signals/protocol.js';
 import { journalWith, tempDir } from './helpers.js';
 
 const tmp = tempDir();

@@ -1,6 +1,6 @@
 import { PrivateKey, TopicMessageSubmitTransaction, TransactionId, Timestamp } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRANSACTION_MEMOS } from '../../src/signals/schemas.js';
+import { TRANSACTION_MEMOS } from '../../src/signals/protocol.js';
 import { FeeMeter } from '../../src/publisher/fees.js';
 import { readJournal } from '../../src/publisher/journal.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../../src/publisher/submitter.js';

@@ -7,7 +7,7 @@ import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { loadAgentsFile, parseAgentsFile } from '../../src/registry/agents-file.js';
 import { discoverRegistry } from '../../src/registry/discover.js';
 import type { MetadataFetch } from '../../src/registry/fetch-metadata.js';
-import { parseUaid } from '../../src/consumer/uaid.js';
+import { parseUaid } from '../../src/registry/uaid.js';
 import { FakeMirror } from './fake-mirror.js';
 
 let mirror: FakeMirror;

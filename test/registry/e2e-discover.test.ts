@@ -10,7 +10,7 @@ import { encodeHcs1File } from '../../src/hedera/hcs1.js';
 import { inscribeHcs1 } from '../../src/hedera/hcs1-write.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { discoverRegistry } from '../../src/registry/discover.js';
-import { parseUaid } from '../../src/consumer/uaid.js';
+import { parseUaid } from '../../src/registry/uaid.js';
 import { startWriter, type Writer } from './emulator.js';
 
 /** `zstd -19` of ZSTD_RECORD_JSON (zstd CLI; node 20 has no zstd compressor). */

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ChunkAssembler, MirrorError, MirrorRestClient, type DroppedChunk, type RawTopicMessage, type TopicMessage } from '../../src/hedera/mirror-rest.js';
+import { ChunkAssembler } from '../../src/hedera/chunks.js';
+import { MirrorError, MirrorRestClient, type DroppedChunk, type RawTopicMessage, type TopicMessage } from '../../src/hedera/mirror-rest.js';
 import { FakeMirror } from './fake-mirror.js';
 
 let mirror: FakeMirror;

@@ -17,7 +17,7 @@ import { ServeEvents } from '../../src/serve/events.js';
 import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';
 import { livePage } from '../../src/serve/live.js';
 import { openStore, type ServeStore } from '../../src/serve/store/index.js';
-import { HOUR, T0, evalSignal, probe, signalV2, uaid } from '../consumer/helpers.js';
+import { HOUR, T0, evalSignal, probe, uaid } from '../consumer/helpers.js';
 import { OPENAPI, openapiValidator } from './openapi.js';
 
 const TOPIC = '0.0.4242';

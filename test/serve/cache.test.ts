@@ -148,7 +148,7 @@ describe('ScoreCache', () => {
     expect(racing.size).toBe(0);
   });
 
-  it('stays under its byte cap, dropping the oldest not asked since it was stored or last passed first; clear() empties it', async () => {
+  it('stays under its byte cap, dropping the least recently asked first; clear() empties it', async () => {
     const store = fakeStore();
     for (let i = 0; i < 100; i++) store.version.set(`s${i}`, i);
     const one = new ScoreCache(store);
@@ -157,7 +157,7 @@ describe('ScoreCache', () => {
     const cache = new ScoreCache(store, entry * 10);
     for (let i = 0; i < 10; i++) await answer(cache, `s${i}`);
     await answer(cache, 's0'); // now the most recently used
-    // The next answer evicts one: not s0 (asked since it was stored: a second chance) but s1, the oldest not asked.
+    // The next answer evicts one: not s0 (asked last) but s1, the least recently asked.
     await answer(cache, 's10');
     store.asked.length = 0;
     await answer(cache, 's0');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type StartServerReturnType } from '../../src/actions/serve-scores.js';
 import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
 import { createTopic } from '../../src/hedera/tx.js';
-import { signalMessageV2Schema } from '../../src/signals/schemas-v2.js';
+import { signalMessageV2Schema } from '../../src/signals/schema-v2.js';
 import { emulatorConfig, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
 import { runId, uaid } from '../consumer/helpers.js';
 import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';

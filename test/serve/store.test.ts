@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { collectTopicSignals } from '../../src/consumer/reader.js';
-import { buildRevealMessageV2 } from '../../src/signals/reveal.js';
+import { buildRevealMessageV2 } from '../../src/signals/write.js';
 import { openStore } from '../../src/serve/store/index.js';
 import { migrations } from '../../src/serve/store/migrate.js';
 import { openPostgresStore } from '../../src/serve/store/postgres.js';

@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { AnyEvalResult } from '../../src/evals/types.js';
 import type { Agent, Protocol } from '../../src/core/agent.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
-import type { SignalMessageV2 } from '../../src/signals/schemas-v2.js';
+import { buildSignalV2 } from '../../src/signals/write.js';
+import type { SignalMessageV2 } from '../../src/signals/schema-v2.js';
 import { RUN, RUN_KEY } from './fixtures.js';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -1,11 +1,11 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MessageTooLargeError } from '../../src/core/errors.js';
-import { buildSignalV2 } from '../../src/signals/build-v2.js';
+import { buildSignalV2 } from '../../src/signals/write.js';
 import { PACK_MODES, SignalPacker, packBody, packBodySchema, readMessage, signalKey, type PackMode, type PackedMessage, type SignalMessageV2 } from '../../src/signals/index.js';
 import { RUN, RUN_KEY, agent, evalResult, probeResult } from './fixtures.js';
 import { fleetAgent, fleetSignals } from './fleet.js';
-import { MessagePacker, type PackFormat } from '../../src/signals/packer.js';
+import { MessagePacker, type PackFormat } from '../../src/signals/pack.js';
 
 const FLEET = 1000;
 const fleet = fleetSignals(FLEET);

@@ -10,8 +10,8 @@ import {
   readMessage,
   type ReadResult,
 } from '../../src/signals/index.js';
-import { expandPack } from '../../src/signals/pack.js';
-import { signalMessageV2Schema } from '../../src/signals/schemas-v2.js';
+import { expandPack } from '../../src/signals/read-v2.js';
+import { signalMessageV2Schema } from '../../src/signals/schema-v2.js';
 import { RUN, RUN_KEY, evalResult, probeResult } from './fixtures.js';
 import { fleetSignals } from './fleet.js';
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { explanationFor, scoreMessageFor } from '../../src/consumer/publish-scores.js';
 import { computeScores } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
-import { buildScoreMessageV2, scoreMessageV2Schema, type ScoreExplanation } from '../../src/signals/score.js';
+import { buildScoreMessageV2 } from '../../src/signals/write.js';
+import { scoreMessageV2Schema, type ScoreExplanation } from '../../src/signals/schema-v2.js';
 import { checkPublishedScore, recomputeScore, explanationOf } from '../../src/verify/score.js';
 import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from '../consumer/helpers.js';
 

@@ -1,12 +1,11 @@
 /**
  * The watcher's status surfaces: `/metrics` is valid Prometheus text (HELP/TYPE once each, counters `_total`, label
- * values escaped), `/healthz` is JSON, the status line says when the fee cap pauses asking; the per-host token bucket
- * (fake clock) and the daily fee budget hold their limits.
+ * values escaped), `/healthz` is JSON, the status line says when the fee cap pauses asking; the daily fee budget
+ * holds its limit.
  */
 import { describe, expect, it } from 'vitest';
 import { DailyBudget } from '../../src/watch/budget.js';
 import { Channel } from '../../src/watch/channel.js';
-import { HostLimiter, askHost } from '../../src/watch/limiter.js';
 import { prometheusText, startStatusServer, statusLine, type WatchStatus } from '../../src/watch/status.js';
 import { parseExposition } from './prometheus.js';
 
@@ -69,39 +68,6 @@ describe('status formats', () => {
     expect(line).toContain('paused-fee-cap (daily fee cap reached');
     expect(line).toContain('queue 3');
     expect(line).toContain('fees today 0.0025/20.0000 ℏ');
-  });
-});
-
-describe('HostLimiter (fake clock)', () => {
-  it('allows at most N asks per host in any minute, each host on its own', () => {
-    let now = 0;
-    const limiter = new HostLimiter({ perMinute: 6, now: () => now });
-    const asked: number[] = [];
-    // Try to start a 3-ask evaluation every second for 5 minutes.
-    for (now = 0; now < 300_000; now += 1_000) if (limiter.take('a.example', 3) === 0) asked.push(now);
-    // A token bucket: at most a full bucket's burst plus one minute's refill in any 60 s window, N per minute on average.
-    for (const t of asked) expect(asked.filter((u) => u >= t && u < t + 60_000).length * 3).toBeLessThanOrEqual(2 * 6);
-    expect(asked.length * 3).toBeLessThanOrEqual(6 + 6 * 5);
-    expect(asked.length).toBeGreaterThanOrEqual(10);
-    expect(limiter.take('b.example', 3)).toBe(0);
-  });
-
-  it('says how long to wait, and forgets hosts whose bucket is full again', () => {
-    let now = 0;
-    const limiter = new HostLimiter({ perMinute: 6, now: () => now });
-    expect(limiter.take('a', 6)).toBe(0);
-    expect(limiter.take('a', 3)).toBe(30_000);
-    now = 30_000;
-    expect(limiter.take('a', 3)).toBe(0);
-    for (let i = 0; i < 2000; i++) limiter.take(`h${i}`, 1);
-    now = 10 * 60_000;
-    for (let i = 0; i < 1024; i++) limiter.take('z', 0);
-    expect(limiter.size).toBeLessThanOrEqual(2);
-  });
-
-  it('asks HTTP agents by host name and HCS-10 agents by inbound topic', () => {
-    expect(askHost({ subject: 's', endpoint: 'https://Agent.Example:8443/v1' })).toBe('agent.example');
-    expect(askHost({ subject: 's', inboundTopicId: '0.0.77' })).toBe('0.0.77');
   });
 });
 

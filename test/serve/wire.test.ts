@@ -1,7 +1,7 @@
 /**
- * The lean front (src/serve/lean.ts) on raw sockets: it answers plain score lookups exactly as node:http's routed path
- * does (same status, headers and body, Date aside), keeps pipelined requests in order (also across a cache miss and a
- * hand-over), and hands every other request, with the bytes not yet answered, to node:http.
+ * Score lookups on raw sockets: a plain lookup gets the same answer as one naming the topic (status, headers and body,
+ * Date aside), pipelined requests are answered in order (also when each waits for the store, and mixed with other
+ * routes), and a request with a body, bad framing or HTTP/1.0 is answered as HTTP says.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,6 @@ import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
 import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
 import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';
-import { parse } from '../../src/serve/lean.js';
 import { livePage } from '../../src/serve/live.js';
 import type { ServeStore, StoredScore } from '../../src/serve/store/types.js';
 
@@ -18,8 +17,8 @@ const KNOWN = ['uaid:aid:a;uid=0;proto=a2a;nativeId=a.example', 'uaid:aid:b;uid=
 const PENDING_SUBJECT = 'uaid:aid:p;uid=0;nativeId=p.example';
 const path = (subject: string) => `/v1/subjects/${encodeURIComponent(subject)}/score`;
 
-/** The read side a lookup touches; every subject question is counted. */
-function fakeStore(asked: string[]): ServeStore {
+/** The read side a lookup touches. */
+function fakeStore(): ServeStore {
   const store = {
     engine: 'pglite',
     revision: async () => 1,
@@ -27,7 +26,6 @@ function fakeStore(asked: string[]): ServeStore {
     changesSince: async () => [],
     topics: async () => [],
     async subjectScore(subject: string): Promise<StoredScore | null> {
-      asked.push(subject);
       if (subject === PENDING_SUBJECT) return { topic: TOPIC, subject, fresh: false, score: null };
       if (!KNOWN.includes(subject)) return null;
       return { topic: TOPIC, subject, fresh: subject === KNOWN[0], score: { subject, trustScores: { total: KNOWN.indexOf(subject) + 50 } } } as unknown as StoredScore;
@@ -99,12 +97,11 @@ const comparable = (a: Answer) => {
   return { status: a.status, body: a.body, headers: a.headers.filter(([k]) => k !== 'date').sort() };
 };
 
-let asked: string[];
 let server: ServeHttp;
 let uncached: ServeHttp;
 
 async function start(cacheBytes: number | undefined, cors: string[]): Promise<ServeHttp> {
-  const store = fakeStore(asked);
+  const store = fakeStore();
   const scores = new ScoreCache(store, cacheBytes);
   const events = new ServeEvents({ store, scores, maxClients: 2 });
   return startHttpServer({
@@ -121,7 +118,6 @@ async function start(cacheBytes: number | undefined, cors: string[]): Promise<Se
 }
 
 beforeAll(async () => {
-  asked = [];
   server = await start(undefined, ['https://app.example']);
   // Every lookup asks the store: each answer waits for a promise.
   uncached = await start(0, []);
@@ -132,8 +128,8 @@ afterAll(async () => {
   await uncached?.close();
 });
 
-describe('the lean front', () => {
-  it('answers a plain lookup exactly as the routed path (status, headers, body), for 200, 304, 404, 400, 503 and CORS', async () => {
+describe('score lookups on the wire', () => {
+  it('answers a plain lookup exactly as one naming the topic (status, headers, body), for 200, 304, 404, 400, 503 and CORS', async () => {
     const first = (await exchange(server.url, get(path(KNOWN[0]!)), 1)).answers[0]!;
     const etag = first.headers.find(([k]) => k === 'etag')![1];
     const cases = [
@@ -147,10 +143,10 @@ describe('the lean front', () => {
     ] as const;
     const statuses: number[] = [];
     for (const [target, extra] of cases) {
-      const lean = (await exchange(server.url, get(target, extra), 1)).answers[0]!;
-      const routed = (await exchange(server.url, get(`${target}?topic=${TOPIC}`, extra), 1)).answers[0]!;
-      expect(comparable(lean), `${target} ${extra}`).toEqual(comparable(routed));
-      statuses.push(lean.status);
+      const plain = (await exchange(server.url, get(target, extra), 1)).answers[0]!;
+      const withTopic = (await exchange(server.url, get(`${target}?topic=${TOPIC}`, extra), 1)).answers[0]!;
+      expect(comparable(plain), `${target} ${extra}`).toEqual(comparable(withTopic));
+      statuses.push(plain.status);
     }
     expect(statuses).toEqual([200, 200, 200, 304, 404, 503, 400]);
     expect(first.headers).toContainEqual(['x-score-fresh', 'true']);
@@ -160,18 +156,16 @@ describe('the lean front', () => {
   it('answers pipelined lookups in order, also when each waits for the store, and across a request split byte by byte', async () => {
     const targets = [KNOWN[1]!, 'uaid:aid:nobody', KNOWN[0]!, KNOWN[1]!];
     for (const url of [server.url, uncached.url]) {
-      const before = asked.length;
       const { answers } = await exchange(url, targets.map((s) => get(path(s))).join(''), targets.length);
       expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 200]);
       expect(answers.map((a) => (a.status === 200 ? (JSON.parse(a.body) as { subject: string }).subject : null))).toEqual([KNOWN[1], null, KNOWN[0], KNOWN[1]]);
-      if (url === uncached.url) expect(asked.slice(before)).toEqual(targets);
     }
     const split = [...get(path(KNOWN[0]!))];
     const { answers } = await exchange(server.url, split, 1);
     expect(answers[0]!.status).toBe(200);
   });
 
-  it('hands the connection to node:http at the first other request, with the bytes it has not answered', async () => {
+  it('answers lookups and other routes pipelined on one connection, in order', async () => {
     const bytes = [get(path(KNOWN[0]!)), get('/healthz'), get(path(KNOWN[1]!)), get(`${path(KNOWN[0]!)}?topic=${TOPIC}`)].join('');
     for (const url of [server.url, uncached.url]) {
       const { answers } = await exchange(url, bytes, 4);
@@ -182,7 +176,7 @@ describe('the lean front', () => {
     }
   });
 
-  it('leaves bodies, framing headers, HTTP/1.0 and bad heads to node:http', async () => {
+  it('reads a body as a body (no smuggled request), refuses a request without Host, closes after HTTP/1.0', async () => {
     // A GET with a body: node:http reads the body as the body (one answer), so it is not a second request.
     const smuggled = `GET ${path(KNOWN[0]!)} HTTP/1.1\r\nHost: test\r\nContent-Length: ${get('/healthz').length}\r\n\r\n${get('/healthz')}`;
     const body = await exchange(server.url, smuggled + get(path(KNOWN[1]!)), 2);
@@ -202,38 +196,5 @@ describe('the lean front', () => {
     expect(head.answers[0]!.body).toBe('');
     expect(head.answers[1]!.headers).toContainEqual(['connection', 'close']);
     expect(head.closed).toBe(true);
-  });
-});
-
-describe('parse', () => {
-  const ok = (head: string) => parse(head, 2048);
-  it('takes plain lookups only', () => {
-    expect(ok('GET /v1/subjects/a%3Ab/score HTTP/1.1\r\nHost: x\r\nIf-None-Match: "e"\r\nif-none-match: "f"')).toEqual({
-      head: false,
-      raw: 'a%3Ab',
-      ifNoneMatch: '"e", "f"',
-      origin: undefined,
-      close: false,
-    });
-    expect(ok('HEAD /v1/subjects/a/score HTTP/1.1\r\nhost: x\r\nConnection: keep-alive, close')).toMatchObject({ head: true, close: true });
-    for (const head of [
-      'POST /v1/subjects/a/score HTTP/1.1\r\nHost: x',
-      'GET /v1/subjects/a/score HTTP/1.0\r\nHost: x',
-      'GET /v1/subjects/a/score?topic=0.0.1 HTTP/1.1\r\nHost: x',
-      'GET /v1/subjects/a/b/score HTTP/1.1\r\nHost: x',
-      'GET /v1/subjects//score HTTP/1.1\r\nHost: x',
-      'GET /v1/subjects/a/score HTTP/1.1',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\nHost: y',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\ncontent-length: 0',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\nConnection: Upgrade',
-      'GET /v1/subjects/a/score HTTP/1.1\r\nHost: x\r\n folded',
-      'GET /v1/subjects/a/score HTTP/1.1\nHost: x',
-      'GET /v1/subjects/a b/score HTTP/1.1\r\nHost: x',
-    ]) {
-      expect(ok(head), head).toBeNull();
-    }
-    expect(parse(`GET /v1/subjects/${'a'.repeat(100)}/score HTTP/1.1\r\nHost: x`, 50)).toBeNull();
   });
 });

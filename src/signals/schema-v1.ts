@@ -1,15 +1,21 @@
+/**
+ * On-chain format v1 (`v: 1`): one signal, score or reveal per message, exactly these fields. Readable forever
+ * (read-v1.ts); written only to finish a run journaled in v1 (write-v1.ts).
+ */
 import { z } from 'zod';
 import { PROTOCOLS } from '../core/agent.js';
+import {
+  ADAPTER_ID_PATTERN,
+  EVAL_OUTCOMES,
+  PROTOCOL_ID,
+  QUESTION_HASH_PATTERN,
+  SIGNAL_STATUSES,
+  isoTimestampSchema as isoTimestamp,
+  runIdSchema as runId,
+  subjectSchema as subject,
+} from './protocol.js';
 
-/** One HCS message: anything larger would be chunked, and consumers must not have to reassemble signals. */
-export const MAX_MESSAGE_BYTES = 1024;
-export const PROTOCOL_ID = 'hcs-25';
 export const MESSAGE_VERSION = 1;
-
-/** HCS-25 signal-id pattern (the spec prints it with a doubled backslash; this is the intended regex). */
-export const SIGNAL_ID_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)+$/;
-/** HCS-25 adapter-id pattern. */
-export const ADAPTER_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*$/;
 
 export const SIGNAL_IDS = {
   math: 'simple-evals.math',
@@ -17,22 +23,6 @@ export const SIGNAL_IDS = {
   availability: 'availability.probe',
 } as const;
 
-export const SIGNAL_STATUSES = ['ok', 'missing', 'timeout', 'error', 'stale'] as const;
-export type SignalStatus = (typeof SIGNAL_STATUSES)[number];
-
-export const EVAL_OUTCOMES = ['correct', 'wrong', 'unparseable', 'empty', 'timeout', 'error', 'upstream-error', 'skipped'] as const;
-
-const isoTimestamp = z.iso.datetime({ offset: false, precision: 3 }).describe('ISO 8601 UTC time with milliseconds');
-const subject = z
-  .string()
-  .min(8)
-  .max(512)
-  .regex(/^uaid:(aid|did):\S+$/, 'must be an HCS-14 UAID')
-  .describe('HCS-14 UAID of the agent the signal is about');
-const runId = z
-  .string()
-  .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID')
-  .describe('ULID of the evaluation run');
 /** A short machine-readable reason: never free text, so no agent output can ride along. */
 const reasonCode = z
   .string()
@@ -44,10 +34,6 @@ const sources = z
   .max(4)
   .describe('provenance: HRLs of the registry entries the subject came from');
 
-/** Field schemas shared with v2 (schemas-v2.ts). */
-export { isoTimestamp as isoTimestampSchema, subject as subjectSchema, runId as runIdSchema };
-
-export const QUESTION_HASH_PATTERN = /^hs256:[A-Za-z0-9_-]{22}$/;
 export const RESPONSE_HASH_PATTERN = /^sha256:[A-Za-z0-9_-]{43}$/;
 
 export const evalDataSchema = z
@@ -140,11 +126,3 @@ export type SignalMessage = z.infer<typeof signalMessageSchema>;
 export type ScoreMessage = z.infer<typeof scoreMessageSchema>;
 export type RevealMessage = z.infer<typeof revealMessageSchema>;
 export type Hcs25Message = SignalMessage | ScoreMessage | RevealMessage;
-
-/** Transaction memo per message kind (`hcs-25:op:{0 signal|1 score|2 reveal}`). */
-export const TRANSACTION_MEMOS = { signal: 'hcs-25:op:0', score: 'hcs-25:op:1', reveal: 'hcs-25:op:2' } as const;
-
-/** Default signal-topic memo: `hcs-25:0:{ttl}`. */
-export function signalTopicMemo(ttlSeconds = 86_400): string {
-  return `hcs-25:0:${ttlSeconds}`;
-}

@@ -13,7 +13,7 @@ import {
   signalMessageSchema,
   statusForOutcome,
 } from '../../src/signals/index.js';
-import { EVAL_OUTCOMES } from '../../src/signals/schemas.js';
+import { EVAL_OUTCOMES } from '../../src/signals/protocol.js';
 import { RUN, RUN_KEY, agent, evalResult, probeResult } from './fixtures.js';
 
 describe('buildSignalMessage', () => {

@@ -14,7 +14,7 @@ import {
   signalMessageV2Schema,
   signalStatus,
 } from '../../src/signals/index.js';
-import { EVAL_OUTCOMES } from '../../src/signals/schemas.js';
+import { EVAL_OUTCOMES } from '../../src/signals/protocol.js';
 import { RUN, RUN_KEY, agent, evalResult, probeResult } from './fixtures.js';
 
 const ctx = { run: RUN, runKey: RUN_KEY };

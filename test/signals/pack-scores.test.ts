@@ -5,9 +5,11 @@ import { packScores, scoreMessageFor } from '../../src/consumer/publish-scores.j
 import { computeScores, type SubjectScore } from '../../src/consumer/scores.js';
 import { DEFAULT_SCORING_CONFIG, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
 import type { ReadRecord } from '../../src/consumer/types.js';
-import { PACK_MODES } from '../../src/signals/packer.js';
-import { readMessage, type MessageItem } from '../../src/signals/read.js';
-import { SCORES_MAX_RECORDS, ScorePacker, batchRecords, expandScores, scoresBody, scoresBodySchema } from '../../src/signals/score-pack.js';
+import { PACK_MODES, ScorePacker, batchRecords, scoresBody } from '../../src/signals/pack.js';
+import { readMessage } from '../../src/signals/read.js';
+import type { MessageItem } from '../../src/signals/read-common.js';
+import { SCORES_MAX_RECORDS, scoresBodySchema } from '../../src/signals/schema-v2.js';
+import { expandScores } from '../../src/signals/read-v2.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../consumer/helpers.js';
 
 /** Scores of `n` subjects (a probe, a math and a science eval each), all computed at one instant with the built-in config. */

@@ -1,57 +1,24 @@
-import { MessageTooLargeError } from '../core/errors.js';
-import type { AnyEvalResult, EvalOutcome, EvalResult, ProbeEvalResult } from '../evals/types.js';
+/**
+ * The v1 writer, kept only to finish a run that was journaled in v1 (its resumed signals must match the ones already
+ * published); new runs write v2 (write.ts).
+ */
+import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../evals/types.js';
 import { questionHash, responseHash } from './hashing.js';
+import { PROTOCOL_ID, finishMessage, type BuiltMessage, type SignalContext, type SignalStatus } from './protocol.js';
 import {
-  MAX_MESSAGE_BYTES,
   MESSAGE_VERSION,
-  PROTOCOL_ID,
   SIGNAL_IDS,
   revealMessageSchema,
   scoreMessageSchema,
   signalMessageSchema,
-  type Hcs25Message,
   type RevealMessage,
   type ScoreMessage,
   type SignalMessage,
-  type SignalStatus,
-} from './schemas.js';
-
-export interface SignalContext {
-  /** ULID of the run. */
-  run: string;
-  /** The run's secret HMAC key (32 bytes). */
-  runKey: Buffer;
-  /** Provenance of the subject, e.g. `hcs://2/0.0.1234`. Defaults to the agent's registry source. */
-  sources?: string[];
-}
-
-export interface BuiltMessage<M extends object = Hcs25Message> {
-  message: M;
-  /** The exact UTF-8 JSON that goes on-chain. */
-  json: string;
-  bytes: number;
-}
+} from './schema-v1.js';
+import { statusForOutcome } from './status.js';
 
 const ANSWER_MAX = 16;
 const REASON_CODE = /^[a-z0-9][a-z0-9:._-]{0,47}$/;
-
-/** HCS-25 status for an eval outcome (DESIGN §3.1). */
-export function statusForOutcome(outcome: EvalOutcome): SignalStatus {
-  switch (outcome) {
-    case 'correct':
-    case 'wrong':
-    case 'unparseable':
-    case 'empty':
-      return 'ok';
-    case 'timeout':
-      return 'timeout';
-    case 'error':
-    case 'upstream-error':
-      return 'error';
-    case 'skipped':
-      return 'missing';
-  }
-}
 
 /**
  * Turns one eval or probe result into an HCS-25 signal message. Only the extracted answer token, a hash of the
@@ -134,12 +101,4 @@ export function buildRevealMessage(run: string, runKey: Buffer): BuiltMessage<Re
     revealMessageSchema.parse({ p: PROTOCOL_ID, op: 'reveal', v: MESSAGE_VERSION, run, key: runKey.toString('base64url') }),
     'reveal message',
   );
-}
-
-/** Serialises a message and checks that it fits one HCS chunk. */
-export function finishMessage<M extends object>(message: M, what: string): BuiltMessage<M> {
-  const json = JSON.stringify(message);
-  const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(bytes, MAX_MESSAGE_BYTES, what);
-  return { message, json, bytes };
 }

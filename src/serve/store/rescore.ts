@@ -1,0 +1,254 @@
+/**
+ * Score upkeep in the SQL store. A stored batch marks the subjects it touched dirty (a `dirty_batches` row);
+ * rescoreDirty takes a round of them, scores each from all its stored signals with the one scorer (computeScores,
+ * as `hcs25 scores` does) and stores the scores; markStale puts back the subjects whose score changed with time alone
+ * (a component passed the freshness window, `stale_at`).
+ */
+import { computeScores, type SubjectScore } from '../../consumer/scores.js';
+import type { ScoringConfig } from '../../consumer/scoring-config.js';
+import type { ReadSignal } from '../../consumer/types.js';
+import { bump, hash32, type SignalRow, type SqlContext, toReadSignal } from './context.js';
+import type { RescoreResult, ServeStore, SqlExecutor } from './types.js';
+
+export type SqlRescorer = Pick<ServeStore, 'rescoreDirty' | 'markStale'>;
+
+/** Subjects markStale puts back into the rescoring per call, at most (one dirty row each: a round reads it whole). */
+const STALE_CHUNK = 1000;
+
+/** One subject of a rescoring round. */
+interface Dirty {
+  tid: number;
+  topic: string;
+  subject: string;
+}
+
+/** A round taken from the dirty rows: the subjects, the rows it empties, and the rest of a row it took part of. */
+interface Round {
+  subjects: Dirty[];
+  done: string[];
+  rest: { id: string; subjects: string[] } | undefined;
+  more: boolean;
+}
+
+export function createRescorer(ctx: SqlContext): SqlRescorer {
+  const { driver, scoring } = ctx;
+  /** Sole writer: `writes` when rescoreDirty last found nothing to do (-1: not known). */
+  let cleanAt = -1;
+  /** Sole writer: the earliest stale_at (ms; null: none), as of `writes` = staleKnownAt (-1: not known). */
+  let nextStaleMs: number | null = null;
+  let staleKnownAt = -1;
+
+  return {
+    async rescoreDirty({ limit = 200, now = new Date() } = {}): Promise<RescoreResult> {
+      if (ctx.sole && cleanAt === ctx.writes) return { subjects: 0, more: false };
+      const before = ctx.writes;
+      let wrote = false;
+      const result = await driver
+        .transaction(async (tx): Promise<RescoreResult> => {
+          const round = await takeRound(tx, limit);
+          if (round.subjects.length === 0 && round.done.length === 0) return { subjects: 0, more: false };
+          wrote = true;
+          // Before any write: its lock on serve_meta orders revisions by commit (changesSince).
+          const revision = await bump(tx);
+          const signals = await tx.query<SignalRow>(SIGNALS_OF_SUBJECTS, [
+            round.subjects.map((d) => d.tid),
+            round.subjects.map((d) => d.subject),
+            round.subjects.map((d) => hash32(d.subject)),
+          ]);
+          await storeScores(
+            tx,
+            round,
+            scoreRound(round.subjects, signals, scoring, now),
+            revision,
+            scoring.freshnessSeconds,
+          );
+          return { subjects: round.subjects.length, more: round.more };
+        })
+        .finally(() => {
+          if (wrote) ctx.writes++;
+        });
+      // Nothing to do, and no write ended meanwhile.
+      if (!wrote && ctx.writes === before) cleanAt = ctx.writes;
+      return result;
+    },
+
+    async markStale({ now = new Date(), limit = STALE_CHUNK } = {}) {
+      if (ctx.sole && staleKnownAt === ctx.writes && (nextStaleMs === null || now.getTime() < nextStaleMs)) return 0;
+      const before = ctx.writes;
+      // Each subject once: its stale_at is cleared here and set again by the rescoring. The earliest due first, a
+      // bounded number per call: many subjects turn stale together (72 h after the run that published them), and
+      // one statement over all of them, or one dirty row that every rescoring round reads whole, would hold the
+      // database (and PGlite's event loop) for seconds.
+      const rows = await driver.query<{ n: number }>(
+        `WITH due AS (
+           UPDATE subject_scores s SET stale_at = NULL
+           FROM (SELECT tid, subject FROM subject_scores WHERE stale_at <= $1 ORDER BY stale_at LIMIT $2) p
+           WHERE s.tid = p.tid AND s.subject = p.subject
+           RETURNING s.tid, s.subject)
+         INSERT INTO dirty_batches (tid, after_seq, subjects)
+           SELECT d.tid, t.last_sequence, array_agg(d.subject ORDER BY d.subject) FROM due d JOIN topics t USING (tid)
+           GROUP BY d.tid, t.last_sequence
+         RETURNING cardinality(subjects) AS n`,
+        [now.toISOString(), Math.max(1, Math.min(limit, STALE_CHUNK))],
+      );
+      const marked = rows.reduce((n, r) => n + r.n, 0);
+      if (marked > 0) {
+        ctx.writes++;
+        return marked;
+      }
+      if (ctx.sole && ctx.writes === before) {
+        const [next] = await driver.query<{ ms: number | null }>(
+          `SELECT (extract(epoch FROM min(stale_at)) * 1000)::float8 AS ms
+           FROM subject_scores WHERE stale_at IS NOT NULL`,
+        );
+        if (ctx.writes === before) {
+          nextStaleMs = next?.ms ?? null;
+          staleKnownAt = ctx.writes;
+        }
+      }
+      return 0;
+    },
+  };
+}
+
+/**
+ * Up to `limit` distinct subjects from the oldest dirty rows, locked for the round: a second rescorer (an instance
+ * that just lost the indexer lock) skips these rows rather than take the same part of a row twice.
+ */
+async function takeRound(tx: SqlExecutor, limit: number): Promise<Round> {
+  const pending = await tx.query<{ id: string; tid: number; topic: string; subjects: string[] }>(
+    `SELECT d.id::text AS id, d.tid, t.topic, d.subjects FROM dirty_batches d JOIN topics t USING (tid)
+     ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
+    [limit + 1],
+  );
+  const subjects: Dirty[] = [];
+  const taken = new Set<string>();
+  const done: string[] = [];
+  let rest: Round['rest'];
+  for (const row of pending) {
+    let i = 0;
+    for (; i < row.subjects.length; i++) {
+      const subject = row.subjects[i]!;
+      const key = `${row.tid}\u0000${subject}`;
+      if (taken.has(key)) continue;
+      if (subjects.length >= limit) break;
+      taken.add(key);
+      subjects.push({ tid: row.tid, topic: row.topic, subject });
+    }
+    if (i < row.subjects.length) {
+      rest = { id: row.id, subjects: row.subjects.slice(i) };
+      break;
+    }
+    done.push(row.id);
+  }
+  return { subjects, done, rest, more: rest !== undefined || pending.length > limit };
+}
+
+/** A subject's new score and the payers of its signals, by `${tid}\0${subject}`; a subject without signals has none. */
+type RoundScores = Map<string, { score: SubjectScore; publishers: string[] }>;
+
+/** Scores each topic's subjects of the round from their stored signals. */
+function scoreRound(
+  subjects: readonly Dirty[],
+  rows: readonly SignalRow[],
+  scoring: ScoringConfig,
+  now: Date,
+): RoundScores {
+  const byTopic = new Map<number, ReadSignal[]>();
+  const payers = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const key = `${r.tid}\u0000${r.message.subject}`;
+    const set = payers.get(key) ?? new Set<string>();
+    payers.set(key, set.add(r.payer));
+    const signals = byTopic.get(r.tid) ?? [];
+    byTopic.set(r.tid, signals);
+    signals.push(toReadSignal(r));
+  }
+  const scores: RoundScores = new Map();
+  for (const [tid, signals] of byTopic) {
+    const topic = subjects.find((d) => d.tid === tid)!.topic;
+    for (const score of computeScores(signals, scoring, { now, topic }).subjects) {
+      const key = `${tid}\u0000${score.subject}`;
+      scores.set(key, { score, publishers: [...(payers.get(key) ?? [])] });
+    }
+  }
+  return scores;
+}
+
+/** Stores the round's scores at `revision`, removes the subjects left without any, and clears their dirty rows. */
+async function storeScores(
+  tx: SqlExecutor,
+  round: Round,
+  scores: RoundScores,
+  revision: number,
+  freshnessSeconds: number,
+): Promise<void> {
+  const rows = round.subjects.map((d) => {
+    const found = scores.get(`${d.tid}\u0000${d.subject}`);
+    const s = found?.score;
+    return {
+      tid: d.tid,
+      subject: d.subject,
+      total: s?.trustScores.total ?? null,
+      confidence: s?.trustConfidence ?? null,
+      protocol: s?.protocol ?? null,
+      registry: s?.registry ?? null,
+      signals: s?.counts.signals ?? null,
+      last_at: s?.counts.lastAt ?? null,
+      publishers: found?.publishers ?? [],
+      score: s ?? null,
+      stale_at: s ? staleAt(s, freshnessSeconds) : null,
+    };
+  });
+  await tx.query(
+    `INSERT INTO subject_scores
+       (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at)
+     SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
+       ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint, stale_at
+     FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
+       registry text, signals bigint, last_at timestamptz, publishers json, score json, stale_at timestamptz)
+     ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
+       protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals,
+       last_at = excluded.last_at, publishers = excluded.publishers, score = excluded.score, rev = excluded.rev,
+       stale_at = excluded.stale_at`,
+    [JSON.stringify(rows), revision],
+  );
+  // A subject left without signals (its topic indexed again under another allow-list) has no score: it goes.
+  const gone = round.subjects.filter((d) => !scores.has(`${d.tid}\u0000${d.subject}`));
+  if (gone.length > 0) {
+    await tx.query(
+      `DELETE FROM subject_scores s USING unnest($1::int[], $2::text[]) AS u(tid, subject)
+       WHERE s.tid = u.tid AND s.subject = u.subject`,
+      [gone.map((d) => d.tid), gone.map((d) => d.subject)],
+    );
+  }
+  if (round.done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [round.done]);
+  if (round.rest) {
+    await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [
+      round.rest.id,
+      round.rest.subjects,
+    ]);
+  }
+}
+
+/**
+ * When `score` next changes with time alone: the first of its `ok` components to pass the freshness window (it
+ * turns `stale`), or null when none can. The batch after it starts after the topic's cursor (markStale): no signal
+ * is missing from the score meanwhile, only the time.
+ */
+function staleAt(score: SubjectScore, freshnessSeconds: number): string | null {
+  let first = Number.POSITIVE_INFINITY;
+  for (const c of Object.values(score.components)) {
+    if (c.status !== 'ok' || c.newestAt === null) continue;
+    const at = Date.parse(c.newestAt) + freshnessSeconds * 1000;
+    if (at < first) first = at;
+  }
+  return Number.isFinite(first) ? new Date(first).toISOString() : null;
+}
+
+/** Signals of (tid, subject) pairs given as $1 int[], $2 text[] and their hash32 $3 int[]. */
+const SIGNALS_OF_SUBJECTS = `
+SELECT s.tid, s.seq::float8 AS seq, s.idx, s.consensus, s.payer, s.message FROM signals s
+JOIN unnest($1::int[], $2::text[], $3::int[]) AS d(tid, subject, sh)
+  ON s.sh = d.sh AND s.tid = d.tid AND s.message ->> 'subject' = d.subject
+ORDER BY s.tid, s.seq, s.idx`;
