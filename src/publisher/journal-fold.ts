@@ -2,7 +2,7 @@
  * Reading a run journal: line by line, each record checked against its schema and folded into the run's state.
  * A torn last line (a process killed mid-write) is reported, not folded; any other bad line is an error.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { AnyEvalResult } from '../evals/types.js';
 import { JournalError, journalRecordSchema, type JournalRecord, type PackRecord } from './journal-records.js';
 import {
@@ -40,7 +40,7 @@ export interface ReadJournalOptions {
 
 export async function readJournal(path: string, options: ReadJournalOptions = {}): Promise<JournalRead> {
   const fold = new JournalFold(path, options.keep ?? 'all', options.onResult);
-  let stream;
+  let stream: ReturnType<FileHandle['createReadStream']>;
   try {
     const fh = await open(path, 'r');
     stream = fh.createReadStream({ highWaterMark: 1 << 20 });
@@ -167,12 +167,14 @@ function apply(state: RunState, record: JournalRecord): void {
       return;
     case 'score': {
       const { key, json, bytes, subject } = record;
-      (state.scores ??= new Map()).set(key, { key, encoding: 'json', data: json, bytes, subjects: [subject], txIds: [] });
+      state.scores ??= new Map();
+      state.scores.set(key, { key, encoding: 'json', data: json, bytes, subjects: [subject], txIds: [] });
       return;
     }
     case 'scores': {
       const { key, encoding, data, bytes, subjects } = record;
-      (state.scores ??= new Map()).set(key, { key, encoding, data, bytes, subjects, txIds: [] });
+      state.scores ??= new Map();
+      state.scores.set(key, { key, encoding, data, bytes, subjects, txIds: [] });
       return;
     }
     case 'tx':
@@ -252,7 +254,10 @@ function signal(state: RunState, key: string): Pick<SignalState, 'txIds' | 'rece
   if (key.startsWith(REVEAL_KEY_PREFIX)) {
     const topic = key.slice(REVEAL_KEY_PREFIX.length);
     let reveal = state.reveals.get(topic);
-    if (!reveal) state.reveals.set(topic, (reveal = { topic, txIds: [] }));
+    if (!reveal) {
+      reveal = { topic, txIds: [] };
+      state.reveals.set(topic, reveal);
+    }
     return reveal;
   }
   const s = state.signals.get(key);
