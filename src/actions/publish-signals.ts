@@ -16,11 +16,12 @@ import { confirmOnMirror, type Expected } from '../publisher/confirm.js';
 import { FeeCapError, FeeMeter, hbarToTinybar } from '../publisher/fees.js';
 import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, settleMessage, type Journal, type RunState } from '../publisher/journal.js';
 import { capHbar, type RunReport } from '../publisher/report.js';
-import { withTransientRetry } from '../publisher/retry.js';
+import { withTransientRetry } from '../publisher/send-failure.js';
 import { operatorSigner } from '../publisher/signer.js';
 import { SignalPacking, type PackedOut } from '../publisher/packing.js';
 import { SubmitError } from '../publisher/send-failure.js';
-import { Submitter, nodesOf, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
+import { nodesOf } from '../publisher/node-rotation.js';
+import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publisher/submitter.js';
 import { TRANSACTION_MEMOS } from '../signals/protocol.js';
 import type { BuiltSignal } from './build-signals.js';
 

@@ -11,11 +11,11 @@ import { isEntityId } from '../core/ids.js';
 import { globals, note } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 
-/** The configuration from the global flags (`--network`, `--config`, `--env-file`) plus the command's own. */
+/** The configuration from the global flags (`--network`, `--config`, `--dotenv`) plus the command's own. */
 export async function commandConfig(cmd: Command, flags: Record<string, unknown> = {}): Promise<ResolvedConfig> {
   const { loadConfig } = await import('../config/load.js');
   const g = globals(cmd);
-  return loadConfig({ flags: { network: g.network, config: g.config, envFile: g.envFile, ...flags } });
+  return loadConfig({ flags: { network: g.network, config: g.config, envFile: g.dotenv, ...flags } });
 }
 
 /**

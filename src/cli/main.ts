@@ -14,7 +14,5 @@ function exitWhenFlushed(): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
-// bin/hcs25 passes the arguments after `--` (see there).
-const argv = process.argv[2] === '--' ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
-await main(argv);
+await main(process.argv);
 exitWhenFlushed();

@@ -2,9 +2,11 @@
  * The hcs25 command line. Kept thin and cheap to start: every command module imports its heavy
  * dependencies (the Hedera SDK, the standards-sdk, servers) inside its action, never at the top.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { EXIT_USAGE, reportError } from './shared.js';
+import { UsageError } from '../core/errors.js';
+import { EXIT_USAGE } from './exit-codes.js';
+import { reportError } from './shared.js';
 import { register as demo } from './demo.js';
 import { register as localNode } from './local-node.js';
 import { register as topic } from './topic.js';
@@ -27,6 +29,18 @@ function packageVersion(): string {
   return pkg.version;
 }
 
+/**
+ * Node 20 reads an `--env-file` argument itself, even after the script name (and exits with its own message when the
+ * file is missing), so the CLI's option has another name; `--env-file` is refused with a pointer to it.
+ */
+const ENV_FILE_NOTE = '\n--dotenv, not --env-file: Node reads --env-file itself, even after the command name.';
+
+function refuseEnvFile(): never {
+  throw new UsageError('use --dotenv FILE to read environment variables from a file', {
+    hint: 'Node reads --env-file itself (Node 20 even after the command name), so hcs25 does not take it',
+  });
+}
+
 /** Every command, in the order `hcs25 --help` lists them. */
 export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, verify, grade, identity, agents, serve, watch];
 
@@ -40,9 +54,11 @@ export function buildProgram(commands: readonly ((program: Command) => void)[] =
     .option('-n, --network <name>', 'local | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
     .option('--json', 'machine-readable output on stdout')
     .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
-    .option('--env-file <file>', 'read environment variables from this file (default: ./.env when present)')
+    .option('--dotenv <file>', 'read environment variables from this file (default: ./.env when present)')
+    .addOption(new Option('--env-file <file>').hideHelp().argParser(refuseEnvFile))
     .showHelpAfterError('(run with --help for usage)')
-    // Every subcommand's --help lists the global options too (--network, --json, --config, --env-file).
+    .addHelpText('after', ENV_FILE_NOTE)
+    // Every subcommand's --help lists the global options too (--network, --json, --config, --dotenv).
     .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   for (const register of commands) register(program);

@@ -1,26 +1,22 @@
 import type { Command } from 'commander';
 import { quoteInput, redactKeyMaterial } from '../config/secret.js';
-import { Hcs25Error, UsageError, errorMessage, exitCodeOf } from '../core/errors.js';
+import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { escapeTerminal, stringifyForTerminal } from '../core/terminal.js';
+import { EXIT_INTERRUPTED, EXIT_OK, exitCodeOf } from './exit-codes.js';
+
+export { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 
 /** Options every command inherits from the root program. */
 export interface GlobalOptions {
   network?: string;
   json?: boolean;
   config?: string;
-  envFile?: string;
+  dotenv?: string;
 }
 
 export function globals(cmd: Command): GlobalOptions {
   return cmd.optsWithGlobals() as GlobalOptions;
 }
-
-/** Exit codes: 0 ok, 1 failure, 2 usage, 130 interrupted (error codes map to them in core/errors.ts). */
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-/** Stopped by Ctrl-C (128 + SIGINT), as shells expect. */
-export const EXIT_INTERRUPTED = 130;
 
 /*
  * Everything the CLI prints passes through these four: agent and registry text reaches no terminal raw (escape,
@@ -57,7 +53,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | n
 }
 
 export function reportError(err: unknown, json: boolean): void {
-  // One table maps error codes to exit codes: core/errors.ts ERROR_CODES.
+  // One table maps error codes to exit codes: exit-codes.ts.
   const code = exitCodeOf(err);
   const hint = err instanceof Hcs25Error ? err.hint : undefined;
   if (json) {

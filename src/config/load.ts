@@ -166,7 +166,7 @@ function keyTypeOf(key: string, declared: ConfigInput['operatorKeyType']): Opera
 function withDotEnv(env: NodeJS.ProcessEnv, cwd: string, envFile: string | undefined): NodeJS.ProcessEnv {
   const file = resolve(cwd, envFile ?? '.env');
   if (!existsSync(file)) {
-    if (envFile) throw new ConfigError(`env file ${quoteInput(file, 120)} does not exist`, { hint: 'check --env-file' });
+    if (envFile) throw new ConfigError(`env file ${quoteInput(file, 120)} does not exist`, { hint: 'check --dotenv' });
     return env;
   }
   let fromFile: Record<string, string>;

@@ -1,87 +1,140 @@
 /**
- * One error hierarchy. Every error the library throws on purpose is an Hcs25Error: a `code` from the closed
- * ErrorCode union that a program can switch on, a one-line message that says what went wrong, and a `hint` that says
- * what to do next. Messages must never contain key material; callers pass only ids, names and sizes.
- * The CLI maps codes to exit codes with EXIT_CODE_OF (one table, here, beside the codes).
+ * One error hierarchy, in the manner of viem's BaseError. Every error the library throws on purpose is an Hcs25Error:
+ * a `code` from the closed ErrorCode set that a program can switch on, a one-line message that says what went wrong,
+ * `details` (the underlying reason, usually the cause's message), a `docsPath` into the documentation, a `hint` that
+ * says what to do next, and the cause chain (`walk`). Messages must never contain key material; callers pass only ids,
+ * names and sizes. Exit codes are the CLI's business: src/cli/exit-codes.ts maps codes to them.
  */
 
-/** Every code an Hcs25Error can carry, with the process exit code the CLI gives it. */
-export const ERROR_CODES = {
-  // The user can fix it: flags, config, input files (exit 2).
-  USAGE: 2,
-  CONFIG: 2,
-  SCIENCE_BANK: 2,
-  SCORING_CONFIG: 2,
-  NO_OPERATOR: 2,
-  // Stopped by the user (128 + SIGINT, as shells expect).
-  INTERRUPTED: 130,
-  // Everything else is a failure (exit 1).
-  MESSAGE_TOO_LARGE: 1,
-  HCS10_MESSAGE_TOO_LARGE: 1,
-  HCS10_ASK: 1,
-  HCS1_INVALID: 1,
-  RESOLVE: 1,
-  REGISTRY_NOT_FOUND: 1,
-  NOT_A_REGISTRY: 1,
-  NO_IDENTITY: 1,
-  TOPIC_NOT_FOUND: 1,
-  TOPIC_DELETED: 2,
-  TOPIC_NOT_SIGNAL: 2,
-  TOPIC_SUBMIT_KEY: 2,
-  NO_AGENTS: 1,
-  LEDGER_TX: 1,
-  NODE_UNREACHABLE: 1,
-  MIRROR_REQUEST: 1,
-  MIRROR_BAD_RESPONSE: 1,
-  MIRROR_UNAVAILABLE: 1,
-  MIRROR_NOT_FOUND: 1,
-  JOURNAL: 1,
-  FEE_CAP: 1,
-  BUILD: 1,
+/** Every code an Hcs25Error can carry (besides the SUBMIT_ family below). */
+export const ERROR_CODES = [
+  // The user can fix it: flags, config, input files.
+  'USAGE',
+  'CONFIG',
+  'SCIENCE_BANK',
+  'SCORING_CONFIG',
+  'NO_OPERATOR',
+  // Stopped by the user.
+  'INTERRUPTED',
+  'MESSAGE_TOO_LARGE',
+  'HCS10_MESSAGE_TOO_LARGE',
+  'HCS10_ASK',
+  'HCS1_INVALID',
+  'RESOLVE',
+  'REGISTRY_NOT_FOUND',
+  'NOT_A_REGISTRY',
+  'NO_IDENTITY',
+  'TOPIC_NOT_FOUND',
+  'TOPIC_DELETED',
+  'TOPIC_NOT_SIGNAL',
+  'TOPIC_SUBMIT_KEY',
+  'NO_AGENTS',
+  'LEDGER_TX',
+  'NODE_UNREACHABLE',
+  'MIRROR_REQUEST',
+  'MIRROR_BAD_RESPONSE',
+  'MIRROR_UNAVAILABLE',
+  'MIRROR_NOT_FOUND',
+  'JOURNAL',
+  'FEE_CAP',
+  'BUILD',
   // Agent transports (a failed ask is a result, not a crash; these surface only inside transports).
-  TRANSPORT: 1,
-  PRIVATE_ADDRESS: 1,
+  'TRANSPORT',
+  'PRIVATE_ADDRESS',
   // The embedded local node.
-  STATE_CORRUPT: 1,
-  STATE_DIR: 1,
-  BAD_OPTION: 1,
-  BAD_FAULT: 1,
-  START_FAILED: 1,
-  PORT_IN_USE: 1,
-  BIND_FAILED: 1,
-  UNKNOWN_NODE: 1,
-  STOPPED: 1,
-  CHILD_FAILED: 1,
-  CHILD_EXITED: 1,
-  DEMO: 1,
+  'STATE_CORRUPT',
+  'STATE_DIR',
+  'BAD_OPTION',
+  'BAD_FAULT',
+  'START_FAILED',
+  'PORT_IN_USE',
+  'BIND_FAILED',
+  'UNKNOWN_NODE',
+  'STOPPED',
+  'CHILD_FAILED',
+  'CHILD_EXITED',
+  'DEMO',
   // hcs25 serve's database (PGlite or PostgreSQL).
-  DATABASE_UNAVAILABLE: 1,
-  DATABASE_SCHEMA: 1,
-} as const;
+  'DATABASE_UNAVAILABLE',
+  'DATABASE_SCHEMA',
+] as const;
+
+export type KnownErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * A stopped submission carries the HAPI status that stopped it (`SUBMIT_INVALID_SIGNATURE`, `SUBMIT_INVALID_TOPIC_ID`,
  * or one of the submitter's own: `SUBMIT_NETWORK`, `SUBMIT_INTERRUPTED`, …): the status set is Hedera's, so that
- * family is a pattern. Its exit code is 1.
+ * family is a pattern.
  */
 export type SubmitErrorCode = `SUBMIT_${string}`;
-export type ErrorCode = keyof typeof ERROR_CODES | SubmitErrorCode;
+export type ErrorCode = KnownErrorCode | SubmitErrorCode;
+
+/** Where each family of errors is explained; an error may name a more precise page. */
+const DOCS_PATHS: Partial<Record<KnownErrorCode, string>> = {
+  USAGE: 'README.md#commands',
+  CONFIG: 'README.md#configuration',
+  NO_OPERATOR: 'README.md#configuration',
+  MESSAGE_TOO_LARGE: 'docs/formats.md',
+  HCS10_MESSAGE_TOO_LARGE: 'docs/formats.md',
+  HCS1_INVALID: 'docs/formats.md',
+  TOPIC_NOT_SIGNAL: 'docs/formats.md',
+  FEE_CAP: 'README.md#costs',
+  DATABASE_UNAVAILABLE: 'docs/serve.md',
+  DATABASE_SCHEMA: 'docs/serve.md',
+};
 
 export interface ErrorOptions {
+  /** What to do next. */
   hint?: string;
   cause?: unknown;
+  /** The underlying reason; defaults to the cause's details or message. */
+  details?: string;
+  /** A page (and anchor) of the documentation, relative to the repository root. */
+  docsPath?: string;
 }
 
 export class Hcs25Error extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
+  readonly details: string | undefined;
+  readonly docsPath: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'Hcs25Error';
     this.code = code;
     this.hint = options.hint;
+    this.details = options.details ?? detailsOf(options.cause);
+    this.docsPath = options.docsPath ?? DOCS_PATHS[code as KnownErrorCode];
   }
+
+  /**
+   * The cause chain, from this error down: the deepest error when `fn` is absent, else the first one `fn` accepts
+   * (or null).
+   */
+  walk(fn?: (err: unknown) => boolean): unknown {
+    return walk(this, fn);
+  }
+}
+
+/** Follows `cause` from `err`: the deepest error when `fn` is absent, else the first error `fn` accepts (or null). */
+export function walk(err: unknown, fn?: (err: unknown) => boolean): unknown {
+  const seen = new Set<unknown>([err]);
+  let current = err;
+  for (;;) {
+    if (fn?.(current)) return current;
+    const next = current instanceof Error ? current.cause : undefined;
+    // A cause chain can loop (a cause set after the fact): stop at the first error seen twice.
+    if (next === undefined || seen.has(next)) return fn ? null : current;
+    seen.add(next);
+    current = next;
+  }
+}
+
+function detailsOf(cause: unknown): string | undefined {
+  if (cause instanceof Hcs25Error) return cause.details ?? cause.message;
+  if (cause instanceof Error) return cause.message;
+  return cause === undefined ? undefined : String(cause);
 }
 
 /** Bad flags, bad input files: the user can fix it. */
@@ -112,12 +165,6 @@ export class MessageTooLargeError extends Hcs25Error {
     this.bytes = bytes;
     this.limit = limit;
   }
-}
-
-/** The exit code for any thrown value: the table above for Hcs25Errors, 1 for anything else. */
-export function exitCodeOf(err: unknown): number {
-  if (!(err instanceof Hcs25Error)) return 1;
-  return Object.hasOwn(ERROR_CODES, err.code) ? ERROR_CODES[err.code as keyof typeof ERROR_CODES] : 1;
 }
 
 export function errorMessage(err: unknown): string {

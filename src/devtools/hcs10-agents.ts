@@ -14,7 +14,7 @@
  * `startHcs10Fleet` starts them and lists them in an HCS-10 registry topic.
  */
 import { AccountCreateTransaction, Hbar, KeyList, PrivateKey, PublicKey, type Client, type Key } from '@hashgraph/sdk';
-import { errorMessage } from '../core/errors.js';
+import { Hcs25Error, errorMessage } from '../core/errors.js';
 import { readHcs1File } from '../hedera/hcs1.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorRestClient } from '../hedera/mirror-rest.js';
@@ -111,7 +111,7 @@ export async function startHcs10Agent(options: Hcs10AgentOptions): Promise<Runni
     ).getReceipt(options.funder);
     accountId = receipt.accountId!.toString();
   } catch (err) {
-    throw new Error(`creating the account of sample agent ${name} failed: ${errorMessage(err)}`, { cause: err });
+    throw new Hcs25Error('DEMO', `creating the account of sample agent ${name} failed: ${errorMessage(err)}`, { cause: err });
   }
   const client = options.clientFor({ accountId, privateKey: key.toStringDer() });
   try {
@@ -156,7 +156,7 @@ const MIRROR_VISIBLE_MS = 30_000;
 async function visibleOnMirror(mirror: MirrorRestClient, topicId: string, name: string): Promise<void> {
   const deadline = Date.now() + MIRROR_VISIBLE_MS;
   while ((await mirror.getTopic(topicId)) === null) {
-    if (Date.now() > deadline) throw new Error(`sample agent ${name}: the mirror node did not show its inbound topic ${topicId} within ${MIRROR_VISIBLE_MS / 1000} s`);
+    if (Date.now() > deadline) throw new Hcs25Error('DEMO', `sample agent ${name}: the mirror node did not show its inbound topic ${topicId} within ${MIRROR_VISIBLE_MS / 1000} s`);
     await abortableSleep(50);
   }
 }

@@ -8,6 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Hcs25Error } from '../core/errors.js';
 
 export interface PostgresServer {
   /** postgres://… URL of the test database (trust auth, user `postgres`). */
@@ -60,7 +61,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   const [initCmd, initArgs] = argv(bin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.error?.message}`);
+  if (init.status !== 0) throw new Hcs25Error('START_FAILED', `initdb failed: ${init.stderr || init.error?.message}`);
   const port = await freePort();
   const [cmd, args] = argv(bin('postgres'), [
     '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir,
@@ -82,7 +83,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       break;
     } catch (err) {
       await c.end().catch(() => {});
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`postgres did not start: ${String(err)}\n${log}`);
+      if (child.exitCode !== null || Date.now() > deadline) throw new Hcs25Error('START_FAILED', `postgres did not start: ${String(err)}\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
@@ -110,6 +111,6 @@ export async function startPostgres(): Promise<PostgresServer> {
 function postgresUser(): { uid: number; gid: number } {
   const out = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim();
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim();
-  if (!out) throw new Error('no postgres user to run the test server as (initdb refuses root)');
+  if (!out) throw new Hcs25Error('START_FAILED', 'no postgres user to run the test server as (initdb refuses root)');
   return { uid: Number(out), gid: Number(gid) };
 }

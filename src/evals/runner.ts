@@ -1,7 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../core/errors.js';
-import { isoNow } from '../core/time.js';
 import type { Agent, Protocol } from '../core/agent.js';
 import type { AskFailure, AskResult, Transport } from '../transports/types.js';
 import { createTransport } from '../transports/index.js';
@@ -393,7 +392,7 @@ async function runOne(
       reachable: probe.reachable,
       latencyMs: probe.latencyMs,
       transport: agent.protocol,
-      fetchedAt: isoNow(),
+      fetchedAt: new Date().toISOString(),
     };
     if (probe.httpStatus !== undefined) result.httpStatus = probe.httpStatus;
     if (probe.reason !== undefined) result.reason = probe.reason;
@@ -401,10 +400,10 @@ async function runOne(
   }
   const question = questionFor(kind, agent.subject, seed, bank);
   if (!transport.canAsk) {
-    return skipped(kind, agent, question.id, grader, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, isoNow());
+    return skipped(kind, agent, question.id, grader, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, new Date().toISOString());
   }
   const { attempt, retried } = await askWithRetry(transport, question.prompt, budgetMs, signal);
-  const fetchedAt = isoNow();
+  const fetchedAt = new Date().toISOString();
   if (!attempt.ok) {
     const reason = `${attempt.kind}: ${attempt.message}${retried ? ' (after one retry)' : ''}`;
     return evalResult(kind, agent, question.id, grader, failureOutcome(attempt), null, false, attempt.latencyMs, null, fetchedAt, reason);

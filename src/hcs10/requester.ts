@@ -9,6 +9,7 @@
 import { formatHrl } from '../core/hrl.js';
 import type { Client } from '@hashgraph/sdk';
 import { errorMessage } from '../core/errors.js';
+import { backoffDelay, retry } from '../core/retry.js';
 import { Hcs1Error, readHcs1File } from '../hedera/hcs1.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { MirrorError, type MirrorRestClient, type TopicMessage } from '../hedera/mirror-rest.js';
@@ -315,30 +316,31 @@ export class Hcs10Requester {
   }
 
   private async pollFor<T>(signal: AbortSignal, read: () => Promise<T | undefined>): Promise<T> {
-    let delay = this.poll.minMs;
-    for (;;) {
+    const schedule = { minMs: this.poll.minMs, maxMs: this.poll.maxMs, factor: this.poll.factor };
+    for (let attempt = 0; ; attempt++) {
       const found = await this.mirrorCall(read);
       if (found !== undefined) return found;
-      await abortableSleep(delay, signal);
-      delay = Math.min(this.poll.maxMs, delay * this.poll.factor);
+      await abortableSleep(backoffDelay(attempt, schedule), signal);
     }
   }
 
   /** An HCS-1 reply. The file precedes the message at consensus, but a lagging mirror may show it late: retry a little. */
   private async readFile(topicId: string, signal: AbortSignal): Promise<string> {
     const maxBytes = this.options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const file = await readHcs1File(this.options.mirror, topicId, { maxBytes, signal });
-        return file.bytes.toString('utf8');
-      } catch (err) {
-        if (signal.aborted) throw err;
-        if (err instanceof Hcs1Error && /larger than|decompresses to more/.test(err.message)) {
-          throw new Hcs10AskError('too-large', `the reply file hcs://1/${topicId} is larger than ${maxBytes} bytes`);
-        }
-        if (attempt >= 4) throw new Hcs10AskError('protocol-error', `the reply hcs://1/${topicId} is unreadable: ${errorMessage(err)}`);
-        await abortableSleep(this.poll.minMs * 2 ** attempt, signal);
-      }
+    const tooLarge = (err: unknown): boolean => err instanceof Hcs1Error && /larger than|decompresses to more/.test(err.message);
+    try {
+      const file = await retry(() => readHcs1File(this.options.mirror, topicId, { maxBytes, signal }), {
+        attempts: 5,
+        minMs: this.poll.minMs,
+        maxMs: Number.POSITIVE_INFINITY,
+        signal,
+        retryable: (err) => !signal.aborted && !tooLarge(err),
+      });
+      return file.bytes.toString('utf8');
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (tooLarge(err)) throw new Hcs10AskError('too-large', `the reply file hcs://1/${topicId} is larger than ${maxBytes} bytes`);
+      throw new Hcs10AskError('protocol-error', `the reply hcs://1/${topicId} is unreadable: ${errorMessage(err)}`);
     }
   }
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
 import { isEntityId, TRANSACTION_ID_PATTERN } from '../core/ids.js';
+import { type BackoffOptions, backoffDelay, retry } from '../core/retry.js';
 import { ChunkAssembler } from './chunks.js';
 import {
   accountSchema,
@@ -217,44 +218,45 @@ export class MirrorRestClient {
   /** GET a JSON document; null on 404. Retries 429/5xx/network faults with bounded exponential backoff. */
   async getJson(path: string, signal?: AbortSignal): Promise<unknown> {
     const url = this.baseUrl + path;
-    let lastError: unknown;
-    for (let attempt = 0; attempt <= this.retries; attempt++) {
-      signal?.throwIfAborted();
-      let retryAfterMs: number | undefined;
-      try {
-        const res = await this.once(url, signal);
+    const schedule: BackoffOptions = { minMs: this.minBackoffMs, maxMs: this.maxBackoffMs, jitter: true };
+    let retryAfterMs: number | undefined;
+    return retry(
+      async () => {
+        retryAfterMs = undefined;
+        let res: Awaited<ReturnType<MirrorRestClient['once']>>;
+        try {
+          res = await this.once(url, signal);
+        } catch (err) {
+          if (err instanceof MirrorError) throw err;
+          if (signal?.aborted) throw signal.reason;
+          throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node request failed for ${path}: ${describeNetworkError(err)}`, {
+            cause: err,
+            hint: `check that the mirror node at ${this.baseUrl} is reachable`,
+          });
+        }
         if (res.status === 200) return res.json;
         if (res.status === 404) return null;
         if (res.status === 429 || res.status >= 500) {
           retryAfterMs = res.retryAfterMs;
-          lastError = new MirrorError('MIRROR_UNAVAILABLE', `mirror node answered HTTP ${res.status} for ${path}`, {
+          throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node answered HTTP ${res.status} for ${path}`, {
             status: res.status,
             hint: 'the mirror node is busy or failing; try again later or use another mirror node',
           });
-        } else {
-          throw new MirrorError('MIRROR_REQUEST', `mirror node answered HTTP ${res.status} for ${path}: ${res.message}`, {
-            status: res.status,
-            hint: 'check the id you passed',
-          });
         }
-      } catch (err) {
-        if (err instanceof MirrorError && err.code !== 'MIRROR_UNAVAILABLE') throw err;
-        if (signal?.aborted) throw signal.reason;
-        lastError = err instanceof MirrorError ? err : new MirrorError(
-          'MIRROR_UNAVAILABLE',
-          `mirror node request failed for ${path}: ${describeNetworkError(err)}`,
-          { cause: err, hint: `check that the mirror node at ${this.baseUrl} is reachable` },
-        );
-      }
-      if (attempt < this.retries) await sleep(this.backoff(attempt, retryAfterMs), signal);
-    }
-    throw lastError;
-  }
-
-  private backoff(attempt: number, retryAfterMs: number | undefined): number {
-    const exp = Math.min(this.minBackoffMs * 2 ** attempt, this.maxBackoffMs);
-    const jittered = exp / 2 + Math.random() * (exp / 2);
-    return Math.min(Math.max(jittered, retryAfterMs ?? 0), this.maxBackoffMs);
+        throw new MirrorError('MIRROR_REQUEST', `mirror node answered HTTP ${res.status} for ${path}: ${res.message}`, {
+          status: res.status,
+          hint: 'check the id you passed',
+        });
+      },
+      {
+        ...schedule,
+        attempts: this.retries + 1,
+        ...(signal && { signal }),
+        retryable: (err) => err instanceof MirrorError && err.code === 'MIRROR_UNAVAILABLE',
+        // A Retry-After is honoured up to the backoff ceiling.
+        delayMs: (attempt) => Math.min(Math.max(backoffDelay(attempt, schedule), retryAfterMs ?? 0), this.maxBackoffMs),
+      },
+    );
   }
 
   private async once(
@@ -385,20 +387,6 @@ function describeNetworkError(err: unknown): string {
   return String(err);
 }
 
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 function consensusTimestamp(value: string): string {
   if (!/^\d{1,12}(\.\d{1,9})?$/.test(value)) throw new MirrorError('MIRROR_REQUEST', `"${value.slice(0, 40)}" is not a consensus timestamp (seconds.nanos)`);

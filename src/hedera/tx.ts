@@ -109,7 +109,7 @@ export async function createTopic(client: Client, options: CreateTopicOptions): 
   }
   try {
     const receipt = await (await tx.execute(client)).getReceipt(client);
-    if (!receipt.topicId) throw new Error('the receipt has no topic id');
+    if (!receipt.topicId) throw new Hcs25Error('LEDGER_TX', 'the receipt has no topic id');
     return receipt.topicId.toString();
   } catch (err) {
     throw new LedgerTxError(`creating a topic (memo ${options.memo.slice(0, 40)})`, err);
@@ -146,7 +146,7 @@ export async function submitMessage(client: Client, topicId: string, body: strin
     const response = await tx.execute(client);
     const receipt = await response.getReceipt(client);
     const seq = receipt.topicSequenceNumber;
-    if (seq === null || seq === undefined) throw new Error('the receipt has no sequence number');
+    if (seq === null || seq === undefined) throw new Hcs25Error('LEDGER_TX', 'the receipt has no sequence number');
     return { seq: Number(seq.toString()), transactionId: response.transactionId.toString() };
   } catch (err) {
     throw new LedgerTxError(`submitting to ${topicId}${memo ? ` (${memo})` : ''}`, err);

@@ -40,7 +40,7 @@ process.on('message', (msg: ChildRequest) => {
       case 'fault': {
         const f = (msg.node ? node.nodeFaults(msg.node) : node.faults) as unknown as Record<string, ((...args: unknown[]) => void) | undefined>;
         const op = f[msg.op];
-        if (!op) throw new Error(`fault operation ${msg.op} does not apply to one node`);
+        if (!op) throw new Hcs25Error('BAD_FAULT', `fault operation ${msg.op} does not apply to one node`);
         op(...msg.args);
         send({ type: 'done', id: msg.id });
         return;

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { sleep } from '../core/retry.js';
 
 /**
  * One time budget for one ask: an AbortSignal that fires when the budget runs out or the caller aborts, and
@@ -54,20 +55,9 @@ export class Deadline {
   }
 }
 
+/** `sleep` that always rejects with an Error (an abort reason may be any value). */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    signal?.addEventListener('abort', onAbort, { once: true });
+  return sleep(ms, signal).catch((reason: unknown) => {
+    throw reason instanceof Error ? reason : new Error('aborted');
   });
 }

@@ -5,6 +5,7 @@
  */
 import { MaxAttemptsOrTimeoutError, PrecheckStatusError, ReceiptStatusError, Status } from '@hashgraph/sdk';
 import { Hcs25Error, errorMessage } from '../core/errors.js';
+import { retry } from '../core/retry.js';
 
 export class SubmitError extends Hcs25Error {
   /** The HAPI status or error class that stopped submission. */
@@ -94,5 +95,19 @@ export function statusError(status: string, topicId: string | undefined, stage: 
   return new SubmitError(status, `the network ${what}${where}: ${status}`, {
     hint: STATUS_HINTS[status] ?? 'see the Hedera status code documentation; unsent signals are kept in the journal',
     ...(cause ? { cause } : {}),
+  });
+}
+
+/**
+ * Runs a one-off SDK call (topic create, balance query) again while it fails for a transient reason: a busy
+ * node, or a single-node network whose only node the SDK has put in backoff after a dropped connection ("All nodes
+ * are unhealthy", "failed to find a healthy working node"). Anything else is thrown at once.
+ */
+export function withTransientRetry<T>(fn: () => Promise<T>, options: { attempts?: number } = {}): Promise<T> {
+  return retry(fn, {
+    attempts: options.attempts ?? 6,
+    minMs: 250,
+    maxMs: 4_000,
+    retryable: (err) => classifySend(err).kind === 'transient',
   });
 }

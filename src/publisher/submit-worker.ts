@@ -8,7 +8,6 @@ import { Secret } from '../config/secret.js';
 import { createClient, parsePrivateKey } from '../hedera/client.js';
 import { sdkTransport } from './sdk-transport.js';
 import { operatorSigner } from './signer.js';
-import { lowerThreadPriority } from './thread-priority.js';
 import type { WorkerData, WorkerMemory, WorkerReply, WorkerRequest } from './worker-transport.js';
 
 // No stack traces in this thread: every SDK request leaves a gRPC deadline timer that, when it fires after the answer,
@@ -16,7 +15,6 @@ import type { WorkerData, WorkerMemory, WorkerReply, WorkerRequest } from './wor
 // another. Stacks never leave this thread (failures go back as plain data), and making them was a visible share of
 // its CPU at registry scale.
 Error.stackTraceLimit = 0;
-lowerThreadPriority();
 
 const data = workerData as WorkerData;
 const operator = { ...data.operator, privateKey: new Secret(data.operator.privateKey) };

@@ -22,96 +22,23 @@
  * with one node, "All nodes are unhealthy"; both are transient here and retried with bounded backoff. gRPC codes the
  * SDK does not retry itself (CANCELLED while a node restarts, …) come out as grpc-js's raw errors, not GrpcServiceError.
  */
-import { Status, TransactionId, AccountId, type Client } from '@hashgraph/sdk';
+import { AccountId, Status, TransactionId } from '@hashgraph/sdk';
 import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { Hcs25Error, MessageTooLargeError, errorMessage } from '../core/errors.js';
-import type { MirrorRestClient } from '../hedera/mirror-rest.js';
+import { backoffDelay, sleep } from '../core/retry.js';
 import { newTransactionId } from '../hedera/tx.js';
 import { MAX_MESSAGE_BYTES } from '../signals/protocol.js';
-import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR, type FeeMeter } from './fees.js';
-import type { Journal } from './journal.js';
+import { FeeCapError, MAX_SUBMIT_FEE_TINYBAR } from './fees.js';
+import { NODES_PER_REQUEST, NodeRotation, nodesOf } from './node-rotation.js';
 import { SUCCESS, sdkTransport, sendError, type ReceiptResult, type SubmitTransport } from './sdk-transport.js';
 import { SubmitError, statusError } from './send-failure.js';
-import type { TransactionSigner } from './signer.js';
+import type { SubmitJob, SubmitOutcome, SubmitterOptions } from './submit-types.js';
 
-export interface PriorTxId {
-  txId: string;
-  validSeconds: number;
-  /** Reached consensus with a failure: cannot be sent again. */
-  consumed: boolean;
-}
-
-export interface SubmitJob {
-  key: string;
-  /** The exact message to put on the topic (≤ 1024 bytes: one chunk): UTF-8 JSON text, or bytes (a zlib pack). */
-  message: string | Uint8Array;
-  /** Ids this message was given by an earlier attempt of the run, oldest first (resume). */
-  prior?: PriorTxId[];
-}
-
-export type SubmitOutcome =
-  | {
-      key: string;
-      status: 'confirmed';
-      txId: string;
-      seq: number;
-      /** An earlier send of the same id had already landed (DUPLICATE_TRANSACTION or found on the mirror node). */
-      duplicate: boolean;
-      via: 'receipt' | 'mirror';
-      consensusTimestamp?: string;
-    }
-  | { key: string; status: 'unsent'; reason: string };
-
-export type SubmitEvent =
-  /** `nodeId`: the consensus node that accepted it. */
-  | { type: 'sent'; key: string; txId: string; nodeId: string }
-  | { type: 'confirmed'; key: string; txId: string; seq: number; duplicate: boolean }
-  | { type: 'retry'; key: string; txId: string; attempt: number; reason: string; delayMs: number }
-  | { type: 'reissued'; key: string; oldTxId: string; txId: string; reason: string }
-  | { type: 'stopped'; error: SubmitError | FeeCapError };
-
-export interface SubmitterOptions {
-  client: Client;
-  signer: TransactionSigner;
-  operatorId: string;
-  topicId: string;
-  journal: Journal;
-  /** Transaction memo (`hcs-25:op:0` for signals). */
-  memo: string;
-  /** Mirror node, to learn whether an expired id landed. */
-  mirror: MirrorRestClient;
-  fees?: FeeMeter;
-  /**
-   * Where transactions are built, signed, sent and their receipts asked (default: the SDK client in this thread).
-   * `client` still names the nodes, and every decision stays here.
-   */
-  transport?: SubmitTransport;
-  /** Submissions in flight at once (sent and awaiting a receipt). Default 128. */
-  window?: number;
-  /** Valid duration of each transaction id, seconds (15–180). Default 120. */
-  validSeconds?: number;
-  /** How long one message may keep failing transiently before the run stops, ms. Default 60 000. */
-  retryBudgetMs?: number;
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** How long one submit call (SDK retries included) may take, ms. Default 30 000. */
-  submitTimeoutMs?: number;
-  /** How long one receipt query (SDK polling included) may take, ms. Default 30 000. */
-  receiptTimeoutMs?: number;
-  /** After an id's validity ends, time given to the mirror node to show it before it is declared unused. Default 30 s. */
-  mirrorGraceMs?: number;
-  /** Clock for expiry decisions (tests move it forward). */
-  now?: () => number;
-  onEvent?: (event: SubmitEvent) => void;
-}
+export type { PriorTxId, SubmitEvent, SubmitJob, SubmitOutcome, SubmitterOptions } from './submit-types.js';
 
 /** Receipt statuses where the transaction reached consensus but did nothing and may be tried under a new id. */
 const RETRY_NEW_ID_RECEIPT = new Set<string>([Status.ThrottledAtConsensus.toString()]);
-/** Nodes a transaction is signed for and a receipt is asked of. */
-const NODES_PER_REQUEST = 3;
-/** How long a node that was passed over goes to the back of node lists. */
-const SUSPECT_MS = 30_000;
 
 interface ActiveId {
   txId: string;
@@ -121,17 +48,19 @@ interface ActiveId {
   expired?: boolean;
 }
 
+interface Failing {
+  count: number;
+  since?: number;
+}
+
 const mirrorMessageSchema = z.object({ sequence_number: z.number().int().positive(), topic_id: z.string().optional(), consensus_timestamp: z.string() });
 
 export class Submitter {
   private readonly o: Required<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'submitTimeoutMs' | 'receiptTimeoutMs' | 'mirrorGraceMs'>> &
     SubmitterOptions;
   private readonly now: () => number;
-  private readonly nodes: string[];
+  private readonly nodes: NodeRotation;
   private readonly transport: SubmitTransport;
-  private nodeCursor = 0;
-  /** Nodes the SDK passed over lately (down, or failing), with when to put them first again. */
-  private readonly suspect = new Map<string, number>();
   private readonly operator: AccountId;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
@@ -157,9 +86,9 @@ export class Submitter {
     // Every message backing off listens on this signal: up to `window` listeners is expected, not a leak.
     setMaxListeners(0, this.stopController.signal);
     this.operator = AccountId.fromString(options.operatorId);
-    this.nodes = nodesOf(options.client).map(String);
+    this.nodes = new NodeRotation(nodesOf(options.client).map(String));
     this.transport = options.transport ?? sdkTransport(options.client, options.signer);
-    if (this.nodes.length === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
+    if (this.nodes.size === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
   }
 
   /** The error that stopped submission, if any. */
@@ -268,8 +197,8 @@ export class Submitter {
     const last = job.prior?.at(-1);
     let id: ActiveId | undefined = last && !last.consumed ? activeId(last.txId, last.validSeconds) : undefined;
     let reissue: { reason: string; from?: string } | undefined = last?.consumed ? { reason: 'failed', from: last.txId } : undefined;
-    let transient = 0;
-    let failingSince: number | undefined;
+    /** Transient failures of this message so far, and since when it has been failing (reset by an accepted send). */
+    const failing: Failing = { count: 0 };
     /** The network holds this id: it answered OK to our send, or DUPLICATE_TRANSACTION to a resend. */
     let accepted = false;
     let duplicate = false;
@@ -287,7 +216,7 @@ export class Submitter {
           landed = await this.findLanded(id);
         } catch (err) {
           if (this.fatalError) continue;
-          const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `mirror node: ${errorMessage(err)}`);
+          const stop = await this.backoff(job, id, failing, `mirror node: ${errorMessage(err)}`);
           if (stop) return stop;
           continue;
         }
@@ -317,7 +246,7 @@ export class Submitter {
 
       // 3. Send, or resend the same signed bytes (after a timeout we cannot know whether the first send arrived).
       if (!accepted) {
-        frozen ??= this.pickNodes();
+        frozen ??= this.nodes.pick();
         const sent = await this.transport.send({
           topicId: this.o.topicId,
           memo: this.o.memo,
@@ -330,9 +259,9 @@ export class Submitter {
         });
         if (sent.ok) {
           nodeId = sent.nodeId;
-          this.noteAnswer(frozen, nodeId);
+          this.nodes.noteAnswer(frozen, nodeId);
           accepted = true;
-          failingSince = undefined;
+          failing.since = undefined;
           this.stats.sent++;
           this.o.onEvent?.({ type: 'sent', key: job.key, txId: id.txId, nodeId });
         } else {
@@ -341,14 +270,14 @@ export class Submitter {
             accepted = true;
             duplicate = true;
             nodeId = failure.nodeId;
-            if (nodeId) this.noteAnswer(frozen, nodeId);
+            if (nodeId) this.nodes.noteAnswer(frozen, nodeId);
           } else if (failure.kind === 'expired') {
             id.expired = true;
             continue;
           } else if (failure.kind === 'transient') {
             // Same id, signed for the next nodes: the ones it named may be down for longer than the SDK waits.
-            if (this.nodes.length > NODES_PER_REQUEST) frozen = undefined;
-            const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), failure.reason);
+            if (this.nodes.size > NODES_PER_REQUEST) frozen = undefined;
+            const stop = await this.backoff(job, id, failing, failure.reason);
             if (stop) return stop;
             continue;
           } else {
@@ -363,14 +292,14 @@ export class Submitter {
       const receipt = await this.receipt(id, nodeId);
       if (!receipt.ok) {
         if (this.isExpired(id)) continue; // not confirmed within its validity: ask the mirror node (step 1)
-        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), `receipt: ${receipt.reason}`);
+        const stop = await this.backoff(job, id, failing, `receipt: ${receipt.reason}`);
         if (stop) return stop;
         continue;
       }
       const { status, seq } = receipt;
       if (status === SUCCESS && seq > 0) return this.confirm(job, id, seq, duplicate, 'receipt');
       if (status === SUCCESS) {
-        const stop = await this.backoff(job, id, ++transient, (failingSince ??= Date.now()), 'a SUCCESS receipt without a sequence number');
+        const stop = await this.backoff(job, id, failing, 'a SUCCESS receipt without a sequence number');
         if (stop) return stop;
         continue;
       }
@@ -385,8 +314,8 @@ export class Submitter {
     // Always an explicit node list: for requests without one, the SDK (2.81) refuses to pick a node for its first
     // 8 s (node min readmit period) after any node was marked unhealthy, even when the node's backoff is over.
     // The submitting node first (it knows the transaction soonest), then others in case it went down.
-    const others = this.pickNodes().filter((n) => n !== nodeId);
-    const nodes = nodeId ? this.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others;
+    const others = this.nodes.pick().filter((n) => n !== nodeId);
+    const nodes = nodeId ? this.nodes.healthyFirst([nodeId, ...others]).slice(0, NODES_PER_REQUEST) : others;
     return this.transport.receipt({ txId: id.txId, nodes, timeoutMs: this.o.receiptTimeoutMs });
   }
 
@@ -436,8 +365,10 @@ export class Submitter {
    * in the SDK's backoff and every request fails locally ("All nodes are unhealthy") until it is readmitted, which
    * says nothing new about the network. Returns an unsent outcome when the message has failed for too long.
    */
-  private async backoff(job: SubmitJob, id: ActiveId, attempt: number, failingSince: number, reason: string): Promise<SubmitOutcome | undefined> {
-    const failingMs = Date.now() - failingSince;
+  private async backoff(job: SubmitJob, id: ActiveId, failing: Failing, reason: string): Promise<SubmitOutcome | undefined> {
+    const attempt = ++failing.count;
+    failing.since ??= Date.now();
+    const failingMs = Date.now() - failing.since;
     if (failingMs > this.o.retryBudgetMs) {
       const error = new SubmitError('NETWORK', `the network kept failing for ${Math.round(failingMs / 1000)} s (${attempt} tries; last: ${reason})`, {
         hint: 'check that the consensus nodes are reachable, then resume the run; unsent signals are kept in the journal',
@@ -445,11 +376,10 @@ export class Submitter {
       await this.fail(job, id, error, false);
       return unsent(job, error);
     }
-    const exp = Math.min(this.o.minBackoffMs * 2 ** Math.min(attempt - 1, 16), this.o.maxBackoffMs);
-    const delayMs = Math.round(exp / 2 + Math.random() * (exp / 2));
+    const delayMs = Math.round(backoffDelay(attempt - 1, { minMs: this.o.minBackoffMs, maxMs: this.o.maxBackoffMs, jitter: true }));
     this.stats.retries++;
     this.o.onEvent?.({ type: 'retry', key: job.key, txId: id.txId, attempt, reason, delayMs });
-    await sleep(delayMs, this.stopController.signal);
+    await pause(delayMs, this.stopController.signal);
     return undefined;
   }
 
@@ -466,7 +396,7 @@ export class Submitter {
     const settledAt = id.validStartMs + id.validSeconds * 1000 + this.o.mirrorGraceMs;
     // When the node called it expired but our clock disagrees, the node's clock is ahead: the grace alone suffices.
     const wait = Math.min(settledAt - this.now(), id.expired ? this.o.mirrorGraceMs : Number.POSITIVE_INFINITY);
-    if (wait > 0) await sleep(wait, this.stopController.signal);
+    if (wait > 0) await pause(wait, this.stopController.signal);
     const txs = await this.o.mirror.getTransaction(id.txId, this.stopController.signal);
     if (!txs || txs.length === 0) return { kind: 'absent' };
     const ok = txs.find((t) => t.result === 'SUCCESS');
@@ -481,31 +411,6 @@ export class Submitter {
     return { kind: 'success', seq: parsed.data.sequence_number, consensusTimestamp: parsed.data.consensus_timestamp };
   }
 
-  private pickNodes(): string[] {
-    // A few nodes per transaction lets the SDK fail over; signing for every node of a public network would not pay.
-    const rotated = this.nodes.map((_, i) => this.nodes[(this.nodeCursor + i) % this.nodes.length]!);
-    this.nodeCursor = (this.nodeCursor + 1) % this.nodes.length;
-    return this.healthyFirst(rotated).slice(0, NODES_PER_REQUEST);
-  }
-
-  /**
-   * Suspect nodes last. The SDK tries a node list in order, and near a local node (127.0.0.1:50211) it waits for a
-   * failed node to be readmitted and then spends a whole gRPC deadline finding it still down.
-   */
-  private healthyFirst(nodes: string[]): string[] {
-    const now = Date.now();
-    const bad = (n: string): boolean => (this.suspect.get(n) ?? 0) > now;
-    return [...nodes.filter((n) => !bad(n)), ...nodes.filter(bad)];
-  }
-
-  /** The SDK walks a transaction's node list in order: nodes before the one that answered were down or failing. */
-  private noteAnswer(nodes: string[], answered: string): void {
-    this.suspect.delete(answered);
-    for (const node of nodes) {
-      if (node === answered) break;
-      this.suspect.set(node, Date.now() + SUSPECT_MS);
-    }
-  }
 }
 
 type Landed = { kind: 'success'; seq: number; consensusTimestamp: string } | { kind: 'failed'; status: string } | { kind: 'absent' };
@@ -520,25 +425,7 @@ function unsent(job: SubmitJob, error: Error): SubmitOutcome {
   return { key: job.key, status: 'unsent', reason: error.message };
 }
 
-/** The consensus nodes of a client, each once. */
-export function nodesOf(client: Client): AccountId[] {
-  const seen = new Map<string, AccountId>();
-  for (const value of Object.values(client.network)) {
-    const id = typeof value === 'string' ? AccountId.fromString(value) : value;
-    seen.set(id.toString(), id);
-  }
-  return [...seen.values()];
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
+/** A wait that a stop ends early; the caller sees the stop when it next checks. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, signal).catch(() => undefined);
 }

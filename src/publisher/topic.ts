@@ -3,8 +3,8 @@ import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
 import { signalTopicMemo } from '../signals/protocol.js';
-import { withTransientRetry } from './retry.js';
-import { nodesOf } from './submitter.js';
+import { nodesOf } from './node-rotation.js';
+import { withTransientRetry } from './send-failure.js';
 
 export interface CreateTopicOptions {
   /** Default `hcs-25:0:86400`. */
@@ -48,7 +48,7 @@ export async function createSignalTopic(client: Client, options: CreateTopicOpti
   });
   // Explicit nodes for the receipt too: see the submitter's receipt query.
   const receipt = await withTransientRetry(() => new TransactionReceiptQuery().setTransactionId(transactionId).setNodeAccountIds(nodes).execute(client));
-  if (!receipt.topicId) throw new Error('the topic create receipt has no topic id');
+  if (!receipt.topicId) throw new Hcs25Error('LEDGER_TX', 'the topic create receipt has no topic id');
   return {
     topicId: receipt.topicId.toString(),
     memo,

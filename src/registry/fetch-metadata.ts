@@ -3,6 +3,7 @@
  * so it goes through the transports' guarded HttpClient: private, loopback and link-local addresses are refused
  * (after DNS, on every redirect) unless allowed, and bodies are capped. Tests inject their own `MetadataFetch`.
  */
+import { Hcs25Error } from '../core/errors.js';
 import { Deadline } from '../net/deadline.js';
 import { HttpClient } from '../net/http-client.js';
 
@@ -28,7 +29,7 @@ export function guardedMetadataFetch(options: { allowPrivateEndpoints: boolean; 
         const res = await client.request(url, { method: 'GET', headers: { accept: 'application/json' }, deadline });
         return { status: res.status, contentType: res.contentType, body: res.body };
       } catch (err) {
-        if (deadline.timedOut) throw new Error(`no answer within ${timeoutMs} ms`);
+        if (deadline.timedOut) throw new Hcs25Error('TRANSPORT', `no answer within ${timeoutMs} ms`);
         throw err;
       } finally {
         deadline.dispose();

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import type { LedgerName } from '../config/networks.js';
 import type { Protocol } from '../core/agent.js';
+import { UsageError } from '../core/errors.js';
 
 /**
  * The part of the standards-sdk's HCS-14 API used here. Declared locally because the SDK's bundled .d.ts files use
@@ -97,7 +98,7 @@ export function aidOf(input: UaidInput): { data: AidInput; params: AidParams } {
       params: { uid, registry: UAID_REGISTRY_HCS10, proto: 'hcs-10', nativeId },
     };
   }
-  if (input.endpoint === undefined) throw new Error('an agent needs an endpoint or an account to get a UAID');
+  if (input.endpoint === undefined) throw new UsageError('an agent needs an endpoint or an account to get a UAID');
   const nativeId = new URL(input.endpoint).host;
   const proto = hcs14Proto(input.protocol);
   return {

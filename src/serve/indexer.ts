@@ -12,6 +12,7 @@
  */
 import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
+import { backoffDelay } from '../core/retry.js';
 import { consensusMs, eventSequence, readTopic } from '../consumer/reader.js';
 import { BatchBuilder } from './batch.js';
 import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
@@ -172,7 +173,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         // What was read before the failure is valid and in order: keep it.
         await flush().catch(() => {});
         failures++;
-        const wait = Math.min((options.minRetryMs ?? 500) * 2 ** (failures - 1), options.maxRetryMs ?? 30_000);
+        const wait = backoffDelay(failures - 1, { minMs: options.minRetryMs ?? 500, maxMs: options.maxRetryMs ?? 30_000 });
         const line = `${topic}: ${errorMessage(err).split('\n')[0]}; retrying in ${(wait / 1000).toFixed(1)} s`;
         note(line);
         await store.setTopicState(topic, { note: line, behind: null }).catch(() => {});
@@ -277,7 +278,7 @@ function watchGrpc(
     const wasUp = up;
     up = false;
     failures++;
-    const wait = Math.min(1000 * 2 ** (failures - 1), 30_000);
+    const wait = backoffDelay(failures - 1, { minMs: 1000, maxMs: 30_000 });
     if (wasUp || failures === 1) note(`${topic}: mirror gRPC subscription failed (${errorMessage(err).split('\n')[0]}); polling REST, retrying gRPC in ${(wait / 1000).toFixed(0)} s`);
     onMessage(); // read now: messages may have arrived while the stream was failing
     timer = setTimeout(() => void subscribe(), wait);

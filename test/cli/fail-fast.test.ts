@@ -95,8 +95,8 @@ describe('bad input is refused before any network call (exit 2)', () => {
   const none = { HCS25_NETWORK: 'custom', HCS25_NODES: '127.0.0.1:1=0.0.3', HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1' };
 
   it.each([
-    [['--env-file', 'missing.env', 'signals', '--topic', '0.0.5'], /env file ".*" does not exist/],
-    [['--env-file', 'a-directory', 'signals', '--topic', '0.0.5'], /cannot read env file ".*": EISDIR/],
+    [['--dotenv', 'missing.env', 'signals', '--topic', '0.0.5'], /env file ".*" does not exist/],
+    [['--dotenv', 'a-directory', 'signals', '--topic', '0.0.5'], /cannot read env file ".*": EISDIR/],
     [['reveal', '--run', '01JDX3V9W5Q8K6T2N4M7P1R0ZA', '--topic', '0.0.x'], /--topic must be an id like 0\.0\.1234/],
     [['reveal', '--run', 'yesterday'], /--run must be a run id/],
     [['run', '--agents', 'missing.json', '--topic', '0.0.5'], /--agents "missing\.json": no such file/],

@@ -82,8 +82,7 @@ const CASES: Record<string, (key: string) => Case> = {
   'the key in HCS25_CONFIG': (key) => ({ names: /config file/, env: { HCS25_CONFIG: key } }),
   'the key as --network': (key) => ({ names: /--network/, flags: { network: key }, cliArgs: () => ['--network', key] }),
   'the key as --config': (key) => ({ names: /config file/, flags: { config: key }, cliArgs: () => ['--config', key] }),
-  // Not through the CLI here: Node 20 reads `--env-file` anywhere on its command line and prints its value itself.
-  'the key as --env-file': (key) => ({ names: /env file/, flags: { envFile: key } }),
+  'the key as --dotenv': (key) => ({ names: /env file/, flags: { envFile: key }, cliArgs: () => ['--dotenv', key] }),
   'the key as the signals --topic flag': (key) => ({ names: /--topic/, flags: { topic: key }, cliArgs: () => ['signals', '--topic', key] }),
   'the key as config file "operatorId"': (key) => ({ names: /config file key \\?"operatorId/, configFile: () => JSON.stringify({ operatorId: key }) }),
   'the key as config file "network"': (key) => ({ names: /config file key \\?"network/, configFile: () => JSON.stringify({ network: key }) }),
@@ -184,7 +183,7 @@ function hcs25(args: string[], cwd: string, env: Record<string, string>): Promis
 describe('the real CLI', () => {
   const key = KEYS.ed25519;
   const forms = encodings(key);
-  const table = Object.keys(CASES).filter((name) => name !== 'the key as --env-file').flatMap((name) =>
+  const table = Object.keys(CASES).flatMap((name) =>
     // Every encoding is covered through loadConfig above; here one hex and one PEM form, text and --json.
     [
       { name, form: 'DER hex', json: false },

@@ -23,6 +23,19 @@ describe('run journal', () => {
     expect(await listRuns(tmp.dir)).toContain(journal.runId);
   });
 
+  it('writes each record as one JSON line, its fields in order and the time last (the format old runs resume from)', async () => {
+    const journal = await journalWith(`${tmp.dir}/format`, []);
+    await journal.write({ t: 'fees', spentTinybar: '12', confirmed: 3 });
+    await journal.close();
+    const lines = readFileSync(journal.path, 'utf8').split('\n');
+    expect(lines.at(-1)).toBe('');
+    expect(lines[0]).toMatch(/^\{"t":"start","v":1,"run":"[0-9A-Z]{26}",.*,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
+    expect(lines.at(-2)).toMatch(/^\{"t":"fees","spentTinybar":"12","confirmed":3,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
+    const resumed = await Journal.open(`${tmp.dir}/format`, journal.runId);
+    await resumed.journal.close();
+    expect(resumed.state.spentTinybar).toBe(12n);
+  });
+
   it('gets its name only with its start record on disk: a create that fails before the sync leaves no journal', async () => {
     const dir = `${tmp.dir}/unsynced`;
     const probe = await open(`${tmp.dir}/probe`, 'w');
