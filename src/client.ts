@@ -1,7 +1,7 @@
 /**
  * The hcs25 client: one object that owns every connection the pipeline needs — the Hedera SDK client (consensus
  * nodes and the operator), the mirror REST client and, when HCS-10 agents are asked, the runner's own HCS-10
- * identity — and closes them all once. Actions (`src/actions/`) take it as their first argument, as viem's do.
+ * identity — and closes them all once. Actions (listed in `src/actions.ts`) take it as their first argument, as viem's do.
  *
  *   const client = createHcs25Client(loadConfig());
  *   try { const { agents } = await discoverAgents(client, { registry: '0.0.1234' }); … } finally { await client.close(); }
@@ -16,9 +16,9 @@ import type { StoredIdentity } from './hcs10/identity.js';
 import { createClient, parsePrivateKey, type ClientTuning } from './hedera/client.js';
 import { MirrorRestClient, type MirrorRestOptions } from './hedera/mirror-rest.js';
 import { ensureConsensusReachable } from './hedera/reachability.js';
-import { sdkTransport, type SubmitTransport } from './publisher/sdk-transport.js';
-import { operatorSigner } from './publisher/signer.js';
-import { canSubmitInWorker, startWorkerTransport, type WorkerTransport } from './publisher/worker-transport.js';
+import { sdkTransport, type SubmitTransport } from './publish/sdk-transport.js';
+import { operatorSigner } from './publish/signer.js';
+import { canSubmitInWorker, startWorkerTransport, type WorkerTransport } from './publish/worker-transport.js';
 
 export interface Hcs25ClientOptions {
   /** SDK tuning; the default suits a pipeline (5 s per gRPC attempt, 30 s per request). */

@@ -22,18 +22,27 @@ export { configInputSchema, ENV_VARS, type ConfigInput } from './config/schema.j
 export { Secret } from './config/secret.js';
 
 // The actions
-export * from './actions/index.js';
+export * from './actions.js';
 
 // On-chain formats
-export * from './signals/index.js';
+export * from './format/index.js';
 export { renderJsonSchemas } from './json-schemas.js';
-export { agentRecordSchema, type AgentRecord } from './registry/agent-record.js';
+export { agentRecordSchema, type AgentRecord } from './discover/agent-record.js';
 
 // Evaluation: questions and graders (pure)
-export * from './evals/index.js';
+export * from './evaluate/index.js';
 
 // Scoring and reports (pure)
-export * from './consumer/index.js';
+export * from './read/types.js';
+export * from './score/aggregate.js';
+export * from './score/scoring-config.js';
+export { parseUaid, uaidRouting, type UaidParts, type UaidRouting } from './discover/uaid.js';
+export * from './read/reader.js';
+export { consensusIso, consensusMs } from './core/consensus-time.js';
+export * from './score/scores.js';
+export * from './report/table.js';
+export * from './report/csv.js';
+export * from './report/html-report.js';
 
 // Verification (pure; the action `verifySignals` reads a topic and calls it)
 export {

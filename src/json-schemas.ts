@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { configInputSchema } from './config/schema.js';
-import { agentRecordSchema } from './registry/agent-record.js';
-import { scienceBankSchema } from './evals/science.js';
-import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './signals/schema-v1.js';
+import { agentRecordSchema } from './discover/agent-record.js';
+import { scienceBankSchema } from './evaluate/science.js';
+import { revealMessageSchema, scoreMessageSchema, signalMessageSchema } from './format/schema-v1.js';
 import {
   packBodySchema,
   signalMessageV2Schema,
   revealMessageV2Schema,
   scoreMessageV2Schema,
   scoresBodySchema,
-} from './signals/schema-v2.js';
-import { scoringConfigSchema } from './consumer/scoring-config.js';
+} from './format/schema-v2.js';
+import { scoringConfigSchema } from './score/scoring-config.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 

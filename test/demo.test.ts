@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDemo, type DemoResult } from '../src/devtools/demo.js';
-import type { SubjectScore } from '../src/consumer/scores.js';
+import type { SubjectScore } from '../src/score/scores.js';
 
 /** The served ranking once every subject is indexed and scored (the indexer follows the topic from its start). */
 async function servedSubjects(url: string, steps: string[]): Promise<SubjectScore[]> {

@@ -20,7 +20,7 @@ export function register(program: Command): void {
       action(async (flags: AgentsFlags) => {
         const [{ startAgentFleet, FLEET_AGENT_NAMES }, { loadScienceBank }] = await Promise.all([
           import('../devtools/agents/fleet.js'),
-          import('../evals/science.js'),
+          import('../evaluate/science.js'),
         ]);
         const include = flags.only?.split(',').map((s) => s.trim()).filter(Boolean);
         const unknown = include?.filter((n) => !(FLEET_AGENT_NAMES as readonly string[]).includes(n)) ?? [];

@@ -41,7 +41,7 @@ export async function withSource<T>(cmd: Command, flags: SourceFlags, fn: (clien
   return withClient(cmd, { topic: flags.topic, publishers: flags.publisher }, async (client) => {
     const { config } = client;
     if (!config.topic) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
-    const { getSignalTopic } = await import('../actions/read-signals.js');
+    const { getSignalTopic } = await import('../read/read-signals.js');
     const info = await getSignalTopic(client, config.topic);
     if (!info.memo.startsWith('hcs-25:')) {
       // The memo is whoever created the topic's text: note() shows its escape sequences escaped.

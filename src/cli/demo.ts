@@ -31,7 +31,7 @@ export function register(program: Command): void {
       action(async (flags: DemoFlags, cmd: Command) => {
         const g = globals(cmd);
         if (flags.ports !== 'standard' && flags.ports !== 'ephemeral') throw new UsageError('--ports must be standard or ephemeral');
-        const [{ runDemo }, { createProgressBar }] = await Promise.all([import('../devtools/demo.js'), import('../evals/progress.js')]);
+        const [{ runDemo }, { createProgressBar }] = await Promise.all([import('../devtools/demo.js'), import('../evaluate/progress.js')]);
         const interactive = !g.json && process.stderr.isTTY === true;
         const bar = interactive ? createProgressBar(process.stderr) : undefined;
         let barShown = false;

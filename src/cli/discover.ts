@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import type { Agent } from '../core/agent.js';
-import type { RegistryInfo } from '../registry/discover.js';
-import type { SkippedEntry } from '../registry/skips.js';
+import type { RegistryInfo } from '../discover/discover.js';
+import type { SkippedEntry } from '../discover/skips.js';
 import { inputFileFlag, withClient } from './context.js';
 import { action, globals, intOption, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
@@ -33,7 +33,7 @@ export function register(program: Command): void {
       action(async (flags: DiscoverFlags, cmd: Command) => {
         const g = globals(cmd);
         if (flags.agents) inputFileFlag('--agents', flags.agents);
-        const { discoverAgents } = await import('../actions/discover-agents.js');
+        const { discoverAgents } = await import('../discover/discover-agents.js');
         // --registry also accepts the hcs://2/ form, which the config schema does not: it is not passed to the config layer.
         const found = await withClient(cmd, { ...(flags.allowPrivateEndpoints && { allowPrivateEndpoints: true }) }, async (client) => {
           const registry = flags.registry ?? client.config.registry;

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { AnyEvalResult } from '../evals/types.js';
+import type { AnyEvalResult } from '../evaluate/types.js';
 import { PROTOCOLS, type Agent, type Protocol } from '../core/agent.js';
-import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
+import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import { entityIdFlag, withClient } from './context.js';
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, intOption, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
@@ -63,12 +63,12 @@ export function register(program: Command): void {
         const target = await targetOf(protocol, flags);
 
         const [{ evaluateAgents }, { randomSeed }, { parseGraderId }, { loadScienceBank }, { createProgressBar }, { DEFAULT_HCS10_BUDGET_MS }] = await Promise.all([
-          import('../actions/evaluate-agents.js'),
-          import('../evals/rng.js'),
-          import('../evals/graders.js'),
-          import('../evals/science.js'),
-          import('../evals/progress.js'),
-          import('../transports/hcs10.js'),
+          import('../evaluate/evaluate-agents.js'),
+          import('../evaluate/rng.js'),
+          import('../evaluate/graders.js'),
+          import('../evaluate/science.js'),
+          import('../evaluate/progress.js'),
+          import('../evaluate/transports/hcs10.js'),
         ]);
         const g = globals(cmd);
         const agent: Agent = { ...target, protocol, ...(flags.subject ? { subject: flags.subject } : {}), ...(flags.model ? { model: flags.model } : {}) };
@@ -142,7 +142,7 @@ async function targetOf(protocol: Protocol, flags: EvalFlags): Promise<Pick<Agen
     const id = flags.account ?? flags.inbound!;
     return { subject: id, name: id, ...(flags.account && { accountId: flags.account }), ...(flags.inbound && { inboundTopicId: flags.inbound }) };
   }
-  const { isHttpUrl } = await import('../registry/agent-record.js');
+  const { isHttpUrl } = await import('../discover/agent-record.js');
   if (!flags.endpoint || !isHttpUrl(flags.endpoint)) throw new UsageError(`--endpoint must be an http(s) URL, got ${quoteInput(flags.endpoint ?? '')}`);
   return { subject: flags.endpoint, name: new URL(flags.endpoint).host, endpoint: flags.endpoint };
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { GradeResult, GraderId, Letter } from '../evals/types.js';
+import type { GradeResult, GraderId, Letter } from '../evaluate/types.js';
 import { action, globals, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 
@@ -24,7 +24,7 @@ const usage = (message: string, hint: string) => new UsageError(message, { hint 
 
 async function mathQuestion(opts: GradeCommandOptions): Promise<{ expected: number; operands?: number[]; questionId?: string }> {
   if (opts.questionId !== undefined) {
-    const { questionById } = await import('../evals/questions.js');
+    const { questionById } = await import('../evaluate/questions.js');
     const q = questionById(opts.questionId);
     if (q?.kind !== 'math') {
       throw usage(`"${opts.questionId}" is not a math question id`, 'use an id like math:add:37+58, math:sub:80-12 or math:mul:7*8');
@@ -46,7 +46,7 @@ async function mathQuestion(opts: GradeCommandOptions): Promise<{ expected: numb
 
 async function scienceQuestion(opts: GradeCommandOptions): Promise<{ options: [string, string, string, string]; answer: Letter; questionId?: string }> {
   if (opts.questionId !== undefined) {
-    const [{ questionById }, { loadScienceBank }] = await Promise.all([import('../evals/questions.js'), import('../evals/science.js')]);
+    const [{ questionById }, { loadScienceBank }] = await Promise.all([import('../evaluate/questions.js'), import('../evaluate/science.js')]);
     const q = questionById(opts.questionId, loadScienceBank(opts.scienceBank));
     if (q?.kind !== 'science') {
       throw usage(`no science question "${opts.questionId}" in the ${opts.scienceBank ? `bank ${opts.scienceBank}` : 'bundled bank'}`, 'ids look like sci:biology:photosynthesis-gas; or give --options "a|b|c|d" --answer B');
@@ -66,16 +66,16 @@ async function scienceQuestion(opts: GradeCommandOptions): Promise<{ options: [s
 
 /** The work behind `hcs25 grade`, callable without a process: parses the flags, grades, returns the result. */
 export async function gradeCommand(opts: GradeCommandOptions): Promise<GradeCommandResult> {
-  const { parseGraderId, DEFAULT_GRADER } = await import('../evals/graders.js');
+  const { parseGraderId, DEFAULT_GRADER } = await import('../evaluate/graders.js');
   const grader = opts.grader === undefined ? DEFAULT_GRADER : parseGraderId(opts.grader);
   if (opts.eval === 'math') {
-    const { gradeMath } = await import('../evals/grade-math.js');
+    const { gradeMath } = await import('../evaluate/grade-math.js');
     const q = await mathQuestion(opts);
     const result = gradeMath(opts.response, q.expected, q.operands ? { grader, operands: q.operands } : { grader });
     return { ...result, grader, ...(q.questionId ? { questionId: q.questionId } : {}) };
   }
   if (opts.eval === 'science') {
-    const { gradeChoice } = await import('../evals/grade-choice.js');
+    const { gradeChoice } = await import('../evaluate/grade-choice.js');
     const q = await scienceQuestion(opts);
     return { ...gradeChoice(opts.response, q, { grader }), grader, ...(q.questionId ? { questionId: q.questionId } : {}) };
   }

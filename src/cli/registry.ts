@@ -48,7 +48,7 @@ export function register(program: Command): void {
       action(async (flags: CreateFlags, cmd: Command) => {
         const g = globals(cmd);
         await withOperator(cmd, async (client) => {
-          const { createRegistry } = await import('../registry/write.js');
+          const { createRegistry } = await import('../discover/write.js');
           const { topicId, memo } = await createRegistry(await client.connect(), {
             kind: flags.kind,
             ...(flags.indexed !== undefined && { indexed: flags.indexed }),
@@ -88,7 +88,7 @@ export function register(program: Command): void {
         const registryId = entityIdFlag('--registry', flags.registry);
         const entry = await entryFrom(flags);
         await withOperator(cmd, async (client) => {
-          const { registerAgent, registryShape } = await import('../registry/write.js');
+          const { registerAgent, registryShape } = await import('../discover/write.js');
           const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, client.mirror);
           const { sequenceNumber, transactionId } = await registerAgent(await client.connect(), {
             registryId,
@@ -114,7 +114,7 @@ function kindOption(value: string): Kind {
 }
 
 
-async function entryFrom(flags: RegisterFlags): Promise<import('../registry/write.js').RegistryEntrySource> {
+async function entryFrom(flags: RegisterFlags): Promise<import('../discover/write.js').RegistryEntrySource> {
   if (flags.metadata !== undefined) return { metadata: flags.metadata };
   if (flags.account !== undefined) {
     return { account: entityIdFlag('--account', flags.account), ...(flags.inbound && { inboundTopicId: entityIdFlag('--inbound', flags.inbound) }), ...(flags.name && { name: flags.name }) };

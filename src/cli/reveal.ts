@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
-import { RUN_ID_PATTERN } from '../publisher/journal.js';
+import { RUN_ID_PATTERN } from '../publish/journal.js';
 import { entityIdFlag, withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 
@@ -25,7 +25,7 @@ export function register(program: Command): void {
         const g = globals(cmd);
         if (!RUN_ID_PATTERN.test(flags.run)) throw new UsageError(`--run must be a run id (a 26-character ULID), got ${quoteInput(flags.run)}`, { hint: 'run ids are printed by `hcs25 run`' });
         if (flags.topic !== undefined) entityIdFlag('--topic', flags.topic);
-        const { revealRun } = await import('../actions/reveal-run.js');
+        const { revealRun } = await import('../publish/reveal-run.js');
         const result = await withClient(cmd, { stateDir: flags.stateDir }, (client) =>
           revealRun(client, { run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) }),
         );

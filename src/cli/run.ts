@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
-import { parseGraderId } from '../evals/graders.js';
-import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
-import type { RunProgress, RunReport } from '../publisher/report.js';
+import { parseGraderId } from '../evaluate/graders.js';
+import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
+import type { RunProgress, RunReport } from '../publish/report.js';
 import { inputFileFlag, withClient } from './context.js';
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, printLine, type Hcs10Flags } from './shared.js';
 
@@ -66,9 +66,9 @@ export function register(program: Command): void {
         if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
         const [{ runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([
-          import('../actions/run-signals.js'),
-          import('../evals/progress.js'),
-          import('../publisher/fees.js'),
+          import('../publish/run-signals.js'),
+          import('../evaluate/progress.js'),
+          import('../publish/fees.js'),
         ]);
         const configFlags = {
           registry: flags.registry,

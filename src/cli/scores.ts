@@ -6,7 +6,7 @@ import { entityIdFlag } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 import { printScoreChecks } from './verify.js';
-import type { ScoringConfig } from '../consumer/scoring-config.js';
+import type { ScoringConfig } from '../score/scoring-config.js';
 
 interface ScoresFlags extends SourceFlags {
   scoringConfig?: string;
@@ -69,7 +69,7 @@ export function register(program: Command): void {
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
         if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got ${quoteInput(flags.now ?? '')}`);
 
-        const { DEFAULT_SCORING_CONFIG, loadScoringConfig } = await import('../consumer/scoring-config.js');
+        const { DEFAULT_SCORING_CONFIG, loadScoringConfig } = await import('../score/scoring-config.js');
         const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
         if (flags.printConfig) {
           printJson(scoring);
@@ -77,8 +77,8 @@ export function register(program: Command): void {
         }
         if (flags.checkPublished) return checkPublished(cmd, flags, scoring, json);
 
-        const file = typeof flags.names === 'string' ? (await import('../consumer/names.js')).loadNamesFile(flags.names) : undefined;
-        const { scoreSignals, publishScoreRecords } = await import('../actions/score-signals.js');
+        const file = typeof flags.names === 'string' ? (await import('../read/names.js')).loadNamesFile(flags.names) : undefined;
+        const { scoreSignals, publishScoreRecords } = await import('../score/score-signals.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
           const { report, signals, names } = await scoreSignals(client, {
             ...readFilters(source, flags),
@@ -95,7 +95,7 @@ export function register(program: Command): void {
             );
           }
           if (flags.html) {
-            const { renderHtmlReport } = await import('../consumer/html-report.js');
+            const { renderHtmlReport } = await import('../report/html-report.js');
             writeFileSync(flags.html, renderHtmlReport(report, signals ?? [], { network: client.network.ledger, scoring }));
             note(`wrote ${flags.html}`);
           }
@@ -113,10 +113,10 @@ export function register(program: Command): void {
 
         if (json) printJson(published ? { ...report, published } : report);
         else if (flags.csv) {
-          const { renderScoresCsv } = await import('../consumer/csv.js');
+          const { renderScoresCsv } = await import('../report/csv.js');
           process.stdout.write(renderScoresCsv(report));
         } else {
-          const { renderScoreTable } = await import('../consumer/table.js');
+          const { renderScoreTable } = await import('../report/table.js');
           printLine(renderScoreTable(report).trimEnd());
         }
       }),
@@ -125,7 +125,7 @@ export function register(program: Command): void {
 
 /** `--check-published`: every score record on the topic recomputed from its explanation, against `scoring`. */
 async function checkPublished(cmd: Command, flags: ScoresFlags, scoring: ScoringConfig, json: boolean): Promise<number> {
-  const { checkScores } = await import('../actions/check-scores.js');
+  const { checkScores } = await import('../verify/check-scores.js');
   const result = await withSource(cmd, { ...flags, topic: flags.scoreTopic ?? flags.topic }, (client, source) =>
     checkScores(client, { topic: source.topic, publishers: source.publishers, scoring }),
   );

@@ -45,14 +45,14 @@ export function register(program: Command): void {
           if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new UsageError(`--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`);
         }
         const json = globals(cmd).json === true;
-        const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import('../actions/serve-workers.js');
+        const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import('../serve/serve-workers.js');
         const worker = isServeWorker();
         if (flags.workers > 1 && !/^postgres(ql)?:\/\//i.test(flags.database ?? '')) {
           throw new UsageError('--workers needs --database postgres://…', {
             hint: 'the embedded database (PGlite) belongs to one process; several processes share a PostgreSQL server',
           });
         }
-        const { loadScoringConfig, DEFAULT_SCORING_CONFIG } = await import('../consumer/scoring-config.js');
+        const { loadScoringConfig, DEFAULT_SCORING_CONFIG } = await import('../score/scoring-config.js');
         const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
         // Ctrl-C / SIGTERM from the start: the database may take a moment to open.
         const stop = stopSignal();
@@ -75,7 +75,7 @@ export function register(program: Command): void {
               await cluster.close();
               return exitCodeForStop(signal);
             }
-            const { startServer } = await import('../actions/serve-scores.js');
+            const { startServer } = await import('../serve/serve-scores.js');
             const aborted = new AbortController();
             const server = await startServer(client, {
               topics: all,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
-import type { ReadSignal, RejectedMessage } from '../consumer/types.js';
+import type { ReadSignal, RejectedMessage } from '../read/types.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { action, exitCodeForStop, globals, note, printJson, printLine } from './shared.js';
 import { stringifyForTerminal } from '../core/terminal.js';
@@ -30,9 +30,9 @@ export function register(program: Command): void {
         const json = globals(cmd).json === true;
         if (json && flags.jsonl) throw new UsageError('--json and --jsonl cannot be combined');
         if (json && flags.follow) throw new UsageError('--follow streams: use --jsonl instead of --json');
-        const { readSignals } = await import('../actions/read-signals.js');
-        const { signalRow } = await import('../consumer/reader.js');
-        const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../consumer/table.js');
+        const { readSignals } = await import('../read/read-signals.js');
+        const { signalRow } = await import('../read/reader.js');
+        const { renderSignalHeader, renderSignalLine, renderRejectedLine } = await import('../report/table.js');
         // Handlers before the first network call: a user may press Ctrl-C while the topic is being looked up.
         const abort = new AbortController();
         let stoppedBy: NodeJS.Signals | undefined;

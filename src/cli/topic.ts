@@ -23,8 +23,8 @@ export function register(program: Command): void {
         const g = globals(cmd);
         const [{ explorerUrl }, { createTopic }, { isSignalTopicMemo }] = await Promise.all([
           import('../config/networks.js'),
-          import('../actions/create-topic.js'),
-          import('../publisher/topic.js'),
+          import('../publish/create-topic.js'),
+          import('../publish/topic.js'),
         ]);
         await withClient(cmd, {}, async (client) => {
           client.requireOperator();

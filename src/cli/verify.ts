@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
-import type { PublishedScoreCheck, VerifySignalsReturnType } from '../actions/index.js';
-import type { ScienceBankEntry } from '../evals/science.js';
+import type { PublishedScoreCheck, VerifySignalsReturnType } from '../actions.js';
+import type { ScienceBankEntry } from '../evaluate/science.js';
 import { entityIdFlag } from './context.js';
 import { withSource } from './consumer-options.js';
 import { action, collect, globals, note, printJson, printLine } from './shared.js';
@@ -46,10 +46,10 @@ export function register(program: Command): void {
         }
         let scienceBank: ScienceBankEntry[] | undefined;
         if (flags.scienceBank !== undefined) {
-          const { loadScienceBank } = await import('../evals/science.js');
+          const { loadScienceBank } = await import('../evaluate/science.js');
           scienceBank = loadScienceBank(flags.scienceBank);
         }
-        const { verifySignals } = await import('../actions/verify-signals.js');
+        const { verifySignals } = await import('../verify/verify-signals.js');
         const report = await withSource(cmd, flags, (client, source) =>
           verifySignals(client, {
             topic: source.topic,

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
 import { escapeTerminal } from '../core/terminal.js';
-import { parseGraderId } from '../evals/graders.js';
-import { DEFAULT_EVALS, parseEvalList } from '../evals/eval-list.js';
+import { parseGraderId } from '../evaluate/graders.js';
+import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import { entityIdFlag, inputFileFlag, withClient } from './context.js';
 import { EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, type Hcs10Flags } from './shared.js';
 
@@ -78,7 +78,7 @@ export function register(program: Command): void {
         const evals = parseEvalList(flags.evals);
         if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
-        const [{ watchRegistry }, { startStatusServer, statusLine }] = await Promise.all([import('../actions/watch-registry.js'), import('../watch/status.js')]);
+        const [{ watchRegistry }, { startStatusServer, statusLine }] = await Promise.all([import('../watch/watch-registry.js'), import('../watch/status.js')]);
         const controller = new AbortController();
         let signals = 0;
         const onSignal = (sig: NodeJS.Signals) => {

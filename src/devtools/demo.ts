@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Hcs25Error } from '../core/errors.js';
 import { loadConfig, localNetwork, type ResolvedConfig } from '../config/index.js';
-import type { AgentRecord } from '../registry/agent-record.js';
+import type { AgentRecord } from '../discover/agent-record.js';
 import type { LocalNode } from '../localnode/index.js';
 import type { Hcs25Client } from '../client.js';
-import type { RunProgress, RunReport } from '../publisher/report.js';
-import type { ScoreReport } from '../consumer/scores.js';
+import type { RunProgress, RunReport } from '../publish/report.js';
+import type { ScoreReport } from '../score/scores.js';
 
 export interface DemoOptions {
   /** Shorter budgets and fewer agents, for CI. */
@@ -76,7 +76,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     import('../localnode/index.js'),
     import('./agents/index.js'),
     import('../client.js'),
-    import('../actions/index.js'),
+    import('../actions.js'),
   ]);
   try {
     step('Starting the embedded Hedera local node…');
@@ -127,7 +127,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     step(`  ${run.signals.published} signals published (${run.evals.correct} correct, ${run.evals.wrong} wrong, ${run.evals.failed} failed, ${run.evals.skipped} skipped)`);
 
     step('Reading the signals back from the mirror REST API, as a consumer would…');
-    const [{ renderScoreTable }, { renderHtmlReport }] = await Promise.all([import('../consumer/table.js'), import('../consumer/html-report.js')]);
+    const [{ renderScoreTable }, { renderHtmlReport }] = await Promise.all([import('../report/table.js'), import('../report/html-report.js')]);
     const publisher = client.requireOperator().accountId;
     await waitForSignals(client, topic.topicId, publisher, run.signals.published, options.signal);
     const labels = Object.fromEntries(run.list.map((l) => [l.subject, l.name]));
@@ -168,7 +168,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: string, port: number | undefined, options: DemoOptions): Promise<void> {
   const signal = options.signal;
   if (!signal) throw new DemoError('serving needs a way to stop', 'pass an AbortSignal with the serve option');
-  const { startServer, DEFAULT_SERVE_PORT } = await import('../actions/serve-scores.js');
+  const { startServer, DEFAULT_SERVE_PORT } = await import('../serve/serve-scores.js');
   const start = (p: number) => startServer(client, { topics: [topic], publishers: [publisher], database: 'memory://', port: p, onNote: (line) => options.onStep?.(`  ${line}`) });
   let server;
   try {
@@ -217,11 +217,11 @@ async function fillRegistry(
   cleanups: Array<() => Promise<void> | void>,
   step: (line: string) => void,
 ): Promise<FilledRegistry> {
-  const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([import('../registry/write.js'), import('../hedera/hcs1-write.js')]);
+  const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([import('../discover/write.js'), import('../hedera/hcs1-write.js')]);
   const { topicId } = await createRegistry(client.sdk, { kind: 'hcs-2', indexed: true, submitKey: true });
   const shape = { kind: 'hcs-2' as const, indexed: true };
   const listed: FilledRegistry['listed'] = [];
-  const entries: Array<{ record: AgentRecord; entry: import('../registry/write.js').RegistryEntrySource; listedAs: string }> = [];
+  const entries: Array<{ record: AgentRecord; entry: import('../discover/write.js').RegistryEntrySource; listedAs: string }> = [];
 
   for (const record of records) {
     if (record.protocol === 'a2a' && record.name === 'a2a-calc' && 'endpoint' in record) {
@@ -253,7 +253,7 @@ async function fillRegistry(
 
 /** The mirror node trails consensus (on real networks by seconds): poll until every published signal is readable. */
 async function waitForSignals(client: Hcs25Client, topic: string, publisher: string, expected: number, signal?: AbortSignal): Promise<void> {
-  const { collectSignals } = await import('../actions/read-signals.js');
+  const { collectSignals } = await import('../read/read-signals.js');
   const deadline = Date.now() + 30_000;
   for (;;) {
     const read = await collectSignals(client, { topic, publishers: [publisher] });

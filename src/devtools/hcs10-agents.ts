@@ -35,10 +35,10 @@ import {
   type Hcs10Outgoing,
   type SubmittedOp,
 } from '../hcs10/messages.js';
-import { chainResolveContext } from '../registry/chain-resolve.js';
-import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
-import type { AgentRecord } from '../registry/agent-record.js';
-import { resolveAccountProfile } from '../registry/hcs11.js';
+import { chainResolveContext } from '../discover/chain-resolve.js';
+import { loadScienceBank, type ScienceBankEntry } from '../evaluate/science.js';
+import type { AgentRecord } from '../discover/agent-record.js';
+import { resolveAccountProfile } from '../discover/hcs11.js';
 import { abortableSleep } from '../net/deadline.js';
 import { bareAnswer, createSolver, type Solution } from './agents/solver.js';
 import { scienceFacts } from './agents/fleet.js';

@@ -4,8 +4,8 @@
  * messages (when the next event's sequence differs from `sequence`): a batch's cursor covers its last message whole,
  * and the store ignores whatever a later batch holds at or before it.
  */
-import { eventSequence } from '../consumer/reader.js';
-import type { TopicEvent } from '../consumer/types.js';
+import { eventSequence } from '../read/reader.js';
+import type { TopicEvent } from '../read/types.js';
 import type { IndexBatch, IndexRecord, IndexSource } from './store/types.js';
 
 export class BatchBuilder {

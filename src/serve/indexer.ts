@@ -13,7 +13,8 @@
 import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
 import { backoffDelay } from '../core/retry.js';
-import { consensusMs, eventSequence, readTopic } from '../consumer/reader.js';
+import { consensusMs } from '../core/consensus-time.js';
+import { eventSequence, readTopic } from '../read/reader.js';
 import { BatchBuilder } from './batch.js';
 import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
 

@@ -1,13 +1,13 @@
 /**
- * The live page at `/`: the HTML report (consumer/html-report.ts, the one renderer) over what the store holds, plus
+ * The live page at `/`: the HTML report (report/html-report.ts, the one renderer) over what the store holds, plus
  * one small same-origin script that follows `/v1/events` and, when a topic it shows gets new data, fetches the
  * re-rendered page and swaps its body in place: no reload, open drill-downs stay open, the scroll position stays.
  * The page is bounded like every answer: the top of the ranking and the newest signals of the subjects it details.
  */
-import { renderHtmlReport } from '../consumer/html-report.js';
-import { computeScores, type ScoreReport } from '../consumer/scores.js';
-import type { ScoringConfig } from '../consumer/scoring-config.js';
-import type { ReadSignal } from '../consumer/types.js';
+import { renderHtmlReport } from '../report/html-report.js';
+import { computeScores, type ScoreReport } from '../score/scores.js';
+import type { ScoringConfig } from '../score/scoring-config.js';
+import type { ReadSignal } from '../read/types.js';
 import type { ServeStore } from './store/types.js';
 
 export interface LivePage {

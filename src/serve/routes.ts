@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ScoringConfig } from '../consumer/scoring-config.js';
+import type { ScoringConfig } from '../score/scoring-config.js';
 import { entityIdSchema } from '../core/ids.js';
 import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';

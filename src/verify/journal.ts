@@ -1,4 +1,4 @@
-import { signalKey, type RunState } from '../publisher/journal.js';
+import { signalKey, type RunState } from '../publish/journal.js';
 import { evalKindOf, type VerifiableSignal } from './signals.js';
 
 /**

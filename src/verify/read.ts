@@ -1,8 +1,8 @@
 /**
- * What the reader yields (consumer/reader.ts, and the serve store, which indexes the same) as the verification
+ * What the reader yields (read/reader.ts, and the serve store, which indexes the same) as the verification
  * library takes it: field picks only, no reading or validating of its own.
  */
-import type { ReadRecord, ReadSignal } from '../consumer/types.js';
+import type { ReadRecord, ReadSignal } from '../read/types.js';
 import type { VerifiableReveal, VerifiableSignal } from './signals.js';
 
 export function verifiableSignal(s: ReadSignal): VerifiableSignal {

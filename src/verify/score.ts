@@ -1,9 +1,9 @@
 /**
  * Recomputes a published score record from its Score Explanation (HCS-25 v1.1) with the same aggregation the
- * publisher used (consumer/aggregate.ts), and reports where the record drifts from what its explanation gives.
+ * publisher used (score/aggregate.ts), and reports where the record drifts from what its explanation gives.
  */
-import { aggregateTrustScore, type AdapterInput } from '../consumer/aggregate.js';
-import type { ExplanationAdapter, ScoreExplanation, ScoreMessageV2 } from '../signals/schema-v2.js';
+import { aggregateTrustScore, type AdapterInput } from '../score/aggregate.js';
+import type { ExplanationAdapter, ScoreExplanation, ScoreMessageV2 } from '../format/schema-v2.js';
 
 /** An explanation in one form, whether the record carried ours (`explanation`) or the reference's (`breakdown`). */
 export interface NormalizedExplanation {
@@ -89,7 +89,7 @@ export interface ScoreCheck {
 }
 
 export interface CheckScoreOptions {
-  /** The digest of the scoring config the caller expects (consumer/scoring-config.ts `scoringConfigDigest`). */
+  /** The digest of the scoring config the caller expects (score/scoring-config.ts `scoringConfigDigest`). */
   configDigest?: string;
   /** The config version the caller expects. */
   configVersion?: number;

@@ -7,15 +7,15 @@
  * the published `answer` token with the run's grader against the expected answer and check `outcome` and `score`;
  * where a raw response is supplied, check `responseHash` and that grading it gives the published answer.
  */
-import { questionFor } from '../evals/runner.js';
-import { BUILTIN_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../evals/generator.js';
-import { gradeQuestion, isGraderId } from '../evals/graders.js';
-import { loadScienceBank, type ScienceBankEntry } from '../evals/science.js';
-import type { EvalOutcome, GraderId, Question } from '../evals/types.js';
-import { statusForOutcome } from '../signals/status.js';
-import { EVAL_OUTCOMES } from '../signals/protocol.js';
-import { SIGNAL_IDS_V2, canonicalSignalId } from '../signals/schema-v2.js';
-import { decodeRunKey, questionHash, responseHash } from '../signals/hashing.js';
+import { questionFor } from '../evaluate/runner.js';
+import { BUILTIN_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../evaluate/generator.js';
+import { gradeQuestion, isGraderId } from '../evaluate/graders.js';
+import { loadScienceBank, type ScienceBankEntry } from '../evaluate/science.js';
+import type { EvalOutcome, GraderId, Question } from '../evaluate/types.js';
+import { statusForOutcome } from '../format/status.js';
+import { EVAL_OUTCOMES } from '../format/protocol.js';
+import { SIGNAL_IDS_V2, canonicalSignalId } from '../format/schema-v2.js';
+import { decodeRunKey, questionHash, responseHash } from '../format/hashing.js';
 import { checkPublishedScores, type ScoreRecordLike, type ScoreCheck } from './score.js';
 
 /** The eval a signal id reports (v1 or v2 id), or undefined for signals that ask no question. */
@@ -45,7 +45,7 @@ export interface VerifiableSignal {
   payer?: string;
 }
 
-/** A reveal, v1 (run and key only) or v2 (signals/schema-v2.ts). */
+/** A reveal, v1 (run and key only) or v2 (format/schema-v2.ts). */
 export interface VerifiableReveal {
   run: string;
   key: string;

@@ -3,13 +3,13 @@
  * and starting each ask as the per-host limit, the daily fee cap, the run's size and concurrency allow. An ask's
  * results go to its run's publisher through the run's channel, so each is journaled before it is packed.
  */
-import { buildSignal } from '../actions/build-signals.js';
-import { evaluateAgents } from '../actions/evaluate-agents.js';
+import { buildSignal } from '../publish/build-signals.js';
+import { evaluateAgents } from '../evaluate/evaluate-agents.js';
 import { askHost, type Agent } from '../core/agent.js';
-import type { EvalKind } from '../evals/types.js';
+import type { EvalKind } from '../evaluate/types.js';
 import type { SubmittedOp } from '../hcs10/messages.js';
-import { hbarToTinybar } from '../publisher/fees.js';
-import { hasResult, signalKey, type RunState } from '../publisher/journal.js';
+import { hbarToTinybar } from '../publish/fees.js';
+import { hasResult, signalKey, type RunState } from '../publish/journal.js';
 import { carriesReask, questionOptions, questionsOf, type Cycle, type WatchContext } from './cycle.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { DEFAULT_MAX_RUN_SIGNALS, DEFAULT_MIN_RUN_MS, DEFAULT_PER_HOST } from './options.js';

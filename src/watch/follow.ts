@@ -16,13 +16,13 @@ import type { LedgerName } from '../config/networks.js';
 import type { Agent } from '../core/agent.js';
 import { errorMessage } from '../core/errors.js';
 import type { MirrorRestClient, TopicMessage } from '../hedera/mirror-rest.js';
-import { AgentBuilder, mapLimit, type Origin } from '../registry/agents.js';
-import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from '../registry/discover.js';
-import { Hcs2Folder, isInlineMetadata, type Hcs2Entry } from '../registry/hcs2.js';
-import { Hcs10Folder, type Hcs10Entry } from '../registry/hcs10.js';
-import { openResolveContext } from '../registry/resolve.js';
+import { AgentBuilder, mapLimit, type Origin } from '../discover/agents.js';
+import { RegistryError, parseRegistryId, registryShape, type RegistryKind } from '../discover/discover.js';
+import { Hcs2Folder, isInlineMetadata, type Hcs2Entry } from '../discover/hcs2.js';
+import { Hcs10Folder, type Hcs10Entry } from '../discover/hcs10.js';
+import { openResolveContext } from '../discover/resolve.js';
 import { abortableSleep } from '../net/deadline.js';
-import { SkipList, messageRef } from '../registry/skips.js';
+import { SkipList, messageRef } from '../discover/skips.js';
 import { RegistryAgents } from './agents.js';
 
 /** `previous`: the subject's agent before this upsert (none: new to the registry). */

@@ -1,8 +1,8 @@
 /** What `hcs25 watch` is given (the action `watchRegistry`'s parameters) and what it returns. */
-import type { EvaluateAgentsParameters, Hcs10AskParameters } from '../actions/evaluate-agents.js';
-import type { PublishSignalsParameters } from '../actions/publish-signals.js';
-import type { EvalKind, GraderId } from '../evals/types.js';
-import type { PackMode } from '../signals/pack.js';
+import type { EvaluateAgentsParameters, Hcs10AskParameters } from '../evaluate/evaluate-agents.js';
+import type { PublishSignalsParameters } from '../publish/publish-signals.js';
+import type { EvalKind, GraderId } from '../evaluate/types.js';
+import type { PackMode } from '../format/pack.js';
 import type { Subscribe } from './follow.js';
 import type { WatchStatus } from './status.js';
 

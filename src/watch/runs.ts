@@ -4,14 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { buildSignal, type BuiltSignal } from '../actions/build-signals.js';
-import { publishSignals, type PublishSignalsReturnType } from '../actions/publish-signals.js';
-import { revealRun } from '../actions/reveal-run.js';
+import { buildSignal, type BuiltSignal } from '../publish/build-signals.js';
+import { publishSignals, type PublishSignalsReturnType } from '../publish/publish-signals.js';
+import { revealRun } from '../publish/reveal-run.js';
 import type { Agent } from '../core/agent.js';
 import { Hcs25Error, errorMessage } from '../core/errors.js';
-import type { EvalKind } from '../evals/types.js';
-import { Journal, PACK_KEY_PREFIX, journalPath, readJournal, type JournalInput, type RunState } from '../publisher/journal.js';
-import { decodeRunKey } from '../signals/hashing.js';
+import type { EvalKind } from '../evaluate/types.js';
+import { Journal, PACK_KEY_PREFIX, journalPath, readJournal, type JournalInput, type RunState } from '../publish/journal.js';
+import { decodeRunKey } from '../format/hashing.js';
 import type { Asker } from './asking.js';
 import { utcDay } from './budget.js';
 import { halfAsked, unpaid, type Cycle, type WatchContext } from './cycle.js';

@@ -25,18 +25,18 @@
  * opens and closes the cycle's runs and keeps the watch state.
  */
 import { setMaxListeners } from 'node:events';
-import type { BuiltSignal } from '../actions/build-signals.js';
-import type { PublishSignalsReturnType } from '../actions/publish-signals.js';
+import type { BuiltSignal } from '../publish/build-signals.js';
+import type { PublishSignalsReturnType } from '../publish/publish-signals.js';
 import type { Hcs25Client } from '../client.js';
 import { sameAsk, type Agent } from '../core/agent.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
-import { DEFAULT_EVALS } from '../evals/eval-list.js';
-import type { AnyEvalResult, EvalKind } from '../evals/types.js';
+import { DEFAULT_EVALS } from '../evaluate/eval-list.js';
+import type { AnyEvalResult, EvalKind } from '../evaluate/types.js';
 import { parsePrivateKey } from '../hedera/client.js';
-import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publisher/fees.js';
-import { Journal, emptyRunState, journalPath, readJournal, type RunState } from '../publisher/journal.js';
-import { checkSignalTopic } from '../publisher/topic.js';
-import { decodeRunKey } from '../signals/hashing.js';
+import { estimateSubmitFee, expectedMessages, formatHbar, hbarToTinybar } from '../publish/fees.js';
+import { Journal, emptyRunState, journalPath, readJournal, type RunState } from '../publish/journal.js';
+import { checkSignalTopic } from '../publish/topic.js';
+import { decodeRunKey } from '../format/hashing.js';
 import { RegistryAgents } from './agents.js';
 import { Asker } from './asking.js';
 import { DailyBudget, utcDay } from './budget.js';

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
 import { emulatorEnv } from '../support/cli.js';
 
 const root = resolve(import.meta.dirname, '../..');

@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatGradeResult, gradeCommand, register } from '../../src/cli/grade.js';
 import { UsageError } from '../../src/core/errors.js';
-import { loadScienceBank } from '../../src/evals/science.js';
+import { loadScienceBank } from '../../src/evaluate/science.js';
 
 describe('gradeCommand', () => {
   it('grades math with --expected, default grader', async () => {

@@ -7,10 +7,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitMessage } from '../../src/hedera/tx.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
-import { readMessage } from '../../src/signals/read.js';
-import { T0, evalSignal, probe, uaid } from '../consumer/helpers.js';
-import { countBy, readTopic, spawnCli, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
+import { readMessage } from '../../src/format/read.js';
+import { T0, evalSignal, probe, uaid } from '../support/signals.js';
+import { countBy, readTopic, spawnCli, startHarness, tempDir, type Harness } from '../publish/helpers.js';
 
 const SUBJECTS = 40;
 let h: Harness;

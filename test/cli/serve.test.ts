@@ -12,9 +12,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
-import type { SubjectScore } from '../../src/consumer/scores.js';
-import type { ReadSignal } from '../../src/consumer/types.js';
-import { spawnCli, startHarness, tempDir, type CliResult, type Harness } from '../publisher/helpers.js';
+import type { SubjectScore } from '../../src/score/scores.js';
+import type { ReadSignal } from '../../src/read/types.js';
+import { spawnCli, startHarness, tempDir, type CliResult, type Harness } from '../publish/helpers.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { openapiValidator } from '../serve/openapi.js';
 

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TERMINAL_UNSAFE } from '../../src/core/terminal.js';
-import { json, scripted } from '../transports/helpers.js';
+import { json, scripted } from '../evaluate/transports/helpers.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const main = resolve(root, 'dist/cli/main.js');

@@ -14,26 +14,26 @@ import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
 import { join } from 'node:path';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VerifySignalsReturnType } from '../../src/actions/verify-signals.js';
-import { revealRun } from '../../src/actions/reveal-run.js';
-import type { CheckScoresReturnType } from '../../src/actions/check-scores.js';
+import type { VerifySignalsReturnType } from '../../src/verify/verify-signals.js';
+import { revealRun } from '../../src/publish/reveal-run.js';
+import type { CheckScoresReturnType } from '../../src/verify/check-scores.js';
 import { createHcs25Client } from '../../src/client.js';
 import { register as scores } from '../../src/cli/scores.js';
 import { register as verify } from '../../src/cli/verify.js';
 import type { ResolvedConfig } from '../../src/config/load.js';
-import { collectTopicSignals } from '../../src/consumer/reader.js';
-import type { ReadSignal } from '../../src/consumer/types.js';
+import { collectTopicSignals } from '../../src/read/reader.js';
+import type { ReadSignal } from '../../src/read/types.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
-import { loadScienceBank } from '../../src/evals/science.js';
+import { loadScienceBank } from '../../src/evaluate/science.js';
 import { submitMessage } from '../../src/hedera/tx.js';
-import { journalPath, readJournal } from '../../src/publisher/journal.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
-import { buildSignalV2 } from '../../src/signals/write.js';
-import { decodeRunKey } from '../../src/signals/hashing.js';
-import { SignalPacker } from '../../src/signals/pack.js';
-import { canonicalSignalId, SIGNAL_IDS_V2, type PackBody } from '../../src/signals/schema-v2.js';
+import { journalPath, readJournal } from '../../src/publish/journal.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
+import { buildSignalV2 } from '../../src/format/write.js';
+import { decodeRunKey } from '../../src/format/hashing.js';
+import { SignalPacker } from '../../src/format/pack.js';
+import { canonicalSignalId, SIGNAL_IDS_V2, type PackBody } from '../../src/format/schema-v2.js';
 import { runCli, useEmulatorEnv } from '../support/cli.js';
-import { emulatorConfig, runWith, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
+import { emulatorConfig, runWith, startHarness, tempDir, type Harness } from '../publish/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;
@@ -326,7 +326,7 @@ describe('hcs25 verify on the emulator', () => {
 
   it('a config other than the one in use is drift on the config digest and version', async () => {
     const file = join(tmp.dir, 'other-config.json');
-    const { DEFAULT_SCORING_CONFIG } = await import('../../src/consumer/scoring-config.js');
+    const { DEFAULT_SCORING_CONFIG } = await import('../../src/score/scoring-config.js');
     writeFileSync(file, JSON.stringify({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }));
     const r = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--check-published', '--scoring-config', file]);
     expect(r.code).toBe(1);

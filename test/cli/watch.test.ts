@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic } from '../../src/hedera/tx.js';
-import { journalPath, listRuns, readJournal, signalReceipt } from '../../src/publisher/journal.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
-import { spawnCli, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
+import { journalPath, listRuns, readJournal, signalReceipt } from '../../src/publish/journal.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
+import { spawnCli, startHarness, tempDir, topicSignals, type Harness } from '../publish/helpers.js';
 import { parseExposition } from '../watch/prometheus.js';
 import { register as registerAgent, until } from '../watch/helpers.js';
 

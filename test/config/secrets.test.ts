@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { mayBeKeyMaterial, quoteInput, redactKeyMaterial } from '../../src/config/secret.js';
 import { Hcs25Error } from '../../src/core/errors.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
-import { parseRegistryId } from '../../src/registry/discover.js';
+import { parseRegistryId } from '../../src/discover/discover.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const main = resolve(root, 'dist/cli/main.js');

@@ -1,10 +1,10 @@
 /** escapeTerminal and the library's text renderers that show agent and registry text. */
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_UNSAFE, escapeTerminal, stringifyForTerminal } from '../../src/core/terminal.js';
-import { csvCell } from '../../src/consumer/csv.js';
-import { scoreLabel } from '../../src/consumer/display.js';
-import { renderRejectedLine } from '../../src/consumer/table.js';
-import { SkipList } from '../../src/registry/skips.js';
+import { csvCell } from '../../src/report/csv.js';
+import { scoreLabel } from '../../src/report/display.js';
+import { renderRejectedLine } from '../../src/report/table.js';
+import { SkipList } from '../../src/discover/skips.js';
 import { oneLine, preview } from '../../src/core/terminal.js';
 
 const HOSTILE = 'a\u001b[2Jb\u001b]0;t\u0007c\u009b31md\u202ee\u2066f\u200bg\ufeffh\rj\u0000';

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import type { Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HCS10_CHATTY_BEHAVIOURS, SAMPLE_GREETING, SDK_GREETING, SDK_GREETING_MEMO, startHcs10Fleet, type Hcs10Fleet } from '../../src/devtools/hcs10-agents.js';
-import { runEvals } from '../../src/evals/runner.js';
-import type { AnyEvalResult, EvalResult } from '../../src/evals/types.js';
+import { runEvals } from '../../src/evaluate/runner.js';
+import type { AnyEvalResult, EvalResult } from '../../src/evaluate/types.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { ensureRunnerIdentity, type StoredIdentity } from '../../src/hcs10/identity.js';
 import { classifyAgentMessage, type AgentMessageKind } from '../../src/hcs10/replies.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import type { Agent } from '../../src/core/agent.js';
-import { createTransport } from '../../src/transports/index.js';
+import { createTransport } from '../../src/evaluate/transports/index.js';
 
 describe('sorting an agent\'s messages after our question (#7)', () => {
   const first = { questionSeq: 7, firstFromAgent: true, tagsReplies: false };

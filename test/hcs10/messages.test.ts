@@ -23,7 +23,7 @@ import {
   type Hcs10Outgoing,
 } from '../../src/hcs10/messages.js';
 import { replyText } from '../../src/hcs10/requester.js';
-import { parseHcs10RegistryMemo } from '../../src/registry/hcs10.js';
+import { parseHcs10RegistryMemo } from '../../src/discover/hcs10.js';
 
 const ME = formatOperatorId('0.0.1001', '0.0.2');
 const AGENT = formatOperatorId('0.0.2001', '0.0.2000');

@@ -2,8 +2,8 @@ import type { Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import type { Hcs10Identity } from '../../src/hcs10/identity.js';
-import { createHcs10Transport } from '../../src/transports/hcs10.js';
-import { FakeMirror } from '../registry/fake-mirror.js';
+import { createHcs10Transport } from '../../src/evaluate/transports/hcs10.js';
+import { FakeMirror } from '../discover/fake-mirror.js';
 
 let mirror: FakeMirror;
 let client: MirrorRestClient;

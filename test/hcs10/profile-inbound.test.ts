@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { buildAgentProfile, hcs11AccountMemo } from '../../src/hcs10/profile.js';
 import { classifyInbound, describeAccess } from '../../src/hcs10/inbound.js';
 import type { TopicInfo } from '../../src/hedera/mirror-rest.js';
-import { parseHcs11Memo } from '../../src/registry/hcs11.js';
-import { fromProfile } from '../../src/registry/describe.js';
+import { parseHcs11Memo } from '../../src/discover/hcs11.js';
+import { fromProfile } from '../../src/discover/describe.js';
 
 describe('HCS-11 profile', () => {
   const profile = buildAgentProfile({

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PENDING, ScoreCache } from '../../src/serve/cache.js';
 import type { Page, PageOptions, StoredScore } from '../../src/serve/store/types.js';
-import type { SubjectScore } from '../../src/consumer/scores.js';
+import type { SubjectScore } from '../../src/score/scores.js';
 
 const TOPIC = '0.0.7';
 

@@ -24,9 +24,9 @@ writeFileSync(
   `
 const [url, stateDir] = process.argv.slice(2);
 const { openStore } = await import(${JSON.stringify(new URL('serve/store/index.js', DIST).href)});
-const { classify } = await import(${JSON.stringify(new URL('consumer/reader.js', DIST).href)});
+const { classify } = await import(${JSON.stringify(new URL('read/reader.js', DIST).href)});
 const { BatchBuilder } = await import(${JSON.stringify(new URL('serve/batch.js', DIST).href)});
-const { buildSignalV2, SignalPacker } = await import(${JSON.stringify(new URL('signals/index.js', DIST).href)});
+const { buildSignalV2, SignalPacker } = await import(${JSON.stringify(new URL('format/index.js', DIST).href)});
 const { syntheticResults } = await import(${JSON.stringify(FLEET.href)});
 const results = await syntheticResults(${AGENTS}, Date.parse('2026-11-20T00:00:00Z'));
 const packer = new SignalPacker({ mode: 'dense' });

@@ -1,7 +1,7 @@
 /** Topic messages as a mirror node returns them, and the indexer's batch path over them, for the store tests. */
-import { classify } from '../../src/consumer/reader.js';
-import { SignalPacker, type PackMode } from '../../src/signals/pack.js';
-import type { SignalMessageV2 } from '../../src/signals/schema-v2.js';
+import { classify } from '../../src/read/reader.js';
+import { SignalPacker, type PackMode } from '../../src/format/pack.js';
+import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { BatchBuilder } from '../../src/serve/batch.js';
 import type { IndexBatch } from '../../src/serve/store/types.js';
 

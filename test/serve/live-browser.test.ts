@@ -6,12 +6,12 @@
  */
 import { TopicMessageSubmitTransaction } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type StartServerReturnType } from '../../src/actions/serve-scores.js';
+import { startServer, type StartServerReturnType } from '../../src/serve/serve-scores.js';
 import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
 import { createTopic } from '../../src/hedera/tx.js';
-import { signalMessageV2Schema } from '../../src/signals/schema-v2.js';
-import { emulatorConfig, startHarness, tempDir, type Harness } from '../publisher/helpers.js';
-import { runId, uaid } from '../consumer/helpers.js';
+import { signalMessageV2Schema } from '../../src/format/schema-v2.js';
+import { emulatorConfig, startHarness, tempDir, type Harness } from '../publish/helpers.js';
+import { runId, uaid } from '../support/signals.js';
 import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
 
 if (!hasChromium) console.warn(`live-browser.test: ${SKIP_REASON}`);

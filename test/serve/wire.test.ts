@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCORING_CONFIG } from '../../src/consumer/scoring-config.js';
+import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
 import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
 import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';

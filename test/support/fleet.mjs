@@ -12,7 +12,7 @@ const rand = (i, k) => createHash('sha256').update(`${i}:${k}`).digest().readUIn
 
 /** `agents` × 3 eval results; agent i answers about 1.4 s after agent i-1, starting at `t0` (ms). */
 export async function syntheticResults(agents, t0 = Date.parse('2026-11-21T10:00:00.000Z')) {
-  const { buildUaid } = await import(DIST('registry/uaid.js'));
+  const { buildUaid } = await import(DIST('discover/uaid.js'));
   const results = [];
   for (let i = 0; i < agents; i++) {
     const protocol = PROTOCOLS[i % PROTOCOLS.length];

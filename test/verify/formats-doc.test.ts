@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCORING_CONFIG, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
-import { responseHashV2 } from '../../src/signals/hashing.js';
-import { parseSignalMessage } from '../../src/signals/read-v1.js';
-import { readMessage, type MessageItem } from '../../src/signals/read.js';
-import { FAILURE_REASONS } from '../../src/signals/reasons.js';
+import { DEFAULT_SCORING_CONFIG, scoringConfigDigest } from '../../src/score/scoring-config.js';
+import { responseHashV2 } from '../../src/format/hashing.js';
+import { parseSignalMessage } from '../../src/format/read-v1.js';
+import { readMessage, type MessageItem } from '../../src/format/read.js';
+import { FAILURE_REASONS } from '../../src/format/reasons.js';
 import { checkPublishedScore, type ScoreRecordLike } from '../../src/verify/score.js';
 import { verifySignals, type VerifiableReveal, type VerifiableSignal } from '../../src/verify/signals.js';
 

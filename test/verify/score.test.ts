@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { explanationFor, scoreMessageFor } from '../../src/consumer/publish-scores.js';
-import { computeScores } from '../../src/consumer/scores.js';
-import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/consumer/scoring-config.js';
-import { buildScoreMessageV2 } from '../../src/signals/write.js';
-import { scoreMessageV2Schema, type ScoreExplanation } from '../../src/signals/schema-v2.js';
+import { explanationFor, scoreMessageFor } from '../../src/score/publish-scores.js';
+import { computeScores } from '../../src/score/scores.js';
+import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
+import { buildScoreMessageV2 } from '../../src/format/write.js';
+import { scoreMessageV2Schema, type ScoreExplanation } from '../../src/format/schema-v2.js';
 import { checkPublishedScore, recomputeScore, explanationOf } from '../../src/verify/score.js';
-import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from '../consumer/helpers.js';
+import { HOUR, T0, evalSignal, probe, uaid, vectorConfig, vectorSignals } from '../support/signals.js';
 
 const SUBJECT = uaid('calc.example.com', 'a2a');
 const UPDATED = '2026-11-21T10:05:00.000Z';

@@ -1,17 +1,17 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../../src/evals/generator.js';
-import { gradeQuestion } from '../../src/evals/graders.js';
-import { questionFor, runEvals } from '../../src/evals/runner.js';
-import { buildSignalV2, buildRevealMessageV2 } from '../../src/signals/write.js';
-import { fakeTransport, newLog, ok } from '../evals/runner-helpers.js';
-import { loadScienceBank, type ScienceBankEntry } from '../../src/evals/science.js';
-import type { AnyEvalResult, EvalResult, GraderId, Question } from '../../src/evals/types.js';
-import { signalKey, type RunState } from '../../src/publisher/journal.js';
+import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../../src/evaluate/generator.js';
+import { gradeQuestion } from '../../src/evaluate/graders.js';
+import { questionFor, runEvals } from '../../src/evaluate/runner.js';
+import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
+import { fakeTransport, newLog, ok } from '../evaluate/runner-helpers.js';
+import { loadScienceBank, type ScienceBankEntry } from '../../src/evaluate/science.js';
+import type { AnyEvalResult, EvalResult, GraderId, Question } from '../../src/evaluate/types.js';
+import { signalKey, type RunState } from '../../src/publish/journal.js';
 import type { Agent } from '../../src/core/agent.js';
-import { buildSignalMessage } from '../../src/signals/write-v1.js';
-import type { RevealMessageV2 } from '../../src/signals/schema-v2.js';
-import type { EvalSignalMessage } from '../../src/signals/schema-v1.js';
+import { buildSignalMessage } from '../../src/format/write-v1.js';
+import type { RevealMessageV2 } from '../../src/format/schema-v2.js';
+import type { EvalSignalMessage } from '../../src/format/schema-v1.js';
 import { journalResponses } from '../../src/verify/journal.js';
 import { verifySignals, type VerifiableSignal } from '../../src/verify/signals.js';
 

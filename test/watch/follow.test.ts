@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { RegistryFollower, type RegistryChange, type Subscribe } from '../../src/watch/follow.js';
-import { FakeMirror } from '../registry/fake-mirror.js';
+import { FakeMirror } from '../discover/fake-mirror.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const register = (i: number) => ({

@@ -5,15 +5,15 @@
  * what they paid in the watch state for a restart the same day.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchRegistry, type WatchRegistryReturnType } from '../../src/actions/watch-registry.js';
+import { watchRegistry, type WatchRegistryReturnType } from '../../src/watch/watch-registry.js';
 import { createHcs25Client } from '../../src/client.js';
 import { startHcs10Fleet, type Hcs10Fleet } from '../../src/devtools/hcs10-agents.js';
-import { estimateSubmitFee } from '../../src/publisher/fees.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
+import { estimateSubmitFee } from '../../src/publish/fees.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
 import type { WatchStatus } from '../../src/watch/status.js';
 import { loadWatchState, watchStatePath } from '../../src/watch/state.js';
 import { until } from './helpers.js';
-import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
+import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publish/helpers.js';
 
 let h: Harness;
 let fleet: Hcs10Fleet;

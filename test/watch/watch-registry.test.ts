@@ -5,20 +5,20 @@
  * "stopped" and every journaled signal confirmed; a cycle that ends is revealed and the next one starts a new run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchRegistry, type WatchRegistryReturnType } from '../../src/actions/watch-registry.js';
+import { watchRegistry, type WatchRegistryReturnType } from '../../src/watch/watch-registry.js';
 import { createHcs25Client } from '../../src/client.js';
 import type { Agent } from '../../src/core/agent.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
-import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publisher/journal.js';
-import { estimateSubmitFee } from '../../src/publisher/fees.js';
-import { createSignalTopic } from '../../src/publisher/topic.js';
-import type { Transport } from '../../src/transports/types.js';
+import { listRuns, readJournal, journalPath, signalReceipt } from '../../src/publish/journal.js';
+import { estimateSubmitFee } from '../../src/publish/fees.js';
+import { createSignalTopic } from '../../src/publish/topic.js';
+import type { Transport } from '../../src/evaluate/transports/types.js';
 import type { WatchStatus } from '../../src/watch/status.js';
 import { loadWatchState, saveWatchState, watchStatePath } from '../../src/watch/state.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { register as registerAgent, until } from './helpers.js';
-import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publisher/helpers.js';
+import { emulatorConfig, startHarness, tempDir, topicSignals, type Harness } from '../publish/helpers.js';
 
 let h: Harness;
 let fleet: AgentFleet;

@@ -1,5 +1,5 @@
-import type { AgentRecord } from '../../registry/agent-record.js';
-import { loadScienceBank, type ScienceBankEntry } from '../../evals/science.js';
+import type { AgentRecord } from '../../discover/agent-record.js';
+import { loadScienceBank, type ScienceBankEntry } from '../../evaluate/science.js';
 import { createSolver, type KnownScienceFact } from './solver.js';
 import { OPENAI_BEHAVIOURS, startOpenAiAgent, type OpenAiBehaviour } from './openai-agent.js';
 import { startA2aAgent } from './a2a-agent.js';

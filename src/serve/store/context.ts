@@ -4,9 +4,9 @@
  * ingest.ts (the indexer's writes) and rescore.ts (score upkeep).
  */
 import { hash } from 'node:crypto';
-import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso } from '../../consumer/reader.js';
-import type { ReadSignal } from '../../consumer/types.js';
+import type { ScoringConfig } from '../../score/scoring-config.js';
+import { consensusIso } from '../../core/consensus-time.js';
+import type { ReadSignal } from '../../read/types.js';
 import type { SqlDriver, SqlExecutor } from './types.js';
 
 export class SqlContext {

@@ -3,8 +3,8 @@
  * batches, each applied in one transaction with the topic's new cursor (see ServeStore in types.ts).
  */
 import { hash } from 'node:crypto';
-import { dedupeKey } from '../../consumer/reader.js';
-import type { ReadSignal } from '../../consumer/types.js';
+import { dedupeKey } from '../../read/reader.js';
+import type { ReadSignal } from '../../read/types.js';
 import { Hcs25Error } from '../../core/errors.js';
 import { TS, bump, currentRevision, hash32, type SqlContext } from './context.js';
 import type { ApplyResult, IndexBatch, ServeStore, SqlExecutor, TopicState } from './types.js';

@@ -5,8 +5,8 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
-import { isAlive } from '../../publisher/journal.js';
-import type { ScoringConfig } from '../../consumer/scoring-config.js';
+import { isAlive } from '../../publish/journal.js';
+import type { ScoringConfig } from '../../score/scoring-config.js';
 import { createSqlStore } from './sql.js';
 import type { ServeStore, SqlExecutor } from './types.js';
 

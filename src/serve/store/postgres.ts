@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Pool, PoolClient, Client } from 'pg';
 import { Hcs25Error, errorMessage } from '../../core/errors.js';
-import type { ScoringConfig } from '../../consumer/scoring-config.js';
+import type { ScoringConfig } from '../../score/scoring-config.js';
 import { createSqlStore } from './sql.js';
 import type { ServeStore, SqlExecutor } from './types.js';
 

@@ -4,9 +4,9 @@
  * as `hcs25 scores` does) and stores the scores; markStale puts back the subjects whose score changed with time alone
  * (a component passed the freshness window, `stale_at`).
  */
-import { computeScores, type SubjectScore } from '../../consumer/scores.js';
-import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import type { ReadSignal } from '../../consumer/types.js';
+import { computeScores, type SubjectScore } from '../../score/scores.js';
+import type { ScoringConfig } from '../../score/scoring-config.js';
+import type { ReadSignal } from '../../read/types.js';
 import { bump, hash32, type SignalRow, type SqlContext, toReadSignal } from './context.js';
 import type { RescoreResult, ServeStore, SqlExecutor } from './types.js';
 

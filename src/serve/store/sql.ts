@@ -4,12 +4,12 @@
  * and its reads; the indexer's writes are in ingest.ts, score upkeep in rescore.ts.
  */
 import { z } from 'zod';
-import type { SubjectScore } from '../../consumer/scores.js';
-import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../consumer/scoring-config.js';
-import { consensusIso } from '../../consumer/reader.js';
-import type { ReadRecord } from '../../consumer/types.js';
+import type { SubjectScore } from '../../score/scores.js';
+import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../score/scoring-config.js';
+import { consensusIso } from '../../core/consensus-time.js';
+import type { ReadRecord } from '../../read/types.js';
 import { Hcs25Error } from '../../core/errors.js';
-import { responseHashV2 } from '../../signals/hashing.js';
+import { responseHashV2 } from '../../format/hashing.js';
 import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { verifySignals, type VerifyReport } from '../../verify/signals.js';
 import { currentRevision, hash32, iso, SqlContext, type SignalRow, toReadSignal } from './context.js';

@@ -8,9 +8,9 @@
  *
  * Reads are bounded: every list takes a `limit` (clamped to MAX_PAGE) and an opaque keyset `cursor` (never OFFSET).
  */
-import type { ScoringConfig } from '../../consumer/scoring-config.js';
-import type { SubjectScore } from '../../consumer/scores.js';
-import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../consumer/types.js';
+import type { ScoringConfig } from '../../score/scoring-config.js';
+import type { SubjectScore } from '../../score/scores.js';
+import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
 
 type Row = Record<string, unknown>;

@@ -1,0 +1,67 @@
+/** The score report as RFC 4180 CSV, one row per subject in rank order. */
+import { escapeTerminal } from '../core/terminal.js';
+import type { ScoreReport } from '../score/scores.js';
+
+/**
+ * Quotes when needed, and defuses spreadsheet formulas: a cell an attacker controls (registry, nativeId) that starts
+ * with = + - @ or a control character gets a leading apostrophe (OWASP CSV injection guidance). The CSV also goes to
+ * terminals (`scores --csv`): control and bidi characters are shown escaped.
+ */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return '';
+  if (typeof value === 'number') return String(value);
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${escapeTerminal(value)}` : escapeTerminal(value);
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function renderScoresCsv(report: ScoreReport): string {
+  const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
+  const header = [
+    'rank',
+    'subject',
+    'name',
+    'registry',
+    'protocol',
+    'native_id',
+    'trust_score',
+    'trust_confidence',
+    ...adapterIds.map((id) => `score_${id}`),
+    'stale_components',
+    'latency_p50_ms',
+    'latency_p95_ms',
+    'signals',
+    'runs',
+    'publishers',
+    'last_signal_at',
+    'trust_score_config_version',
+    'trust_score_updated_at',
+  ];
+  const rows = report.subjects.map((s, i) => {
+    const totals = adapterIds.map((id) => s.adapters.find((a) => a.adapterId === id)?.total ?? null);
+    const stale = Object.entries(s.components)
+      .filter(([, c]) => c.status === 'stale')
+      .map(([key]) => key)
+      .join(' ');
+    return [
+      i + 1,
+      s.subject,
+      s.label ?? null,
+      s.registry,
+      s.protocol,
+      s.nativeId,
+      s.trustScores.total,
+      s.trustConfidence,
+      ...totals,
+      stale,
+      s.latency?.p50Ms ?? null,
+      s.latency?.p95Ms ?? null,
+      s.counts.signals,
+      s.counts.runs,
+      s.counts.publishers,
+      s.counts.lastAt,
+      s.trustScoreConfigVersion,
+      s.trustScoreUpdatedAt,
+    ];
+  });
+  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}

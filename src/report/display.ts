@@ -1,0 +1,67 @@
+/** Small helpers shared by the table, CSV and HTML views. Subjects come from public topics: treat them as hostile. */
+import type { SubjectScore } from '../score/scores.js';
+import type { ReadSignal } from '../read/types.js';
+
+export { printable, ellipsize, MAX_NAME_LENGTH, displayName, subjectLabel } from '../read/labels.js';
+import { printable, subjectLabel } from '../read/labels.js';
+
+/** A scored subject's display name: the caller's label, else the UAID's native id. */
+export function scoreLabel(s: Pick<SubjectScore, 'subject' | 'label'>): string {
+  return printable(s.label || subjectLabel(s.subject));
+}
+
+/** How one adapter stands for one subject, for the views: not applicable, no output, or a total with flags. */
+export type AdapterState =
+  | { kind: 'not-applicable' }
+  | { kind: 'no-output' }
+  | { kind: 'total'; total: number; stale: boolean; missing: boolean };
+
+export function adapterState(subject: SubjectScore, adapterId: string): AdapterState {
+  const adapter = subject.adapters.find((a) => a.adapterId === adapterId);
+  if (!adapter || !adapter.applicable) return { kind: 'not-applicable' };
+  if (adapter.total === null) return { kind: 'no-output' };
+  const components = Object.values(subject.components).filter((c) => c.adapterId === adapterId);
+  return {
+    kind: 'total',
+    total: adapter.total,
+    stale: components.some((c) => c.status === 'stale'),
+    // Nothing measured: only the synthesized default or unavailable components.
+    missing: components.length > 0 && components.every((c) => c.synthesized === true || (c.status !== 'ok' && c.status !== 'stale')),
+  };
+}
+
+/** What a signal observed, in the words the views use (the same word wherever it appears). */
+export type OutcomeWord = 'correct' | 'wrong' | 'unparseable' | 'timeout' | 'unreachable' | 'error' | 'not measured' | 'reachable';
+
+/** Failures that prove the agent answered: it was reachable, and then failed. */
+const ANSWERED_FAILURE = /^(http-|rate-limited|auth-required|too-large|bad-body|protocol-error|agent-error)/;
+
+/** A signal's outcome word and, for a failure, its reason code (as published; v1 codes are free-form but short). */
+export function signalOutcome(m: ReadSignal['message']): { word: OutcomeWord; reason?: string } {
+  const reason = m.data.reason ?? undefined;
+  const withReason = (word: OutcomeWord) => (reason ? { word, reason } : { word });
+  if ('reachable' in m.data) {
+    if (m.data.reachable) return { word: 'reachable' };
+    return withReason(reason === 'timeout' || (!reason && m.status === 'timeout') ? 'timeout' : 'unreachable');
+  }
+  switch (m.data.outcome) {
+    case 'correct':
+    case 'wrong':
+    case 'unparseable':
+    case 'timeout':
+      return withReason(m.data.outcome);
+    case 'empty':
+      return withReason('unparseable');
+    case 'skipped':
+      return withReason('not measured');
+    case 'upstream-error':
+      return withReason('error');
+    case 'error':
+      return withReason(reason && ANSWERED_FAILURE.test(reason) ? 'error' : 'unreachable');
+  }
+}
+
+/** `simple-evals.a2a_math` → `math`, `availability.probe` → `probe`: a signal id as a column name. */
+export function signalShortName(id: string): string {
+  return (id.split('.').pop() ?? id).replace(/^a2a_/, '');
+}

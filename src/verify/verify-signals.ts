@@ -1,0 +1,110 @@
+/**
+ * Verify: a signal topic on the mirror node → every eval signal checked against its run's reveal, and every score
+ * record recomputed from its explanation. It reads the topic through the reader like any consumer (so v1, v2 and
+ * packed signals alike, allow-listed and deduplicated), then hands the pure library (src/verify) what it read.
+ * The publisher's own run journals, when present in the state dir, add the raw responses their hashes commit to.
+ */
+import { existsSync } from 'node:fs';
+import type { Hcs25Client } from '../client.js';
+import { countReasons } from '../read/reader.js';
+import type { ScienceBankEntry } from '../evaluate/science.js';
+import { journalPath, readJournal, RUN_ID_PATTERN } from '../publish/journal.js';
+import { responseHashV2 } from '../format/hashing.js';
+import {
+  verifySignals as verifyRead,
+  type VerifiableSignal,
+  type VerifyReport,
+} from './signals.js';
+import { journalResponses } from './journal.js';
+import { revealOf, verifiableSignal } from './read.js';
+import { checkScoreRecords, type PublishedScoreCheck } from './check-scores.js';
+import { collectSignals } from '../read/read-signals.js';
+
+export interface VerifySignalsParameters {
+  topic: string;
+  /** Only the signals of this run (reveals and score records are read whatever their run). */
+  run?: string;
+  /** Publisher allow-list (payer accounts); absent or empty: every payer (a reveal still applies only to its payer's signals). */
+  publishers?: readonly string[];
+  /** The science bank a run used, when the bundled one is not it (a private bank). */
+  scienceBank?: readonly ScienceBankEntry[];
+  /** Where run journals are kept (default: the client's state dir). */
+  stateDir?: string;
+  /**
+   * Raw responses to check response hashes with: by default those the run journals in `stateDir` kept, for signals
+   * paid by the account that ran them; `false` checks none; a function supplies them.
+   */
+  responses?: false | ((signal: VerifiableSignal) => string | null | undefined);
+}
+
+export interface VerifySignalsReturnType extends Omit<VerifyReport, 'scores'> {
+  topic: string;
+  run?: string;
+  /** Score records recomputed from their explanations (internal consistency), with where each was read. */
+  scores: PublishedScoreCheck[];
+  scoreCounts: { verified: number; mismatch: number; unverifiable: number };
+  /** What the reader saw: signals (all runs and kinds), reveals, score records, rejections by reason. */
+  read: { signals: number; reveals: number; scoreRecords: number; rejected: Record<string, number> };
+  /** Runs whose journal supplied raw responses. */
+  journals: string[];
+}
+
+export async function verifySignals(client: Hcs25Client, parameters: VerifySignalsParameters): Promise<VerifySignalsReturnType> {
+  const { topic, run } = parameters;
+  const collected = await collectSignals(client, { topic, ...(parameters.publishers ? { publishers: parameters.publishers } : {}) });
+  const signals = collected.signals.filter((s) => run === undefined || s.message.run === run).map(verifiableSignal);
+  const reveals = collected.records.flatMap(revealOf);
+
+  const journals: string[] = [];
+  let responseOf: ((signal: VerifiableSignal) => string | null | undefined) | undefined;
+  if (typeof parameters.responses === 'function') responseOf = parameters.responses;
+  else if (parameters.responses !== false) {
+    const found = await journaledResponses(parameters.stateDir ?? client.config.stateDir, signals);
+    journals.push(...found.keys());
+    if (found.size > 0) responseOf = (s) => found.get(s.run)?.(s);
+  }
+
+  const report = verifyRead({
+    signals,
+    reveals,
+    ...(parameters.scienceBank ? { scienceBank: parameters.scienceBank } : {}),
+    ...(responseOf ? { responseOf } : {}),
+    keyedResponseHash: (key, s, response) => responseHashV2(key, s.signal, s.subject, response),
+  });
+  const scores = checkScoreRecords(collected.records);
+  return {
+    ...report,
+    topic,
+    ...(run !== undefined ? { run } : {}),
+    scores: scores.results,
+    scoreCounts: scores.counts,
+    read: {
+      signals: collected.signals.length,
+      reveals: reveals.length,
+      scoreRecords: scores.results.length,
+      rejected: countReasons(collected.rejected),
+    },
+    journals,
+  };
+}
+
+/**
+ * The responses of every run read whose journal is in `stateDir`, by run id. A journal speaks only for the signals its
+ * operator paid for: a signal of the same run id from another payer gets no response from it.
+ */
+async function journaledResponses(
+  stateDir: string,
+  signals: readonly VerifiableSignal[],
+): Promise<Map<string, (s: VerifiableSignal) => string | null>> {
+  const out = new Map<string, (s: VerifiableSignal) => string | null>();
+  for (const run of new Set(signals.map((s) => s.run))) {
+    if (!RUN_ID_PATTERN.test(run)) continue;
+    const path = journalPath(stateDir, run);
+    if (!existsSync(path)) continue;
+    const { state } = await readJournal(path);
+    const responseOf = journalResponses(state);
+    const operator = state.start.config.operator;
+    out.set(run, (s) => (operator === undefined || s.payer === operator ? responseOf(s) : null));
+  }
+  return out;
+}

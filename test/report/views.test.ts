@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { csvCell, renderScoresCsv } from '../../src/report/csv.js';
+import { HCS25_URL, renderHtmlReport } from '../../src/report/html-report.js';
+import { computeScores } from '../../src/score/scores.js';
+import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
+import { renderScoreTable, renderSignalHeader, renderSignalLine, TERMINAL_WIDTH } from '../../src/report/table.js';
+import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
+
+const HOSTILE = 'uaid:aid:x;uid=0;registry==cmd|calc;proto=a2a;nativeId=<script>alert(1)</script>\u001b[31mred\u202e';
+const LONG = uaid(`very-long-agent-name-${'x'.repeat(200)}.example.com`, 'openai');
+
+function sample() {
+  const signals = [];
+  let seq = 1;
+  for (const [i, subject] of [uaid('calc.example.com'), uaid('files.mcp.dev', 'mcp'), HOSTILE, LONG].entries()) {
+    for (let run = 0; run < 6; run++) {
+      const at = T0 + run * HOUR + i * 1000;
+      signals.push(probe(subject, { seq: seq++, at, run, reachable: (run + i) % 4 !== 0, latencyMs: 100 + run * 10 + i }));
+      if (!subject.includes('proto=mcp')) {
+        signals.push(evalSignal(subject, 'math', run % 2 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
+        signals.push(evalSignal(subject, 'science', run % 3 ? 'correct' : 'timeout', { seq: seq++, at: at + 200, run }));
+      }
+    }
+  }
+  const now = new Date(T0 + 10 * HOUR);
+  return { signals, report: computeScores(signals, DEFAULT_SCORING_CONFIG, { now, topic: '0.0.1234', rejected: { 'bad-json': 1 } }) };
+}
+
+describe('terminal table', () => {
+  it('fits 80 columns, is ranked, and neutralises terminal escapes in subjects', () => {
+    const { report, signals } = sample();
+    const text = renderScoreTable(report);
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(TERMINAL_WIDTH);
+    expect(text).not.toMatch(/[\u001b\u202e]/);
+    const rows = text.split('\n').slice(1, 1 + report.subjects.length);
+    expect(rows.map((r) => Number(r.slice(4, 10)))).toEqual(report.subjects.map((s) => s.trustScores.total));
+    expect(text).toContain('WARNING: no publisher allow-list');
+    expect(text).toMatch(/n\/a/);
+    for (const line of [renderSignalHeader(), ...signals.map(renderSignalLine)]) {
+      expect(line.length).toBeLessThanOrEqual(TERMINAL_WIDTH);
+      expect(line).not.toMatch(/[\u001b\u202e]/);
+    }
+  });
+});
+
+describe('csv', () => {
+  it('quotes and defuses formulas', () => {
+    expect(csvCell('=cmd|calc')).toBe("'=cmd|calc");
+    expect(csvCell('a,"b"')).toBe('"a,""b"""');
+    expect(csvCell(null)).toBe('');
+    expect(csvCell(57.5)).toBe('57.5');
+  });
+
+  it('one header plus one row per subject, in rank order', () => {
+    const { report } = sample();
+    const lines = renderScoresCsv(report).trimEnd().split('\r\n');
+    expect(lines).toHaveLength(1 + report.subjects.length);
+    expect(lines[0]).toMatch(/^rank,subject,name,registry,protocol,native_id,trust_score,trust_confidence,score_availability,/);
+    expect(renderScoresCsv(report)).toContain(",'=cmd|calc,");
+  });
+});
+
+describe('html report (string checks; the browser test renders it)', () => {
+  it('is self-contained, escapes topic content, and is deterministic', () => {
+    const { report, signals } = sample();
+    const html = renderHtmlReport(report, signals, { network: 'local' });
+    expect(html).toContain(`Content-Security-Policy" content="default-src 'none'`);
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    // Bidi overrides and control characters from a hostile subject cannot reorder or hide what the page shows.
+    expect(html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202a-\u202e\u2066-\u2069]/);
+    // No URL other than the SVG namespace and the link to the HCS-25 text (on a local network no HashScan links).
+    const urls = html.match(/\b(?:https?:)?\/\/[^\s"'<>]+/g) ?? [];
+    expect([...new Set(urls)].filter((u) => u !== 'http://www.w3.org/2000/svg')).toEqual([HCS25_URL]);
+    expect(html.match(/<a href="https:[^"]*"/g)?.every((a) => a === `<a href="${HCS25_URL}"`)).toBe(true);
+    expect(html).not.toMatch(/<(?:link|img|iframe|object|embed)\b(?![^>]*href="data:)/);
+    expect(renderHtmlReport(report, [...signals].reverse(), { network: 'local' })).toBe(html);
+  });
+
+  it('caps the detail cards', () => {
+    const { report, signals } = sample();
+    const html = renderHtmlReport(report, signals, { maxDetailSubjects: 2 });
+    expect(html.match(/<article /g)).toHaveLength(2);
+    expect(html).toContain('Details for the top 2 of 4 subjects');
+  });
+});
