@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
-import { RUN_ID_PATTERN } from '../publish/journal.js';
+import { RUN_ID_PATTERN } from '../core/ids.js';
 import { entityIdFlag, withClient } from './context.js';
 import { action, globals, note, printJson, printLine } from './shared.js';
 

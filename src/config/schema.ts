@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LEDGER_NAMES } from './networks.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 
 const entityId = entityIdSchema;
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/, 'must be host:port');

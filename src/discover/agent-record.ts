@@ -3,7 +3,7 @@
  * `schemas/agent-record.schema.json` is generated from `agentRecordSchema`.
  */
 import { z } from 'zod';
-import { entityIdSchema as entityId } from '../core/ids.js';
+import { entityIdSchema as entityId } from '../core/id-schemas.js';
 import { TERMINAL_UNSAFE } from '../core/terminal.js';
 
 /** HCS-14 UAID: `uaid:{aid|did}:{id}[;key=value…]`, the id without `;`. */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Protocol } from '../core/agent.js';
 import { UAID_PATTERN, UNPRINTABLE, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
 import { zodReason } from './skips.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 
 /** `hcs-10-register`: an HCS-10 registration whose account has no profile, described by the register message alone. */
 export type DescriptionKind = 'agent-record' | 'a2a-card' | 'hcs-11-profile' | 'hcs-10-register';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
 import { SkipList, messageRef } from './skips.js';

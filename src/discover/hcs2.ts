@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 import { SkipList, messageRef, parseJsonObject, zodReason } from './skips.js';
 
 export interface Hcs2Memo {

@@ -16,7 +16,7 @@ import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { createTopic, setAccountMemo, type CreateTopicOptions } from '../hedera/tx.js';
 import { HCS10_TTL_SECONDS, formatOperatorId, inboundTopicMemo, outboundTopicMemo, parseHcs10TopicMemo } from './messages.js';
 import { buildAgentProfile, hcs11AccountMemo, type AgentProfileInput } from './profile.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 
 export interface Hcs10Identity {
   accountId: string;

@@ -7,11 +7,12 @@ import { Hcs25Error } from '../core/errors.js';
 import { PROTOCOLS } from '../core/agent.js';
 import type { Agent } from '../core/agent.js';
 import type { AnyEvalResult } from '../evaluate/types.js';
-import { entityIdSchema, transactionIdSchema } from '../core/ids.js';
+import { entityIdSchema, transactionIdSchema } from '../core/id-schemas.js';
+import { RUN_ID_PATTERN } from '../core/ids.js';
 import { PACK_MODES } from '../format/pack.js';
 
 export const JOURNAL_VERSION = 1;
-export const RUN_ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+export { RUN_ID_PATTERN };
 
 export class JournalError extends Hcs25Error {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ScoringConfig } from '../score/scoring-config.js';
-import { entityIdSchema } from '../core/ids.js';
+import { entityIdSchema } from '../core/id-schemas.js';
 import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
