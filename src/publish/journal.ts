@@ -128,8 +128,8 @@ export class Journal {
 
   /**
    * Opens a run for appending without reading it again, for the process that has just written and closed it and
-   * still holds its state (a watcher revealing the run it published: a read parses every record, ~1.7 KB a signal,
-   * and a watcher's old space grew ~8 MB at each reveal). Undefined when the file does not end with a whole line (a
+   * still holds its state (a watcher revealing the run it published would otherwise parse every record again).
+   * Undefined when the file does not end with a whole line (a
    * failed last write): `open` reads it and cuts the torn line.
    */
   static async reopen(stateDir: string, runId: string): Promise<Journal | undefined> {

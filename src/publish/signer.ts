@@ -10,9 +10,9 @@ export interface TransactionSigner {
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 /**
- * Signs transaction bodies with the operator key. The SDK signs Ed25519 in JavaScript (~3 ms a signature, the
- * largest CPU cost of a submission); node:crypto does it in ~0.05 ms, which is what lets one process keep hundreds
- * of submissions in flight. ECDSA keys use the SDK's signer.
+ * Signs transaction bodies with the operator key. The SDK signs Ed25519 in JavaScript, the largest CPU cost of a
+ * submission; node:crypto signs natively, which lets one process keep hundreds of submissions in flight (the registry
+ * run, docs/performance.md). ECDSA keys use the SDK's signer.
  */
 export function operatorSigner(key: PrivateKey): TransactionSigner {
   const publicKey = key.publicKey;

@@ -150,7 +150,7 @@ export class Runs {
   /**
    * Removes the journals of runs revealed longer than `keepJournalsMs` ago. A revealed run is on the topic for good,
    * reveal included, so its journal serves only `hcs25 verify` (the responses, when kept) and re-grading; a watcher
-   * would otherwise fill the disk with about 1.5 KB per signal, every cycle. Runs of the cycle in progress are kept:
+   * would otherwise fill the disk with every signal of every cycle. Runs of the cycle in progress are kept:
    * a restart reads them to know whom the cycle asked.
    */
   async pruneJournals(): Promise<void> {
