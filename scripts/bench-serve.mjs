@@ -20,9 +20,10 @@ const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds
   --subjects     agents on the topic, three signals each (default 250000; --quick 2000)
   --connections  concurrent keep-alive connections asking for scores (default 200)
   --seconds      timed lookup window per engine, after a 3 s warm-up (default 20; --quick 3)
-  --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)`;
+  --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)
+  --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)`;
 const opts = bench.options(
-  { subjects: 250_000, connections: 200, seconds: 20, engines: 'postgres,pglite' },
+  { subjects: 250_000, connections: 200, seconds: 20, engines: 'postgres,pglite', 'score-cache-mb': -1 },
   { subjects: 2000, seconds: 3 },
 );
 const MIN_RATE = 20_000;
@@ -246,6 +247,7 @@ async function serverProcess() {
     host: '127.0.0.1',
     port: 0,
     limits: { requestsPerSecond: 0 },
+    ...(opts['score-cache-mb'] >= 0 && { scoreCacheBytes: opts['score-cache-mb'] * 1024 * 1024 }),
     signal: stop.signal,
     onNote: (line) => console.log(`  server: ${line}`),
   });
