@@ -18,7 +18,6 @@ import { MirrorRestClient, type MirrorRestOptions } from './hedera/mirror-rest.j
 import { ensureConsensusReachable } from './hedera/reachability.js';
 import { sdkTransport, type SubmitTransport } from './publish/sdk-transport.js';
 import { operatorSigner } from './publish/signer.js';
-import { canSubmitInWorker, startWorkerTransport, type WorkerTransport } from './publish/worker-transport.js';
 
 export interface Hcs25ClientOptions {
   /** SDK tuning; the default suits a pipeline (5 s per gRPC attempt, 30 s per request). */
@@ -48,8 +47,8 @@ export interface Hcs25Client {
    */
   connect(): Promise<Client>;
   /**
-   * Where submitters build, sign and send transactions (made on first use; needs an operator): a worker thread
-   * with an SDK client of its own when this client makes its own (from the built package), else `sdk` in this thread.
+   * Where submitters build, sign and send transactions: the SDK client with the operator's signer (made on first
+   * use; needs an operator).
    */
   submitTransport(): SubmitTransport;
   /**
@@ -71,7 +70,6 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
   let closed: Promise<void> | undefined;
   let reachable: Promise<void> | undefined;
   let transport: SubmitTransport | undefined;
-  let worker: WorkerTransport | undefined;
   const ownsSdk = !options.sdk;
 
   const client: Hcs25Client = {
@@ -98,13 +96,7 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
       return sdk;
     },
     submitTransport() {
-      if (!transport) {
-        const operator = requireOperator(config);
-        const tuning = options.tuning ?? PIPELINE_TUNING;
-        let inProcess: SubmitTransport | undefined;
-        const here = () => (inProcess ??= sdkTransport(client.sdk, operatorSigner(parsePrivateKey(operator))));
-        transport = ownsSdk && canSubmitInWorker() ? (worker = startWorkerTransport({ network: config.network, operator, tuning, untilReady: here })) : here();
-      }
+      transport ??= sdkTransport(client.sdk, operatorSigner(parsePrivateKey(requireOperator(config))));
       return transport;
     },
     hcs10Identity() {
@@ -124,7 +116,6 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
     close() {
       closed ??= (async () => {
         if (ownsSdk) sdk?.close();
-        await worker?.close();
         await mirror?.close();
       })();
       return closed;

@@ -20,7 +20,6 @@
  * The formats themselves: schema-v2.ts; reading them back: read-v2.ts.
  */
 import { deflateSync, inflateSync } from 'node:zlib';
-import { ownBytes } from '../core/bytes.js';
 import { MessageTooLargeError } from '../core/errors.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID, ZLIB_FIRST_BYTE, type BuiltMessage } from './protocol.js';
 import { expandScores } from './read-v2.js';
@@ -233,13 +232,11 @@ function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMe
     encode(signals) {
       const { body, order } = packBody(signals);
       const json = packJson(body);
-      // In a buffer of its own: a small Buffer is a view on a larger pool or zlib chunk, which a message held in
-      // flight (or posted to the submission worker) would keep alive or copy whole.
-      const bytes = ownBytes(dense ? deflate(json) : json);
+      const bytes = dense ? deflate(json) : json;
       return { mode, encoding: dense ? 'zlib' : 'json', bytes, signals: order, keys: order.map(signalKey) };
     },
     single(signal) {
-      const bytes = ownBytes(Buffer.from(JSON.stringify(signal), 'utf8'));
+      const bytes = Buffer.from(JSON.stringify(signal), 'utf8');
       if (bytes.length > maxBytes) throw new MessageTooLargeError(bytes.length, maxBytes, 'v2 signal message');
       return { mode, encoding: 'json', bytes, signals: [signal], keys: [signalKey(signal)] };
     },

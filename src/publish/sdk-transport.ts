@@ -1,8 +1,7 @@
 /**
  * The SDK side of submission: build, sign and send one transaction under a given id, or ask for one receipt. The
- * submitter (exactly-once decisions, journal, retries, node health) talks to it only through plain data, so the same
- * code runs in-process or in a worker thread (`worker-transport.ts`), where its CPU — protobuf encoding, signing,
- * gRPC/HTTP2, receipt polling — leaves the thread that runs the evaluation.
+ * submitter (exactly-once decisions, journal, retries, node health) talks to it only through plain data, so tests
+ * can stand in for the network.
  */
 import { AccountId, Hbar, HbarUnit, PrecheckStatusError, Status, TopicMessageSubmitTransaction, TransactionId, TransactionReceiptQuery, type Client } from '@hashgraph/sdk';
 import { errorMessage } from '../core/errors.js';
