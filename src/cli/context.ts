@@ -42,7 +42,7 @@ export function entityIdFlag(flag: string, value: string): string {
 
 /** A local input file named by a flag, checked before any network call: it must exist and be a file. */
 export function inputFileFlag(flag: string, path: string): string {
-  let stats;
+  let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);
   } catch (err) {

@@ -40,7 +40,7 @@ export function note(line: string): void {
  * Wraps a command action: typed errors become one clear line on stderr (and a JSON error object with --json),
  * usage errors exit 2, everything else exits 1. Stack traces only with HCS25_DEBUG=1.
  */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<void | number>): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<unknown>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     const cmd = args[args.length - 1] as Command;
     try {

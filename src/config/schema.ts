@@ -3,7 +3,7 @@ import { LEDGER_NAMES } from './networks.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 
 const entityId = entityIdSchema;
-const hostPort = z.string().regex(/^[A-Za-z0-9.\-\[\]:]+:\d{1,5}$/, 'must be host:port');
+const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port');
 
 /**
  * Everything configurable, in the shape of the JSON config file. Environment variables and flags are mapped onto

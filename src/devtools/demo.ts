@@ -170,7 +170,7 @@ async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: 
   if (!signal) throw new DemoError('serving needs a way to stop', 'pass an AbortSignal with the serve option');
   const { startServer, DEFAULT_SERVE_PORT } = await import('../serve/serve-scores.js');
   const start = (p: number) => startServer(client, { topics: [topic], publishers: [publisher], database: 'memory://', port: p, onNote: (line) => options.onStep?.(`  ${line}`) });
-  let server;
+  let server: Awaited<ReturnType<typeof start>>;
   try {
     server = await start(port ?? DEFAULT_SERVE_PORT);
   } catch (err) {

@@ -10,7 +10,7 @@ import type { TopicMessage } from '../hedera/mirror-rest.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
-import { SkipList, messageRef } from './skips.js';
+import { type SkipList, messageRef } from './skips.js';
 
 export interface Hcs10RegistryMemo {
   ttl: number;
@@ -68,7 +68,10 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
       case 'register': {
         const inbound = op.inbound_topic_id ?? op.requester_topic_id;
         let uids = this.byAccount.get(op.account_id);
-        if (uids === undefined) this.byAccount.set(op.account_id, (uids = new Set()));
+        if (uids === undefined) {
+          uids = new Set();
+          this.byAccount.set(op.account_id, uids);
+        }
         // The account's earlier registration is superseded.
         if (this.changed) for (const uid of uids) this.changed.add(uid);
         this.changed?.add(msg.sequenceNumber);
@@ -85,7 +88,10 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
       case 'delete': {
         if (op.uid !== undefined) {
           const entry = this.live.get(op.uid);
-          if (entry === undefined) return skip(`delete of uid ${op.uid}, which is not a live registration`);
+          if (entry === undefined) {
+            skip(`delete of uid ${op.uid}, which is not a live registration`);
+            return;
+          }
           const uids = this.byAccount.get(entry.accountId)!;
           // Deleting the account's latest registration makes its previous one the account's entry again.
           if (this.changed && this.entryOf(op.uid)) for (const uid of uids) this.changed.add(uid);
@@ -96,7 +102,10 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
           return;
         }
         const uids = this.byAccount.get(op.account_id!);
-        if (uids === undefined) return skip(`delete of account ${op.account_id}, which is not registered`);
+        if (uids === undefined) {
+          skip(`delete of account ${op.account_id}, which is not registered`);
+          return;
+        }
         for (const uid of uids) {
           this.live.delete(uid);
           this.changed?.add(uid);

@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
 import { entityIdSchema } from '../core/id-schemas.js';
-import { SkipList, messageRef, parseJsonObject, zodReason } from './skips.js';
+import { type SkipList, messageRef, parseJsonObject, zodReason } from './skips.js';
 
 export interface Hcs2Memo {
   indexed: boolean;
@@ -109,9 +109,15 @@ export abstract class RegistryFolder<S extends Record<string, z.ZodType>> {
   add(msg: TopicMessage): void {
     this.messages++;
     const skip = (reason: string): void => this.skips.add(messageRef(this.topicId, msg.sequenceNumber), reason);
-    if (this.migrateTo !== undefined) return skip(`after the migrate at #${this.migrateSeq}; the registry moved to ${this.migrateTo}`);
+    if (this.migrateTo !== undefined) {
+      skip(`after the migrate at #${this.migrateSeq}; the registry moved to ${this.migrateTo}`);
+      return;
+    }
     const decoded = decodeOp(msg.message, this.protocol, this.schemas, this.limits);
-    if (!decoded.ok) return skip(decoded.reason);
+    if (!decoded.ok) {
+      skip(decoded.reason);
+      return;
+    }
     const head = decoded.op as { op: string; t_id?: string };
     if (head.op === 'migrate') {
       this.migrateTo = head.t_id;
@@ -162,10 +168,16 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
       }
       case 'update':
       case 'delete': {
-        if (!this.indexed) return skip(`${op.op} is not valid in a non-indexed registry`);
+        if (!this.indexed) {
+          skip(`${op.op} is not valid in a non-indexed registry`);
+          return;
+        }
         const uid = this.alias.get(op.uid) ?? op.uid;
         const entry = this.live.get(uid);
-        if (entry === undefined) return skip(`${op.op} of uid ${op.uid}, which is not a live entry`);
+        if (entry === undefined) {
+          skip(`${op.op} of uid ${op.uid}, which is not a live entry`);
+          return;
+        }
         this.changed?.add(uid);
         if (op.op === 'delete') {
           this.live.delete(uid);

@@ -177,7 +177,7 @@ async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
 }
 
 async function httpDoc(url: string, ctx: ResolveContext): Promise<Leaf> {
-  let res;
+  let res: Awaited<ReturnType<typeof ctx.fetch>>;
   try {
     res = await ctx.fetch(url, { timeoutMs: ctx.timeoutMs, ...(ctx.signal && { signal: ctx.signal }) });
   } catch (err) {

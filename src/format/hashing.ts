@@ -25,21 +25,6 @@ export function questionHash(runKey: Buffer, questionId: string): string {
   return `hs256:${createHmac('sha256', runKey).update(questionId, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
 }
 
-/** Question ids number about 13,000 (math operand ranges, the science bank): a run hashes each once. */
-const QUESTION_HASH_MEMO_MAX = 16_384;
-const questionHashMemos = new WeakMap<Buffer, Map<string, string>>();
-
-/** {@link questionHash}, remembered per run key: every agent of a run is asked from the same small set of questions. */
-export function memoQuestionHash(runKey: Buffer, questionId: string): string {
-  let memo = questionHashMemos.get(runKey);
-  if (!memo) questionHashMemos.set(runKey, (memo = new Map()));
-  let hash = memo.get(questionId);
-  if (hash === undefined) {
-    if (memo.size >= QUESTION_HASH_MEMO_MAX) memo.clear();
-    memo.set(questionId, (hash = questionHash(runKey, questionId)));
-  }
-  return hash;
-}
 
 /** `sha256:` + base64url(SHA-256(raw response)): commits to the response without publishing it. */
 export function responseHash(response: string): string {

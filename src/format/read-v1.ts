@@ -3,7 +3,7 @@
  * builder writes.
  */
 import type { z } from 'zod';
-import { Malformed, bodyBytes, parseJson, unknownItem, unknownSignal, validate, type MessageItem } from './read-common.js';
+import { type Malformed, bodyBytes, parseJson, unknownItem, unknownSignal, validate, type MessageItem } from './read-common.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './protocol.js';
 import {
   MESSAGE_VERSION,

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../evaluate/types.js';
 import { hcs14Proto } from '../discover/uaid.js';
-import { memoQuestionHash, responseHashV2 } from './hashing.js';
+import { questionHash, responseHashV2 } from './hashing.js';
 import { PROTOCOL_ID, finishMessage, type BuiltMessage, type SignalContext } from './protocol.js';
 import { failureReason } from './reasons.js';
 import { signalEnvelopeShape } from './schema-v1.js';
@@ -72,7 +72,7 @@ function evalData(result: EvalResult, signal: string, runKey: Buffer): EvalDataV
   return {
     outcome: result.outcome,
     score: result.outcome === 'correct' ? 100 : 0,
-    ...(result.outcome === 'skipped' ? {} : { questionHash: memoQuestionHash(runKey, result.questionId) }),
+    ...(result.outcome === 'skipped' ? {} : { questionHash: questionHash(runKey, result.questionId) }),
     ...(result.answer === null ? {} : { answer: result.answer.slice(0, ANSWER_MAX) }),
     ...(response === null ? {} : { responseHash: responseHashV2(runKey, signal, result.agent.subject, response) }),
     compliant: result.compliant,

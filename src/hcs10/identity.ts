@@ -92,7 +92,7 @@ function readIdentityFile(stateDir: string): z.infer<typeof identityFileSchema> 
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, identities: {} };
     throw new ConfigError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  let parsed;
+  let parsed: ReturnType<typeof identityFileSchema.safeParse> | undefined;
   try {
     parsed = identityFileSchema.safeParse(JSON.parse(raw));
   } catch {

@@ -4,7 +4,7 @@
  * 429/5xx and network faults are retried with bounded backoff; every request has its own timeout.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
 import { isEntityId, TRANSACTION_ID_PATTERN } from '../core/ids.js';

@@ -162,6 +162,7 @@ export const cryptoTransfer: TransactionHandler = {
       let need = c.amount;
       for (const d of debits) {
         if (need === 0n) break;
+        // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
         const take = -d.amount < need ? -d.amount : need;
         if (take === 0n) continue;
         ctx.move(d.acct.num, c.acct.num, take);

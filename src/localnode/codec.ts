@@ -107,7 +107,7 @@ export interface TxId {
 }
 
 export function txIdFromProto(t: proto.ITransactionID | null | undefined): TxId | null {
-  if (!t || !t.transactionValidStart) return null;
+  if (!t?.transactionValidStart) return null;
   const payer = accountNum(t.accountID);
   if (payer == null) return null;
   return { payer, validStartNs: tsFromProto(t.transactionValidStart), scheduled: t.scheduled === true, nonce: t.nonce ?? 0 };

@@ -76,7 +76,10 @@ export class TopicStreams {
       done: false,
     };
     let set = this.byTopic.get(topic.num);
-    if (!set) this.byTopic.set(topic.num, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.byTopic.set(topic.num, set);
+    }
     set.add(sub);
     const close = (): void => this.finish(sub, false);
     call.on('cancelled', close);
@@ -96,11 +99,20 @@ export class TopicStreams {
     const msgs = sub.topic.messages;
     while (sub.next < msgs.length) {
       const m = msgs[sub.next] as TopicMessage;
-      if (sub.endNs !== null && m.ns >= sub.endNs) return this.finish(sub, true);
-      if (m.wallMs + lag > now) return this.wake(sub, m.wallMs + lag - now);
+      if (sub.endNs !== null && m.ns >= sub.endNs) {
+        this.finish(sub, true);
+        return;
+      }
+      if (m.wallMs + lag > now) {
+        this.wake(sub, m.wallMs + lag - now);
+        return;
+      }
       sub.next++;
       const ok = sub.call.write(encodeMessage(m));
-      if (sub.remaining > 0 && --sub.remaining === 0) return this.finish(sub, true);
+      if (sub.remaining > 0 && --sub.remaining === 0) {
+        this.finish(sub, true);
+        return;
+      }
       if (!ok) {
         sub.waitingDrain = true;
         sub.call.once('drain', () => {
@@ -113,7 +125,10 @@ export class TopicStreams {
     if (sub.endNs !== null) {
       // Everything before the end time is out once the mirror's view of "now" passes it.
       const visibleNs = nowNs() - BigInt(lag) * 1_000_000n;
-      if (visibleNs >= sub.endNs) return this.finish(sub, true);
+      if (visibleNs >= sub.endNs) {
+        this.finish(sub, true);
+        return;
+      }
       this.wake(sub, Number((sub.endNs - visibleNs) / 1_000_000n) + 1);
     }
   }

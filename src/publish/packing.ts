@@ -54,7 +54,10 @@ export class SignalPacking {
     const { mode } = this.options;
     const id = mode === 'subject' ? signal.subject : '';
     let packer = this.packers.get(id);
-    if (!packer) this.packers.set(id, (packer = new SignalPacker({ mode })));
+    if (!packer) {
+      packer = new SignalPacker({ mode });
+      this.packers.set(id, packer);
+    }
     const full = packer.add(signal, json.length);
     this.deliver(full);
     if (packer.pending === 0 || (mode === 'subject' && packer.pending >= this.options.perSubject)) this.close(id);

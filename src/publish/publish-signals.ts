@@ -108,7 +108,7 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       },
     });
     await fees.begin();
-    const s = (submitter = new Submitter({
+    submitter = new Submitter({
       client: sdk,
       signer: operatorSigner(parsePrivateKey(operator)),
       operatorId: operator.accountId,
@@ -123,7 +123,8 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         if (e.type === 'confirmed' || e.type === 'retry') progress();
         if (e.type === 'stopped') stop.abort(e.error);
       },
-    }));
+    });
+    const s = submitter;
     if (signal?.aborted) onAbort();
     const compact = state.keep === 'pending';
     const track = (key: string, p: Promise<SubmitOutcome>) =>

@@ -177,7 +177,10 @@ async function* evaluateMissing(
       concurrency: start.config.concurrency,
       ...grading,
       signal,
-      onProgress: (p) => onProgress((done = addProgress(base, p))),
+      onProgress: (p) => {
+        done = addProgress(base, p);
+        onProgress(done);
+      },
       ...(parameters.hcs10 && { hcs10: parameters.hcs10 }),
       ...(parameters.onNote && { onNote: parameters.onNote }),
       ...(parameters.runner && { runner: parameters.runner }),
@@ -320,7 +323,10 @@ function missingWork(agents: Agent[], evals: EvalKind[], state: RunState): { age
     if (lacking.length === 0) continue;
     const id = lacking.join(',');
     let group = groups.get(id);
-    if (!group) groups.set(id, (group = { agents: [], evals: lacking }));
+    if (!group) {
+      group = { agents: [], evals: lacking };
+      groups.set(id, group);
+    }
     group.agents.push(agent);
   }
   return [...groups.values()];

@@ -98,7 +98,10 @@ export class RegistryCitations {
       }
       if (key === null) continue;
       let subjects = this.bySource.get(key);
-      if (!subjects) this.bySource.set(key, (subjects = new Set()));
+      if (!subjects) {
+        subjects = new Set();
+        this.bySource.set(key, subjects);
+      }
       subjects.add(message.subject);
     }
   }

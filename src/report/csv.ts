@@ -63,5 +63,5 @@ export function renderScoresCsv(report: ScoreReport): string {
       s.trustScoreUpdatedAt,
     ];
   });
-  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
 }

@@ -18,7 +18,7 @@ export type AdapterState =
 
 export function adapterState(subject: SubjectScore, adapterId: string): AdapterState {
   const adapter = subject.adapters.find((a) => a.adapterId === adapterId);
-  if (!adapter || !adapter.applicable) return { kind: 'not-applicable' };
+  if (!adapter?.applicable) return { kind: 'not-applicable' };
   if (adapter.total === null) return { kind: 'no-output' };
   const components = Object.values(subject.components).filter((c) => c.adapterId === adapterId);
   return {

@@ -368,7 +368,10 @@ function groupSignals(signals: Iterable<ReadSignal>, nowMs: number): SignalsBySu
     if (!(consensusMs(s.consensusTimestamp) <= nowMs)) continue;
     const id = canonicalSignalId(s.message.signal);
     let bySignal = out.get(s.message.subject);
-    if (!bySignal) out.set(s.message.subject, (bySignal = new Map()));
+    if (!bySignal) {
+      bySignal = new Map();
+      out.set(s.message.subject, bySignal);
+    }
     const list = bySignal.get(id);
     if (list) list.push(s);
     else bySignal.set(id, [s]);

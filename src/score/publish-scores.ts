@@ -131,7 +131,8 @@ export async function publishScores(
       ...options.submitter,
     });
     if (options.resume) journal.append({ t: 'resume' });
-    const scores = (state.scores ??= new Map<string, ScoreState>());
+    state.scores ??= new Map<string, ScoreState>();
+    const scores = state.scores;
     for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: packBytes(r), prior: r.txIds }));
     const fresh: Array<{ key: string; bytes: Buffer }> = [];
     for (const m of messages) {

@@ -140,7 +140,8 @@ export class ServeEvents {
    * no query. It is read before the data, so a body is never older than the revision its ETag names.
    */
   revision(): Promise<number> {
-    return (this.known ??= this.options.store.revision());
+    this.known ??= this.options.store.revision();
+    return this.known;
   }
 
   get clientCount(): number {
@@ -164,11 +165,13 @@ export class ServeEvents {
     const topic = url.searchParams.get('topic') ?? undefined;
     const unknown = [...url.searchParams.keys()].find((k) => k !== 'topic');
     if (unknown !== undefined || (topic !== undefined && !/^\d+\.\d+\.\d+$/.test(topic))) {
-      return sendError(res, 400, 'BAD_QUERY', unknown !== undefined ? `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}; known: topic` : 'query parameter "topic": an id like 0.0.1234');
+      sendError(res, 400, 'BAD_QUERY', unknown !== undefined ? `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}; known: topic` : 'query parameter "topic": an id like 0.0.1234');
+      return;
     }
     if (this.clients.size >= this.options.maxClients) {
       res.setHeader('Retry-After', '5');
-      return sendError(res, 503, 'TOO_MANY_STREAMS', `this server already serves ${this.options.maxClients} event streams`);
+      sendError(res, 503, 'TOO_MANY_STREAMS', `this server already serves ${this.options.maxClients} event streams`);
+      return;
     }
     // A stream lives as long as the client wants it.
     req.socket.setTimeout(0);

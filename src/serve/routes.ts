@@ -127,7 +127,8 @@ function followedTopic(ctx: ApiContext, topic: string | undefined): string {
 let openapi: Buffer | undefined;
 /** schemas/serve-openapi.json, read once (it ships in the package beside dist/). */
 export function openapiDocument(): Buffer {
-  return (openapi ??= readFileSync(new URL('../../schemas/serve-openapi.json', import.meta.url)));
+  openapi ??= readFileSync(new URL('../../schemas/serve-openapi.json', import.meta.url));
+  return openapi;
 }
 
 const ROUTES: Readonly<Record<string, Route>> = {

@@ -145,7 +145,10 @@ export function verifySignals(input: VerifyInput): VerifyReport {
     const v = verifyOne(s, kind, context, input);
     signals.push(v);
     let run = runs.get(s.run);
-    if (!run) runs.set(s.run, (run = { run: s.run, revealed: context !== undefined, verified: 0, mismatch: 0, unverifiable: 0 }));
+    if (!run) {
+      run = { run: s.run, revealed: context !== undefined, verified: 0, mismatch: 0, unverifiable: 0 };
+      runs.set(s.run, run);
+    }
     run[v.verdict]++;
   }
   const scores = checkPublishedScores(input.scores ?? []).results;

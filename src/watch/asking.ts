@@ -157,7 +157,10 @@ export class Asker {
 
   private hostOf(agent: Agent): string {
     let host = this.hosts.get(agent.subject);
-    if (host === undefined) this.hosts.set(agent.subject, (host = askHost(agent)));
+    if (host === undefined) {
+      host = askHost(agent);
+      this.hosts.set(agent.subject, host);
+    }
     return host;
   }
 

@@ -68,7 +68,7 @@ describe('hcs25 run and reveal', () => {
   it('--dry-run prints every message with its size, signals and estimated fee (zlib decoded), and submits nothing', async () => {
     topic = (await cli(['topic', 'create'])).stdout.trim();
     const dry = (pack: string) => cli(['run', '--agents', agentsFile, '--topic', topic, '--dry-run', '--state-dir', join(tmp.dir, 'dry'), '--evals', 'math,availability', '--pack', pack]);
-    const line = /^\s*(\d+) B\s+(\d+) signals  ~(\S+) ℏ  (zlib: )?(\{.*)$/;
+    const line = /^\s*(\d+) B\s+(\d+) signals {2}~(\S+) ℏ {2}(zlib: )?(\{.*)$/;
     for (const pack of ['dense', 'none']) {
       const r = await dry(pack);
       expect(r.code, r.stderr).toBe(0);

@@ -7,7 +7,6 @@ import {
   buildSignalV2,
   canonicalSignalId,
   failureReason,
-  memoQuestionHash,
   questionHash,
   readMessage,
   responseHashV2,
@@ -108,17 +107,6 @@ describe('buildSignalV2 edges', () => {
     expect(() => buildSignalV2(evalResult(), { ...ctx, sources: ['a', 'b', 'c', 'd', 'e'] })).toThrow();
     expect(() => buildSignalV2(probeResult({ httpStatus: 999 }), ctx)).toThrow();
     expect(buildSignalV2(probeResult({ agent: { ...agent } }), ctx).message.subject).toBe(agent.subject);
-  });
-});
-
-describe('memoQuestionHash', () => {
-  it('is questionHash, remembered per run key (another key gives another hash)', () => {
-    const other = Buffer.alloc(32, 9);
-    for (const id of ['math:add:37+58', 'math:add:37+58', 'sci:physics:x']) {
-      expect(memoQuestionHash(RUN_KEY, id)).toBe(questionHash(RUN_KEY, id));
-      expect(memoQuestionHash(other, id)).toBe(questionHash(other, id));
-    }
-    expect(memoQuestionHash(other, 'math:add:37+58')).not.toBe(memoQuestionHash(RUN_KEY, 'math:add:37+58'));
   });
 });
 

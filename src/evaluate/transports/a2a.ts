@@ -171,7 +171,7 @@ export class A2aTransport implements Transport {
     // Auth, payment and rate limits are decided by the status whatever the body says; other 4xx/5xx often carry
     // a JSON-RPC error body (-32601 on HTTP 400, say) that the dialect fallback needs to see.
     if ([401, 402, 403, 407, 429].includes(res.status)) throw statusFailure(res)!;
-    let responses;
+    let responses: ReturnType<typeof rpcResponses>;
     try {
       responses = rpcResponses(res, `a2a ${method}`);
     } catch (err) {

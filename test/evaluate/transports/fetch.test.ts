@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
-import { Deadline, HostLimiter, HttpClient, parseRetryAfter, type HttpResponse } from '../../../src/net/http-client.js';
+import { Deadline, HostLimiter, type HttpClient, parseRetryAfter, type HttpResponse } from '../../../src/net/http-client.js';
 import { resolveAgentHeaders } from '../../../src/evaluate/transports/headers.js';
 import { decodeJsonMessages } from '../../../src/evaluate/transports/body.js';
 import { agentFor, localClient, scripted } from './helpers.js';
