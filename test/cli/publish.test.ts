@@ -152,7 +152,7 @@ describe('hcs25 run and reveal', () => {
     expect(verified.signals.some((v) => v.responseChecked)).toBe(true);
 
     // A run that stopped is not revealed without --force.
-    writeFileSync(join(stateDir, 'runs', `${run}.jsonl`), (await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8') + '{"t":"resume","at":"x"}\n');
+    writeFileSync(join(stateDir, 'runs', `${run}.jsonl`), `${(await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8')}{"t":"resume","at":"x"}\n`);
     const refused = await cli(['reveal', '--run', run, '--state-dir', stateDir, '--topic', '0.0.999']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/has not finished publishing/);

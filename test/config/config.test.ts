@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/core/errors.js';
 import { LOCAL_GENESIS_OPERATOR, loadConfig, requireOperator } from '../../src/config/index.js';
 import { createClient, parsePrivateKey } from '../../src/hedera/client.js';
 
-const KEY = '302e020100300506032b657004220420' + 'ab'.repeat(32);
+const KEY = `302e020100300506032b657004220420${'ab'.repeat(32)}`;
 
 function dir(files: Record<string, string> = {}): string {
   const d = mkdtempSync(join(tmpdir(), 'hcs25-config-'));
@@ -113,7 +113,7 @@ describe('the operator key never leaks', () => {
     expect(message).toMatch(/not hex/);
     expect(message).not.toContain(bad);
 
-    const unparsable = '30' + 'ab'.repeat(40);
+    const unparsable = `30${'ab'.repeat(40)}`;
     const c = loadConfig({ env: { ...env, HCS25_OPERATOR_KEY: unparsable }, cwd: dir() });
     let parseMessage = '';
     try {

@@ -121,22 +121,35 @@ export class FakeMirror {
     let m = /^\/api\/v1\/topics\/(\d+\.\d+\.\d+)$/.exec(url.pathname);
     if (m) {
       const t = this.topics.get(m[1]!);
-      if (!t) return notFound();
-      return send(200, { topic_id: m[1], memo: t.memo, admin_key: t.admin_key, submit_key: t.submit_key, deleted: false, fee_schedule_key: null, custom_fees: { fixed_fees: [] } });
+      if (!t) {
+        notFound();
+        return;
+      }
+      send(200, { topic_id: m[1], memo: t.memo, admin_key: t.admin_key, submit_key: t.submit_key, deleted: false, fee_schedule_key: null, custom_fees: { fixed_fees: [] } });
+      return;
     }
     m = /^\/api\/v1\/accounts\/(\d+\.\d+\.\d+)$/.exec(url.pathname);
     if (m) {
       const a = this.accounts.get(m[1]!);
-      if (!a) return notFound();
-      return send(200, { account: m[1], memo: a.memo, deleted: a.deleted ?? false, key: KEY, balance: { balance: 1 } });
+      if (!a) {
+        notFound();
+        return;
+      }
+      send(200, { account: m[1], memo: a.memo, deleted: a.deleted ?? false, key: KEY, balance: { balance: 1 } });
+      return;
     }
     m = /^\/api\/v1\/topics\/(\d+\.\d+\.\d+)\/messages\/(\d+)$/.exec(url.pathname);
     if (m) {
       const msg = this.topics.get(m[1]!)?.messages[Number(m[2]) - 1];
-      return msg ? send(200, msg) : notFound();
+      if (msg) send(200, msg);
+      else notFound();
+      return;
     }
     m = /^\/api\/v1\/topics\/(\d+\.\d+\.\d+)\/messages$/.exec(url.pathname);
-    if (m) return this.messages(m[1]!, url, send);
+    if (m) {
+      this.messages(m[1]!, url, send);
+      return;
+    }
     notFound();
   }
 

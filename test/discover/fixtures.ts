@@ -18,7 +18,10 @@ export function msg(seq: number, body: unknown, extra: Partial<TopicMessage> = {
 /** A random walk of registry messages: `pick(seq, rnd)` gives the body of message `seq` (rnd in [0, 1)). */
 export function randomMessages(n: number, seed: number, pick: (seq: number, rnd: () => number) => unknown): TopicMessage[] {
   let s = seed >>> 0;
-  const rnd = () => ((s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0) / 2 ** 32);
+  const rnd = () => {
+    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
   return Array.from({ length: n }, (_, i) => msg(i + 1, pick(i + 1, rnd)));
 }
 

@@ -61,7 +61,7 @@ describe('MirrorRestClient', () => {
     mirror.submit(topic, 'between');
     const between = t.messages.pop()!;
     t.messages.push(between, c2!, c3!);
-    t.messages.forEach((m, i) => (m.sequence_number = i + 1));
+    for (const [i, m] of t.messages.entries()) m.sequence_number = i + 1;
     expect(seqs).toHaveLength(3);
     const msgs = await collect(client.topicMessages(topic));
     expect(msgs.map((m) => [m.message.length, m.chunks])).toEqual([[6, 1], [7, 1], [2500, 3]]);

@@ -133,14 +133,14 @@ describe('prepareChoiceQuestion', () => {
     let reads = 0;
     const texts = ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'];
     const options = [0, 1, 2, 3].map(() => '') as unknown as ChoiceQuestion['options'];
-    texts.forEach((text, i) =>
+    for (const [i, text] of texts.entries()) {
       Object.defineProperty(options, i, {
         get: () => {
           reads++;
           return text;
         },
-      }),
-    );
+      });
+    }
     return { question: { options, answer: 'B' }, reads: () => reads };
   }
   // Replies that need the option texts: full-text matches, lettered options to mask, a leading conflict.

@@ -113,7 +113,10 @@ describe('runner scheduling (injected transports)', () => {
       runEvals(agents, {
         ...base,
         concurrency: 5,
-        transportFactory: () => fakeTransport(log, async (p) => (await new Promise((r) => setTimeout(r, 5)), ok(rightAnswer(p)))),
+        transportFactory: () => fakeTransport(log, async (p) => {
+          await new Promise((r) => setTimeout(r, 5));
+          return ok(rightAnswer(p));
+        }),
       }),
     );
     expect(results).toHaveLength(60);
@@ -130,7 +133,10 @@ describe('runner scheduling (injected transports)', () => {
     const iterator = runEvals(agents, {
       ...base,
       evals: ['math'],
-      transportFactory: (agent) => fakeTransport(log, async (p) => (agent.name === 'fake-0' ? ok(rightAnswer(p)) : (await gate, ok(rightAnswer(p))))),
+      transportFactory: (agent) => fakeTransport(log, async (p) => {
+        if (agent.name !== 'fake-0') await gate;
+        return ok(rightAnswer(p));
+      }),
     })[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.value).toMatchObject({ agent: { name: 'fake-0' }, outcome: 'correct' });
@@ -170,7 +176,10 @@ describe('runner scheduling (injected transports)', () => {
         fakeTransport(log, (p, _n, o) =>
           new Promise((resolve) => {
             const t = setTimeout(() => resolve(ok(rightAnswer(p))), 20);
-            o.signal?.addEventListener('abort', () => (clearTimeout(t), resolve({ ok: false, kind: 'timeout', message: 'aborted', transient: false, latencyMs: 0 })));
+            o.signal?.addEventListener('abort', () => {
+              clearTimeout(t);
+              resolve({ ok: false, kind: 'timeout', message: 'aborted', transient: false, latencyMs: 0 });
+            });
           }),
         ),
     });

@@ -25,6 +25,7 @@ export function specRunningHash(prev: Uint8Array, payerNum: number, topicNum: nu
   return createHash('sha384').update(bytes).digest();
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read mirror answers of many shapes
 export async function getJson(url: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url);
   return { status: res.status, body: await res.json() };

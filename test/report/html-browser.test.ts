@@ -157,7 +157,9 @@ describe('HTML report in headless Chromium', () => {
       if (shots) await page.screenshot({ path: join(shots, 'report-1280.png'), fullPage: true });
       // A phone: nothing wider than the screen, the drill-down open.
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.locator('details.signals').evaluateAll((ds) => ds.forEach((d) => ((d as unknown as { open: boolean }).open = true)));
+      await page.locator('details.signals').evaluateAll((ds) => {
+        for (const d of ds) (d as unknown as { open: boolean }).open = true;
+      });
       expect(await scrollWidth()).toBeLessThanOrEqual(390);
       // Not even inside a table: on a phone the ranking, components and signals stack instead of scrolling sideways.
       const sideways = await page

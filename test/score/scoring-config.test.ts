@@ -77,6 +77,7 @@ describe('parseUaid', () => {
     const p = parseUaid('uaid:aid:x;registry=a;registry=b;;=v;novalue;proto=a%3Bb;__proto__=polluted');
     expect(p.registry).toBe('a');
     expect(p.proto).toBe('a;b');
+    // biome-ignore lint/suspicious/noProto: the test is about a hostile __proto__ key
     expect(p.params.__proto__).toBe('polluted');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(parseUaid('uaid:aid:x')).toMatchObject({ id: 'x', params: {} });

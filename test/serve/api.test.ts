@@ -423,7 +423,7 @@ async function until(ok: () => Promise<boolean>, timeoutMs = 10_000): Promise<vo
 }
 
 /** An open `/v1/events` stream; `next(type)` resolves with the data of the next event of that type. */
-export async function openEvents(base: string, query = ''): Promise<{ next(type: string): Promise<unknown>; close(): void }> {
+async function openEvents(base: string, query = ''): Promise<{ next(type: string): Promise<unknown>; close(): void }> {
   const controller = new AbortController();
   const res = await fetch(`${base}/v1/events${query}`, { signal: controller.signal });
   expect(res.status).toBe(200);
@@ -434,8 +434,7 @@ export async function openEvents(base: string, query = ''): Promise<{ next(type:
   return {
     async next(type) {
       for (;;) {
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const fields = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));

@@ -45,7 +45,10 @@ export function openapiValidator(doc: object = OPENAPI) {
     }
     const schemaAt = `${id}${at}/content/${pointer('application/json')}/schema`;
     let validate = cache.get(schemaAt);
-    if (!validate) cache.set(schemaAt, (validate = ajv.compile({ $ref: schemaAt })));
+    if (!validate) {
+      validate = ajv.compile({ $ref: schemaAt });
+      cache.set(schemaAt, validate);
+    }
     if (!validate(body)) throw new Error(`${path} ${status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
   };
 }

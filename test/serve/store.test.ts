@@ -328,7 +328,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     await store.applyBatch(topic, batchOf(messages));
     while ((await store.rescoreDirty({ now: early })).more);
     const calls: number[] = [];
-    for (let n; (n = await store.markStale({ now: later, limit: 3 })) > 0; ) {
+    for (let n = await store.markStale({ now: later, limit: 3 }); n > 0; n = await store.markStale({ now: later, limit: 3 })) {
       calls.push(n);
       // The next round takes exactly what that call put back: the dirty row holds no more than a round.
       expect(await store.rescoreDirty({ now: later, limit: 3 })).toEqual({ subjects: n, more: false });
@@ -369,9 +369,18 @@ describe('PGlite, the sole writer: periodic questions cost no query while nothin
     const executor = (q: Parameters<typeof pgliteExecutor>[0]): SqlExecutor => {
       const inner = pgliteExecutor(q);
       return {
-        query: (text, params) => (queries++, inner.query(text, params)),
-        exec: (text) => (queries++, inner.exec(text)),
-        copyFrom: (sql, data) => (queries++, inner.copyFrom(sql, data)),
+        query: (text, params) => {
+          queries++;
+          return inner.query(text, params);
+        },
+        exec: (text) => {
+          queries++;
+          return inner.exec(text);
+        },
+        copyFrom: (sql, data) => {
+          queries++;
+          return inner.copyFrom(sql, data);
+        },
       };
     };
     const store = createSqlStore({

@@ -33,8 +33,14 @@ export async function runCli(commands: ((program: Command) => void)[], args: str
   const root = buildProgram(commands);
   let stdout = '';
   let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    stdout += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    stderr += String(chunk);
+    return true;
+  });
   process.exitCode = 0;
   try {
     await root.parseAsync(['node', 'hcs25', ...args]);

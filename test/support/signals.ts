@@ -149,7 +149,7 @@ export function vectorSignals(subject: string, firstSeq = 1, start = T0): ReadSi
   let seq = firstSeq;
   for (let i = 0; i < 10; i++) out.push(probe(subject, { seq: seq++, at: start + i * 60_000, run: i, reachable: i !== 3 }));
   const math: Outcome[] = ['wrong', 'correct', 'wrong', 'wrong', 'correct'];
-  math.forEach((o, i) => out.push(evalSignal(subject, 'math', o, { seq: seq++, at: start + (20 + i) * 60_000, run: i })));
+  for (const [i, o] of math.entries()) out.push(evalSignal(subject, 'math', o, { seq: seq++, at: start + (20 + i) * 60_000, run: i }));
   out.push(evalSignal(subject, 'science', 'skipped', { seq: seq++, at: start + 30 * 60_000, run: 0 }));
   return out;
 }

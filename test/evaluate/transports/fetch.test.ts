@@ -119,8 +119,14 @@ describe('HostLimiter', () => {
     const b = await limiter.acquire('h');
     const other = await limiter.acquire('other');
     const order: string[] = [];
-    const c = limiter.acquire('h').then((release) => (order.push('c'), release));
-    const d = limiter.acquire('h').then((release) => (order.push('d'), release));
+    const c = limiter.acquire('h').then((release) => {
+      order.push('c');
+      return release;
+    });
+    const d = limiter.acquire('h').then((release) => {
+      order.push('d');
+      return release;
+    });
     await Promise.resolve();
     expect(order).toEqual([]);
     a();
