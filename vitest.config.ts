@@ -1,12 +1,42 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files that bind the emulator's standard ports (50211/5600/5551, and 51211/52211 for more nodes). They run one at a
+ * time, after the rest; every other file uses ephemeral ports and runs in parallel.
+ */
+const FIXED_PORTS = ['test/localnode/standard-ports.test.ts', 'test/publish/failover.test.ts'];
+
+/**
+ * Most of a file's time is spent waiting (on sockets, child processes, budgets running out), not on the CPU, so more
+ * files run at once than there are cores. VITEST_MAX_WORKERS overrides it.
+ */
+const PARALLEL_WORKERS = 4;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The emulator binds the standard local-node ports; e2e files must not race for them.
-    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...FIXED_PORTS],
+          maxWorkers: PARALLEL_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'fixed-ports',
+          include: FIXED_PORTS,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

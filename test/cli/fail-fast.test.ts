@@ -48,7 +48,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('nothing running', () => {
+// Each case is its own process: the cases of the first two groups run concurrently.
+describe.concurrent('nothing running', () => {
   let dead: Record<string, string>;
   beforeAll(async () => {
     const port = await closedPort();
@@ -90,7 +91,7 @@ describe('nothing running', () => {
   });
 });
 
-describe('bad input is refused before any network call (exit 2)', () => {
+describe.concurrent('bad input is refused before any network call (exit 2)', () => {
   // No network configured at all: anything that reached for one would fail differently.
   const none = { HCS25_NETWORK: 'custom', HCS25_NODES: '127.0.0.1:1=0.0.3', HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1' };
 

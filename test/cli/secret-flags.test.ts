@@ -40,7 +40,8 @@ const FLAGS: Record<string, { args: (k: string) => string[]; names: RegExp }> = 
   'grade --expected': { args: (k) => ['grade', '--eval', 'math', '--response', '42', '--expected', k], names: /--expected/ },
 };
 
-describe.each(Object.entries(FORMS))('a key (%s) in a flag the command checks itself', (_form, encoded) => {
+// Each case is its own process: they run concurrently.
+describe.concurrent.each(Object.entries(FORMS))('a key (%s) in a flag the command checks itself', (_form, encoded) => {
   it.each(Object.keys(FLAGS))('%s: the key not echoed; a usage error names the flag', async (name) => {
     const { args, names } = FLAGS[name]!;
     const { out, code } = await hcs25(args(encoded));

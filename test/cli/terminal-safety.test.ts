@@ -71,7 +71,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.each([[[]], [['--json']]])('hcs25 %j', (extra: string[]) => {
+// Each case is its own process against stateless servers: they run concurrently.
+describe.concurrent.each([[[]], [['--json']]])('hcs25 %j', (extra: string[]) => {
   it('eval prints an OpenAI agent\'s hostile reply escaped', async () => {
     const out = await hcs25([...extra, 'eval', '--protocol', 'openai', '--endpoint', `${openai.origin}/v1`, '--evals', 'availability,math,science', '--budget-ms', '5000'], dir);
     expectSafe(out);

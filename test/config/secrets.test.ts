@@ -180,7 +180,8 @@ function hcs25(args: string[], cwd: string, env: Record<string, string>): Promis
   });
 }
 
-describe('the real CLI', () => {
+// Each case is its own process in its own directory: they run concurrently.
+describe.concurrent('the real CLI', () => {
   const key = KEYS.ed25519;
   const forms = encodings(key);
   const table = Object.keys(CASES).flatMap((name) =>

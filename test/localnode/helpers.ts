@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { createServer } from 'node:net';
 import { startLocalNode, type LocalNode, type LocalNodeOptions } from '../../src/localnode/index.js';
 
 /** An emulator on ephemeral ports, so test files and other engineers' runs never collide. */
@@ -39,4 +40,26 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, tries = 10
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`condition not met after ${tries} tries`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A base port for a test of the default node spacing: base, base + step, … are free now. Drawn below Linux's
+ * ephemeral range (32768+), where only explicit binds land, so a parallel test file's ephemeral ports never take them.
+ */
+export async function freePortRun(count: number, step: number): Promise<number> {
+  const highest = 32_767 - step * (count - 1);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = 10_000 + Math.floor(Math.random() * (highest - 10_000));
+    const ports = Array.from({ length: count }, (_, i) => base + i * step);
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
+  }
+  throw new Error(`no run of ${count} free ports ${step} apart`);
 }

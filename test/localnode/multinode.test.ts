@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localNetwork } from '../../src/config/networks.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import type { LocalNodeProcess } from '../../src/localnode/process.js';
-import { eventually, getJson, startEphemeral } from './helpers.js';
+import { eventually, freePortRun, getJson, startEphemeral } from './helpers.js';
 
 const N3 = AccountId.fromString('0.0.3');
 const N4 = AccountId.fromString('0.0.4');
@@ -143,9 +143,11 @@ describe('a network of several consensus nodes', () => {
 
 describe('node options', () => {
   it('puts nodes 1000 ports apart by default, as the config\'s local network map expects (never 50212: TLS to the SDK)', async () => {
-    const expected = localNetwork('127.0.0.1', { consensus: 41211, mirrorGrpc: 0, mirrorRest: 0 }, 3).nodes;
-    expect(expected).toEqual({ '127.0.0.1:41211': '0.0.3', '127.0.0.1:42211': '0.0.4', '127.0.0.1:43211': '0.0.5' });
-    const n = await startLocalNode({ quiet: true, accounts: 0, nodes: 3, ports: { consensus: 41211, mirrorGrpc: 0, mirrorRest: 0 } });
+    // A free base rather than a fixed one, so this file runs beside others.
+    const base = await freePortRun(3, 1000);
+    const expected = localNetwork('127.0.0.1', { consensus: base, mirrorGrpc: 0, mirrorRest: 0 }, 3).nodes;
+    expect(expected).toEqual({ [`127.0.0.1:${base}`]: '0.0.3', [`127.0.0.1:${base + 1000}`]: '0.0.4', [`127.0.0.1:${base + 2000}`]: '0.0.5' });
+    const n = await startLocalNode({ quiet: true, accounts: 0, nodes: 3, ports: { consensus: base, mirrorGrpc: 0, mirrorRest: 0 } });
     try {
       expect(n.network).toEqual(expected);
     } finally {

@@ -11,6 +11,7 @@ import type { Agent, Protocol } from '../../../src/core/agent.js';
 import { buildSignalMessage, newRunKey } from '../../../src/format/index.js';
 import { createTransport } from '../../../src/evaluate/transports/index.js';
 import type { Transport } from '../../../src/evaluate/transports/types.js';
+import type { HttpClient } from '../../../src/net/http-client.js';
 import { MATH_PROMPT, agentFor, localClient, transportFor } from './helpers.js';
 
 type Stall = 'silent' | 'headers-then-silence' | 'dribble-body' | 'dribble-headers' | 'no-read';
@@ -83,38 +84,49 @@ const PROBING: Protocol[] = ['openai', 'a2a', 'http', 'mcp'];
 const BUDGET_MS = 600;
 
 const servers = new Map<Stall, { url: string; close(): Promise<void> }>();
-const client = localClient();
 
 beforeAll(async () => {
   for (const stall of STALLS) servers.set(stall, await stallingServer(stall));
 });
 
 afterAll(async () => {
-  await client.close();
   await Promise.all([...servers.values()].map((s) => s.close()));
 });
+
+/**
+ * The tests only wait for budgets to run out, so they run concurrently; each has its own client, so that one test's
+ * stalled requests never hold the per-host slots another test needs.
+ */
+async function withClient<T>(fn: (client: HttpClient) => Promise<T>): Promise<T> {
+  const client = localClient();
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
 
 function endpointFor(protocol: Protocol, base: string): string {
   return protocol === 'openai' ? `${base}/v1` : protocol === 'mcp' ? `${base}/mcp` : `${base}/`;
 }
 
-describe.each(STALLS)('a server that stalls (%s)', (stall) => {
-  it.each(ASKING)('is a timeout when asked over %s', async (protocol) => {
+describe.concurrent.each(STALLS)('a server that stalls (%s)', (stall) => {
+  it.each(ASKING)('is a timeout when asked over %s', (protocol) => withClient(async (client) => {
     const transport = transportFor(client, protocol, endpointFor(protocol, servers.get(stall)!.url));
     const result = await transport.ask(MATH_PROMPT, { budgetMs: BUDGET_MS });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect({ kind: result.kind, outcome: failureOutcome(result) }).toEqual({ kind: 'timeout', outcome: 'timeout' });
     await transport.close?.();
-  });
+  }));
 
-  it.each(PROBING)('is an unreachable timeout when probed over %s', async (protocol) => {
+  it.each(PROBING)('is an unreachable timeout when probed over %s', (protocol) => withClient(async (client) => {
     const transport = transportFor(client, protocol, endpointFor(protocol, servers.get(stall)!.url));
     const probe = await transport.probe({ budgetMs: BUDGET_MS });
     expect(probe.reachable).toBe(false);
     expect(probe.reason).toMatch(/^timeout|no answer/);
     await transport.close?.();
-  });
+  }));
 });
 
 /**
@@ -130,8 +142,8 @@ async function signalStatuses(agent: Agent, transport: () => Transport, evals: E
   return statuses;
 }
 
-describe.each(['/.well-known/agent-card.json', '/.well-known/agent.json'])('an A2A agent whose card path %s hangs', (cardPath) => {
-  it.each(['silent', 'dribble-body', 'dribble-headers'] as const)('(%s) is a timeout, not an error, for the probe and the eval', async (stall) => {
+describe.concurrent.each(['/.well-known/agent-card.json', '/.well-known/agent.json'])('an A2A agent whose card path %s hangs', (cardPath) => {
+  it.each(['silent', 'dribble-body', 'dribble-headers'] as const)('(%s) is a timeout, not an error, for the probe and the eval', (stall) => withClient(async (client) => {
     // This card path and message/send stall; the other card path answers 404 at once. The card's own budget is
     // shorter than the eval's, as in real runs (10 s of 30 s), so the lookup gives up on the card first.
     const server = await stallingServer(stall, (path) => path === cardPath || !path.startsWith('/.well-known/'));
@@ -144,11 +156,11 @@ describe.each(['/.well-known/agent-card.json', '/.well-known/agent.json'])('an A
     } finally {
       await server.close();
     }
-  });
+  }));
 });
 
-describe.each(STALLS)('through the runner, a server that stalls (%s)', (stall) => {
-  it.each(PROBING)('gives %s signals of status timeout', async (protocol) => {
+describe.concurrent.each(STALLS)('through the runner, a server that stalls (%s)', (stall) => {
+  it.each(PROBING)('gives %s signals of status timeout', (protocol) => withClient(async (client) => {
     const agent = agentFor(protocol, endpointFor(protocol, servers.get(stall)!.url));
     const statuses = await signalStatuses(agent, () => createTransport(agent, { client }));
     expect(statuses.availability).toBe('timeout');
@@ -157,5 +169,5 @@ describe.each(STALLS)('through the runner, a server that stalls (%s)', (stall) =
     // Asked alone, the eval itself times out (MCP cannot be asked: skipped, missing).
     const alone = await signalStatuses(agent, () => createTransport(agent, { client }), ['math']);
     expect(alone.math).toBe(protocol === 'mcp' ? 'missing' : 'timeout');
-  });
+  }));
 });
