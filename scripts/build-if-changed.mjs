@@ -18,7 +18,14 @@ try {
 } catch {
   // never built
 }
-const sources = Math.max(newest(join(root, 'src')), ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => newest(join(root, f))));
+const sources = Math.max(
+  newest(join(root, 'src')),
+  ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => newest(join(root, f))),
+);
 if (sources > built) {
-  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+    { stdio: 'inherit' },
+  );
 }

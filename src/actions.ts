@@ -2,7 +2,11 @@
  * The pipeline, one action per stage. Each takes the hcs25 client first (it owns the connections), then its
  * parameters: discover → evaluate → build → publish → read → score → reveal → verify.
  */
-export { discoverAgents, type DiscoverAgentsParameters, type DiscoverAgentsReturnType } from './discover/discover-agents.js';
+export {
+  discoverAgents,
+  type DiscoverAgentsParameters,
+  type DiscoverAgentsReturnType,
+} from './discover/discover-agents.js';
 export {
   evaluateAgents,
   type EvaluateAgentsParameters,
@@ -10,7 +14,11 @@ export {
   type Hcs10AskParameters,
 } from './evaluate/evaluate-agents.js';
 export { buildSignal, buildSignals, type BuildSignalsParameters, type BuiltSignal } from './publish/build-signals.js';
-export { publishSignals, type PublishSignalsParameters, type PublishSignalsReturnType } from './publish/publish-signals.js';
+export {
+  publishSignals,
+  type PublishSignalsParameters,
+  type PublishSignalsReturnType,
+} from './publish/publish-signals.js';
 export {
   runSignals,
   type AgentSource,
@@ -22,10 +30,27 @@ export {
   type SignalSummary,
 } from './publish/run-signals.js';
 export { createTopic, type CreateTopicParameters, type CreateTopicReturnType } from './publish/create-topic.js';
-export { readSignals, collectSignals, getSignalTopic, type ReadSignalsParameters, type ReadSignalsReturnType } from './read/read-signals.js';
-export { scoreSignals, publishScoreRecords, type ScoreSignalsParameters, type ScoreSignalsReturnType, type PublishScoresParameters } from './score/score-signals.js';
+export {
+  readSignals,
+  collectSignals,
+  getSignalTopic,
+  type ReadSignalsParameters,
+  type ReadSignalsReturnType,
+} from './read/read-signals.js';
+export {
+  scoreSignals,
+  publishScoreRecords,
+  type ScoreSignalsParameters,
+  type ScoreSignalsReturnType,
+  type PublishScoresParameters,
+} from './score/score-signals.js';
 export type { PublishScoresResult, PublishedScore } from './score/publish-scores.js';
-export { RegistryCitations, resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from './read/resolve-names.js';
+export {
+  RegistryCitations,
+  resolveNames,
+  type ResolveNamesParameters,
+  type ResolveNamesReturnType,
+} from './read/resolve-names.js';
 export { revealRun, type RevealRunParameters, type RevealRunReturnType } from './publish/reveal-run.js';
 export {
   watchRegistry,
@@ -41,5 +66,14 @@ export {
   type PublishedScoreCheck,
 } from './verify/check-scores.js';
 export { indexSignals, type IndexSignalsParameters, type IndexSignalsReturnType } from './serve/index-signals.js';
-export { startServer, DEFAULT_SERVE_PORT, type StartServerParameters, type StartServerReturnType } from './serve/serve-scores.js';
-export { startServerWorkers, type StartServerWorkersParameters, type StartServerWorkersReturnType } from './serve/serve-workers.js';
+export {
+  startServer,
+  DEFAULT_SERVE_PORT,
+  type StartServerParameters,
+  type StartServerReturnType,
+} from './serve/serve-scores.js';
+export {
+  startServerWorkers,
+  type StartServerWorkersParameters,
+  type StartServerWorkersReturnType,
+} from './serve/serve-workers.js';

@@ -16,8 +16,20 @@ export { LOCAL_PORTS } from './core/ports.js';
 
 // The client and configuration
 export { createHcs25Client, PIPELINE_TUNING, type Hcs25Client, type Hcs25ClientOptions } from './client.js';
-export { loadConfig, requireOperator, type ResolvedConfig, type OperatorConfig, type LoadConfigOptions } from './config/load.js';
-export { NETWORK_PRESETS, LOCAL_GENESIS_OPERATOR, localNetwork, type NetworkConfig, type LedgerName } from './config/networks.js';
+export {
+  loadConfig,
+  requireOperator,
+  type ResolvedConfig,
+  type OperatorConfig,
+  type LoadConfigOptions,
+} from './config/load.js';
+export {
+  NETWORK_PRESETS,
+  LOCAL_GENESIS_OPERATOR,
+  localNetwork,
+  type NetworkConfig,
+  type LedgerName,
+} from './config/networks.js';
 export { configInputSchema, ENV_VARS, type ConfigInput } from './config/schema.js';
 export { Secret } from './config/secret.js';
 

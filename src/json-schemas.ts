@@ -20,20 +20,31 @@ const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = 
   'config.schema.json': { title: 'hcs25 configuration file', schema: configInputSchema },
   'science-bank.schema.json': { title: 'SimpleScience question bank', schema: scienceBankSchema },
   'signal.schema.json': { title: 'HCS-25 signal message (v1)', schema: signalMessageSchema },
-  'signal-v2.schema.json': { title: 'HCS-25 signal message (v2): one signal; the `none` packing mode', schema: signalMessageV2Schema },
+  'signal-v2.schema.json': {
+    title: 'HCS-25 signal message (v2): one signal; the `none` packing mode',
+    schema: signalMessageV2Schema,
+  },
   'pack-v2.schema.json': {
-    title: 'HCS-25 signal pack (v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
+    title:
+      'HCS-25 signal pack (v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
     schema: packBodySchema,
   },
   'score.schema.json': { title: 'HCS-25 score message (v1)', schema: scoreMessageSchema },
   'reveal.schema.json': { title: 'HCS-25 reveal message (v1)', schema: revealMessageSchema },
-  'score-v2.schema.json': { title: 'HCS-25 score message (v2, with a Score Explanation)', schema: scoreMessageV2Schema },
+  'score-v2.schema.json': {
+    title: 'HCS-25 score message (v2, with a Score Explanation)',
+    schema: scoreMessageV2Schema,
+  },
   'scores-v2.schema.json': {
-    title: 'HCS-25 score records in one message (op "scores", v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
+    title:
+      'HCS-25 score records in one message (op "scores", v2): the JSON of a `subject`-mode message, and the inflated body of a `dense`-mode (zlib, first byte 0x78) message',
     schema: scoresBodySchema,
   },
   'reveal-v2.schema.json': { title: 'HCS-25 reveal message (v2)', schema: revealMessageV2Schema },
-  'scoring-config.schema.json': { title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)', schema: scoringConfigSchema },
+  'scoring-config.schema.json': {
+    title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)',
+    schema: scoringConfigSchema,
+  },
 };
 
 /** The JSON Schema documents, keyed by file name, rendered exactly as they are checked in. */

@@ -11,9 +11,14 @@ async function servedSubjects(url: string, steps: string[]): Promise<SubjectScor
   const deadline = Date.now() + 30_000;
   for (;;) {
     const page = (await (await fetch(`${url}/v1/subjects?limit=500`)).json()) as { subjects: SubjectScore[] };
-    const fresh = await Promise.all(page.subjects.map(async (s) => (await fetch(`${url}/v1/subjects/${encodeURIComponent(s.subject)}/score`)).headers.get('x-score-fresh')));
+    const fresh = await Promise.all(
+      page.subjects.map(async (s) =>
+        (await fetch(`${url}/v1/subjects/${encodeURIComponent(s.subject)}/score`)).headers.get('x-score-fresh'),
+      ),
+    );
     const expected = steps.find((l) => /\d+ agents listed/.test(l))?.match(/(\d+) agents listed/)?.[1];
-    if ((page.subjects.length === Number(expected) && fresh.every((f) => f === 'true')) || Date.now() > deadline) return page.subjects;
+    if ((page.subjects.length === Number(expected) && fresh.every((f) => f === 'true')) || Date.now() > deadline)
+      return page.subjects;
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -50,21 +55,34 @@ describe('demo (fast mode)', () => {
           stop.abort();
         }
       })();
-    result = await runDemo({ fast: true, ports: 'ephemeral', htmlReport: html, onStep: (l) => steps.push(l), serve: { onReady }, signal: stop.signal });
+    result = await runDemo({
+      fast: true,
+      ports: 'ephemeral',
+      htmlReport: html,
+      onStep: (l) => steps.push(l),
+      serve: { onReady },
+      signal: stop.signal,
+    });
     expect(result.run.status).toBe('complete');
     expect(result.run.signals.published).toBe(result.run.signals.expected);
     expect(result.run.signals.expected).toBe(result.agents.length * 3);
     expect(result.rejected).toBe(0);
     expect(result.scores.subjects).toHaveLength(result.agents.length);
     expect(result.agents.map((a) => a.listedAs)).toEqual(
-      expect.arrayContaining(['agent record', 'A2A agent card URL', expect.stringMatching(/^HCS-11 profile \(hcs:\/\/1\//), expect.stringMatching(/^HCS-10 account/)]),
+      expect.arrayContaining([
+        'agent record',
+        'A2A agent card URL',
+        expect.stringMatching(/^HCS-11 profile \(hcs:\/\/1\//),
+        expect.stringMatching(/^HCS-10 account/),
+      ]),
     );
     expect(steps.some((s) => s.includes('signal topic'))).toBe(true);
   });
 
   it('serves the scores it computed (demo --serve): the API ranks every agent', () => {
     expect(served?.map((s) => s.subject).sort()).toEqual(result.scores.subjects.map((s) => s.subject).sort());
-    for (const s of served!) expect(s.trustScores.total).toBe(result.scores.subjects.find((x) => x.subject === s.subject)!.trustScores.total);
+    for (const s of served!)
+      expect(s.trustScores.total).toBe(result.scores.subjects.find((x) => x.subject === s.subject)!.trustScores.total);
   });
 
   it('ranks the fleet as its behaviours imply: perfect above verbose above wrong, slow and garbage', () => {

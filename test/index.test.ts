@@ -35,7 +35,8 @@ describe('package root', () => {
   });
 
   it('leaves the emulator and the sample agents to their own entry points (hcs25/localnode, hcs25/devtools)', () => {
-    for (const name of ['startLocalNode', 'startAgentFleet', 'startHcs10Fleet', 'runDemo']) expect(name in hcs25, name).toBe(false);
+    for (const name of ['startLocalNode', 'startAgentFleet', 'startHcs10Fleet', 'runDemo'])
+      expect(name in hcs25, name).toBe(false);
     expect(typeof localnode.startLocalNode).toBe('function');
     expect(typeof devtools.startAgentFleet).toBe('function');
     expect(typeof devtools.startHcs10Fleet).toBe('function');
@@ -43,7 +44,13 @@ describe('package root', () => {
   });
 
   it('the exported graders work', () => {
-    expect(hcs25.gradeMath('The answer is **95**.', 95)).toMatchObject({ outcome: 'correct', answer: '95', compliant: false });
-    expect(hcs25.gradeChoice('b', { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' })).toMatchObject({ outcome: 'correct' });
+    expect(hcs25.gradeMath('The answer is **95**.', 95)).toMatchObject({
+      outcome: 'correct',
+      answer: '95',
+      compliant: false,
+    });
+    expect(
+      hcs25.gradeChoice('b', { options: ['Oxygen', 'Carbon dioxide', 'Nitrogen', 'Helium'], answer: 'B' }),
+    ).toMatchObject({ outcome: 'correct' });
   });
 });

@@ -30,7 +30,10 @@ const blocks: Block[] = pages.flatMap(({ path, text }) =>
   [...text.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```/gm)].map((m) => ({
     page: path,
     lang: m[2]!,
-    body: m[3]!.split('\n').map((l) => l.slice(m[1]!.length)).join('\n'),
+    body: m[3]!
+      .split('\n')
+      .map((l) => l.slice(m[1]!.length))
+      .join('\n'),
   })),
 );
 const shell = blocks.filter((b) => b.lang === 'sh');
@@ -41,7 +44,9 @@ const runnable = shell.filter((b) => !npmBlocks.includes(b));
 function shownCommands(): { page: string; words: string[] }[] {
   const found: { page: string; words: string[] }[] = [];
   const add = (page: string, command: string) => {
-    const words = (command.match(/"[^"]*"|'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^\[+|[\]…,.]+$/g, '')).filter(Boolean);
+    const words = (command.match(/"[^"]*"|'[^']*'|\S+/g) ?? [])
+      .map((w) => w.replace(/^\[+|[\]…,.]+$/g, ''))
+      .filter(Boolean);
     if (words.length > 0) found.push({ page, words });
   };
   for (const b of blocks.filter((b) => ['sh', 'console', ''].includes(b.lang))) {
@@ -60,7 +65,10 @@ function shownCommands(): { page: string; words: string[] }[] {
 /** `npm run demo -- …` as shown: the demo command's flags. */
 function shownDemoFlags(): { page: string; words: string[] }[] {
   return pages.flatMap(({ path, text }) =>
-    [...text.matchAll(/npm run demo -- ([^`\n#]*)/g)].map((m) => ({ page: path, words: ['demo', ...m[1]!.trim().split(/\s+/)] })),
+    [...text.matchAll(/npm run demo -- ([^`\n#]*)/g)].map((m) => ({
+      page: path,
+      words: ['demo', ...m[1]!.trim().split(/\s+/)],
+    })),
   );
 }
 
@@ -100,13 +108,18 @@ afterAll(async () => {
 describe('README and docs', () => {
   it('have shell blocks to run, and their npm blocks name scripts that exist', () => {
     expect(runnable.filter((b) => b.page === 'README.md').length).toBeGreaterThanOrEqual(4);
-    const scripts = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
+    const scripts = Object.keys(
+      (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts,
+    );
     for (const block of npmBlocks) {
-      for (const [, name] of block.body.matchAll(/npm run (\w+)/g)) expect(scripts, `${block.page}: npm run ${name}`).toContain(name);
-      for (const line of block.body.split('\n').filter((l) => l.trim())) expect(line, block.page).toMatch(/^npm (ci|test|run \w+)\b/);
+      for (const [, name] of block.body.matchAll(/npm run (\w+)/g))
+        expect(scripts, `${block.page}: npm run ${name}`).toContain(name);
+      for (const line of block.body.split('\n').filter((l) => l.trim()))
+        expect(line, block.page).toMatch(/^npm (ci|test|run \w+)\b/);
     }
     for (const { path, text } of pages) {
-      for (const [, name] of text.matchAll(/`npm run (\w+)/g)) expect(scripts, `${path}: npm run ${name}`).toContain(name);
+      for (const [, name] of text.matchAll(/`npm run (\w+)/g))
+        expect(scripts, `${path}: npm run ${name}`).toContain(name);
     }
   });
 
@@ -144,12 +157,20 @@ describe('README and docs', () => {
 
   it('every shell block works as written against a local node', async () => {
     // agent.json as the README shows it, pointed at a live sample agent.
-    const record = JSON.parse(blocks.find((b) => b.lang === 'json' && b.body.includes('"protocol"'))!.body) as Record<string, string>;
+    const record = JSON.parse(blocks.find((b) => b.lang === 'json' && b.body.includes('"protocol"'))!.body) as Record<
+      string,
+      string
+    >;
     const perfect = fleet.agents[0]!;
-    writeFileSync(join(cwd, 'agent.json'), JSON.stringify({ ...record, endpoint: 'endpoint' in perfect ? perfect.endpoint : '', model: 'sample-perfect' }));
+    writeFileSync(
+      join(cwd, 'agent.json'),
+      JSON.stringify({ ...record, endpoint: 'endpoint' in perfect ? perfect.endpoint : '', model: 'sample-perfect' }),
+    );
     const bin = join(cwd, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'hcs25'), `#!/bin/sh\nexec ${JSON.stringify(join(root, 'bin/hcs25'))} "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'hcs25'), `#!/bin/sh\nexec ${JSON.stringify(join(root, 'bin/hcs25'))} "$@"\n`, {
+      mode: 0o755,
+    });
     const script = ['set -eu', ...runnable.map((b) => b.body)].join('\n');
     const env = {
       ...process.env,
@@ -158,7 +179,9 @@ describe('README and docs', () => {
       HCS25_ALLOW_PRIVATE_ENDPOINTS: 'true',
       HCS25_BUDGET_MS: '5000',
     };
-    const r = await promisify(execFile)('bash', ['-c', script], { cwd, env, timeout: 240_000 }).catch((err: { stdout: string; stderr: string; code: number }) => err);
+    const r = await promisify(execFile)('bash', ['-c', script], { cwd, env, timeout: 240_000 }).catch(
+      (err: { stdout: string; stderr: string; code: number }) => err,
+    );
     expect((r as { code?: number }).code ?? 0, `${r.stderr}`).toBe(0);
     expect(existsSync(join(cwd, 'report.html'))).toBe(true);
     // The README's last block revealed the run and verified it: every eval signal verified, nothing mismatched.

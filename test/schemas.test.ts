@@ -9,7 +9,9 @@ describe('schemas/', () => {
 
   it('holds exactly the generated files', () => {
     // serve-openapi.json is written by hand (an API document, not a zod schema); test/serve checks it.
-    const files = readdirSync(dir).filter((f) => f.endsWith('.schema.json')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.schema.json'))
+      .sort();
     expect(files).toEqual(Object.keys(rendered).sort());
   });
 

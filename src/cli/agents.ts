@@ -13,8 +13,15 @@ export function register(program: Command): void {
   program
     .command('agents')
     .description('start the sample agent fleet on 127.0.0.1 and print its agent records as JSON lines (Ctrl-C stops)')
-    .option('--only <names>', 'comma-separated subset: perfect, verbose, wrong, slow, flaky, garbage, huge, a2a-calc, a2a-legacy, mcp-tools, plain-http')
-    .option('--slow-ms <ms>', 'how long the slow agent waits (default 60000, beyond the default budget)', intOption('--slow-ms', 0, 3_600_000))
+    .option(
+      '--only <names>',
+      'comma-separated subset: perfect, verbose, wrong, slow, flaky, garbage, huge, a2a-calc, a2a-legacy, mcp-tools, plain-http',
+    )
+    .option(
+      '--slow-ms <ms>',
+      'how long the slow agent waits (default 60000, beyond the default budget)',
+      intOption('--slow-ms', 0, 3_600_000),
+    )
     .option('--science-bank <file>', 'the bank the perfect agents know (default: the bundled bank)')
     .action(
       action(async (flags: AgentsFlags) => {
@@ -22,9 +29,15 @@ export function register(program: Command): void {
           import('../devtools/agents/fleet.js'),
           import('../evaluate/science.js'),
         ]);
-        const include = flags.only?.split(',').map((s) => s.trim()).filter(Boolean);
+        const include = flags.only
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = include?.filter((n) => !(FLEET_AGENT_NAMES as readonly string[]).includes(n)) ?? [];
-        if (unknown.length > 0) throw new UsageError(`unknown sample agent ${unknown.join(', ')}`, { hint: `choose from ${FLEET_AGENT_NAMES.join(', ')}` });
+        if (unknown.length > 0)
+          throw new UsageError(`unknown sample agent ${unknown.join(', ')}`, {
+            hint: `choose from ${FLEET_AGENT_NAMES.join(', ')}`,
+          });
         const fleet = await startAgentFleet({
           ...(include ? { include: include as (typeof FLEET_AGENT_NAMES)[number][] } : {}),
           ...(flags.slowMs === undefined ? {} : { slowMs: flags.slowMs }),

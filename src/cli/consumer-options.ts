@@ -18,11 +18,19 @@ export interface SourceFlags {
 export function addSourceOptions(cmd: Command): Command {
   return cmd
     .option('--topic <id>', 'signal topic (env HCS25_TOPIC)')
-    .option('--publisher <account>', 'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)', collect)
+    .option(
+      '--publisher <account>',
+      'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)',
+      collect,
+    )
     .option('--subject <uaid>', 'only signals about this subject')
     .option('--since <time>', 'only messages at or after this consensus time (ISO 8601)')
     .option('--until <time>', 'only messages at or before this consensus time (ISO 8601)')
-    .option('--after-seq <n>', 'resume: only messages after this sequence number', intOption('--after-seq', 0, Number.MAX_SAFE_INTEGER));
+    .option(
+      '--after-seq <n>',
+      'resume: only messages after this sequence number',
+      intOption('--after-seq', 0, Number.MAX_SAFE_INTEGER),
+    );
 }
 
 export interface Source {
@@ -34,21 +42,34 @@ export interface Source {
  * Runs `fn` with an hcs25 client and the resolved topic and allow-list, after checking the flags and that the mirror
  * node knows the topic.
  */
-export async function withSource<T>(cmd: Command, flags: SourceFlags, fn: (client: Hcs25Client, source: Source) => Promise<T>): Promise<T> {
-  for (const [name, value] of [['--since', flags.since], ['--until', flags.until]] as const) {
-    if (value !== undefined && Number.isNaN(Date.parse(value))) throw new UsageError(`${name} must be an ISO 8601 time, got ${quoteInput(value)}`);
+export async function withSource<T>(
+  cmd: Command,
+  flags: SourceFlags,
+  fn: (client: Hcs25Client, source: Source) => Promise<T>,
+): Promise<T> {
+  for (const [name, value] of [
+    ['--since', flags.since],
+    ['--until', flags.until],
+  ] as const) {
+    if (value !== undefined && Number.isNaN(Date.parse(value)))
+      throw new UsageError(`${name} must be an ISO 8601 time, got ${quoteInput(value)}`);
   }
   return withClient(cmd, { topic: flags.topic, publishers: flags.publisher }, async (client) => {
     const { config } = client;
-    if (!config.topic) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
+    if (!config.topic)
+      throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
     const { getSignalTopic } = await import('../read/read-signals.js');
     const info = await getSignalTopic(client, config.topic);
     if (!info.memo.startsWith('hcs-25:')) {
       // The memo is whoever created the topic's text: note() shows its escape sequences escaped.
-      note(`note: topic ${config.topic} has memo "${info.memo.slice(0, 40)}", not an hcs-25 signal-topic memo; reading anyway`);
+      note(
+        `note: topic ${config.topic} has memo "${info.memo.slice(0, 40)}", not an hcs-25 signal-topic memo; reading anyway`,
+      );
     }
     if (config.publishers.length === 0) {
-      note('warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)');
+      note(
+        'warning: no publisher allow-list; signals from any paying account are accepted (use --publisher or HCS25_PUBLISHERS)',
+      );
     }
     return fn(client, { topic: config.topic, publishers: config.publishers });
   });

@@ -22,7 +22,11 @@ export async function commandConfig(cmd: Command, flags: Record<string, unknown>
  * Runs `fn` with an hcs25 client for the command's configuration and closes the client afterwards, whatever
  * happens. Notes (an HCS-10 identity being made) go to stderr unless `--json`.
  */
-export async function withClient<T>(cmd: Command, flags: Record<string, unknown>, fn: (client: Hcs25Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  cmd: Command,
+  flags: Record<string, unknown>,
+  fn: (client: Hcs25Client) => Promise<T>,
+): Promise<T> {
   const config = await commandConfig(cmd, flags);
   const { createHcs25Client } = await import('../client.js');
   const client = createHcs25Client(config, globals(cmd).json ? {} : { onNote: note });
@@ -47,8 +51,12 @@ export function inputFileFlag(flag: string, path: string): string {
     stats = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${quoteInput(path)}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'cannot be read')}`, { hint: `check the path given to ${flag}` });
+    throw new UsageError(
+      `${flag} ${quoteInput(path)}: ${code === 'ENOENT' ? 'no such file' : (code ?? 'cannot be read')}`,
+      { hint: `check the path given to ${flag}` },
+    );
   }
-  if (!stats.isFile()) throw new UsageError(`${flag} ${quoteInput(path)} is not a file`, { hint: `give ${flag} a file` });
+  if (!stats.isFile())
+    throw new UsageError(`${flag} ${quoteInput(path)} is not a file`, { hint: `give ${flag} a file` });
   return path;
 }

@@ -15,7 +15,9 @@ interface DemoFlags {
 export function register(program: Command): void {
   program
     .command('demo')
-    .description('the whole job on the embedded local node: sample agents, registry, evaluation, signals on-chain, scores, HTML report')
+    .description(
+      'the whole job on the embedded local node: sample agents, registry, evaluation, signals on-chain, scores, HTML report',
+    )
     .option('--fast', 'shorter budgets and fewer agents (what CI runs)')
     .option(
       '--ports <mode>',
@@ -26,12 +28,19 @@ export function register(program: Command): void {
     .option('--no-html', 'write no HTML report')
     .option('--no-hcs10', 'leave out the agents reached over HCS-10')
     .option('--state-dir <dir>', 'keep the run journal here (default: a temporary directory, removed afterwards)')
-    .option('--serve', 'at the end, keep the local node running and serve the scores (API and live page, like hcs25 serve) until Ctrl-C')
+    .option(
+      '--serve',
+      'at the end, keep the local node running and serve the scores (API and live page, like hcs25 serve) until Ctrl-C',
+    )
     .action(
       action(async (flags: DemoFlags, cmd: Command) => {
         const g = globals(cmd);
-        if (flags.ports !== 'standard' && flags.ports !== 'ephemeral') throw new UsageError('--ports must be standard or ephemeral');
-        const [{ runDemo }, { createProgressBar }] = await Promise.all([import('../devtools/demo.js'), import('../evaluate/progress.js')]);
+        if (flags.ports !== 'standard' && flags.ports !== 'ephemeral')
+          throw new UsageError('--ports must be standard or ephemeral');
+        const [{ runDemo }, { createProgressBar }] = await Promise.all([
+          import('../devtools/demo.js'),
+          import('../evaluate/progress.js'),
+        ]);
         const interactive = !g.json && process.stderr.isTTY === true;
         const bar = interactive ? createProgressBar(process.stderr) : undefined;
         let barShown = false;
@@ -54,7 +63,9 @@ export function register(program: Command): void {
                 onReady: (url: string) => {
                   if (barShown) bar?.finish();
                   barShown = false;
-                  note(`\nServing the demo's scores at ${url}/ (live page) · API ${url}/v1 · ${url}/openapi.json — Ctrl-C stops the demo`);
+                  note(
+                    `\nServing the demo's scores at ${url}/ (live page) · API ${url}/v1 · ${url}/openapi.json — Ctrl-C stops the demo`,
+                  );
                 },
               },
             }),
@@ -87,12 +98,20 @@ export function register(program: Command): void {
           printLine();
           printLine(result.table.trimEnd());
           printLine();
-          printLine(`${result.run.signals.published} signals on topic ${result.signalTopicId}; read back ${result.scores.subjects.length} subjects from the mirror node${result.rejected ? ` (${result.rejected} messages rejected)` : ''}.`);
+          printLine(
+            `${result.run.signals.published} signals on topic ${result.signalTopicId}; read back ${result.scores.subjects.length} subjects from the mirror node${result.rejected ? ` (${result.rejected} messages rejected)` : ''}.`,
+          );
           if (result.htmlReport) printLine(`HTML report: ${result.htmlReport}`);
-          printLine(`Done in ${(result.durationMs / 1000).toFixed(1)} s. Everything the demo started has been stopped.`);
+          printLine(
+            `Done in ${(result.durationMs / 1000).toFixed(1)} s. Everything the demo started has been stopped.`,
+          );
           if (!flags.serve) {
-            printLine(`Serve these scores live (HTTP API and live page): npm run demo -- --serve keeps the local node running and serves them;`);
-            printLine(`against a running node the command is: hcs25 serve --topic ${result.signalTopicId} --publisher ${result.publisher}`);
+            printLine(
+              `Serve these scores live (HTTP API and live page): npm run demo -- --serve keeps the local node running and serves them;`,
+            );
+            printLine(
+              `against a running node the command is: hcs25 serve --topic ${result.signalTopicId} --publisher ${result.publisher}`,
+            );
           }
           printLine('Next: point the same commands at hiero-local-node or testnet (see the README).');
         } finally {

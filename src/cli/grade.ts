@@ -22,44 +22,68 @@ export interface GradeCommandResult extends GradeResult {
 
 const usage = (message: string, hint: string) => new UsageError(message, { hint });
 
-async function mathQuestion(opts: GradeCommandOptions): Promise<{ expected: number; operands?: number[]; questionId?: string }> {
+async function mathQuestion(
+  opts: GradeCommandOptions,
+): Promise<{ expected: number; operands?: number[]; questionId?: string }> {
   if (opts.questionId !== undefined) {
     const { questionById } = await import('../evaluate/questions.js');
     const q = questionById(opts.questionId);
     if (q?.kind !== 'math') {
-      throw usage(`"${opts.questionId}" is not a math question id`, 'use an id like math:add:37+58, math:sub:80-12 or math:mul:7*8');
+      throw usage(
+        `"${opts.questionId}" is not a math question id`,
+        'use an id like math:add:37+58, math:sub:80-12 or math:mul:7*8',
+      );
     }
     if (opts.expected !== undefined && Number(opts.expected) !== q.expected) {
-      throw usage(`--expected ${opts.expected} disagrees with ${q.id} (= ${q.expected})`, 'give either --question-id or --expected');
+      throw usage(
+        `--expected ${opts.expected} disagrees with ${q.id} (= ${q.expected})`,
+        'give either --question-id or --expected',
+      );
     }
     return { expected: q.expected, operands: [q.a, q.b], questionId: q.id };
   }
   const expected = Number(opts.expected);
   if (opts.expected === undefined || opts.expected.trim() === '' || !Number.isFinite(expected)) {
     throw usage(
-      opts.expected === undefined ? 'grading math needs --expected N or --question-id ID' : `--expected must be a number, got ${quoteInput(opts.expected)}`,
+      opts.expected === undefined
+        ? 'grading math needs --expected N or --question-id ID'
+        : `--expected must be a number, got ${quoteInput(opts.expected)}`,
       'e.g. hcs25 grade --eval math --expected 95 --response "95"',
     );
   }
   return { expected };
 }
 
-async function scienceQuestion(opts: GradeCommandOptions): Promise<{ options: [string, string, string, string]; answer: Letter; questionId?: string }> {
+async function scienceQuestion(
+  opts: GradeCommandOptions,
+): Promise<{ options: [string, string, string, string]; answer: Letter; questionId?: string }> {
   if (opts.questionId !== undefined) {
-    const [{ questionById }, { loadScienceBank }] = await Promise.all([import('../evaluate/questions.js'), import('../evaluate/science.js')]);
+    const [{ questionById }, { loadScienceBank }] = await Promise.all([
+      import('../evaluate/questions.js'),
+      import('../evaluate/science.js'),
+    ]);
     const q = questionById(opts.questionId, loadScienceBank(opts.scienceBank));
     if (q?.kind !== 'science') {
-      throw usage(`no science question "${opts.questionId}" in the ${opts.scienceBank ? `bank ${opts.scienceBank}` : 'bundled bank'}`, 'ids look like sci:biology:photosynthesis-gas; or give --options "a|b|c|d" --answer B');
+      throw usage(
+        `no science question "${opts.questionId}" in the ${opts.scienceBank ? `bank ${opts.scienceBank}` : 'bundled bank'}`,
+        'ids look like sci:biology:photosynthesis-gas; or give --options "a|b|c|d" --answer B',
+      );
     }
     return { options: q.options, answer: q.answer, questionId: q.id };
   }
   const options = opts.options?.split('|').map((o) => o.trim());
   if (options?.length !== 4 || options.some((o) => o === '')) {
-    throw usage('grading science needs --question-id ID, or --options with four non-empty texts separated by "|" and --answer', 'e.g. --options "Oxygen|Carbon dioxide|Nitrogen|Helium" --answer B');
+    throw usage(
+      'grading science needs --question-id ID, or --options with four non-empty texts separated by "|" and --answer',
+      'e.g. --options "Oxygen|Carbon dioxide|Nitrogen|Helium" --answer B',
+    );
   }
   const answer = opts.answer?.trim().toUpperCase();
   if (answer !== 'A' && answer !== 'B' && answer !== 'C' && answer !== 'D') {
-    throw usage(`--answer must be A, B, C or D, got ${quoteInput(opts.answer ?? '')}`, 'the letter of the correct option in --options');
+    throw usage(
+      `--answer must be A, B, C or D, got ${quoteInput(opts.answer ?? '')}`,
+      'the letter of the correct option in --options',
+    );
   }
   return { options: options as [string, string, string, string], answer };
 }
@@ -77,9 +101,16 @@ export async function gradeCommand(opts: GradeCommandOptions): Promise<GradeComm
   if (opts.eval === 'science') {
     const { gradeChoice } = await import('../evaluate/grade-choice.js');
     const q = await scienceQuestion(opts);
-    return { ...gradeChoice(opts.response, q, { grader }), grader, ...(q.questionId ? { questionId: q.questionId } : {}) };
+    return {
+      ...gradeChoice(opts.response, q, { grader }),
+      grader,
+      ...(q.questionId ? { questionId: q.questionId } : {}),
+    };
   }
-  throw usage(`--eval must be math or science, got ${quoteInput(opts.eval)}`, 'the availability probe has nothing to grade');
+  throw usage(
+    `--eval must be math or science, got ${quoteInput(opts.eval)}`,
+    'the availability probe has nothing to grade',
+  );
 }
 
 /** One line for people: `correct  answer=95  compliant=yes  (grader first-token@1)`. */
@@ -88,7 +119,6 @@ export function formatGradeResult(r: GradeCommandResult): string {
   if (r.reason) parts.push(`reason=${r.reason}`);
   return `${parts.join('  ')}  (grader ${r.grader}${r.questionId ? `, ${r.questionId}` : ''})`;
 }
-
 
 export function register(program: Command): void {
   program
@@ -102,7 +132,10 @@ export function register(program: Command): void {
     .option('--answer <letter>', 'science: the correct letter for --options')
     .option('--science-bank <file>', 'science: look --question-id up in this bank instead of the bundled one')
     .option('--grader <id>', 'first-token@1 (default) | last-answer@1')
-    .addHelpText('after', '\nExamples:\n  hcs25 grade --eval math --expected 95 --response "37 + 58 = 95" --grader last-answer@1\n  hcs25 grade --eval science --options "Oxygen|Carbon dioxide|Nitrogen|Helium" --answer B --response "(B)" --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hcs25 grade --eval math --expected 95 --response "37 + 58 = 95" --grader last-answer@1\n  hcs25 grade --eval science --options "Oxygen|Carbon dioxide|Nitrogen|Helium" --answer B --response "(B)" --json',
+    )
     .action(
       action(async (opts: GradeCommandOptions, cmd: Command) => {
         const result = await gradeCommand(opts);

@@ -16,7 +16,7 @@ interface ShowFlags {
 export function register(program: Command): void {
   const identity = program
     .command('identity')
-    .description('the runner\'s HCS-10 identity: inbound/outbound topics and an HCS-11 profile on the operator account');
+    .description("the runner's HCS-10 identity: inbound/outbound topics and an HCS-11 profile on the operator account");
 
   identity
     .command('create')
@@ -44,7 +44,9 @@ export function register(program: Command): void {
             printJson({ created, file: identityFile(config.stateDir), identity: id });
             return;
           }
-          printLine(`${created ? 'created' : 'reusing'} the HCS-10 identity of ${operator.accountId} on ${config.network.ledger}`);
+          printLine(
+            `${created ? 'created' : 'reusing'} the HCS-10 identity of ${operator.accountId} on ${config.network.ledger}`,
+          );
           printIdentity(id);
           printLine(`stored in ${identityFile(config.stateDir)}`);
         });
@@ -64,9 +66,13 @@ export function register(program: Command): void {
           const operator = client.requireOperator();
           const id = loadIdentity(config.stateDir, config.network.ledger, operator.accountId);
           if (!id) {
-            throw new Hcs25Error('NO_IDENTITY', `no HCS-10 identity is stored for ${operator.accountId} on ${config.network.ledger} (${identityFile(config.stateDir)})`, {
-              hint: 'run `hcs25 identity create`',
-            });
+            throw new Hcs25Error(
+              'NO_IDENTITY',
+              `no HCS-10 identity is stored for ${operator.accountId} on ${config.network.ledger} (${identityFile(config.stateDir)})`,
+              {
+                hint: 'run `hcs25 identity create`',
+              },
+            );
           }
           return { id, check: flags.check ? await checkIdentity(await client.connect(), id) : undefined };
         });
@@ -85,7 +91,13 @@ export function register(program: Command): void {
     );
 }
 
-function printIdentity(id: { accountId: string; inboundTopicId: string; outboundTopicId: string; profileTopicId: string; displayName: string }): void {
+function printIdentity(id: {
+  accountId: string;
+  inboundTopicId: string;
+  outboundTopicId: string;
+  profileTopicId: string;
+  displayName: string;
+}): void {
   printLine(`  account          ${id.accountId}`);
   printLine(`  name             ${id.displayName}`);
   printLine(`  operator_id      ${id.inboundTopicId}@${id.accountId}`);

@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { LOCAL_PORTS } from '../core/ports.js';
-import { action, collect, exitCodeForStop, globals, intOption, note, printJson, printLine, stopSignal } from './shared.js';
+import {
+  action,
+  collect,
+  exitCodeForStop,
+  globals,
+  intOption,
+  note,
+  printJson,
+  printLine,
+  stopSignal,
+} from './shared.js';
 import type { LocalNode, LocalNodeOptions } from '../localnode/index.js';
 import { quoteInput } from '../config/secret.js';
 
@@ -11,8 +21,17 @@ export type FaultSpec =
   | { kind: 'grpc'; code: number; method: string; count: number }
   | { kind: 'drop'; everyMs: number };
 
-const PRECHECK_ALIASES: Record<string, string> = { busy: 'BUSY', 'not-created': 'PLATFORM_TRANSACTION_NOT_CREATED', 'not-active': 'PLATFORM_NOT_ACTIVE' };
-const GRPC_ALIASES: Record<string, number> = { unavailable: 14, 'resource-exhausted': 8, internal: 13, 'deadline-exceeded': 4 };
+const PRECHECK_ALIASES: Record<string, string> = {
+  busy: 'BUSY',
+  'not-created': 'PLATFORM_TRANSACTION_NOT_CREATED',
+  'not-active': 'PLATFORM_NOT_ACTIVE',
+};
+const GRPC_ALIASES: Record<string, number> = {
+  unavailable: 14,
+  'resource-exhausted': 8,
+  internal: 13,
+  'deadline-exceeded': 4,
+};
 
 export function parseFaultSpec(spec: string): FaultSpec {
   const m = /^([A-Za-z_-]+)(?:@([\w./]+|\*))?:(\d+|inf|always)$/.exec(spec.trim());
@@ -24,7 +43,8 @@ export function parseFaultSpec(spec: string): FaultSpec {
   const [, kind = '', method = '*', n = ''] = m;
   const count = n === 'inf' || n === 'always' ? Number.POSITIVE_INFINITY : Number(n);
   if (kind === 'drop') {
-    if (!Number.isFinite(count) || count < 100) throw new UsageError(`--fault drop:MS needs an interval of at least 100 ms, got ${quoteInput(n)}`);
+    if (!Number.isFinite(count) || count < 100)
+      throw new UsageError(`--fault drop:MS needs an interval of at least 100 ms, got ${quoteInput(n)}`);
     return { kind: 'drop', everyMs: count };
   }
   if (count < 1) throw usage();
@@ -52,7 +72,8 @@ const raw = (derHex: string): string => `0x${derHex.slice(-64)}`;
 
 function printBanner(node: LocalNode, host: string, stateDir: string | undefined): void {
   printLine('hcs25 local node (embedded emulator, hiero-local-node compatible ports and keys)');
-  for (const [address, account] of Object.entries(node.network)) printLine(`  consensus gRPC   ${address}   node account ${account}`);
+  for (const [address, account] of Object.entries(node.network))
+    printLine(`  consensus gRPC   ${address}   node account ${account}`);
   printLine(`  mirror gRPC      ${host}:${node.ports.mirrorGrpc}`);
   printLine(`  mirror REST      ${node.mirrorRestUrl}/api/v1`);
   printLine(`  ledger           ${stateDir ? `persisted in ${stateDir}` : 'in memory (use --state-dir to keep it)'}`);
@@ -69,7 +90,10 @@ function printBanner(node: LocalNode, host: string, stateDir: string | undefined
   for (const [title, list] of groups) {
     if (list.length === 0) continue;
     printLine(`  ${title}`);
-    for (const a of list) printLine(`  | ${a.accountId} - ${a.evmAddress ? `${a.evmAddress} - ` : ''}${raw(a.privateKey)} - ${a.balanceHbar} ℏ |`);
+    for (const a of list)
+      printLine(
+        `  | ${a.accountId} - ${a.evmAddress ? `${a.evmAddress} - ` : ''}${raw(a.privateKey)} - ${a.balanceHbar} ℏ |`,
+      );
   }
   printLine('');
 }
@@ -81,16 +105,53 @@ export function register(program: Command): void {
       `run the embedded Hedera local-node emulator in the foreground (consensus gRPC ${LOCAL_PORTS.consensus}, ` +
         `mirror gRPC ${LOCAL_PORTS.mirrorGrpc}, mirror REST ${LOCAL_PORTS.mirrorRest})`,
     )
-    .option('--port <n>', 'consensus gRPC port (0 = any free port)', intOption('--port', 0, 65535), LOCAL_PORTS.consensus)
-    .option('--mirror-grpc-port <n>', 'mirror gRPC port', intOption('--mirror-grpc-port', 0, 65535), LOCAL_PORTS.mirrorGrpc)
-    .option('--mirror-rest-port <n>', 'mirror REST port', intOption('--mirror-rest-port', 0, 65535), LOCAL_PORTS.mirrorRest)
+    .option(
+      '--port <n>',
+      'consensus gRPC port (0 = any free port)',
+      intOption('--port', 0, 65535),
+      LOCAL_PORTS.consensus,
+    )
+    .option(
+      '--mirror-grpc-port <n>',
+      'mirror gRPC port',
+      intOption('--mirror-grpc-port', 0, 65535),
+      LOCAL_PORTS.mirrorGrpc,
+    )
+    .option(
+      '--mirror-rest-port <n>',
+      'mirror REST port',
+      intOption('--mirror-rest-port', 0, 65535),
+      LOCAL_PORTS.mirrorRest,
+    )
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--mirror-lag-ms <n>', 'the mirror sees a transaction this long after consensus (real mirrors: 2000-6000)', intOption('--mirror-lag-ms', 0, 600_000))
-    .option('--consensus-delay-ms <n>', 'receipts stay UNKNOWN this long after submit', intOption('--consensus-delay-ms', 0, 600_000))
+    .option(
+      '--mirror-lag-ms <n>',
+      'the mirror sees a transaction this long after consensus (real mirrors: 2000-6000)',
+      intOption('--mirror-lag-ms', 0, 600_000),
+    )
+    .option(
+      '--consensus-delay-ms <n>',
+      'receipts stay UNKNOWN this long after submit',
+      intOption('--consensus-delay-ms', 0, 600_000),
+    )
     .option('--state-dir <dir>', 'keep the ledger (accounts, topics, messages) in this directory across restarts')
-    .option('--nodes <n>', 'consensus nodes 0.0.3, 0.0.4, … on one ledger, on ports --port + 1000·i (like hiero-local-node)', intOption('--nodes', 1, 32), 1)
-    .option('--accounts <n>', 'pre-funded accounts of each kind (ECDSA, alias ECDSA, ED25519)', intOption('--accounts', 0, 1000), 10)
-    .option('--fault <spec>', 'inject faults: busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N, drop:MS; kind@method:N for one method (repeatable)', collect)
+    .option(
+      '--nodes <n>',
+      'consensus nodes 0.0.3, 0.0.4, … on one ledger, on ports --port + 1000·i (like hiero-local-node)',
+      intOption('--nodes', 1, 32),
+      1,
+    )
+    .option(
+      '--accounts <n>',
+      'pre-funded accounts of each kind (ECDSA, alias ECDSA, ED25519)',
+      intOption('--accounts', 0, 1000),
+      10,
+    )
+    .option(
+      '--fault <spec>',
+      'inject faults: busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N, drop:MS; kind@method:N for one method (repeatable)',
+      collect,
+    )
     .action(
       action(async (flags: Flags, cmd: Command) => {
         const faults = (flags.fault ?? []).map(parseFaultSpec);
@@ -118,7 +179,15 @@ export function register(program: Command): void {
           else timers.push(setInterval(() => node.faults.dropConnections(), f.everyMs));
         }
         if (globals(cmd).json) {
-          printJson({ ports: node.ports, network: node.network, host: flags.host, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts, stateDir: flags.stateDir ?? null });
+          printJson({
+            ports: node.ports,
+            network: node.network,
+            host: flags.host,
+            mirrorRestUrl: node.mirrorRestUrl,
+            operator: node.operator,
+            accounts: node.accounts,
+            stateDir: flags.stateDir ?? null,
+          });
         } else {
           printBanner(node, flags.host, flags.stateDir);
         }

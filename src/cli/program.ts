@@ -42,7 +42,24 @@ function refuseEnvFile(): never {
 }
 
 /** Every command, in the order `hcs25 --help` lists them. */
-export const COMMANDS: readonly ((program: Command) => void)[] = [demo, localNode, topic, registry, discover, evalCmd, run, signals, scores, reveal, verify, grade, identity, agents, serve, watch];
+export const COMMANDS: readonly ((program: Command) => void)[] = [
+  demo,
+  localNode,
+  topic,
+  registry,
+  discover,
+  evalCmd,
+  run,
+  signals,
+  scores,
+  reveal,
+  verify,
+  grade,
+  identity,
+  agents,
+  serve,
+  watch,
+];
 
 /** The root program with its global options and the given commands (all by default). */
 export function buildProgram(commands: readonly ((program: Command) => void)[] = COMMANDS): Command {

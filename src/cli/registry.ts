@@ -30,9 +30,10 @@ interface RegisterFlags {
   kind?: Kind;
 }
 
-
 export function register(program: Command): void {
-  const registry = program.command('registry').description('create an HCS-2 or HCS-10 registry topic and register agents in it');
+  const registry = program
+    .command('registry')
+    .description('create an HCS-2 or HCS-10 registry topic and register agents in it');
 
   registry
     .command('create')
@@ -40,7 +41,11 @@ export function register(program: Command): void {
     .requiredOption('--kind <kind>', 'hcs-2 | hcs-10', kindOption)
     .option('--indexed', 'HCS-2: every message counts (the default)')
     .option('--no-indexed', 'HCS-2: only the latest message counts')
-    .option('--ttl <seconds>', 'cache TTL written into the memo (default 86400 for hcs-2, 60 for hcs-10)', intOption('--ttl', 1, 31_536_000))
+    .option(
+      '--ttl <seconds>',
+      'cache TTL written into the memo (default 86400 for hcs-2, 60 for hcs-10)',
+      intOption('--ttl', 1, 31_536_000),
+    )
     .option('--submit-key', 'only the operator may write to the registry (default: anyone may)')
     .option('--admin-key', 'the operator may update or delete the topic')
     .option('--metadata-topic <id>', 'HCS-10: HCS-1 topic with the registry metadata')
@@ -69,11 +74,16 @@ export function register(program: Command): void {
 
   registry
     .command('register')
-    .description('list an agent in a registry: an agent record (HCS-2), a metadata reference (HCS-2) or an account (HCS-10)')
+    .description(
+      'list an agent in a registry: an agent record (HCS-2), a metadata reference (HCS-2) or an account (HCS-10)',
+    )
     .requiredOption('-r, --registry <id>', 'registry topic')
     .option('--record <file>', 'HCS-2: an agent record JSON file (inline, or an HCS-1 file when over 1024 bytes)')
     .option('--metadata <uri>', 'HCS-2: metadata reference (hcs://1/…, https://…, data:…)')
-    .option('--account <id>', 'HCS-10: the agent account (its HCS-11 profile describes it); HCS-2: an hcs-10 agent record')
+    .option(
+      '--account <id>',
+      'HCS-10: the agent account (its HCS-11 profile describes it); HCS-2: an hcs-10 agent record',
+    )
     .option('--inbound <id>', 'HCS-10: the agent inbound topic, written into the registration')
     .option('--name <name>', 'HCS-2 with --account: the record name (default: the account id)')
     .option('--target <id>', 'HCS-2: t_id of the entry (default: the HCS-1 file, else the registry itself)')
@@ -84,12 +94,15 @@ export function register(program: Command): void {
         const g = globals(cmd);
         const sources = [flags.record, flags.metadata, flags.account].filter((v) => v !== undefined).length;
         if (sources !== 1) throw new UsageError('pass exactly one of --record, --metadata and --account');
-        if (flags.memo !== undefined && flags.memo.length > 500) throw new UsageError('--memo is limited to 500 characters');
+        if (flags.memo !== undefined && flags.memo.length > 500)
+          throw new UsageError('--memo is limited to 500 characters');
         const registryId = entityIdFlag('--registry', flags.registry);
         const entry = await entryFrom(flags);
         await withOperator(cmd, async (client) => {
           const { registerAgent, registryShape } = await import('../discover/write.js');
-          const shape = flags.kind ? { kind: flags.kind, indexed: true } : await registryShape(registryId, client.mirror);
+          const shape = flags.kind
+            ? { kind: flags.kind, indexed: true }
+            : await registryShape(registryId, client.mirror);
           const { sequenceNumber, transactionId } = await registerAgent(await client.connect(), {
             registryId,
             shape,
@@ -102,22 +115,29 @@ export function register(program: Command): void {
           });
           const out = { registry: registryId, kind: shape.kind, sequenceNumber, transactionId };
           if (g.json) printJson(out);
-          else printLine(`registered in ${registryId} at #${sequenceNumber} (uid ${sequenceNumber}), transaction ${transactionId}`);
+          else
+            printLine(
+              `registered in ${registryId} at #${sequenceNumber} (uid ${sequenceNumber}), transaction ${transactionId}`,
+            );
         });
       }),
     );
 }
 
 function kindOption(value: string): Kind {
-  if (value !== 'hcs-2' && value !== 'hcs-10') throw new UsageError(`--kind must be hcs-2 or hcs-10, got ${quoteInput(value)}`);
+  if (value !== 'hcs-2' && value !== 'hcs-10')
+    throw new UsageError(`--kind must be hcs-2 or hcs-10, got ${quoteInput(value)}`);
   return value;
 }
-
 
 async function entryFrom(flags: RegisterFlags): Promise<import('../discover/write.js').RegistryEntrySource> {
   if (flags.metadata !== undefined) return { metadata: flags.metadata };
   if (flags.account !== undefined) {
-    return { account: entityIdFlag('--account', flags.account), ...(flags.inbound && { inboundTopicId: entityIdFlag('--inbound', flags.inbound) }), ...(flags.name && { name: flags.name }) };
+    return {
+      account: entityIdFlag('--account', flags.account),
+      ...(flags.inbound && { inboundTopicId: entityIdFlag('--inbound', flags.inbound) }),
+      ...(flags.name && { name: flags.name }),
+    };
   }
   try {
     return { record: JSON.parse(await readFile(flags.record!, 'utf8')) as unknown };
@@ -130,7 +150,9 @@ async function entryFrom(flags: RegisterFlags): Promise<import('../discover/writ
 function withOperator(cmd: Command, fn: (client: Hcs25Client) => Promise<void>): Promise<void> {
   return withClient(cmd, {}, (client) => {
     if (!client.operator) {
-      throw new ConfigError('writing to a registry needs an operator account', { hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE)' });
+      throw new ConfigError('writing to a registry needs an operator account', {
+        hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE)',
+      });
     }
     return fn(client);
   });

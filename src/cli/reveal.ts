@@ -15,7 +15,7 @@ interface RevealFlags {
 export function register(program: Command): void {
   program
     .command('reveal')
-    .description("publish a run's question key (op \"reveal\") so anyone can audit its question hashes")
+    .description('publish a run\'s question key (op "reveal") so anyone can audit its question hashes')
     .requiredOption('--run <run>', 'run id (printed by hcs25 run)')
     .option('--topic <id>', "topic to publish to (default: the run's signal topic)")
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
@@ -23,11 +23,18 @@ export function register(program: Command): void {
     .action(
       action(async (flags: RevealFlags, cmd: Command) => {
         const g = globals(cmd);
-        if (!RUN_ID_PATTERN.test(flags.run)) throw new UsageError(`--run must be a run id (a 26-character ULID), got ${quoteInput(flags.run)}`, { hint: 'run ids are printed by `hcs25 run`' });
+        if (!RUN_ID_PATTERN.test(flags.run))
+          throw new UsageError(`--run must be a run id (a 26-character ULID), got ${quoteInput(flags.run)}`, {
+            hint: 'run ids are printed by `hcs25 run`',
+          });
         if (flags.topic !== undefined) entityIdFlag('--topic', flags.topic);
         const { revealRun } = await import('../publish/reveal-run.js');
         const result = await withClient(cmd, { stateDir: flags.stateDir }, (client) =>
-          revealRun(client, { run: flags.run, ...(flags.topic ? { topic: flags.topic } : {}), ...(flags.force ? { force: true } : {}) }),
+          revealRun(client, {
+            run: flags.run,
+            ...(flags.topic ? { topic: flags.topic } : {}),
+            ...(flags.force ? { force: true } : {}),
+          }),
         );
         if (g.json) {
           printJson(result);

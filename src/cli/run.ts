@@ -5,7 +5,21 @@ import { parseGraderId } from '../evaluate/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import type { RunProgress, RunReport } from '../publish/report.js';
 import { inputFileFlag, withClient } from './context.js';
-import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, printLine, type Hcs10Flags } from './shared.js';
+import {
+  EXIT_FAILURE,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  action,
+  globals,
+  hcs10Options,
+  hcs10Parameters,
+  intOption,
+  note,
+  numberOption,
+  printJson,
+  printLine,
+  type Hcs10Flags,
+} from './shared.js';
 
 interface RunFlags extends Hcs10Flags {
   registry?: string;
@@ -35,14 +49,35 @@ export function register(program: Command): void {
     .option('--agents <file>', 'a JSON list of agent records instead of a registry')
     .option('--topic <id>', 'signal topic to publish to (env HCS25_TOPIC)')
     .option('--evals <list>', `comma-separated: ${DEFAULT_EVALS.join(', ')}`, DEFAULT_EVALS.join(','))
-    .option('--concurrency <n>', 'evals in flight at once (env HCS25_CONCURRENCY; default 16)', intOption('--concurrency', 1, 1000))
-    .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
+    .option(
+      '--concurrency <n>',
+      'evals in flight at once (env HCS25_CONCURRENCY; default 16)',
+      intOption('--concurrency', 1, 1000),
+    )
+    .option(
+      '--budget-ms <ms>',
+      'time budget per eval (env HCS25_BUDGET_MS; default 30000)',
+      intOption('--budget-ms', 100, 600_000),
+    )
     .option('--seed <seed>', 'question seed (default: random, recorded in the journal)')
-    .option('--force', 'publish to a topic whose memo is not an HCS-25 signal topic memo (a registry topic, say): on purpose only')
-    .option('--pack <mode>', 'dense (default: many subjects per message, zlib) | subject (one subject per message, JSON) | none (one signal per message)')
+    .option(
+      '--force',
+      'publish to a topic whose memo is not an HCS-25 signal topic memo (a registry topic, say): on purpose only',
+    )
+    .option(
+      '--pack <mode>',
+      'dense (default: many subjects per message, zlib) | subject (one subject per message, JSON) | none (one signal per message)',
+    )
     .option('--dry-run', 'evaluate and print every message, its size, signals and estimated fee; submit nothing')
-    .option('--resume <run>', 'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt')
-    .option('--max-fee-hbar <hbar>', 'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)', numberOption('--max-fee-hbar', 0.00000001, 10_000))
+    .option(
+      '--resume <run>',
+      'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt',
+    )
+    .option(
+      '--max-fee-hbar <hbar>',
+      'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)',
+      numberOption('--max-fee-hbar', 0.00000001, 10_000),
+    )
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
@@ -55,7 +90,9 @@ export function register(program: Command): void {
           throw new UsageError('--resume takes the agents from the run journal; drop --registry/--agents');
         }
         if (flags.resume && (flags.grader || flags.scienceBank)) {
-          throw new UsageError('--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank');
+          throw new UsageError(
+            '--resume grades as the run began (its journal keeps the grader and science bank); drop --grader/--science-bank',
+          );
         }
         if (flags.resume && flags.pack) throw new UsageError('--resume packs as the run began; drop --pack');
         if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
@@ -86,7 +123,9 @@ export function register(program: Command): void {
         const onSignal = () => {
           interrupts++;
           if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
-          note('\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)');
+          note(
+            '\nhcs25: stopping — waiting for receipts of what is in flight (Ctrl-C again to quit at once; the journal stays resumable)',
+          );
           controller.abort(new Error('interrupted'));
         };
         process.on('SIGINT', onSignal);
@@ -96,30 +135,34 @@ export function register(program: Command): void {
           report = await withClient(cmd, configFlags, (client) => {
             const registry = flags.registry ?? client.config.registry;
             const source = flags.agents ? { agentsFile: flags.agents } : registry ? { registry } : undefined;
-            if (!flags.resume && !source) throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
+            if (!flags.resume && !source)
+              throw new UsageError('a run needs agents: --registry ID or --agents FILE (or HCS25_REGISTRY)');
             const topic = flags.topic ?? client.config.topic;
             return runSignals(client, {
-            ...(source ? { source } : {}),
-            ...(topic ? { topic } : {}),
-            evals,
-            ...(flags.seed ? { seed: flags.seed } : {}),
-            ...(flags.dryRun ? { dryRun: true } : {}),
-            ...(flags.force ? { force: true } : {}),
-            ...(flags.resume ? { resume: flags.resume } : {}),
-            ...(flags.pack ? { pack: flags.pack as 'dense' | 'subject' | 'none' } : {}),
-            keepResponses: flags.keepResponses,
-            ...(flags.grader && { grader: parseGraderId(flags.grader) }),
-            ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
-            hcs10: hcs10Parameters(flags),
-            signal: controller.signal,
-            onNote: (line) => {
-              if (!json) note(line);
-            },
-            ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
-            onDryRunMessage: (m) => {
-              if (!json) printLine(`${String(m.bytes).padStart(5)} B  ${String(m.signals).padStart(3)} signals  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.encoding === 'zlib' ? 'zlib: ' : ''}${m.preview}`);
-            },
-          });
+              ...(source ? { source } : {}),
+              ...(topic ? { topic } : {}),
+              evals,
+              ...(flags.seed ? { seed: flags.seed } : {}),
+              ...(flags.dryRun ? { dryRun: true } : {}),
+              ...(flags.force ? { force: true } : {}),
+              ...(flags.resume ? { resume: flags.resume } : {}),
+              ...(flags.pack ? { pack: flags.pack as 'dense' | 'subject' | 'none' } : {}),
+              keepResponses: flags.keepResponses,
+              ...(flags.grader && { grader: parseGraderId(flags.grader) }),
+              ...(flags.scienceBank && { scienceBank: flags.scienceBank }),
+              hcs10: hcs10Parameters(flags),
+              signal: controller.signal,
+              onNote: (line) => {
+                if (!json) note(line);
+              },
+              ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
+              onDryRunMessage: (m) => {
+                if (!json)
+                  printLine(
+                    `${String(m.bytes).padStart(5)} B  ${String(m.signals).padStart(3)} signals  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.encoding === 'zlib' ? 'zlib: ' : ''}${m.preview}`,
+                  );
+              },
+            });
           });
         } finally {
           process.off('SIGINT', onSignal);
@@ -133,9 +176,13 @@ export function register(program: Command): void {
         }
         if (report.status === 'complete' || report.status === 'dry-run') return EXIT_OK;
         if (!json) {
-          if (report.error) note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
-          const unsent = report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
-          note(`hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`);
+          if (report.error)
+            note(`hcs25: ${report.error.message}${report.error.hint ? `\n  hint: ${report.error.hint}` : ''}`);
+          const unsent =
+            report.signals.unsent > 0 ? ` (${report.signals.unsent} built and kept in the journal, unsent)` : '';
+          note(
+            `hcs25: run ${report.run} ${report.status} with ${report.signals.published}/${report.signals.expected} signals published${unsent} — resume with: hcs25 run --resume ${report.run}`,
+          );
         }
         return report.status === 'interrupted' ? EXIT_INTERRUPTED : EXIT_FAILURE;
       }),
@@ -144,7 +191,10 @@ export function register(program: Command): void {
 }
 
 /** One status line on a TTY: the eval bar and what is published, redrawn at most 10 times a second. */
-function progressLine(stream: NodeJS.WriteStream, renderEvals: (p: RunProgress['evals']) => string): { update(p: RunProgress): void; finish(): void } {
+function progressLine(
+  stream: NodeJS.WriteStream,
+  renderEvals: (p: RunProgress['evals']) => string,
+): { update(p: RunProgress): void; finish(): void } {
   let last = 0;
   let latest: RunProgress | undefined;
   let drawn = false;
@@ -175,7 +225,10 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
     ['status', r.status],
     ['topic', r.topic || '—'],
     ['agents', `${r.agents}${r.skipped.length ? ` (${r.skipped.length} registry entries skipped)` : ''}`],
-    ['evals', `${r.evals.total}: ${r.evals.correct} correct, ${r.evals.wrong} wrong, ${r.evals.failed} failed${r.evals.skipped ? `, ${r.evals.skipped} skipped` : ''}${r.evals.notAsked ? ` (${r.evals.notAsked} not asked: probe unreachable)` : ''}`],
+    [
+      'evals',
+      `${r.evals.total}: ${r.evals.correct} correct, ${r.evals.wrong} wrong, ${r.evals.failed} failed${r.evals.skipped ? `, ${r.evals.skipped} skipped` : ''}${r.evals.notAsked ? ` (${r.evals.notAsked} not asked: probe unreachable)` : ''}`,
+    ],
     [
       r.status === 'dry-run' ? 'signals built' : 'signals published',
       r.status === 'dry-run'
@@ -186,8 +239,18 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
       r.status === 'dry-run' ? 'messages (estimated)' : 'messages',
       `${r.messages.count}, ${r.messages.bytes} B (max ${r.messages.maxBytes} B), ${r.messages.signalsPerMessage} signals per message, ${r.messages.perAgent} per agent`,
     ],
-    ...(r.mirror ? [['on mirror node', `${r.mirror.confirmed} read back byte for byte${r.mirror.missing ? `, ${r.mirror.missing} not visible yet` : ''}${r.mirror.mismatched ? `, ${r.mirror.mismatched} MISMATCHED` : ''}`] as [string, string]] : []),
-    [r.status === 'dry-run' ? 'fees (estimated)' : 'fees', `${r.fees.spent} (≈${formatHbar(BigInt(r.fees.estimatePerMessageTinybar))} per message; cap ${r.fees.cap})`],
+    ...(r.mirror
+      ? [
+          [
+            'on mirror node',
+            `${r.mirror.confirmed} read back byte for byte${r.mirror.missing ? `, ${r.mirror.missing} not visible yet` : ''}${r.mirror.mismatched ? `, ${r.mirror.mismatched} MISMATCHED` : ''}`,
+          ] as [string, string],
+        ]
+      : []),
+    [
+      r.status === 'dry-run' ? 'fees (estimated)' : 'fees',
+      `${r.fees.spent} (≈${formatHbar(BigInt(r.fees.estimatePerMessageTinybar))} per message; cap ${r.fees.cap})`,
+    ],
     ['duration', `${secs} s`],
   ];
   if (r.journal) rows.push(['journal', r.journal]);
@@ -196,5 +259,6 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
   for (const [k, v] of rows) printLine(`${k.padEnd(width)}  ${v}`);
   for (const s of r.skipped.slice(0, 5)) printLine(`  skipped ${s.ref}: ${s.reason}`);
   if (r.skipped.length > 5) printLine(`  … ${r.skipped.length - 5} more skipped (see hcs25 discover)`);
-  for (const l of r.list.filter((x) => x.problem).slice(0, 5)) printLine(`  ${l.signal} ${l.subject.slice(0, 60)}: ${l.problem}`);
+  for (const l of r.list.filter((x) => x.problem).slice(0, 5))
+    printLine(`  ${l.signal} ${l.subject.slice(0, 60)}: ${l.problem}`);
 }

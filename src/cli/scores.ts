@@ -37,7 +37,10 @@ export function register(program: Command): void {
   )
     .option('--scoring-config <file>', 'HCS-25 scoring configuration (JSON); default: built in')
     .option('--print-config', 'print the scoring configuration in use and exit')
-    .option('--now <time>', 'score as of this time (ISO 8601): freshness is measured from it, later signals are ignored')
+    .option(
+      '--now <time>',
+      'score as of this time (ISO 8601): freshness is measured from it, later signals are ignored',
+    )
     .option('--csv', 'CSV on stdout (one row per subject, ranked)')
     .option('--html <file>', 'also write a self-contained HTML report to this file')
     .option('--publish', 'submit a score record per subject to --score-topic (memo hcs-25:op:1), packed as --pack says')
@@ -46,10 +49,19 @@ export function register(program: Command): void {
       'with --publish: dense (default: ~8 records per op "scores" zlib message, read by hcs25 readers) | subject (op "scores" JSON, ' +
         'readable in explorers) | none (one op "score" record per message: the only form the reference implementation reads)',
     )
-    .option('--resume <publication>', 'with --publish: finish an interrupted publication (the id it printed) instead of publishing anew')
+    .option(
+      '--resume <publication>',
+      'with --publish: finish an interrupted publication (the id it printed) instead of publishing anew',
+    )
     .option('--score-topic <id>', 'topic that receives the score messages (with --check-published: the one to check)')
-    .option('--check-published', 'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift')
-    .option('--names <file>', 'display names: JSON {uaid: name}, or agent records (JSON list or lines, e.g. from hcs25 agents)')
+    .option(
+      '--check-published',
+      'recompute the published score records on --score-topic (or --topic) and report drift; exit 1 on drift',
+    )
+    .option(
+      '--names <file>',
+      'display names: JSON {uaid: name}, or agent records (JSON list or lines, e.g. from hcs25 agents)',
+    )
     .option('--no-names', 'do not look up names in the registries the signals cite (subjects show their native id)')
     .action(
       action(async (flags: ScoresFlags, cmd: Command) => {
@@ -58,16 +70,25 @@ export function register(program: Command): void {
         if (flags.checkPublished && (flags.publish || flags.csv || flags.html)) {
           throw new UsageError('--check-published cannot be combined with --publish, --csv or --html');
         }
-        if (flags.resume && !flags.publish) throw new UsageError('--resume goes with --publish', { hint: 'pass --publish --score-topic 0.0.1234 --resume ID' });
-        if (flags.pack !== undefined && !flags.publish) throw new UsageError('--pack goes with --publish', { hint: 'pass --publish --score-topic 0.0.1234 --pack none' });
-        if (flags.resume && flags.pack) throw new UsageError('--resume sends what the publication journaled; drop --pack');
+        if (flags.resume && !flags.publish)
+          throw new UsageError('--resume goes with --publish', {
+            hint: 'pass --publish --score-topic 0.0.1234 --resume ID',
+          });
+        if (flags.pack !== undefined && !flags.publish)
+          throw new UsageError('--pack goes with --publish', {
+            hint: 'pass --publish --score-topic 0.0.1234 --pack none',
+          });
+        if (flags.resume && flags.pack)
+          throw new UsageError('--resume sends what the publication journaled; drop --pack');
         if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
           throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
         }
-        if (flags.publish && !flags.scoreTopic) throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
+        if (flags.publish && !flags.scoreTopic)
+          throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
         if (flags.scoreTopic) entityIdFlag('--score-topic', flags.scoreTopic);
         const now = flags.now === undefined ? new Date() : new Date(flags.now);
-        if (Number.isNaN(now.getTime())) throw new UsageError(`--now must be an ISO 8601 time, got ${quoteInput(flags.now ?? '')}`);
+        if (Number.isNaN(now.getTime()))
+          throw new UsageError(`--now must be an ISO 8601 time, got ${quoteInput(flags.now ?? '')}`);
 
         const { DEFAULT_SCORING_CONFIG, loadScoringConfig } = await import('../score/scoring-config.js');
         const scoring = flags.scoringConfig ? loadScoringConfig(flags.scoringConfig) : DEFAULT_SCORING_CONFIG;
@@ -77,7 +98,8 @@ export function register(program: Command): void {
         }
         if (flags.checkPublished) return checkPublished(cmd, flags, scoring, json);
 
-        const file = typeof flags.names === 'string' ? (await import('../read/names.js')).loadNamesFile(flags.names) : undefined;
+        const file =
+          typeof flags.names === 'string' ? (await import('../read/names.js')).loadNamesFile(flags.names) : undefined;
         const { scoreSignals, publishScoreRecords } = await import('../score/score-signals.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
           const { report, signals, names } = await scoreSignals(client, {
@@ -96,18 +118,25 @@ export function register(program: Command): void {
           }
           if (flags.html) {
             const { renderHtmlReport } = await import('../report/html-report.js');
-            writeFileSync(flags.html, renderHtmlReport(report, signals ?? [], { network: client.network.ledger, scoring }));
+            writeFileSync(
+              flags.html,
+              renderHtmlReport(report, signals ?? [], { network: client.network.ledger, scoring }),
+            );
             note(`wrote ${flags.html}`);
           }
           if (!flags.publish || !flags.scoreTopic) return { report };
-          note(`publishing ${flags.resume ? `what publication ${flags.resume} left unsent` : `${report.subjects.length} score record(s)`} to ${flags.scoreTopic}`);
+          note(
+            `publishing ${flags.resume ? `what publication ${flags.resume} left unsent` : `${report.subjects.length} score record(s)`} to ${flags.scoreTopic}`,
+          );
           const { published, publication, messages } = await publishScoreRecords(client, {
             scoreTopic: flags.scoreTopic,
             subjects: report.subjects,
             ...(flags.resume && { resume: flags.resume }),
             ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
           });
-          note(`published ${published.length} score record(s) in ${messages} message(s) to ${flags.scoreTopic} (publication ${publication})`);
+          note(
+            `published ${published.length} score record(s) in ${messages} message(s) to ${flags.scoreTopic} (publication ${publication})`,
+          );
           return { report, published };
         });
 
@@ -124,14 +153,21 @@ export function register(program: Command): void {
 }
 
 /** `--check-published`: every score record on the topic recomputed from its explanation, against `scoring`. */
-async function checkPublished(cmd: Command, flags: ScoresFlags, scoring: ScoringConfig, json: boolean): Promise<number> {
+async function checkPublished(
+  cmd: Command,
+  flags: ScoresFlags,
+  scoring: ScoringConfig,
+  json: boolean,
+): Promise<number> {
   const { checkScores } = await import('../verify/check-scores.js');
   const result = await withSource(cmd, { ...flags, topic: flags.scoreTopic ?? flags.topic }, (client, source) =>
     checkScores(client, { topic: source.topic, publishers: source.publishers, scoring }),
   );
   if (json) printJson(result);
   else {
-    printLine(`${result.topic}: score records checked against scoring config v${result.config!.version} (${result.config!.digest})`);
+    printLine(
+      `${result.topic}: score records checked against scoring config v${result.config!.version} (${result.config!.digest})`,
+    );
     printScoreChecks(result.counts, result.results);
   }
   return result.counts.mismatch > 0 ? 1 : 0;

@@ -1,7 +1,17 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { entityIdFlag, withClient } from './context.js';
-import { action, collect, exitCodeForStop, globals, intOption, note, printJson, printLine, stopSignal } from './shared.js';
+import {
+  action,
+  collect,
+  exitCodeForStop,
+  globals,
+  intOption,
+  note,
+  printJson,
+  printLine,
+  stopSignal,
+} from './shared.js';
 
 interface ServeFlags {
   topic?: string[];
@@ -21,15 +31,35 @@ export function register(program: Command): void {
     .command('serve')
     .description('index signal topics and serve trust scores: HTTP API (/v1, /openapi.json) and a live page')
     .option('--topic <id>', 'signal topic to index and serve; repeat for more (env HCS25_TOPIC)', collect)
-    .option('--publisher <account>', 'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)', collect)
-    .option('--database <url>', 'postgres://… (a PostgreSQL server several instances share), a directory, or memory:// (default: <state dir>/serve-db, embedded)')
+    .option(
+      '--publisher <account>',
+      'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)',
+      collect,
+    )
+    .option(
+      '--database <url>',
+      'postgres://… (a PostgreSQL server several instances share), a directory, or memory:// (default: <state dir>/serve-db, embedded)',
+    )
     .option('--port <n>', 'HTTP port (0: any free port)', intOption('--port', 0, 65535), 8025)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--cors <origin>', 'allow browsers on this origin to call the API (`*`: any); repeat for more', collect)
     .option('--scoring-config <file>', 'HCS-25 scoring configuration (JSON); default: built in, as hcs25 scores')
-    .option('--rate-limit <n>', 'requests per second per client address (0: no limit)', intOption('--rate-limit', 0, 1_000_000))
-    .option('--workers <n>', 'server processes sharing the port (needs --database postgres://…; one indexes, all answer)', intOption('--workers', 1, 64), 1)
-    .option('--score-cache-mb <n>', 'memory per process for finished score answers, MiB (0: ask the database every time)', intOption('--score-cache-mb', 0, 65_536))
+    .option(
+      '--rate-limit <n>',
+      'requests per second per client address (0: no limit)',
+      intOption('--rate-limit', 0, 1_000_000),
+    )
+    .option(
+      '--workers <n>',
+      'server processes sharing the port (needs --database postgres://…; one indexes, all answer)',
+      intOption('--workers', 1, 64),
+      1,
+    )
+    .option(
+      '--score-cache-mb <n>',
+      'memory per process for finished score answers, MiB (0: ask the database every time)',
+      intOption('--score-cache-mb', 0, 65_536),
+    )
     .addHelpText(
       'after',
       '\nEndpoints: /v1/subjects, /v1/subjects/{uaid}/score, /v1/subjects/{uaid}/signals, /v1/topics, /v1/runs,\n' +
@@ -42,10 +72,15 @@ export function register(program: Command): void {
         const topics = (flags.topic ?? []).map((t) => entityIdFlag('--topic', t));
         for (const p of flags.publisher ?? []) entityIdFlag('--publisher', p);
         for (const origin of flags.cors ?? []) {
-          if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) throw new UsageError(`--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`);
+          if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin))
+            throw new UsageError(
+              `--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`,
+            );
         }
         const json = globals(cmd).json === true;
-        const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import('../serve/serve-workers.js');
+        const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import(
+          '../serve/serve-workers.js'
+        );
         const worker = isServeWorker();
         if (flags.workers > 1 && !/^postgres(ql)?:\/\//i.test(flags.database ?? '')) {
           throw new UsageError('--workers needs --database postgres://…', {
@@ -57,55 +92,85 @@ export function register(program: Command): void {
         // Ctrl-C / SIGTERM from the start: the database may take a moment to open.
         const stop = stopSignal();
         try {
-          return await withClient(cmd, { publishers: flags.publisher, ...(topics[0] !== undefined && { topic: topics[0] }) }, async (client) => {
-            const all = topics.length > 0 ? topics : client.config.topic ? [client.config.topic] : [];
-            if (all.length === 0) throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 (repeat for more) or set HCS25_TOPIC' });
-            const publishers = client.config.publishers;
-            if (publishers.length === 0 && !worker) note('warning: no publisher allow-list; signals from any paying account are indexed (use --publisher or HCS25_PUBLISHERS)');
-            const database = flags.database === undefined ? `${client.config.stateDir}/serve-db` : withoutPassword(flags.database);
-            if (flags.workers > 1 && !worker) {
-              const cluster = await startServerWorkers({ workers: flags.workers, onNote: note });
-              if (json) printJson({ url: cluster.url, engine: cluster.engine, database, topics: all, publishers, workers: flags.workers });
-              else {
-                printLine(`hcs25 serve: ${cluster.url}/ (live page) · API ${cluster.url}/v1 · ${cluster.url}/openapi.json`);
-                printLine(`  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${cluster.engine} at ${database} · ${flags.workers} workers (one indexes, all answer) · Ctrl-C stops`);
+          return await withClient(
+            cmd,
+            { publishers: flags.publisher, ...(topics[0] !== undefined && { topic: topics[0] }) },
+            async (client) => {
+              const all = topics.length > 0 ? topics : client.config.topic ? [client.config.topic] : [];
+              if (all.length === 0)
+                throw new UsageError('no signal topic given', {
+                  hint: 'pass --topic 0.0.1234 (repeat for more) or set HCS25_TOPIC',
+                });
+              const publishers = client.config.publishers;
+              if (publishers.length === 0 && !worker)
+                note(
+                  'warning: no publisher allow-list; signals from any paying account are indexed (use --publisher or HCS25_PUBLISHERS)',
+                );
+              const database =
+                flags.database === undefined ? `${client.config.stateDir}/serve-db` : withoutPassword(flags.database);
+              if (flags.workers > 1 && !worker) {
+                const cluster = await startServerWorkers({ workers: flags.workers, onNote: note });
+                if (json)
+                  printJson({
+                    url: cluster.url,
+                    engine: cluster.engine,
+                    database,
+                    topics: all,
+                    publishers,
+                    workers: flags.workers,
+                  });
+                else {
+                  printLine(
+                    `hcs25 serve: ${cluster.url}/ (live page) · API ${cluster.url}/v1 · ${cluster.url}/openapi.json`,
+                  );
+                  printLine(
+                    `  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${cluster.engine} at ${database} · ${flags.workers} workers (one indexes, all answer) · Ctrl-C stops`,
+                  );
+                }
+                const signal = await stop.stopped;
+                note(`stopping (${signal}): stopping ${flags.workers} workers…`);
+                await cluster.close();
+                return exitCodeForStop(signal);
               }
-              const signal = await stop.stopped;
-              note(`stopping (${signal}): stopping ${flags.workers} workers…`);
-              await cluster.close();
+              const { startServer } = await import('../serve/serve-scores.js');
+              const aborted = new AbortController();
+              const server = await startServer(client, {
+                topics: all,
+                publishers,
+                ...(flags.database !== undefined && { database: flags.database }),
+                host: flags.host,
+                port: flags.port,
+                cors: flags.cors ?? [],
+                scoring,
+                ...(flags.rateLimit !== undefined && { limits: { requestsPerSecond: flags.rateLimit } }),
+                ...(flags.scoreCacheMb !== undefined && { scoreCacheBytes: flags.scoreCacheMb * 1024 * 1024 }),
+                signal: aborted.signal,
+                onNote: note,
+              });
+              if (worker)
+                reportServeWorkerReady({ url: server.url, engine: server.engine, indexing: server.indexing() });
+              else if (json) printJson({ url: server.url, engine: server.engine, database, topics: all, publishers });
+              else {
+                printLine(
+                  `hcs25 serve: ${server.url}/ (live page) · API ${server.url}/v1 · ${server.url}/openapi.json`,
+                );
+                printLine(
+                  `  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${server.engine} at ${database} · ${server.indexing() ? 'indexing' : 'answering (another instance indexes)'} · Ctrl-C stops`,
+                );
+              }
+              // A worker whose primary is gone stops as on SIGTERM.
+              const signal = worker
+                ? await Promise.race([stop.stopped, serveWorkerOrphaned().then(() => 'SIGTERM' as const)])
+                : await stop.stopped;
+              // The primary stops its workers (and kills one that takes too long): a second signal (Ctrl-C reaches the
+              // whole process group, then the primary's SIGTERM) must not cut a worker's close short.
+              if (worker) for (const again of ['SIGINT', 'SIGTERM'] as const) process.on(again, () => {});
+              aborted.abort();
+              note(`stopping (${signal}): closing the HTTP server, the indexer and the store…`);
+              await server.close();
               return exitCodeForStop(signal);
-            }
-            const { startServer } = await import('../serve/serve-scores.js');
-            const aborted = new AbortController();
-            const server = await startServer(client, {
-              topics: all,
-              publishers,
-              ...(flags.database !== undefined && { database: flags.database }),
-              host: flags.host,
-              port: flags.port,
-              cors: flags.cors ?? [],
-              scoring,
-              ...(flags.rateLimit !== undefined && { limits: { requestsPerSecond: flags.rateLimit } }),
-              ...(flags.scoreCacheMb !== undefined && { scoreCacheBytes: flags.scoreCacheMb * 1024 * 1024 }),
-              signal: aborted.signal,
-              onNote: note,
-            });
-            if (worker) reportServeWorkerReady({ url: server.url, engine: server.engine, indexing: server.indexing() });
-            else if (json) printJson({ url: server.url, engine: server.engine, database, topics: all, publishers });
-            else {
-              printLine(`hcs25 serve: ${server.url}/ (live page) · API ${server.url}/v1 · ${server.url}/openapi.json`);
-              printLine(`  ${all.length === 1 ? 'topic' : 'topics'} ${all.join(', ')} · ${server.engine} at ${database} · ${server.indexing() ? 'indexing' : 'answering (another instance indexes)'} · Ctrl-C stops`);
-            }
-            // A worker whose primary is gone stops as on SIGTERM.
-            const signal = worker ? await Promise.race([stop.stopped, serveWorkerOrphaned().then(() => 'SIGTERM' as const)]) : await stop.stopped;
-            // The primary stops its workers (and kills one that takes too long): a second signal (Ctrl-C reaches the
-            // whole process group, then the primary's SIGTERM) must not cut a worker's close short.
-            if (worker) for (const again of ['SIGINT', 'SIGTERM'] as const) process.on(again, () => {});
-            aborted.abort();
-            note(`stopping (${signal}): closing the HTTP server, the indexer and the store…`);
-            await server.close();
-            return exitCodeForStop(signal);
-          });
+            },
+          );
         } finally {
           stop.dispose();
         }

@@ -61,7 +61,9 @@ export function reportError(err: unknown, json: boolean): void {
       `${stringifyForTerminal({ error: { code: err instanceof Hcs25Error ? err.code : 'ERROR', message: redactKeyMaterial(errorMessage(err)), hint } })}\n`,
     );
   } else {
-    process.stderr.write(`hcs25: ${escapeTerminal(redactKeyMaterial(errorMessage(err)))}${hint ? `\n  hint: ${escapeTerminal(hint)}` : ''}\n`);
+    process.stderr.write(
+      `hcs25: ${escapeTerminal(redactKeyMaterial(errorMessage(err)))}${hint ? `\n  hint: ${escapeTerminal(hint)}` : ''}\n`,
+    );
   }
   if (process.env.HCS25_DEBUG === '1' && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
   process.exitCode = code;
@@ -97,12 +99,26 @@ export interface Hcs10Flags {
 
 export function hcs10Options(cmd: Command): Command {
   return cmd
-    .option('--hcs10-budget-ms <ms>', 'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)', intOption('--hcs10-budget-ms', 1000, 600_000))
-    .option('--allow-topic-fees', 'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)')
-    .option('--max-topic-fee-hbar <hbar>', 'with --allow-topic-fees: the most one connection request may pay (default 0.5)', numberOption('--max-topic-fee-hbar', 0, 100));
+    .option(
+      '--hcs10-budget-ms <ms>',
+      'time budget per ask for HCS-10 agents (default 120000: each hop is a consensus transaction)',
+      intOption('--hcs10-budget-ms', 1000, 600_000),
+    )
+    .option(
+      '--allow-topic-fees',
+      'pay HIP-991 fees of fee-gated HCS-10 inbound topics (default: such agents are skipped)',
+    )
+    .option(
+      '--max-topic-fee-hbar <hbar>',
+      'with --allow-topic-fees: the most one connection request may pay (default 0.5)',
+      numberOption('--max-topic-fee-hbar', 0, 100),
+    );
 }
 
-export function hcs10Parameters(flags: Hcs10Flags): { budgetMs?: number; topicFees?: { allow: boolean; maxHbar: number } } {
+export function hcs10Parameters(flags: Hcs10Flags): {
+  budgetMs?: number;
+  topicFees?: { allow: boolean; maxHbar: number };
+} {
   return {
     ...(flags.hcs10BudgetMs !== undefined && { budgetMs: flags.hcs10BudgetMs }),
     ...(flags.allowTopicFees && { topicFees: { allow: true, maxHbar: flags.maxTopicFeeHbar ?? 0.5 } }),

@@ -46,69 +46,88 @@ export function register(program: Command): void {
         }
         try {
           return await withSource(cmd, flags, async (client, source) => {
-          // Whole lists only for --json; a followed topic can run for days, so otherwise only counts are kept.
-          const signals: ReadSignal[] = [];
-          const rejected: RejectedMessage[] = [];
-          const reasons: Record<string, number> = {};
-          // Score and reveal records, and what a later version defines (other versions, ops, signal ids): counted, not rejected.
-          const records: Record<string, number> = {};
-          const unknown: Record<string, number> = {};
-          let signalCount = 0;
-          let lastSequence: number | undefined;
-          const saw = (seq: number) => (lastSequence = Math.max(lastSequence ?? 0, seq));
-          try {
-            if (!json && !flags.jsonl) printLine(renderSignalHeader());
-            for await (const event of readSignals(client, { ...readFilters(source, flags), follow: flags.follow === true, signal: abort.signal })) {
-              if (event.type === 'signal') {
-                signalCount++;
-                saw(event.signal.sequenceNumber);
-                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...signalRow(event.signal) }));
-                else if (json) signals.push(signalRow(event.signal));
-                else printLine(renderSignalLine(event.signal));
-              } else if (event.type === 'rejected') {
-                const r = event.rejected;
-                reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
-                saw(r.sequenceNumber);
-                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'rejected', ...r }));
-                else if (json) rejected.push(r);
-                else if (flags.rejected) printLine(renderRejectedLine(r));
-              } else if (event.type === 'record') {
-                records[event.record.kind] = (records[event.record.kind] ?? 0) + 1;
-                saw(event.record.sequenceNumber);
-                if (flags.jsonl) printLine(stringifyForTerminal({ type: 'record', ...event.record }));
-              } else {
-                const key = `${event.unknown.kind}:${event.unknown.name}`;
-                unknown[key] = (unknown[key] ?? 0) + 1;
-                saw(event.unknown.sequenceNumber);
+            // Whole lists only for --json; a followed topic can run for days, so otherwise only counts are kept.
+            const signals: ReadSignal[] = [];
+            const rejected: RejectedMessage[] = [];
+            const reasons: Record<string, number> = {};
+            // Score and reveal records, and what a later version defines (other versions, ops, signal ids): counted, not rejected.
+            const records: Record<string, number> = {};
+            const unknown: Record<string, number> = {};
+            let signalCount = 0;
+            let lastSequence: number | undefined;
+            const saw = (seq: number) => (lastSequence = Math.max(lastSequence ?? 0, seq));
+            try {
+              if (!json && !flags.jsonl) printLine(renderSignalHeader());
+              for await (const event of readSignals(client, {
+                ...readFilters(source, flags),
+                follow: flags.follow === true,
+                signal: abort.signal,
+              })) {
+                if (event.type === 'signal') {
+                  signalCount++;
+                  saw(event.signal.sequenceNumber);
+                  if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...signalRow(event.signal) }));
+                  else if (json) signals.push(signalRow(event.signal));
+                  else printLine(renderSignalLine(event.signal));
+                } else if (event.type === 'rejected') {
+                  const r = event.rejected;
+                  reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
+                  saw(r.sequenceNumber);
+                  if (flags.jsonl) printLine(stringifyForTerminal({ type: 'rejected', ...r }));
+                  else if (json) rejected.push(r);
+                  else if (flags.rejected) printLine(renderRejectedLine(r));
+                } else if (event.type === 'record') {
+                  records[event.record.kind] = (records[event.record.kind] ?? 0) + 1;
+                  saw(event.record.sequenceNumber);
+                  if (flags.jsonl) printLine(stringifyForTerminal({ type: 'record', ...event.record }));
+                } else {
+                  const key = `${event.unknown.kind}:${event.unknown.name}`;
+                  unknown[key] = (unknown[key] ?? 0) + 1;
+                  saw(event.unknown.sequenceNumber);
+                }
               }
+            } catch (err) {
+              if (!abort.signal.aborted) throw err;
             }
-          } catch (err) {
-            if (!abort.signal.aborted) throw err;
-          }
 
-          const sorted = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
-          if (json) {
-            printJson({
-              topic: source.topic,
-              mirrorRestUrl: client.network.mirrorRestUrl,
-              publishers: { filter: source.publishers.length > 0 ? 'allow-list' : 'none', accounts: source.publishers },
-              lastSequence: lastSequence ?? null,
-              counts: { signals: signalCount, rejected: sorted(reasons), records: sorted(records), unknown: sorted(unknown) },
-              signals,
-              rejected,
-            });
+            const sorted = (o: Record<string, number>) =>
+              Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+            if (json) {
+              printJson({
+                topic: source.topic,
+                mirrorRestUrl: client.network.mirrorRestUrl,
+                publishers: {
+                  filter: source.publishers.length > 0 ? 'allow-list' : 'none',
+                  accounts: source.publishers,
+                },
+                lastSequence: lastSequence ?? null,
+                counts: {
+                  signals: signalCount,
+                  rejected: sorted(reasons),
+                  records: sorted(records),
+                  unknown: sorted(unknown),
+                },
+                signals,
+                rejected,
+              });
+              return exitCodeForStop(stoppedBy);
+            }
+            const list = (o: Record<string, number>) =>
+              Object.entries(sorted(o))
+                .map(([r, n]) => `${r} ${n}`)
+                .join(', ');
+            const rejectedCount = Object.values(reasons).reduce((a, b) => a + b, 0);
+            const parts = [`${signalCount} signal(s)`];
+            if (Object.keys(records).length > 0) parts.push(`records: ${list(records)}`);
+            if (Object.keys(unknown).length > 0) parts.push(`not known to this version (skipped): ${list(unknown)}`);
+            if (rejectedCount > 0)
+              parts.push(
+                `${rejectedCount} message(s) rejected: ${list(reasons)}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`,
+              );
+            note(parts.join('; '));
+            if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
             return exitCodeForStop(stoppedBy);
-          }
-          const list = (o: Record<string, number>) => Object.entries(sorted(o)).map(([r, n]) => `${r} ${n}`).join(', ');
-          const rejectedCount = Object.values(reasons).reduce((a, b) => a + b, 0);
-          const parts = [`${signalCount} signal(s)`];
-          if (Object.keys(records).length > 0) parts.push(`records: ${list(records)}`);
-          if (Object.keys(unknown).length > 0) parts.push(`not known to this version (skipped): ${list(unknown)}`);
-          if (rejectedCount > 0) parts.push(`${rejectedCount} message(s) rejected: ${list(reasons)}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`);
-          note(parts.join('; '));
-          if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
-          return exitCodeForStop(stoppedBy);
-        });
+          });
         } finally {
           process.off('SIGINT', onStop);
           process.off('SIGTERM', onStop);

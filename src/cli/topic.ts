@@ -19,7 +19,8 @@ export function register(program: Command): void {
     .option('--memo <memo>', 'topic memo (default hcs-25:0:86400)')
     .action(
       action(async (flags: TopicCreateFlags, cmd: Command) => {
-        if (flags.submitKey && flags.submitKeyOperator) throw new UsageError('give --submit-key or --submit-key-operator, not both');
+        if (flags.submitKey && flags.submitKeyOperator)
+          throw new UsageError('give --submit-key or --submit-key-operator, not both');
         const g = globals(cmd);
         const [{ explorerUrl }, { createTopic }, { isSignalTopicMemo }] = await Promise.all([
           import('../config/networks.js'),
@@ -29,7 +30,9 @@ export function register(program: Command): void {
         await withClient(cmd, {}, async (client) => {
           client.requireOperator();
           if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
-            note(`warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`);
+            note(
+              `warning: "${flags.memo}" is not an HCS-25 signal topic memo (hcs-25:0:{ttl}); consumers may not recognise the topic`,
+            );
           }
           const created = await createTopic(client, {
             ...(flags.memo !== undefined && { memo: flags.memo }),
@@ -42,7 +45,9 @@ export function register(program: Command): void {
             printJson({ ...created, network: ledger, ...(link ? { explorer: link } : {}) });
           } else {
             printLine(created.topicId);
-            note(`created signal topic ${created.topicId} on ${ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`);
+            note(
+              `created signal topic ${created.topicId} on ${ledger} (memo ${created.memo}${created.submitKey ? ', submit key set' : ', anyone may submit'})${link ? `\n  ${link}` : ''}`,
+            );
           }
         });
       }),

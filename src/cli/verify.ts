@@ -22,7 +22,9 @@ const RUN_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export function register(program: Command): void {
   program
     .command('verify')
-    .description("check a topic's signals against their runs' reveals, and its score records against their explanations")
+    .description(
+      "check a topic's signals against their runs' reveals, and its score records against their explanations",
+    )
     .addHelpText(
       'after',
       '\nFor every SimpleMath/SimpleScience signal of a revealed run, the question is re-derived from the reveal (seed,\n' +
@@ -32,9 +34,16 @@ export function register(program: Command): void {
     )
     .option('--topic <id>', 'signal topic (env HCS25_TOPIC)')
     .option('--run <run>', 'only the signals of this run')
-    .option('--publisher <account>', 'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)', collect)
+    .option(
+      '--publisher <account>',
+      'trusted publisher (payer account); repeat for more (env HCS25_PUBLISHERS)',
+      collect,
+    )
     .option('--science-bank <file>', 'the science bank a run used, when it was a private one')
-    .option('--state-dir <dir>', 'where run journals are kept, for their raw responses (env HCS25_STATE_DIR; default .hcs25)')
+    .option(
+      '--state-dir <dir>',
+      'where run journals are kept, for their raw responses (env HCS25_STATE_DIR; default .hcs25)',
+    )
     .option('--no-responses', "do not check response hashes against local run journals' raw responses")
     .action(
       action(async (flags: VerifyFlags, cmd: Command) => {
@@ -100,7 +109,8 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
   if (blocked.size > 0) printLine('unverifiable:');
   for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${b.detail}`);
   const checkedResponses = report.signals.filter((s) => s.responseChecked).length;
-  if (checkedResponses > 0) note(`response hashes checked against ${report.journals.length} local run journal(s): ${checkedResponses}`);
+  if (checkedResponses > 0)
+    note(`response hashes checked against ${report.journals.length} local run journal(s): ${checkedResponses}`);
   if (report.scores.length > 0) printScoreChecks(report.scoreCounts, report.scores);
   const rejected = Object.entries(report.read.rejected);
   if (rejected.length > 0) note(`messages not read: ${rejected.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
@@ -110,14 +120,20 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
  * The score-record part of `verify` and `scores --check-published`: counts, then every drift of every record.
  * (Subjects and details are published text: printLine shows them escaped.)
  */
-export function printScoreChecks(counts: { verified: number; mismatch: number; unverifiable: number }, results: readonly PublishedScoreCheck[]): void {
-  printLine(`score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`);
+export function printScoreChecks(
+  counts: { verified: number; mismatch: number; unverifiable: number },
+  results: readonly PublishedScoreCheck[],
+): void {
+  printLine(
+    `score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`,
+  );
   for (const r of results) {
     const subject = r.subject ?? '(no subject)';
     // A record of a batch (op "scores") is named by its index too, as a packed signal is.
     const at = r.index > 0 ? where(r) : `#${r.sequenceNumber}`;
     if (r.status === 'unverifiable') printLine(`  ${at}  ${subject}  unverifiable: no explanation to recompute from`);
-    for (const d of r.drifts) printLine(`  ${at}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
+    for (const d of r.drifts)
+      printLine(`  ${at}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
   }
 }
 

@@ -5,7 +5,18 @@ import { escapeTerminal } from '../core/terminal.js';
 import { parseGraderId } from '../evaluate/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import { entityIdFlag, inputFileFlag, withClient } from './context.js';
-import { EXIT_OK, action, globals, hcs10Options, hcs10Parameters, intOption, note, numberOption, printJson, type Hcs10Flags } from './shared.js';
+import {
+  EXIT_OK,
+  action,
+  globals,
+  hcs10Options,
+  hcs10Parameters,
+  intOption,
+  note,
+  numberOption,
+  printJson,
+  type Hcs10Flags,
+} from './shared.js';
 
 interface WatchFlags extends Hcs10Flags {
   registry?: string;
@@ -43,29 +54,63 @@ export function parseDuration(flag: string, value: string): number {
 export function register(program: Command): void {
   const cmd = program
     .command('watch')
-    .description('long-running publisher: follow a registry, evaluate new agents at once and every agent on a schedule, publish through the journal')
+    .description(
+      'long-running publisher: follow a registry, evaluate new agents at once and every agent on a schedule, publish through the journal',
+    )
     .option('--registry <id>', 'registry topic to follow (HCS-2 or HCS-10; env HCS25_REGISTRY)')
     .option('--topic <id>', 'signal topic to publish to (env HCS25_TOPIC)')
-    .option('--every <duration>', 'cycle: every agent is asked once per cycle, spread evenly over it (one run per cycle)', '24h')
+    .option(
+      '--every <duration>',
+      'cycle: every agent is asked once per cycle, spread evenly over it (one run per cycle)',
+      '24h',
+    )
     .option('--per-host <n>', 'asks per endpoint host per minute (default 60)', intOption('--per-host', 1, 100_000))
-    .option('--max-fee-per-day <hbar>', 'daily fee cap; asking pauses until 00:00 UTC when reached (default 20)', numberOption('--max-fee-per-day', 0.00000001, 100_000))
-    .option('--max-run-signals <n>', 'signals per run at most: a larger cycle is published as several runs (default 30000)', intOption('--max-run-signals', 3, 10_000_000))
-    .option('--status-port <port>', 'serve GET /healthz (JSON) and GET /metrics (Prometheus) on 127.0.0.1:PORT', intOption('--status-port', 0, 65_535))
+    .option(
+      '--max-fee-per-day <hbar>',
+      'daily fee cap; asking pauses until 00:00 UTC when reached (default 20)',
+      numberOption('--max-fee-per-day', 0.00000001, 100_000),
+    )
+    .option(
+      '--max-run-signals <n>',
+      'signals per run at most: a larger cycle is published as several runs (default 30000)',
+      intOption('--max-run-signals', 3, 10_000_000),
+    )
+    .option(
+      '--status-port <port>',
+      'serve GET /healthz (JSON) and GET /metrics (Prometheus) on 127.0.0.1:PORT',
+      intOption('--status-port', 0, 65_535),
+    )
     .option('--status-every <duration>', 'without a terminal: print a status line this often', '60s')
     .option('--evals <list>', `comma-separated: ${DEFAULT_EVALS.join(', ')}`, DEFAULT_EVALS.join(','))
     .option('--pack <mode>', 'dense (default) | subject | none')
-    .option('--concurrency <n>', 'agents asked at once (env HCS25_CONCURRENCY; default 16)', intOption('--concurrency', 1, 1000))
-    .option('--budget-ms <ms>', 'time budget per eval (env HCS25_BUDGET_MS; default 30000)', intOption('--budget-ms', 100, 600_000))
+    .option(
+      '--concurrency <n>',
+      'agents asked at once (env HCS25_CONCURRENCY; default 16)',
+      intOption('--concurrency', 1, 1000),
+    )
+    .option(
+      '--budget-ms <ms>',
+      'time budget per eval (env HCS25_BUDGET_MS; default 30000)',
+      intOption('--budget-ms', 100, 600_000),
+    )
     .option('--state-dir <dir>', 'where journals and the watch state are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--keep-responses', 'keep raw agent responses in the journals (default: not kept by watch)')
-    .option('--keep-journals <duration>', 'remove the journal of a run this long after its reveal, or "all" to keep every journal', '7d')
+    .option(
+      '--keep-journals <duration>',
+      'remove the journal of a run this long after its reveal, or "all" to keep every journal',
+      '7d',
+    )
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
     .option('--grader <id>', 'first-token@1 (default) | last-answer@1')
     .option('--science-bank <file>', 'a private SimpleScience bank (JSON, schemas/science-bank.schema.json)')
     .option('--force', 'publish to a topic whose memo is not an HCS-25 signal topic memo')
     .option('--no-grpc', 'follow the registry by polling the mirror REST API only (no mirror gRPC subscription)')
     .option('--poll-ms <ms>', 'mirror REST polling period (default 2000)', intOption('--poll-ms', 100, 3_600_000))
-    .option('--shutdown-ms <ms>', 'on SIGTERM/SIGINT, wait at most this long for receipts (default 30000)', intOption('--shutdown-ms', 0, 600_000))
+    .option(
+      '--shutdown-ms <ms>',
+      'on SIGTERM/SIGINT, wait at most this long for receipts (default 30000)',
+      intOption('--shutdown-ms', 0, 600_000),
+    )
     .action(
       action(async (flags: WatchFlags, cmd: Command) => {
         if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
@@ -74,18 +119,24 @@ export function register(program: Command): void {
         const everyMs = parseDuration('--every', flags.every);
         if (everyMs < 1_000) throw new UsageError('--every must be at least 1s');
         const statusEveryMs = parseDuration('--status-every', flags.statusEvery);
-        const keepJournalsMs = flags.keepJournals === 'all' ? null : parseDuration('--keep-journals', flags.keepJournals);
+        const keepJournalsMs =
+          flags.keepJournals === 'all' ? null : parseDuration('--keep-journals', flags.keepJournals);
         const evals = parseEvalList(flags.evals);
         if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
-        const [{ watchRegistry }, { startStatusServer, statusLine }] = await Promise.all([import('../watch/watch-registry.js'), import('../watch/status.js')]);
+        const [{ watchRegistry }, { startStatusServer, statusLine }] = await Promise.all([
+          import('../watch/watch-registry.js'),
+          import('../watch/status.js'),
+        ]);
         const controller = new AbortController();
         let signals = 0;
         const onSignal = (sig: NodeJS.Signals) => {
           signals++;
           // A second signal quits at once: the journal is safe, a restart resends what was not confirmed.
           if (signals > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
-          note(`\nhcs25 watch: ${sig}: stopping — flushing packs and waiting for receipts (${sig} again to quit at once; nothing is lost)`);
+          note(
+            `\nhcs25 watch: ${sig}: stopping — flushing packs and waiting for receipts (${sig} again to quit at once; nothing is lost)`,
+          );
           controller.abort(new Error('stopped'));
         };
         process.on('SIGINT', onSignal);
@@ -109,7 +160,10 @@ export function register(program: Command): void {
               const registry = flags.registry ?? client.config.registry;
               const topic = flags.topic ?? client.config.topic;
               if (!registry) throw new UsageError('watch needs a registry: --registry ID (or HCS25_REGISTRY)');
-              if (!topic) throw new UsageError('watch needs a signal topic: --topic ID (or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
+              if (!topic)
+                throw new UsageError('watch needs a signal topic: --topic ID (or HCS25_TOPIC)', {
+                  hint: 'create one with `hcs25 topic create`',
+                });
               return watchRegistry(client, {
                 registry,
                 topic: entityIdFlag('--topic', topic),
@@ -140,7 +194,10 @@ export function register(program: Command): void {
                   if (json) return;
                   const draw = () => {
                     const line = escapeTerminal(statusLine(status()));
-                    if (tty) process.stderr.write(`\r${line.slice(0, Math.max(20, (process.stderr.columns ?? 120) - 1))}\x1b[K`);
+                    if (tty)
+                      process.stderr.write(
+                        `\r${line.slice(0, Math.max(20, (process.stderr.columns ?? 120) - 1))}\x1b[K`,
+                      );
                     else process.stderr.write(`${new Date().toISOString()} ${line}\n`);
                     drawn = true;
                   };
@@ -153,7 +210,10 @@ export function register(program: Command): void {
           );
           if (tty && drawn) process.stderr.write('\n');
           if (json) printJson(result);
-          else note(`hcs25 watch: stopped — ${result.status.counters.evaluations} evaluations, ${result.status.counters.signalsPublished} signals published; runs: ${result.runs.join(', ') || 'none'}`);
+          else
+            note(
+              `hcs25 watch: stopped — ${result.status.counters.evaluations} evaluations, ${result.status.counters.signalsPublished} signals published; runs: ${result.runs.join(', ') || 'none'}`,
+            );
           return EXIT_OK;
         } finally {
           clearInterval(timer);

@@ -110,9 +110,16 @@ function networkFor(ledger: LedgerName, input: ConfigInput): NetworkConfig {
       });
     }
     if (!input.mirrorRestUrl) {
-      throw new ConfigError('network "custom" needs a mirror node REST URL (HCS25_MIRROR_REST_URL)', { hint: 'set HCS25_MIRROR_REST_URL' });
+      throw new ConfigError('network "custom" needs a mirror node REST URL (HCS25_MIRROR_REST_URL)', {
+        hint: 'set HCS25_MIRROR_REST_URL',
+      });
     }
-    return { ledger, nodes: input.nodes, mirrorGrpc: input.mirrorGrpc ?? [], mirrorRestUrl: trimSlash(input.mirrorRestUrl) };
+    return {
+      ledger,
+      nodes: input.nodes,
+      mirrorGrpc: input.mirrorGrpc ?? [],
+      mirrorRestUrl: trimSlash(input.mirrorRestUrl),
+    };
   }
   const preset = NETWORK_PRESETS[ledger];
   return {
@@ -135,30 +142,49 @@ function operatorFor(ledger: LedgerName, input: ConfigInput, cwd: string): Opera
     try {
       key = readFileSync(file, 'utf8').trim();
     } catch (err) {
-      throw new ConfigError(`cannot read the operator key file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
-        hint: 'check HCS25_OPERATOR_KEY_FILE points at a readable file holding only the key',
-      });
+      throw new ConfigError(
+        `cannot read the operator key file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        {
+          hint: 'check HCS25_OPERATOR_KEY_FILE points at a readable file holding only the key',
+        },
+      );
     }
   }
   if (!input.operatorId && !key) {
     if (ledger !== 'local') return undefined;
-    return { accountId: LOCAL_GENESIS_OPERATOR.accountId, privateKey: new Secret(LOCAL_GENESIS_OPERATOR.privateKey), keyType: 'der' };
+    return {
+      accountId: LOCAL_GENESIS_OPERATOR.accountId,
+      privateKey: new Secret(LOCAL_GENESIS_OPERATOR.privateKey),
+      keyType: 'der',
+    };
   }
-  if (!input.operatorId) throw new ConfigError('an operator key is set but no operator account (HCS25_OPERATOR_ID)', { hint: 'set HCS25_OPERATOR_ID' });
-  if (!key) throw new ConfigError('an operator account is set but no operator key (HCS25_OPERATOR_KEY or HCS25_OPERATOR_KEY_FILE)', { hint: 'set HCS25_OPERATOR_KEY or HCS25_OPERATOR_KEY_FILE' });
+  if (!input.operatorId)
+    throw new ConfigError('an operator key is set but no operator account (HCS25_OPERATOR_ID)', {
+      hint: 'set HCS25_OPERATOR_ID',
+    });
+  if (!key)
+    throw new ConfigError(
+      'an operator account is set but no operator key (HCS25_OPERATOR_KEY or HCS25_OPERATOR_KEY_FILE)',
+      { hint: 'set HCS25_OPERATOR_KEY or HCS25_OPERATOR_KEY_FILE' },
+    );
   return { accountId: input.operatorId, privateKey: new Secret(key), keyType: keyTypeOf(key, input.operatorKeyType) };
 }
 
 function keyTypeOf(key: string, declared: ConfigInput['operatorKeyType']): OperatorConfig['keyType'] {
   const hex = key.startsWith('0x') ? key.slice(2) : key;
   if (!/^[0-9a-fA-F]+$/.test(hex)) {
-    throw new ConfigError('the operator key (HCS25_OPERATOR_KEY) is not hex', { hint: 'give a DER-encoded hex key, or a raw 32-byte hex key with HCS25_OPERATOR_KEY_TYPE' });
+    throw new ConfigError('the operator key (HCS25_OPERATOR_KEY) is not hex', {
+      hint: 'give a DER-encoded hex key, or a raw 32-byte hex key with HCS25_OPERATOR_KEY_TYPE',
+    });
   }
   if (declared) return declared;
   if (hex.length === 64) {
-    throw new ConfigError('the operator key (HCS25_OPERATOR_KEY) is a raw 32-byte hex key, which can be ED25519 or ECDSA: set HCS25_OPERATOR_KEY_TYPE', {
-      hint: 'set HCS25_OPERATOR_KEY_TYPE=ed25519 or ecdsa (the portal shows the type), or use the DER-encoded key',
-    });
+    throw new ConfigError(
+      'the operator key (HCS25_OPERATOR_KEY) is a raw 32-byte hex key, which can be ED25519 or ECDSA: set HCS25_OPERATOR_KEY_TYPE',
+      {
+        hint: 'set HCS25_OPERATOR_KEY_TYPE=ed25519 or ecdsa (the portal shows the type), or use the DER-encoded key',
+      },
+    );
   }
   return 'der';
 }
@@ -173,7 +199,9 @@ function withDotEnv(env: NodeJS.ProcessEnv, cwd: string, envFile: string | undef
   try {
     fromFile = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
   } catch (err) {
-    throw new ConfigError(`cannot read env file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'parse error'}`);
+    throw new ConfigError(
+      `cannot read env file ${quoteInput(file, 120)}: ${(err as NodeJS.ErrnoException).code ?? 'parse error'}`,
+    );
   }
   // As with dotenv: the real environment wins over the file.
   return { ...fromFile, ...env };
@@ -182,7 +210,10 @@ function withDotEnv(env: NodeJS.ProcessEnv, cwd: string, envFile: string | undef
 function readConfigFile(cwd: string, named: string | undefined): Record<string, unknown> {
   const file = resolve(cwd, named ?? DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
-    if (named) throw new ConfigError(`config file ${quoteInput(file, 120)} does not exist`, { hint: 'check --config or HCS25_CONFIG' });
+    if (named)
+      throw new ConfigError(`config file ${quoteInput(file, 120)} does not exist`, {
+        hint: 'check --config or HCS25_CONFIG',
+      });
     return {};
   }
   let value: unknown;
@@ -191,7 +222,9 @@ function readConfigFile(cwd: string, named: string | undefined): Record<string, 
   } catch (err) {
     // Not the parser's message: it quotes the text around the error, which may be a key.
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
-    throw new ConfigError(`config file ${quoteInput(file, 120)} is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`);
+    throw new ConfigError(
+      `config file ${quoteInput(file, 120)} is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ConfigError(`config file ${quoteInput(file, 120)} must hold a JSON object`);
@@ -223,12 +256,19 @@ function convertEnv(name: string, raw: string, kind: (typeof ENV_VARS)[string]['
       if (/^(0|false|no|off)$/i.test(raw)) return false;
       throw new ConfigError(`${name} must be true or false, got ${quoteInput(raw)}`);
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'nodes': {
       const nodes: Record<string, string> = {};
-      for (const part of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      for (const part of raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
         const [addr, id] = part.split('=');
-        if (!addr || !id) throw new ConfigError(`${name} entries must look like host:port=0.0.3, got ${quoteInput(part)}`);
+        if (!addr || !id)
+          throw new ConfigError(`${name} entries must look like host:port=0.0.3, got ${quoteInput(part)}`);
         nodes[addr.trim()] = id.trim();
       }
       return nodes;
@@ -242,7 +282,9 @@ function pickDefined(flags: Record<string, unknown>, keys: string[]): Record<str
   return out;
 }
 
-const FLAG_OR_ENV: Record<string, string> = Object.fromEntries(Object.entries(ENV_VARS).map(([env, { key }]) => [key, env]));
+const FLAG_OR_ENV: Record<string, string> = Object.fromEntries(
+  Object.entries(ENV_VARS).map(([env, { key }]) => [key, env]),
+);
 
 function configErrorFrom(error: z.ZodError, sources: ResolvedConfig['sources']): ConfigError {
   const issue = error.issues[0]!;
@@ -271,7 +313,7 @@ function rejectMisplacedKeys(merged: Record<string, unknown>, sources: ResolvedC
     const where = mayBeKeyMaterial(key) ? 'a config file key name' : describeSource(key, sources[key]);
     if (key === 'operatorKeyFile') {
       throw new ConfigError(`${where} holds what looks like a private key, not the path of a file`, {
-        hint: 'put the key itself in HCS25_OPERATOR_KEY, or write it to a file and set HCS25_OPERATOR_KEY_FILE to that file\'s path',
+        hint: "put the key itself in HCS25_OPERATOR_KEY, or write it to a file and set HCS25_OPERATOR_KEY_FILE to that file's path",
       });
     }
     throw new ConfigError(`${where} holds what looks like a private key (not shown)`, {
@@ -283,7 +325,8 @@ function rejectMisplacedKeys(merged: Record<string, unknown>, sources: ResolvedC
 function holdsKeyMaterial(value: unknown): boolean {
   if (typeof value === 'string') return mayBeKeyMaterial(value);
   if (Array.isArray(value)) return value.some(holdsKeyMaterial);
-  if (value !== null && typeof value === 'object') return Object.entries(value).some(([k, v]) => mayBeKeyMaterial(k) || holdsKeyMaterial(v));
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([k, v]) => mayBeKeyMaterial(k) || holdsKeyMaterial(v));
   return false;
 }
 
@@ -308,9 +351,12 @@ function trimSlash(url: string): string {
 /** For commands that submit: the operator, or an error that says how to configure one. */
 export function requireOperator(config: ResolvedConfig): OperatorConfig {
   if (!config.operator) {
-    throw new ConfigError(`no operator account is configured for ${config.network.ledger} (HCS25_OPERATOR_ID, HCS25_OPERATOR_KEY)`, {
-      hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE), e.g. in .env',
-    });
+    throw new ConfigError(
+      `no operator account is configured for ${config.network.ledger} (HCS25_OPERATOR_ID, HCS25_OPERATOR_KEY)`,
+      {
+        hint: 'set HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY (or HCS25_OPERATOR_KEY_FILE), e.g. in .env',
+      },
+    );
   }
   return config.operator;
 }

@@ -20,8 +20,7 @@ export interface NetworkConfig {
  */
 export const LOCAL_GENESIS_OPERATOR = {
   accountId: '0.0.2',
-  privateKey:
-    '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
+  privateKey: '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
 } as const;
 
 /** A local network; `nodeCount` consensus nodes 0.0.3, 0.0.4, … on the local multi-node port scheme. */
@@ -39,12 +38,26 @@ export function localNetwork(host = '127.0.0.1', ports: LocalPorts = LOCAL_PORTS
 export const NETWORK_PRESETS: Record<Exclude<LedgerName, 'custom'>, NetworkConfig> = {
   local: localNetwork(),
   testnet: { ledger: 'testnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://testnet.mirrornode.hedera.com' },
-  previewnet: { ledger: 'previewnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://previewnet.mirrornode.hedera.com' },
-  mainnet: { ledger: 'mainnet', nodes: {}, mirrorGrpc: [], mirrorRestUrl: 'https://mainnet-public.mirrornode.hedera.com' },
+  previewnet: {
+    ledger: 'previewnet',
+    nodes: {},
+    mirrorGrpc: [],
+    mirrorRestUrl: 'https://previewnet.mirrornode.hedera.com',
+  },
+  mainnet: {
+    ledger: 'mainnet',
+    nodes: {},
+    mirrorGrpc: [],
+    mirrorRestUrl: 'https://mainnet-public.mirrornode.hedera.com',
+  },
 };
 
 /** HashScan link for an entity, where one exists. */
-export function explorerUrl(ledger: LedgerName, kind: 'topic' | 'account' | 'transaction', id: string): string | undefined {
+export function explorerUrl(
+  ledger: LedgerName,
+  kind: 'topic' | 'account' | 'transaction',
+  id: string,
+): string | undefined {
   if (ledger !== 'testnet' && ledger !== 'mainnet' && ledger !== 'previewnet') return undefined;
   return `https://hashscan.io/${ledger}/${kind}/${id}`;
 }

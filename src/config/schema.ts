@@ -30,7 +30,9 @@ export const configInputSchema = z
     ipfsGateway: z.url().describe('gateway for ipfs:// profile references'),
     agentHeaders: z
       .record(z.string().min(1), z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string().regex(/^[A-Z_][A-Z0-9_]*$/)))
-      .describe('per-agent HTTP headers: {"<subject UAID, endpoint origin or host>": {"Authorization": "ENV_VAR_NAME"}}; values are read from the environment, never from a registry'),
+      .describe(
+        'per-agent HTTP headers: {"<subject UAID, endpoint origin or host>": {"Authorization": "ENV_VAR_NAME"}}; values are read from the environment, never from a registry',
+      ),
   })
   .partial()
   .strict();
@@ -38,7 +40,10 @@ export const configInputSchema = z
 export type ConfigInput = z.infer<typeof configInputSchema>;
 
 /** Environment variable → config key. `.env.example` documents each. */
-export const ENV_VARS: Record<string, { key: keyof ConfigInput; kind: 'string' | 'number' | 'boolean' | 'list' | 'nodes' }> = {
+export const ENV_VARS: Record<
+  string,
+  { key: keyof ConfigInput; kind: 'string' | 'number' | 'boolean' | 'list' | 'nodes' }
+> = {
   HCS25_NETWORK: { key: 'network', kind: 'string' },
   HCS25_OPERATOR_ID: { key: 'operatorId', kind: 'string' },
   HCS25_OPERATOR_KEY: { key: 'operatorKey', kind: 'string' },

@@ -36,7 +36,12 @@ export function sameAsk(a: Agent, b: Agent): boolean {
 }
 
 /** The host an agent is asked at: its endpoint's host, or for HCS-10 its inbound topic (asks are HCS messages). */
-export function askHost(agent: { endpoint?: string; inboundTopicId?: string; accountId?: string; subject: string }): string {
+export function askHost(agent: {
+  endpoint?: string;
+  inboundTopicId?: string;
+  accountId?: string;
+  subject: string;
+}): string {
   if (agent.endpoint) {
     try {
       return new URL(agent.endpoint).hostname.toLowerCase();

@@ -11,7 +11,8 @@
  */
 export const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const UNSAFE_ALL = new RegExp(TERMINAL_UNSAFE.source, 'g');
-const UNSAFE_KEEPING_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const UNSAFE_KEEPING_LINES =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 /** What JSON.stringify leaves raw inside strings (it escapes C0 itself; a raw line feed is its own indentation). */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
@@ -33,7 +34,10 @@ export function escapeTerminal(text: string, options: EscapeOptions = {}): strin
  * escape (JSON.stringify escapes C0 controls itself, but passes C1 and bidi controls through raw).
  */
 export function stringifyForTerminal(value: unknown, space?: number): string {
-  return JSON.stringify(value, null, space).replace(UNSAFE_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, space).replace(
+    UNSAFE_IN_JSON,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Agent-supplied text made safe for a one-line message: whitespace runs as one space, controls shown escaped. */

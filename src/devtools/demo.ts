@@ -82,7 +82,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     step('Starting the embedded Hedera local node…');
     const node = await startNode(startLocalNode, options.ports ?? 'standard', step);
     cleanups.push(() => node.stop());
-    step(`  consensus gRPC 127.0.0.1:${node.ports.consensus} · mirror gRPC :${node.ports.mirrorGrpc} · mirror REST ${node.mirrorRestUrl}`);
+    step(
+      `  consensus gRPC 127.0.0.1:${node.ports.consensus} · mirror gRPC :${node.ports.mirrorGrpc} · mirror REST ${node.mirrorRestUrl}`,
+    );
 
     const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'hcs25-demo-'));
     if (!options.stateDir) cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
@@ -98,7 +100,25 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     cleanups.push(() => client.close());
 
     step('Starting the sample agents (OpenAI-compatible, A2A, MCP, plain HTTP) on 127.0.0.1…');
-    const fleet = await startAgentFleet({ slowMs: budgetMs * 2, ...(fast ? { include: ['perfect', 'verbose', 'wrong', 'slow', 'flaky', 'garbage', 'huge', 'a2a-calc', 'mcp-tools', 'plain-http'] } : {}) });
+    const fleet = await startAgentFleet({
+      slowMs: budgetMs * 2,
+      ...(fast
+        ? {
+            include: [
+              'perfect',
+              'verbose',
+              'wrong',
+              'slow',
+              'flaky',
+              'garbage',
+              'huge',
+              'a2a-calc',
+              'mcp-tools',
+              'plain-http',
+            ],
+          }
+        : {}),
+    });
     cleanups.push(() => fleet.stop());
 
     step('Creating an HCS-2 registry and listing the agents in it…');
@@ -118,20 +138,40 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       ...(options.signal && { signal: options.signal }),
       ...(options.onProgress && { onProgress: options.onProgress }),
       // A temporary journal is removed when the demo ends: say so rather than print a path that will not exist.
-      onNote: (line) => options.onStep?.(`  ${options.stateDir ? line : line.replace(/\(journal [^)]*\)/, '(journal kept only for the demo; --state-dir DIR keeps it)')}`),
+      onNote: (line) =>
+        options.onStep?.(
+          `  ${options.stateDir ? line : line.replace(/\(journal [^)]*\)/, '(journal kept only for the demo; --state-dir DIR keeps it)')}`,
+        ),
     });
     options.signal?.throwIfAborted();
     if (run.status !== 'complete') {
-      throw new DemoError(`the run ended ${run.status}${run.error ? `: ${run.error.message}` : ''}`, run.error?.hint ?? 'run the demo again with HCS25_DEBUG=1');
+      throw new DemoError(
+        `the run ended ${run.status}${run.error ? `: ${run.error.message}` : ''}`,
+        run.error?.hint ?? 'run the demo again with HCS25_DEBUG=1',
+      );
     }
-    step(`  ${run.signals.published} signals published (${run.evals.correct} correct, ${run.evals.wrong} wrong, ${run.evals.failed} failed, ${run.evals.skipped} skipped)`);
+    step(
+      `  ${run.signals.published} signals published (${run.evals.correct} correct, ${run.evals.wrong} wrong, ${run.evals.failed} failed, ${run.evals.skipped} skipped)`,
+    );
 
     step('Reading the signals back from the mirror REST API, as a consumer would…');
-    const [{ renderScoreTable }, { renderHtmlReport }] = await Promise.all([import('../report/table.js'), import('../report/html-report.js')]);
+    const [{ renderScoreTable }, { renderHtmlReport }] = await Promise.all([
+      import('../report/table.js'),
+      import('../report/html-report.js'),
+    ]);
     const publisher = client.requireOperator().accountId;
     await waitForSignals(client, topic.topicId, publisher, run.signals.published, options.signal);
     const labels = Object.fromEntries(run.list.map((l) => [l.subject, l.name]));
-    const { report: scores, signals, rejected } = await actions.scoreSignals(client, { topic: topic.topicId, publishers: [publisher], labels, keepSignals: true });
+    const {
+      report: scores,
+      signals,
+      rejected,
+    } = await actions.scoreSignals(client, {
+      topic: topic.topicId,
+      publishers: [publisher],
+      labels,
+      keepSignals: true,
+    });
     const table = renderScoreTable(scores);
 
     let htmlReport: string | undefined;
@@ -139,7 +179,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       htmlReport = resolve(options.htmlReport ?? 'hcs25-report.html');
       writeFileSync(htmlReport, renderHtmlReport(scores, signals ?? [], { network: 'local (embedded emulator)' }));
     }
-    if (options.serve) await serveUntilAborted(client, topic.topicId, publisher, options.ports === 'ephemeral' ? 0 : options.serve.port, options);
+    if (options.serve)
+      await serveUntilAborted(
+        client,
+        topic.topicId,
+        publisher,
+        options.ports === 'ephemeral' ? 0 : options.serve.port,
+        options,
+      );
     return {
       ports: node.ports,
       registryTopicId: registry.topicId,
@@ -165,11 +212,24 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
 }
 
 /** `demo --serve`: the demo's topic served live until the user stops the demo. */
-async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: string, port: number | undefined, options: DemoOptions): Promise<void> {
+async function serveUntilAborted(
+  client: Hcs25Client,
+  topic: string,
+  publisher: string,
+  port: number | undefined,
+  options: DemoOptions,
+): Promise<void> {
   const signal = options.signal;
   if (!signal) throw new DemoError('serving needs a way to stop', 'pass an AbortSignal with the serve option');
   const { startServer, DEFAULT_SERVE_PORT } = await import('../serve/serve-scores.js');
-  const start = (p: number) => startServer(client, { topics: [topic], publishers: [publisher], database: 'memory://', port: p, onNote: (line) => options.onStep?.(`  ${line}`) });
+  const start = (p: number) =>
+    startServer(client, {
+      topics: [topic],
+      publishers: [publisher],
+      database: 'memory://',
+      port: p,
+      onNote: (line) => options.onStep?.(`  ${line}`),
+    });
   let server: Awaited<ReturnType<typeof start>>;
   try {
     server = await start(port ?? DEFAULT_SERVE_PORT);
@@ -188,14 +248,21 @@ async function serveUntilAborted(client: Hcs25Client, topic: string, publisher: 
 
 type StartLocalNode = typeof import('../localnode/index.js').startLocalNode;
 
-async function startNode(start: StartLocalNode, ports: 'standard' | 'ephemeral', step: (line: string) => void): Promise<LocalNode> {
+async function startNode(
+  start: StartLocalNode,
+  ports: 'standard' | 'ephemeral',
+  step: (line: string) => void,
+): Promise<LocalNode> {
   const ephemeral = { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 };
   if (ports === 'ephemeral') return start({ ports: ephemeral, quiet: true });
   try {
     return await start({ quiet: true });
   } catch (err) {
-    if ((err as { code?: string }).code !== 'PORT_IN_USE' && !/in use|EADDRINUSE/i.test(String((err as Error).message))) throw err;
-    step('  the standard local-node ports are taken (is hiero-local-node or another hcs25 running?); using free ports instead');
+    if ((err as { code?: string }).code !== 'PORT_IN_USE' && !/in use|EADDRINUSE/i.test(String((err as Error).message)))
+      throw err;
+    step(
+      '  the standard local-node ports are taken (is hiero-local-node or another hcs25 running?); using free ports instead',
+    );
     return start({ ports: ephemeral, quiet: true });
   }
 }
@@ -217,18 +284,36 @@ async function fillRegistry(
   cleanups: Array<() => Promise<void> | void>,
   step: (line: string) => void,
 ): Promise<FilledRegistry> {
-  const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([import('../discover/write.js'), import('../hedera/hcs1-write.js')]);
+  const [{ createRegistry, registerAgent }, { inscribeHcs1 }] = await Promise.all([
+    import('../discover/write.js'),
+    import('../hedera/hcs1-write.js'),
+  ]);
   const { topicId } = await createRegistry(client.sdk, { kind: 'hcs-2', indexed: true, submitKey: true });
   const shape = { kind: 'hcs-2' as const, indexed: true };
   const listed: FilledRegistry['listed'] = [];
-  const entries: Array<{ record: AgentRecord; entry: import('../discover/write.js').RegistryEntrySource; listedAs: string }> = [];
+  const entries: Array<{
+    record: AgentRecord;
+    entry: import('../discover/write.js').RegistryEntrySource;
+    listedAs: string;
+  }> = [];
 
   for (const record of records) {
     if (record.protocol === 'a2a' && record.name === 'a2a-calc' && 'endpoint' in record) {
-      entries.push({ record, entry: { metadata: new URL('/.well-known/agent-card.json', record.endpoint).toString() }, listedAs: 'A2A agent card URL' });
+      entries.push({
+        record,
+        entry: { metadata: new URL('/.well-known/agent-card.json', record.endpoint).toString() },
+        listedAs: 'A2A agent card URL',
+      });
     } else if (record.protocol === 'mcp' && 'endpoint' in record) {
-      const profile = { version: '1.0', type: 2, display_name: record.name, mcpServer: { version: '2025-06-18', connectionInfo: { url: record.endpoint, transport: 'streamable-http' } } };
-      const file = await inscribeHcs1(client.sdk, Buffer.from(JSON.stringify(profile)), { mimeType: 'application/json' });
+      const profile = {
+        version: '1.0',
+        type: 2,
+        display_name: record.name,
+        mcpServer: { version: '2025-06-18', connectionInfo: { url: record.endpoint, transport: 'streamable-http' } },
+      };
+      const file = await inscribeHcs1(client.sdk, Buffer.from(JSON.stringify(profile)), {
+        mimeType: 'application/json',
+      });
       entries.push({ record, entry: { metadata: file.hrl }, listedAs: `HCS-11 profile (${file.hrl})` });
     } else {
       entries.push({ record, entry: { record }, listedAs: 'agent record' });
@@ -238,9 +323,14 @@ async function fillRegistry(
   if (options.hcs10 !== false) {
     step('Starting HCS-10 agents that answer over HCS itself…');
     const { startHcs10Fleet } = await import('./hcs10-agents.js');
-    const fleet = await startHcs10Fleet({ node, include: options.fast ? ['correct', 'silent'] : ['correct', 'silent', 'large'], pollMs: 100 });
+    const fleet = await startHcs10Fleet({
+      node,
+      include: options.fast ? ['correct', 'silent'] : ['correct', 'silent', 'large'],
+      pollMs: 100,
+    });
     cleanups.push(() => fleet.stop());
-    for (const record of fleet.agents) entries.push({ record, entry: { record }, listedAs: `HCS-10 account ${record.accountId}` });
+    for (const record of fleet.agents)
+      entries.push({ record, entry: { record }, listedAs: `HCS-10 account ${record.accountId}` });
   }
 
   for (const { record, entry, listedAs } of entries) {
@@ -252,7 +342,13 @@ async function fillRegistry(
 }
 
 /** The mirror node trails consensus (on real networks by seconds): poll until every published signal is readable. */
-async function waitForSignals(client: Hcs25Client, topic: string, publisher: string, expected: number, signal?: AbortSignal): Promise<void> {
+async function waitForSignals(
+  client: Hcs25Client,
+  topic: string,
+  publisher: string,
+  expected: number,
+  signal?: AbortSignal,
+): Promise<void> {
   const { collectSignals } = await import('../read/read-signals.js');
   const deadline = Date.now() + 30_000;
   for (;;) {

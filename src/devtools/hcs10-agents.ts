@@ -51,7 +51,8 @@ export type Hcs10Behaviour = (typeof HCS10_BEHAVIOURS)[number] | (typeof HCS10_C
 export const SAMPLE_GREETING = "Hello! I'm a math agent. Try me: 12 + 30 = 42. Science questions too (answer A).";
 /** The standards-sdk sample agent's greeting memo, and a greeting that only the memo gives away. */
 export const SDK_GREETING_MEMO = 'Greeting message after connection established';
-export const SDK_GREETING = "I'm Bob, your friendly Hedera agent! I solve math like 5 * (3 + 2) = 25. What would you like to do today?";
+export const SDK_GREETING =
+  "I'm Bob, your friendly Hedera agent! I solve math like 5 * (3 + 2) = 25. What would you like to do today?";
 
 export interface Hcs10AgentOptions {
   behaviour: Hcs10Behaviour;
@@ -111,7 +112,9 @@ export async function startHcs10Agent(options: Hcs10AgentOptions): Promise<Runni
     ).getReceipt(options.funder);
     accountId = receipt.accountId!.toString();
   } catch (err) {
-    throw new Hcs25Error('DEMO', `creating the account of sample agent ${name} failed: ${errorMessage(err)}`, { cause: err });
+    throw new Hcs25Error('DEMO', `creating the account of sample agent ${name} failed: ${errorMessage(err)}`, {
+      cause: err,
+    });
   }
   const client = options.clientFor({ accountId, privateKey: key.toStringDer() });
   try {
@@ -156,7 +159,11 @@ const MIRROR_VISIBLE_MS = 30_000;
 async function visibleOnMirror(mirror: MirrorRestClient, topicId: string, name: string): Promise<void> {
   const deadline = Date.now() + MIRROR_VISIBLE_MS;
   while ((await mirror.getTopic(topicId)) === null) {
-    if (Date.now() > deadline) throw new Hcs25Error('DEMO', `sample agent ${name}: the mirror node did not show its inbound topic ${topicId} within ${MIRROR_VISIBLE_MS / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Hcs25Error(
+        'DEMO',
+        `sample agent ${name}: the mirror node did not show its inbound topic ${topicId} within ${MIRROR_VISIBLE_MS / 1000} s`,
+      );
     await abortableSleep(50);
   }
 }
@@ -202,22 +209,34 @@ class SampleAgent {
   private async tick(): Promise<void> {
     const { mirror } = this.options;
     const signal = this.halt.signal;
-    for await (const msg of mirror.topicMessages(this.identity.inboundTopicId, { afterSequence: this.inboundCursor, signal })) {
+    for await (const msg of mirror.topicMessages(this.identity.inboundTopicId, {
+      afterSequence: this.inboundCursor,
+      signal,
+    })) {
       this.inboundCursor = msg.sequenceNumber;
       const parsed = parseIncoming(msg.message);
-      if (parsed.ok && parsed.op.op === 'connection_request') await this.accept(msg.sequenceNumber, parsed.op.operator_id);
+      if (parsed.ok && parsed.op.op === 'connection_request')
+        await this.accept(msg.sequenceNumber, parsed.op.operator_id);
     }
     for (const [topicId, conversation] of this.conversations) {
       for await (const msg of mirror.topicMessages(topicId, { afterSequence: conversation.cursor, signal })) {
         conversation.cursor = msg.sequenceNumber;
         const parsed = parseIncoming(msg.message);
         if (!parsed.ok) continue;
-        const from = parsed.op.operator_id === undefined ? undefined : parseOperatorId(parsed.op.operator_id)?.accountId;
+        const from =
+          parsed.op.operator_id === undefined ? undefined : parseOperatorId(parsed.op.operator_id)?.accountId;
         if (from !== conversation.requesterAccountId) continue;
         if (parsed.op.op === 'close_connection') {
           this.conversations.delete(topicId);
           this.stats.closed++;
-          await this.send(this.identity.outboundTopicId, outboundConnectionClosedOp({ connectionTopicId: topicId, operatorId: this.operatorId, reason: 'closed by the requester' }));
+          await this.send(
+            this.identity.outboundTopicId,
+            outboundConnectionClosedOp({
+              connectionTopicId: topicId,
+              operatorId: this.operatorId,
+              reason: 'closed by the requester',
+            }),
+          );
           break;
         }
         if (parsed.op.op === 'message') {
@@ -277,16 +296,26 @@ class SampleAgent {
     }
     await this.send(topicId, messageOp({ operatorId: this.operatorId, data: SAMPLE_GREETING }));
     if (this.options.behaviour === 'late-greeting') {
-      await this.send(topicId, messageOp({ operatorId: this.operatorId, data: JSON.stringify({ type: 'typing', text: 'Working on 99 + 1…' }) }));
+      await this.send(
+        topicId,
+        messageOp({
+          operatorId: this.operatorId,
+          data: JSON.stringify({ type: 'typing', text: 'Working on 99 + 1…' }),
+        }),
+      );
     }
   }
 
   private async answer(topicId: string, conversation: Conversation, data: string, questionSeq: number): Promise<void> {
     const { behaviour } = this.options;
     if (behaviour === 'silent') return;
-    if (!conversation.greeted && (behaviour === 'late-greeting' || behaviour === 'tagged')) await this.greet(topicId, conversation);
+    if (!conversation.greeted && (behaviour === 'late-greeting' || behaviour === 'tagged'))
+      await this.greet(topicId, conversation);
     const fileTopic = hcs1TopicOf(data);
-    const prompt = fileTopic === null ? data : (await readHcs1File(this.options.mirror, fileTopic, { signal: this.halt.signal })).bytes.toString('utf8');
+    const prompt =
+      fileTopic === null
+        ? data
+        : (await readHcs1File(this.options.mirror, fileTopic, { signal: this.halt.signal })).bytes.toString('utf8');
     const answer = bareAnswer(this.options.solve(prompt));
     let reply = answer;
     if (behaviour === 'large') reply = padded(answer, this.options.largeBytes ?? 4096);
@@ -295,7 +324,12 @@ class SampleAgent {
     if (this.options.behaviour === 'large' || !fitsInline(this.operatorId, reply)) {
       payload = (await inscribeHcs1(this.client, Buffer.from(reply, 'utf8'), { mimeType: 'text/plain' })).hrl;
     }
-    const m = behaviour === 'tagged' ? `${this.name} response to message #${questionSeq}` : payload !== reply ? 'Large message stored via HCS-1' : undefined;
+    const m =
+      behaviour === 'tagged'
+        ? `${this.name} response to message #${questionSeq}`
+        : payload !== reply
+          ? 'Large message stored via HCS-1'
+          : undefined;
     await this.send(topicId, messageOp({ operatorId: this.operatorId, data: payload, ...(m !== undefined && { m }) }));
     this.stats.replies++;
   }
@@ -320,7 +354,10 @@ class SampleAgent {
 
   private async outboundTopicOf(accountId: string): Promise<string | undefined> {
     try {
-      const profile = await resolveAccountProfile(accountId, chainResolveContext(this.options.mirror, { signal: this.halt.signal }));
+      const profile = await resolveAccountProfile(
+        accountId,
+        chainResolveContext(this.options.mirror, { signal: this.halt.signal }),
+      );
       const outbound = profile?.doc.outboundTopicId;
       return typeof outbound === 'string' ? outbound : undefined;
     } catch {
@@ -384,9 +421,13 @@ export async function startHcs10Fleet(options: Hcs10FleetOptions): Promise<Hcs10
   };
   try {
     const registryTopicId =
-      options.registryTopicId ?? (await createTopic(funder, { memo: registryTopicMemo(), submitKey: funder.operatorPublicKey! }));
-    const specs: { behaviour: Hcs10Behaviour; name?: string; inboundFeeHbar?: number }[] = (options.include ?? HCS10_BEHAVIOURS).map((behaviour) => ({ behaviour }));
-    if (options.paidAgentFeeHbar !== undefined) specs.push({ behaviour: 'correct', name: 'hcs10-paid', inboundFeeHbar: options.paidAgentFeeHbar });
+      options.registryTopicId ??
+      (await createTopic(funder, { memo: registryTopicMemo(), submitKey: funder.operatorPublicKey! }));
+    const specs: { behaviour: Hcs10Behaviour; name?: string; inboundFeeHbar?: number }[] = (
+      options.include ?? HCS10_BEHAVIOURS
+    ).map((behaviour) => ({ behaviour }));
+    if (options.paidAgentFeeHbar !== undefined)
+      specs.push({ behaviour: 'correct', name: 'hcs10-paid', inboundFeeHbar: options.paidAgentFeeHbar });
     const started = await Promise.all(
       specs.map((spec) =>
         startHcs10Agent({
@@ -406,7 +447,11 @@ export async function startHcs10Fleet(options: Hcs10FleetOptions): Promise<Hcs10
     );
     // Registered one at a time, in spec order, so registry order (and uids) are stable.
     for (const agent of started) {
-      const op = registerOp({ accountId: agent.identity.accountId, inboundTopicId: agent.identity.inboundTopicId, m: `Registering ${agent.name}.` });
+      const op = registerOp({
+        accountId: agent.identity.accountId,
+        inboundTopicId: agent.identity.inboundTopicId,
+        m: `Registering ${agent.name}.`,
+      });
       const submitted = await submitMessage(funder, registryTopicId, op.body, op.memo);
       options.onSubmitted?.({ topicId: registryTopicId, op: 'register', memo: op.memo, ...submitted });
     }

@@ -59,13 +59,39 @@ export async function startPostgres(): Promise<PostgresServer> {
     const { uid, gid } = postgresUser();
     chownSync(dir, uid, gid);
   }
-  const [initCmd, initArgs] = argv(bin('initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const [initCmd, initArgs] = argv(bin('initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '-E',
+    'UTF8',
+    '--locale=C',
+  ]);
   const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' });
   if (init.status !== 0) throw new Hcs25Error('START_FAILED', `initdb failed: ${init.stderr || init.error?.message}`);
   const port = await freePort();
   const [cmd, args] = argv(bin('postgres'), [
-    '-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir,
-    '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=50', '-c', 'shared_buffers=256MB',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    dir,
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=50',
+    '-c',
+    'shared_buffers=256MB',
   ]);
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
@@ -83,7 +109,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       break;
     } catch (err) {
       await c.end().catch(() => {});
-      if (child.exitCode !== null || Date.now() > deadline) throw new Hcs25Error('START_FAILED', `postgres did not start: ${String(err)}\n${log}`);
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Hcs25Error('START_FAILED', `postgres did not start: ${String(err)}\n${log}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

@@ -11,8 +11,12 @@ export const UAID_PATTERN = /^uaid:(aid|did):[^;\s]+(;[A-Za-z][A-Za-z0-9_-]*=[^;
 
 const common = {
   name: z.string().trim().min(1).max(128).describe('Display name of the agent'),
-  uaid: z.string().max(512).regex(UAID_PATTERN, 'must be an HCS-14 UAID (uaid:aid:… or uaid:did:…)').optional()
-    .describe('The agent\'s declared HCS-14 UAID; when absent one is derived'),
+  uaid: z
+    .string()
+    .max(512)
+    .regex(UAID_PATTERN, 'must be an HCS-14 UAID (uaid:aid:… or uaid:did:…)')
+    .optional()
+    .describe("The agent's declared HCS-14 UAID; when absent one is derived"),
   model: z.string().trim().min(1).max(200).optional().describe('Model name sent to OpenAI-compatible endpoints'),
 };
 
@@ -30,7 +34,10 @@ export function isHttpUrl(value: string): boolean {
   }
 }
 
-export const httpUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).refine(isHttpUrl, 'must be an http(s) URL without credentials');
+export const httpUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine(isHttpUrl, 'must be an http(s) URL without credentials');
 
 export const agentRecordSchema = z
   .discriminatedUnion('protocol', [

@@ -44,7 +44,10 @@ function agentEntries(text: string, name: string): unknown[] {
 }
 
 /** The records of an agents file that pass the schema, each with its reference (`file.json#index`). */
-export function parseAgentsFile(text: string, name: string): { records: { ref: string; doc: Record<string, unknown> }[]; skipped: SkippedEntry[] } {
+export function parseAgentsFile(
+  text: string,
+  name: string,
+): { records: { ref: string; doc: Record<string, unknown> }[]; skipped: SkippedEntry[] } {
   const list = agentEntries(text, name);
   const records: { ref: string; doc: Record<string, unknown> }[] = [];
   const skipped: SkippedEntry[] = [];
@@ -57,12 +60,16 @@ export function parseAgentsFile(text: string, name: string): { records: { ref: s
   return { records, skipped };
 }
 
-export async function loadAgentsFile(path: string, options: AgentsFileOptions): Promise<{ agents: Agent[]; skipped: SkippedEntry[] }> {
+export async function loadAgentsFile(
+  path: string,
+  options: AgentsFileOptions,
+): Promise<{ agents: Agent[]; skipped: SkippedEntry[] }> {
   const name = basename(path);
   let text: string;
   try {
     const info = await stat(path);
-    if (info.size > MAX_FILE_BYTES) throw new UsageError(`${name} is ${info.size} bytes; the limit is ${MAX_FILE_BYTES}`);
+    if (info.size > MAX_FILE_BYTES)
+      throw new UsageError(`${name} is ${info.size} bytes; the limit is ${MAX_FILE_BYTES}`);
     text = await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof UsageError) throw err;
@@ -78,7 +85,10 @@ export async function loadAgentsFile(path: string, options: AgentsFileOptions): 
       const agent = await builder.complete(describeDocument(r.doc), { ref: r.ref });
       return agent === null ? null : { agent, ref: r.ref };
     });
-    const agents = dedupeAgents(built.filter((b) => b !== null), skips);
+    const agents = dedupeAgents(
+      built.filter((b) => b !== null),
+      skips,
+    );
     return { agents, skipped: skips.list() };
   } finally {
     await close();

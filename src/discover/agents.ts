@@ -98,7 +98,8 @@ export class AgentBuilder {
     if (d.accountId === undefined && d.inboundTopicId !== undefined) {
       const owner = await inboundTopicOwner(d.inboundTopicId, this.ctx);
       if (owner.accountId !== undefined) d.accountId = owner.accountId;
-      else if (needsHcs10) return `inbound topic ${d.inboundTopicId} ${owner.exists ? 'does not name its account in its memo' : 'does not exist'}`;
+      else if (needsHcs10)
+        return `inbound topic ${d.inboundTopicId} ${owner.exists ? 'does not name its account in its memo' : 'does not exist'}`;
       else delete d.inboundTopicId;
       return true;
     }
@@ -142,13 +143,25 @@ export class AgentBuilder {
 
 function registrationOnly(entry: { accountId: string; inboundTopicId?: string; metadata?: Metadata }): Described {
   if (entry.inboundTopicId === undefined) {
-    return { ok: false, reason: `account ${entry.accountId} has no HCS-11 profile and its registration names no inbound topic` };
+    return {
+      ok: false,
+      reason: `account ${entry.accountId} has no HCS-11 profile and its registration names no inbound topic`,
+    };
   }
   const meta = typeof entry.metadata === 'object' ? entry.metadata : undefined;
-  const name = typeof meta?.name === 'string' && meta.name.trim() !== '' ? meta.name.trim().slice(0, 128) : `agent ${entry.accountId}`;
+  const name =
+    typeof meta?.name === 'string' && meta.name.trim() !== ''
+      ? meta.name.trim().slice(0, 128)
+      : `agent ${entry.accountId}`;
   return {
     ok: true,
-    description: { kind: 'hcs-10-register', name, protocol: 'hcs-10', accountId: entry.accountId, inboundTopicId: entry.inboundTopicId },
+    description: {
+      kind: 'hcs-10-register',
+      name,
+      protocol: 'hcs-10',
+      accountId: entry.accountId,
+      inboundTopicId: entry.inboundTopicId,
+    },
   };
 }
 
@@ -207,7 +220,11 @@ function printable(name: string): string {
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. The first failure stops it. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   let failed = false;

@@ -12,7 +12,8 @@ export interface ChainResolveOptions {
   signal?: AbortSignal;
 }
 
-const refuseOffChain: MetadataFetch = () => Promise.reject(new Error('off-chain profiles are not fetched here (HCS-10 profiles live on HCS-1)'));
+const refuseOffChain: MetadataFetch = () =>
+  Promise.reject(new Error('off-chain profiles are not fetched here (HCS-10 profiles live on HCS-1)'));
 
 export function chainResolveContext(mirror: MirrorRestClient, options: ChainResolveOptions = {}): ResolveContext {
   // With a fetch given, openResolveContext owns nothing that needs closing.

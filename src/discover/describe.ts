@@ -5,7 +5,14 @@
  */
 import { z } from 'zod';
 import type { Protocol } from '../core/agent.js';
-import { UAID_PATTERN, UNPRINTABLE, agentRecordSchema, httpUrlSchema, isHttpUrl, looksLikeAgentRecord } from './agent-record.js';
+import {
+  UAID_PATTERN,
+  UNPRINTABLE,
+  agentRecordSchema,
+  httpUrlSchema,
+  isHttpUrl,
+  looksLikeAgentRecord,
+} from './agent-record.js';
 import { zodReason } from './skips.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 
@@ -54,7 +61,10 @@ export const hcs11ProfileSchema = z.looseObject({
   properties: z.record(z.string(), z.unknown()).optional(),
   aiAgent: z.looseObject({ capabilities: z.array(z.number()).optional(), model: z.string().optional() }).optional(),
   mcpServer: z
-    .looseObject({ version: z.string().optional(), connectionInfo: z.looseObject({ url: z.string(), transport: z.string().optional() }).optional() })
+    .looseObject({
+      version: z.string().optional(),
+      connectionInfo: z.looseObject({ url: z.string(), transport: z.string().optional() }).optional(),
+    })
     .optional(),
 });
 export type Hcs11Profile = z.infer<typeof hcs11ProfileSchema>;
@@ -65,7 +75,10 @@ export function describeDocument(doc: Record<string, unknown>): Described {
   if (typeof doc.display_name === 'string' && typeof doc.type === 'number') return fromProfile(doc);
   if (typeof doc.name === 'string' && typeof doc.url === 'string') return fromCard(doc);
   const keys = Object.keys(doc).slice(0, 6).join(', ');
-  return { ok: false, reason: `document is not an agent record, an A2A agent card or an HCS-11 profile (keys: ${keys || 'none'})` };
+  return {
+    ok: false,
+    reason: `document is not an agent record, an A2A agent card or an HCS-11 profile (keys: ${keys || 'none'})`,
+  };
 }
 
 function fromRecord(doc: Record<string, unknown>): Described {
@@ -73,10 +86,20 @@ function fromRecord(doc: Record<string, unknown>): Described {
   if (!parsed.success) return { ok: false, reason: `invalid agent record: ${zodReason(parsed.error)}` };
   const r = parsed.data;
   // A declared UAID becomes the subject of on-chain signals; the pattern lets terminal escapes through.
-  if (r.uaid !== undefined && UNPRINTABLE.test(r.uaid)) return { ok: false, reason: 'invalid agent record: uaid: contains control characters' };
-  const base = { kind: 'agent-record' as const, name: r.name, protocol: r.protocol, ...(r.uaid && { uaid: r.uaid }), ...(r.model && { model: r.model }) };
+  if (r.uaid !== undefined && UNPRINTABLE.test(r.uaid))
+    return { ok: false, reason: 'invalid agent record: uaid: contains control characters' };
+  const base = {
+    kind: 'agent-record' as const,
+    name: r.name,
+    protocol: r.protocol,
+    ...(r.uaid && { uaid: r.uaid }),
+    ...(r.model && { model: r.model }),
+  };
   if (r.protocol === 'hcs-10') {
-    return { ok: true, description: { ...base, accountId: r.accountId, ...(r.inboundTopicId && { inboundTopicId: r.inboundTopicId }) } };
+    return {
+      ok: true,
+      description: { ...base, accountId: r.accountId, ...(r.inboundTopicId && { inboundTopicId: r.inboundTopicId }) },
+    };
   }
   return { ok: true, description: { ...base, endpoint: r.endpoint } };
 }
@@ -94,7 +117,14 @@ function fromCard(doc: Record<string, unknown>): Described {
   const uaid = declaredUaid(card.uaid) ?? declaredUaid(card.did);
   return {
     ok: true,
-    description: { kind: 'a2a-card', name: card.name, protocol: 'a2a', endpoint, ...(uaid && { uaid }), ...(card.version && { version: card.version }) },
+    description: {
+      kind: 'a2a-card',
+      name: card.name,
+      protocol: 'a2a',
+      endpoint,
+      ...(uaid && { uaid }),
+      ...(card.version && { version: card.version }),
+    },
   };
 }
 
@@ -107,7 +137,8 @@ export function fromProfile(doc: Record<string, unknown>, accountId?: string): D
   if (!parsed.success) return { ok: false, reason: `invalid HCS-11 profile: ${zodReason(parsed.error)}` };
   const p = parsed.data;
   const hint = endpointHint(p);
-  if (!hint && !p.inboundTopicId) return { ok: false, reason: 'HCS-11 profile has neither an inboundTopicId nor an endpoint' };
+  if (!hint && !p.inboundTopicId)
+    return { ok: false, reason: 'HCS-11 profile has neither an inboundTopicId nor an endpoint' };
   const uaid = declaredUaid(p.uaid);
   const skills = p.aiAgent?.capabilities?.filter(isSkill);
   const model = p.aiAgent?.model ?? (typeof p.properties?.model === 'string' ? p.properties.model : undefined);
@@ -135,10 +166,12 @@ function endpointHint(p: Hcs11Profile): { protocol: Protocol; endpoint: string }
   const mcp = p.mcpServer?.connectionInfo?.url;
   if (mcp && isHttpUrl(mcp)) return { protocol: 'mcp', endpoint: mcp };
   const props = p.properties ?? {};
-  const str = (k: string): string | undefined => (typeof props[k] === 'string' && isHttpUrl(props[k]) ? props[k] : undefined);
+  const str = (k: string): string | undefined =>
+    typeof props[k] === 'string' && isHttpUrl(props[k]) ? props[k] : undefined;
   const proto = props.protocol;
   const generic = str('endpoint');
-  if (generic && (proto === 'a2a' || proto === 'openai' || proto === 'http' || proto === 'mcp')) return { protocol: proto, endpoint: generic };
+  if (generic && (proto === 'a2a' || proto === 'openai' || proto === 'http' || proto === 'mcp'))
+    return { protocol: proto, endpoint: generic };
   const a2a = str('a2a') ?? str('agentCard');
   if (a2a) return { protocol: 'a2a', endpoint: a2a };
   const openai = str('openai');
@@ -147,7 +180,9 @@ function endpointHint(p: Hcs11Profile): { protocol: Protocol; endpoint: string }
 }
 
 function declaredUaid(value: string | undefined): string | undefined {
-  return value !== undefined && value.length <= 512 && UAID_PATTERN.test(value) && !UNPRINTABLE.test(value) ? value : undefined;
+  return value !== undefined && value.length <= 512 && UAID_PATTERN.test(value) && !UNPRINTABLE.test(value)
+    ? value
+    : undefined;
 }
 
 function isSkill(n: number): boolean {

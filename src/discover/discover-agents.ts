@@ -27,7 +27,10 @@ export interface DiscoverAgentsReturnType {
   skipped: SkippedEntry[];
 }
 
-export async function discoverAgents(client: Hcs25Client, parameters: DiscoverAgentsParameters): Promise<DiscoverAgentsReturnType> {
+export async function discoverAgents(
+  client: Hcs25Client,
+  parameters: DiscoverAgentsParameters,
+): Promise<DiscoverAgentsReturnType> {
   const { config } = client;
   const common = {
     mirror: client.mirror,
@@ -55,7 +58,8 @@ export async function discoverAgents(client: Hcs25Client, parameters: DiscoverAg
     const fromFile = await loadAgentsFile(parameters.agentsFile, common);
     const known = new Set(out.agents.map((a) => a.subject));
     for (const a of fromFile.agents) {
-      if (known.has(a.subject)) out.skipped.push({ ref: parameters.agentsFile, reason: `${a.name} is already listed in the registry` });
+      if (known.has(a.subject))
+        out.skipped.push({ ref: parameters.agentsFile, reason: `${a.name} is already listed in the registry` });
       else out.agents.push(a);
     }
     out.skipped.push(...fromFile.skipped);

@@ -70,12 +70,19 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
   const topicId = parseRegistryId(options.registry);
   const foldSkips = new SkipList(options.maxSkipped ?? 10_000);
   const skips = new SkipList(options.maxSkipped ?? 10_000);
-  const limits: FoldLimits = { ...DEFAULT_FOLD_LIMITS, ...(options.maxMetadataBytes !== undefined && { maxMetadataBytes: options.maxMetadataBytes }) };
+  const limits: FoldLimits = {
+    ...DEFAULT_FOLD_LIMITS,
+    ...(options.maxMetadataBytes !== undefined && { maxMetadataBytes: options.maxMetadataBytes }),
+  };
   const { ctx, close } = openResolveContext(options);
   try {
     const topic = await options.mirror.getTopic(topicId, options.signal);
     if (topic === null) {
-      throw new RegistryError('REGISTRY_NOT_FOUND', `registry topic ${topicId} does not exist on this network`, 'check the topic id and --network');
+      throw new RegistryError(
+        'REGISTRY_NOT_FOUND',
+        `registry topic ${topicId} does not exist on this network`,
+        'check the topic id and --network',
+      );
     }
     const shape = registryShape(topic, options.kind);
     const info: RegistryInfo = { topicId, kind: shape.kind, indexed: shape.indexed, ttl: shape.ttl, messages: 0 };
@@ -86,10 +93,14 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
       const targetTopic = await options.mirror.getTopic(target, options.signal);
       const targetShape = targetTopic === null ? null : tryRegistryShape(targetTopic, options.kind);
       if (targetShape === null || targetShape.kind !== shape.kind) {
-        skips.add(formatHrl(2, topicId), `migrate to ${target} not followed: it is not an ${shape.kind} registry; entries are read from ${topicId}`);
+        skips.add(
+          formatHrl(2, topicId),
+          `migrate to ${target} not followed: it is not an ${shape.kind} registry; entries are read from ${topicId}`,
+        );
       } else {
         const next = await foldTopic(target, targetShape, options, foldSkips, limits);
-        if (next.migrateTo !== undefined) skips.add(formatHrl(2, target), `second migrate (to ${next.migrateTo}) not followed`);
+        if (next.migrateTo !== undefined)
+          skips.add(formatHrl(2, target), `second migrate (to ${next.migrateTo}) not followed`);
         info.messages += next.messages;
         info.migratedTo = target;
         info.indexed = targetShape.indexed;
@@ -102,7 +113,11 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
       network: options.network,
       ...(options.preferEndpointHints !== undefined && { preferEndpointHints: options.preferEndpointHints }),
     });
-    const origin = (uid: number): Origin => ({ ref: messageRef(sourceTopic, uid), source: formatHrl(2, sourceTopic), registrySeq: uid });
+    const origin = (uid: number): Origin => ({
+      ref: messageRef(sourceTopic, uid),
+      source: formatHrl(2, sourceTopic),
+      registrySeq: uid,
+    });
     const concurrency = options.concurrency ?? 16;
     const built =
       folded.kind === 'hcs-2'
@@ -111,7 +126,9 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
             return builder.fromMetadata(metadata, origin(e.uid));
           })
         : await mapLimit(folded.entries, concurrency, (e) => builder.fromAccount(e, origin(e.uid)));
-    const listed = built.flatMap((agent) => (agent === null ? [] : [{ agent, ref: messageRef(sourceTopic, agent.registrySeq!) }]));
+    const listed = built.flatMap((agent) =>
+      agent === null ? [] : [{ agent, ref: messageRef(sourceTopic, agent.registrySeq!) }],
+    );
     const agents = dedupeAgents(listed, skips);
     return { registry: info, agents, skipped: SkipList.combine(foldSkips, skips) };
   } finally {
@@ -145,8 +162,17 @@ export function registryShape(topic: TopicInfo, kind: RegistryKind | undefined):
   return shape;
 }
 
-async function foldTopic(topicId: string, shape: Shape, options: DiscoverOptions, skips: SkipList, limits: FoldLimits): Promise<Folded> {
-  const folder = shape.kind === 'hcs-2' ? new Hcs2Folder(topicId, shape.indexed, skips, limits) : new Hcs10Folder(topicId, skips, limits);
+async function foldTopic(
+  topicId: string,
+  shape: Shape,
+  options: DiscoverOptions,
+  skips: SkipList,
+  limits: FoldLimits,
+): Promise<Folded> {
+  const folder =
+    shape.kind === 'hcs-2'
+      ? new Hcs2Folder(topicId, shape.indexed, skips, limits)
+      : new Hcs10Folder(topicId, skips, limits);
   const maxMessages = options.maxMessages ?? 1_000_000;
   const stream = options.mirror.topicMessages(topicId, {
     onDropped: (d) => skips.add(messageRef(topicId, d.sequenceNumber), d.reason),
@@ -161,8 +187,18 @@ async function foldTopic(topicId: string, shape: Shape, options: DiscoverOptions
   }
   const migrateTo = folder.migrateTo;
   return folder instanceof Hcs2Folder
-    ? { kind: 'hcs-2', entries: folder.entries(), messages: folder.messages, ...(migrateTo !== undefined && { migrateTo }) }
-    : { kind: 'hcs-10', entries: folder.entries(), messages: folder.messages, ...(migrateTo !== undefined && { migrateTo }) };
+    ? {
+        kind: 'hcs-2',
+        entries: folder.entries(),
+        messages: folder.messages,
+        ...(migrateTo !== undefined && { migrateTo }),
+      }
+    : {
+        kind: 'hcs-10',
+        entries: folder.entries(),
+        messages: folder.messages,
+        ...(migrateTo !== undefined && { migrateTo }),
+      };
 }
 
 /** `0.0.1234`, `hcs://2/0.0.1234` (or `hcs://10/…`) → `0.0.1234`. */

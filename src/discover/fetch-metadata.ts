@@ -13,15 +13,24 @@ export interface FetchedDocument {
   body: string;
 }
 
-export type MetadataFetch = (url: string, options: { timeoutMs: number; signal?: AbortSignal }) => Promise<FetchedDocument>;
+export type MetadataFetch = (
+  url: string,
+  options: { timeoutMs: number; signal?: AbortSignal },
+) => Promise<FetchedDocument>;
 
 export interface GuardedMetadataFetch {
   fetch: MetadataFetch;
   close(): Promise<void>;
 }
 
-export function guardedMetadataFetch(options: { allowPrivateEndpoints: boolean; maxBytes: number }): GuardedMetadataFetch {
-  const client = new HttpClient({ allowPrivateEndpoints: options.allowPrivateEndpoints, bodyLimitBytes: options.maxBytes });
+export function guardedMetadataFetch(options: {
+  allowPrivateEndpoints: boolean;
+  maxBytes: number;
+}): GuardedMetadataFetch {
+  const client = new HttpClient({
+    allowPrivateEndpoints: options.allowPrivateEndpoints,
+    bodyLimitBytes: options.maxBytes,
+  });
   return {
     fetch: async (url, { timeoutMs, signal }) => {
       const deadline = new Deadline(timeoutMs, signal);

@@ -9,7 +9,15 @@ import { z } from 'zod';
 import type { TopicMessage } from '../hedera/mirror-rest.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
-import { DEFAULT_FOLD_LIMITS, RegistryFolder, type FoldOp, metadataSchema, uidSchema, type FoldLimits, type Metadata } from './hcs2.js';
+import {
+  DEFAULT_FOLD_LIMITS,
+  RegistryFolder,
+  type FoldOp,
+  metadataSchema,
+  uidSchema,
+  type FoldLimits,
+  type Metadata,
+} from './hcs2.js';
 import { type SkipList, messageRef } from './skips.js';
 
 export interface Hcs10RegistryMemo {
@@ -130,10 +138,17 @@ export class Hcs10Folder extends RegistryFolder<typeof SCHEMAS> {
     for (const entry of this.live.values()) {
       const prev = latest.get(entry.accountId);
       if (prev === undefined || prev.uid < entry.uid) {
-        if (prev) this.skips.add(messageRef(this.topicId, prev.uid), `account ${prev.accountId} registered again at #${entry.uid}`);
+        if (prev)
+          this.skips.add(
+            messageRef(this.topicId, prev.uid),
+            `account ${prev.accountId} registered again at #${entry.uid}`,
+          );
         latest.set(entry.accountId, entry);
       } else {
-        this.skips.add(messageRef(this.topicId, entry.uid), `account ${entry.accountId} registered again at #${prev.uid}`);
+        this.skips.add(
+          messageRef(this.topicId, entry.uid),
+          `account ${entry.accountId} registered again at #${prev.uid}`,
+        );
       }
     }
     return [...latest.values()].sort((a, b) => a.uid - b.uid);

@@ -29,13 +29,17 @@ export async function resolveAccountProfile(accountId: string, ctx: ResolveConte
   try {
     return await resolveDocument(ref, ctx);
   } catch (err) {
-    if (err instanceof ResolveError) throw new ResolveError(`profile of ${accountId} (memo ${preview(account.memo, 60)}): ${err.message}`);
+    if (err instanceof ResolveError)
+      throw new ResolveError(`profile of ${accountId} (memo ${preview(account.memo, 60)}): ${err.message}`);
     throw err;
   }
 }
 
 /** The account an HCS-10 inbound topic belongs to, from its memo `hcs-10:0:{ttl}:0:{accountId}`. */
-export async function inboundTopicOwner(topicId: string, ctx: ResolveContext): Promise<{ exists: boolean; accountId?: string }> {
+export async function inboundTopicOwner(
+  topicId: string,
+  ctx: ResolveContext,
+): Promise<{ exists: boolean; accountId?: string }> {
   const topic = await ctx.mirror.getTopic(topicId, ctx.signal);
   if (topic === null || topic.deleted) return { exists: false };
   const memo = parseHcs10TopicMemo(topic.memo);

@@ -28,19 +28,43 @@ export function parseHcs2Memo(memo: string): Hcs2Memo | null {
 
 const topicId = entityIdSchema;
 /** A uid is a register's sequence number; the spec writes it as a string. */
-export const uidSchema = z.union([z.string().regex(/^\d{1,15}$/, 'must be a sequence number'), z.number().int().positive()]).transform(Number);
+export const uidSchema = z
+  .union([z.string().regex(/^\d{1,15}$/, 'must be a sequence number'), z.number().int().positive()])
+  .transform(Number);
 export const metadataSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
 const memoField = z.string().max(500, 'memo (m) is limited to 500 characters').optional();
 
 const registerSchema = z
-  .object({ op: z.literal('register'), t_id: topicId.optional(), metadata: metadataSchema.optional(), m: memoField, ttl: z.number().optional() })
+  .object({
+    op: z.literal('register'),
+    t_id: topicId.optional(),
+    metadata: metadataSchema.optional(),
+    m: memoField,
+    ttl: z.number().optional(),
+  })
   .refine((v) => v.t_id !== undefined || v.metadata !== undefined, 'register needs t_id or metadata');
 const updateSchema = z
-  .object({ op: z.literal('update'), uid: uidSchema, t_id: topicId.optional(), metadata: metadataSchema.optional(), m: memoField })
+  .object({
+    op: z.literal('update'),
+    uid: uidSchema,
+    t_id: topicId.optional(),
+    metadata: metadataSchema.optional(),
+    m: memoField,
+  })
   .refine((v) => v.t_id !== undefined || v.metadata !== undefined, 'update needs t_id or metadata');
 const deleteSchema = z.object({ op: z.literal('delete'), uid: uidSchema, m: memoField });
-const migrateSchema = z.object({ op: z.literal('migrate'), t_id: topicId, metadata: metadataSchema.optional(), m: memoField });
-const SCHEMAS = { register: registerSchema, update: updateSchema, delete: deleteSchema, migrate: migrateSchema } as const;
+const migrateSchema = z.object({
+  op: z.literal('migrate'),
+  t_id: topicId,
+  metadata: metadataSchema.optional(),
+  m: memoField,
+});
+const SCHEMAS = {
+  register: registerSchema,
+  update: updateSchema,
+  delete: deleteSchema,
+  migrate: migrateSchema,
+} as const;
 
 export type Metadata = z.infer<typeof metadataSchema>;
 
@@ -143,7 +167,12 @@ export class Hcs2Folder extends RegistryFolder<typeof SCHEMAS> {
   private readonly alias = new Map<number, number>();
   private latest: Hcs2Entry | undefined;
 
-  constructor(topicId: string, private readonly indexed: boolean, skips: SkipList, limits: FoldLimits = DEFAULT_FOLD_LIMITS) {
+  constructor(
+    topicId: string,
+    private readonly indexed: boolean,
+    skips: SkipList,
+    limits: FoldLimits = DEFAULT_FOLD_LIMITS,
+  ) {
     super(topicId, skips, 'hcs-2', SCHEMAS, limits);
   }
 
@@ -231,9 +260,14 @@ export function decodeOp<S extends Record<string, z.ZodType>>(
   // Own properties only: an op of "constructor" or "__proto__" must not find Object's.
   const schema = typeof doc.op === 'string' && Object.hasOwn(schemas, doc.op) ? schemas[doc.op as keyof S] : undefined;
   if (schema === undefined) return { ok: false, reason: `unknown op ${describeValue(doc.op)}` };
-  if (doc.metadata !== undefined && doc.metadata !== null && (typeof doc.metadata === 'string' || typeof doc.metadata === 'object')) {
+  if (
+    doc.metadata !== undefined &&
+    doc.metadata !== null &&
+    (typeof doc.metadata === 'string' || typeof doc.metadata === 'object')
+  ) {
     const size = metadataBytes(doc.metadata as Metadata);
-    if (size > limits.maxMetadataBytes) return { ok: false, reason: `metadata is ${size} bytes; the limit is ${limits.maxMetadataBytes}` };
+    if (size > limits.maxMetadataBytes)
+      return { ok: false, reason: `metadata is ${size} bytes; the limit is ${limits.maxMetadataBytes}` };
   }
   const result = schema.safeParse(doc);
   if (!result.success) return { ok: false, reason: `invalid ${doc.op}: ${zodReason(result.error)}` };

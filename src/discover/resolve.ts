@@ -71,7 +71,12 @@ export interface ResolveSettings {
 /** A fresh context (own cache); `close()` releases the default fetch's connections. */
 export function openResolveContext(settings: ResolveSettings): { ctx: ResolveContext; close: () => Promise<void> } {
   const maxDocumentBytes = settings.maxDocumentBytes ?? 256 * 1024;
-  const own = settings.fetch ? undefined : guardedMetadataFetch({ allowPrivateEndpoints: settings.allowPrivateEndpoints ?? false, maxBytes: maxDocumentBytes });
+  const own = settings.fetch
+    ? undefined
+    : guardedMetadataFetch({
+        allowPrivateEndpoints: settings.allowPrivateEndpoints ?? false,
+        maxBytes: maxDocumentBytes,
+      });
   const ctx: ResolveContext = {
     mirror: settings.mirror,
     fetch: settings.fetch ?? own!.fetch,
@@ -87,14 +92,19 @@ export function openResolveContext(settings: ResolveSettings): { ctx: ResolveCon
   return { ctx, close: async () => own?.close() };
 }
 
-export async function resolveDocument(value: Metadata, ctx: ResolveContext, via: string[] = []): Promise<ResolvedDocument> {
+export async function resolveDocument(
+  value: Metadata,
+  ctx: ResolveContext,
+  via: string[] = [],
+): Promise<ResolvedDocument> {
   if (typeof value !== 'string') return { doc: value, via };
   const text = value.trim();
   // Inline JSON text: the rule isInlineMetadata (discover/hcs2.ts) restates for the watcher.
   if (text.startsWith('{')) return { doc: parseDoc(Buffer.from(text), ctx, 'inline metadata'), via };
   const uri = canonicalRef(text);
   if (via.includes(uri)) throw new ResolveError(`reference cycle: ${[...via, uri].join(' → ')}`);
-  if (via.length >= ctx.maxDepth) throw new ResolveError(`references nested more than ${ctx.maxDepth} deep: ${[...via, uri].join(' → ')}`);
+  if (via.length >= ctx.maxDepth)
+    throw new ResolveError(`references nested more than ${ctx.maxDepth} deep: ${[...via, uri].join(' → ')}`);
   const chain = [...via, uri];
   const leaf = await cachedLeaf(uri, ctx);
   if ('doc' in leaf) return { doc: leaf.doc, via: chain };
@@ -135,7 +145,8 @@ async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
   if (uri.startsWith('https://') || uri.startsWith('http://')) return httpDoc(uri, ctx);
   const ipfs = /^ipfs:\/\/(.+)$/.exec(uri);
   if (ipfs) {
-    if (!ctx.ipfsGateway) throw new ResolveError(`${clip(uri)} needs an IPFS gateway; none is configured (HCS25_IPFS_GATEWAY)`);
+    if (!ctx.ipfsGateway)
+      throw new ResolveError(`${clip(uri)} needs an IPFS gateway; none is configured (HCS25_IPFS_GATEWAY)`);
     return httpDoc(`${ctx.ipfsGateway.replace(/\/+$/, '')}/ipfs/${ipfs[1]}`, ctx);
   }
   const ar = /^ar:\/\/(.+)$/.exec(uri);
@@ -148,7 +159,10 @@ async function fetchLeaf(uri: string, ctx: ResolveContext): Promise<Leaf> {
 
 async function hcs1Doc(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   try {
-    const file = await readHcs1File(ctx.mirror, topicId, { maxBytes: ctx.maxDocumentBytes, ...(ctx.signal && { signal: ctx.signal }) });
+    const file = await readHcs1File(ctx.mirror, topicId, {
+      maxBytes: ctx.maxDocumentBytes,
+      ...(ctx.signal && { signal: ctx.signal }),
+    });
     return { doc: parseDoc(file.bytes, ctx, formatHrl(1, topicId)), bytes: file.bytes.length };
   } catch (err) {
     if (err instanceof ResolveError || isMirrorOutage(err)) throw err;
@@ -167,7 +181,8 @@ async function hcs2Head(topicId: string, ctx: ResolveContext): Promise<Leaf> {
   for await (const msg of ctx.mirror.topicMessages(topicId, ctx.signal ? { signal: ctx.signal } : {})) {
     folder.add(msg);
     // A profile or card topic is small; a huge one is not what an HCS-11 reference means.
-    if (++count > 10_000) throw new ResolveError(`hcs://2/${topicId} has more than 10000 messages; not a profile topic`);
+    if (++count > 10_000)
+      throw new ResolveError(`hcs://2/${topicId} has more than 10000 messages; not a profile topic`);
   }
   const head = folder.entries().at(-1);
   if (head === undefined) throw new ResolveError(`hcs://2/${topicId} has no live entry`);

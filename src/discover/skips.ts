@@ -20,7 +20,8 @@ export class SkipList {
   /** Reasons quote registry text: whoever built them, they are stored terminal-safe. */
   add(ref: string, reason: string): void {
     const safe = escapeTerminal(reason);
-    if (this.items.length < this.max) this.items.push({ ref: escapeTerminal(ref), reason: safe.length > 300 ? `${safe.slice(0, 297)}...` : safe });
+    if (this.items.length < this.max)
+      this.items.push({ ref: escapeTerminal(ref), reason: safe.length > 300 ? `${safe.slice(0, 297)}...` : safe });
     else this.overflow++;
   }
 
@@ -30,7 +31,10 @@ export class SkipList {
 
   list(): SkippedEntry[] {
     if (this.overflow === 0) return [...this.items];
-    return [...this.items, { ref: '(more)', reason: `${this.overflow} more entries were skipped; only the first ${this.max} are listed` }];
+    return [
+      ...this.items,
+      { ref: '(more)', reason: `${this.overflow} more entries were skipped; only the first ${this.max} are listed` },
+    ];
   }
 
   /**
@@ -59,8 +63,12 @@ export function messageRef(topicId: string, seq: number): string {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Registry message bytes → a JSON object, or the reason it is not one. */
-export function parseJsonObject(bytes: Uint8Array, maxBytes: number): { ok: true; doc: Record<string, unknown> } | { ok: false; reason: string } {
-  if (bytes.length > maxBytes) return { ok: false, reason: `message is ${bytes.length} bytes; the limit is ${maxBytes}` };
+export function parseJsonObject(
+  bytes: Uint8Array,
+  maxBytes: number,
+): { ok: true; doc: Record<string, unknown> } | { ok: false; reason: string } {
+  if (bytes.length > maxBytes)
+    return { ok: false, reason: `message is ${bytes.length} bytes; the limit is ${maxBytes}` };
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -73,10 +81,10 @@ export function parseJsonObject(bytes: Uint8Array, maxBytes: number): { ok: true
   } catch {
     return { ok: false, reason: `invalid JSON: ${preview(text)}` };
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return { ok: false, reason: 'message is JSON but not an object' };
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    return { ok: false, reason: 'message is JSON but not an object' };
   return { ok: true, doc: doc as Record<string, unknown> };
 }
-
 
 /** The first zod issue as one line. */
 export function zodReason(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {

@@ -82,7 +82,9 @@ export async function buildUaid(input: UaidInput): Promise<string> {
   const { data, params } = aidOf(input);
   const id = base58(createHash('sha384').update(canonicalizeAgentData(data).canonicalJson, 'utf8').digest());
   // As the SDK's `buildParamString`: the parameters set, in this order.
-  const set = (['uid', 'registry', 'proto', 'nativeId'] as const).filter((k) => params[k]).map((k) => `${k}=${params[k]}`);
+  const set = (['uid', 'registry', 'proto', 'nativeId'] as const)
+    .filter((k) => params[k])
+    .map((k) => `${k}=${params[k]}`);
   return set.length > 0 ? `uaid:aid:${id};${set.join(';')}` : `uaid:aid:${id}`;
 }
 

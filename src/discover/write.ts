@@ -28,7 +28,10 @@ export interface CreateRegistryOptions {
   metadataTopicId?: string;
 }
 
-export async function createRegistry(client: Client, options: CreateRegistryOptions): Promise<{ topicId: string; memo: string }> {
+export async function createRegistry(
+  client: Client,
+  options: CreateRegistryOptions,
+): Promise<{ topicId: string; memo: string }> {
   const sdk = await standardsSdk();
   const operatorPublicKey = client.operatorPublicKey ?? undefined;
   const ttl = options.ttl ?? (options.kind === 'hcs-2' ? 86_400 : 60);
@@ -38,7 +41,11 @@ export async function createRegistry(client: Client, options: CreateRegistryOpti
   const tx =
     options.kind === 'hcs-2'
       ? sdk.buildHcs2CreateRegistryTx({ registryType: indexed ? 0 : 1, ttl, ...keys })
-      : sdk.buildHcs10CreateRegistryTopicTx({ ttl, ...keys, ...(options.metadataTopicId && { metadataTopicId: options.metadataTopicId }) });
+      : sdk.buildHcs10CreateRegistryTopicTx({
+          ttl,
+          ...keys,
+          ...(options.metadataTopicId && { metadataTopicId: options.metadataTopicId }),
+        });
   const receipt = await (await tx.execute(client)).getReceipt(client);
   const topicId = receipt.topicId?.toString();
   if (!topicId) throw new Hcs25Error('LEDGER_TX', 'the registry topic was created but its receipt has no topic id');
@@ -77,7 +84,8 @@ const MAX_INLINE_BYTES = 1024;
 const URL_REFERENCE = /^(https?:\/\/\S+|data:\S+|ipfs:\/\/\S+|ar:\/\/\S+)$/;
 
 export async function registerAgent(client: Client, options: RegisterOptions): Promise<Registered> {
-  if (options.memo !== undefined && options.memo.length > 500) throw new UsageError('the registry memo (m) is limited to 500 characters');
+  if (options.memo !== undefined && options.memo.length > 500)
+    throw new UsageError('the registry memo (m) is limited to 500 characters');
   const sdk = await standardsSdk();
   const { entry, registryId } = options;
   let tx: TopicMessageSubmitTransaction;
@@ -101,11 +109,18 @@ export async function registerAgent(client: Client, options: RegisterOptions): P
   }
   const response = await tx.execute(client);
   const receipt = await response.getReceipt(client);
-  return { sequenceNumber: Number(receipt.topicSequenceNumber?.toString() ?? 0), transactionId: response.transactionId.toString() };
+  return {
+    sequenceNumber: Number(receipt.topicSequenceNumber?.toString() ?? 0),
+    transactionId: response.transactionId.toString(),
+  };
 }
 
 /** The HCS-2 entry's metadata: a validated record (inline or as an HCS-1 file), a reference, or an hcs-10 record. */
-async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscribe?: () => void): Promise<{ metadata: string; fileTopic?: string }> {
+async function hcs2Metadata(
+  client: Client,
+  entry: RegistryEntrySource,
+  onInscribe?: () => void,
+): Promise<{ metadata: string; fileTopic?: string }> {
   if ('metadata' in entry) {
     const m = entry.metadata.trim();
     const hrl = parseHrl(m);
@@ -116,10 +131,18 @@ async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscri
   }
   const record =
     'account' in entry
-      ? { name: entry.name ?? entry.account, protocol: 'hcs-10', accountId: entry.account, ...(entry.inboundTopicId && { inboundTopicId: entry.inboundTopicId }) }
+      ? {
+          name: entry.name ?? entry.account,
+          protocol: 'hcs-10',
+          accountId: entry.account,
+          ...(entry.inboundTopicId && { inboundTopicId: entry.inboundTopicId }),
+        }
       : entry.record;
   const parsed = agentRecordSchema.safeParse(record);
-  if (!parsed.success) throw new UsageError(`invalid agent record: ${zodReason(parsed.error)}`, { hint: 'see schemas/agent-record.schema.json' });
+  if (!parsed.success)
+    throw new UsageError(`invalid agent record: ${zodReason(parsed.error)}`, {
+      hint: 'see schemas/agent-record.schema.json',
+    });
   const inline = JSON.stringify(parsed.data satisfies AgentRecord);
   // The whole register message must fit one chunk; the envelope takes about 80 bytes.
   if (Buffer.byteLength(inline) + 120 <= MAX_INLINE_BYTES) return { metadata: inline };
@@ -129,7 +152,10 @@ async function hcs2Metadata(client: Client, entry: RegistryEntrySource, onInscri
 }
 
 /** Reads a registry topic's kind and indexing from its memo on the mirror node. */
-export async function registryShape(topicId: string, mirror: MirrorRestClient): Promise<{ kind: RegistryWriteKind; indexed: boolean }> {
+export async function registryShape(
+  topicId: string,
+  mirror: MirrorRestClient,
+): Promise<{ kind: RegistryWriteKind; indexed: boolean }> {
   const topic = await mirror.getTopic(topicId);
   if (topic === null) {
     throw new UsageError(`registry topic ${topicId} is not on the mirror node`, {
@@ -139,7 +165,9 @@ export async function registryShape(topicId: string, mirror: MirrorRestClient): 
   const hcs2 = parseHcs2Memo(topic.memo);
   if (hcs2) return { kind: 'hcs-2', indexed: hcs2.indexed };
   if (parseHcs10RegistryMemo(topic.memo)) return { kind: 'hcs-10', indexed: true };
-  throw new UsageError(`topic ${topicId} is not a registry (memo "${topic.memo.slice(0, 60)}")`, { hint: 'pass --kind hcs-2|hcs-10 to write to it anyway' });
+  throw new UsageError(`topic ${topicId} is not a registry (memo "${topic.memo.slice(0, 60)}")`, {
+    hint: 'pass --kind hcs-2|hcs-10 to write to it anyway',
+  });
 }
 
 /**
@@ -147,10 +175,33 @@ export async function registryShape(topicId: string, mirror: MirrorRestClient): 
  * extensionless re-exports that NodeNext resolution cannot follow. Imported lazily: the package is slow to load.
  */
 interface RegistryTxBuilders {
-  buildHcs2CreateRegistryTx(p: { registryType: 0 | 1; ttl: number; submitKey?: boolean; adminKey?: boolean; operatorPublicKey?: PublicKey }): TopicCreateTransaction;
-  buildHcs10CreateRegistryTopicTx(p: { ttl: number; metadataTopicId?: string; submitKey?: boolean; adminKey?: boolean; operatorPublicKey?: PublicKey }): TopicCreateTransaction;
-  buildHcs2RegisterTx(p: { registryTopicId: string; targetTopicId: string; metadata?: string; memo?: string; analyticsMemo?: string }): TopicMessageSubmitTransaction;
-  buildHcs10RegistryRegisterTx(p: { registryTopicId: string; accountId: string; inboundTopicId?: string; memo?: string }): TopicMessageSubmitTransaction;
+  buildHcs2CreateRegistryTx(p: {
+    registryType: 0 | 1;
+    ttl: number;
+    submitKey?: boolean;
+    adminKey?: boolean;
+    operatorPublicKey?: PublicKey;
+  }): TopicCreateTransaction;
+  buildHcs10CreateRegistryTopicTx(p: {
+    ttl: number;
+    metadataTopicId?: string;
+    submitKey?: boolean;
+    adminKey?: boolean;
+    operatorPublicKey?: PublicKey;
+  }): TopicCreateTransaction;
+  buildHcs2RegisterTx(p: {
+    registryTopicId: string;
+    targetTopicId: string;
+    metadata?: string;
+    memo?: string;
+    analyticsMemo?: string;
+  }): TopicMessageSubmitTransaction;
+  buildHcs10RegistryRegisterTx(p: {
+    registryTopicId: string;
+    accountId: string;
+    inboundTopicId?: string;
+    memo?: string;
+  }): TopicMessageSubmitTransaction;
 }
 
 async function standardsSdk(): Promise<RegistryTxBuilders> {

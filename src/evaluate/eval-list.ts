@@ -7,10 +7,15 @@ export const DEFAULT_EVALS: readonly EvalKind[] = ['availability', 'math', 'scie
 
 /** `availability,math` → the eval kinds, or a UsageError naming what is unknown. */
 export function parseEvalList(value: string, flag = '--evals'): EvalKind[] {
-  const kinds = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const kinds = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = kinds.filter((k) => !(DEFAULT_EVALS as readonly string[]).includes(k));
   if (kinds.length === 0 || bad.length > 0) {
-    throw new UsageError(`${flag} takes a comma-separated list of ${DEFAULT_EVALS.join(', ')}${bad.length ? `; unknown: ${bad.join(', ')}` : ''}`);
+    throw new UsageError(
+      `${flag} takes a comma-separated list of ${DEFAULT_EVALS.join(', ')}${bad.length ? `; unknown: ${bad.join(', ')}` : ''}`,
+    );
   }
   return [...new Set(kinds)] as EvalKind[];
 }

@@ -65,9 +65,15 @@ export function evaluateAgents(client: Hcs25Client, parameters: EvaluateAgentsPa
 }
 
 /** The HCS-10 transport factory when some agent needs it; asking over HCS-10 submits transactions as the runner. */
-async function hcs10Transports(client: Hcs25Client, parameters: EvaluateAgentsParameters): Promise<RunnerOptions['protocolTransports']> {
+async function hcs10Transports(
+  client: Hcs25Client,
+  parameters: EvaluateAgentsParameters,
+): Promise<RunnerOptions['protocolTransports']> {
   if (parameters.runner?.transportFactory || !parameters.agents.some((a) => a.protocol === 'hcs-10')) return undefined;
-  const [{ identity, created }, { createHcs10Transport }] = await Promise.all([client.hcs10Identity(), import('./transports/hcs10.js')]);
+  const [{ identity, created }, { createHcs10Transport }] = await Promise.all([
+    client.hcs10Identity(),
+    import('./transports/hcs10.js'),
+  ]);
   if (created) parameters.onNote?.(`made the runner an HCS-10 agent: inbound topic ${identity.inboundTopicId}`);
   const { budgetMs, topicFees, onSubmitted } = parameters.hcs10 ?? {};
   const options = {

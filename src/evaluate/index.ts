@@ -2,7 +2,14 @@
 export type * from './types.js';
 export { EVAL_KINDS } from './types.js';
 export { createRng, randomSeed, type Rng } from './rng.js';
-export { generateMathQuestion, buildMathQuestion, mathQuestionId, MATH_INSTRUCTIONS, MATH_OPS, type MathOp } from './math.js';
+export {
+  generateMathQuestion,
+  buildMathQuestion,
+  mathQuestionId,
+  MATH_INSTRUCTIONS,
+  MATH_OPS,
+  type MathOp,
+} from './math.js';
 export {
   loadScienceBank,
   parseScienceBank,
@@ -20,7 +27,14 @@ export {
 } from './science.js';
 export { normaliseResponse } from './normalise.js';
 export { gradeMath, canonicalNumber, type GradeMathOptions } from './grade-math.js';
-export { gradeChoice, prepareChoiceQuestion, LETTERS, type ChoiceGrader, type ChoiceQuestion, type GradeChoiceOptions } from './grade-choice.js';
+export {
+  gradeChoice,
+  prepareChoiceQuestion,
+  LETTERS,
+  type ChoiceGrader,
+  type ChoiceQuestion,
+  type GradeChoiceOptions,
+} from './grade-choice.js';
 export { gradeQuestion, isGraderId, parseGraderId, DEFAULT_GRADER, GRADER_IDS } from './graders.js';
 export { questionById } from './questions.js';
 export { DEFAULT_EVALS, parseEvalList } from './eval-list.js';

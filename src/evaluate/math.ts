@@ -39,7 +39,12 @@ export function mathQuestionId(op: MathOp, a: number, b: number): string {
 }
 
 /** Builds the question for given operands; `instruction` defaults to the seed's wording. */
-export function buildMathQuestion(op: MathOp, a: number, b: number, instruction: string = MATH_INSTRUCTIONS[0]): MathQuestion {
+export function buildMathQuestion(
+  op: MathOp,
+  a: number,
+  b: number,
+  instruction: string = MATH_INSTRUCTIONS[0],
+): MathQuestion {
   return {
     kind: 'math',
     id: mathQuestionId(op, a, b),

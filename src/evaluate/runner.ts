@@ -1,3 +1,7 @@
+/**
+ * The concurrent eval runner. One file: its scheduling, back-pressure, budgets and retries share one loop's state,
+ * and split they would pass that state around.
+ */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../core/errors.js';
@@ -50,7 +54,12 @@ const RETRY_BACKOFF_MS = 500;
 const MIN_RETRY_BUDGET_MS = 1_000;
 
 /** Deterministic per (seed, subject, eval): a resumed run asks every agent the same question again. */
-export function questionFor(kind: 'math' | 'science', subject: string, seed: string, bank: readonly ScienceBankEntry[]): Question {
+export function questionFor(
+  kind: 'math' | 'science',
+  subject: string,
+  seed: string,
+  bank: readonly ScienceBankEntry[],
+): Question {
   const rng = createRng(`${seed}\u0000${subject}\u0000${kind}`);
   return kind === 'math' ? generateMathQuestion(rng) : pickScienceQuestion(bank, rng);
 }
@@ -75,11 +84,15 @@ function validate(agents: Agent[], options: RunnerOptions): void {
   if (options.evals.length === 0 || options.evals.some((e) => !EVAL_KINDS.includes(e))) {
     throw new UsageError(`evals must be some of ${EVAL_KINDS.join(', ')}`);
   }
-  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new UsageError('concurrency must be a whole number ≥ 1');
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+    throw new UsageError('concurrency must be a whole number ≥ 1');
   if (!(options.budgetMs > 0)) throw new UsageError('the eval budget must be a positive number of milliseconds');
   const seen = new Set<string>();
   for (const agent of agents) {
-    if (seen.has(agent.subject)) throw new UsageError(`agent ${agent.subject} is listed twice`, { hint: 'deduplicate subjects before evaluating' });
+    if (seen.has(agent.subject))
+      throw new UsageError(`agent ${agent.subject} is listed twice`, {
+        hint: 'deduplicate subjects before evaluating',
+      });
     seen.add(agent.subject);
   }
 }
@@ -142,7 +155,8 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     const shared = new HttpClient({ ...options.http, allowPrivateEndpoints: options.allowPrivateEndpoints });
     client = shared;
     factory = (agent) =>
-      options.protocolTransports?.[agent.protocol]?.(agent) ?? createTransport(agent, { client: shared, headers: resolveAgentHeaders(rules, agent, env) });
+      options.protocolTransports?.[agent.protocol]?.(agent) ??
+      createTransport(agent, { client: shared, headers: resolveAgentHeaders(rules, agent, env) });
   }
   const makeTransport = factory;
 
@@ -243,7 +257,8 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
 
   const worker = async (): Promise<void> => {
     while (!stop.signal.aborted) {
-      while (ready.length - head >= highWater && !stop.signal.aborted) await new Promise<void>((resolve) => paused.push(resolve));
+      while (ready.length - head >= highWater && !stop.signal.aborted)
+        await new Promise<void>((resolve) => paused.push(resolve));
       if (stop.signal.aborted) break;
       const task = take();
       if (!task) {
@@ -259,7 +274,16 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
       note();
       let result: AnyEvalResult;
       try {
-        result = await runOne(agent, task.kind, transportFor(task.agentIndex), options.budgetMs, stop.signal, bank, options.seed, grader);
+        result = await runOne(
+          agent,
+          task.kind,
+          transportFor(task.agentIndex),
+          options.budgetMs,
+          stop.signal,
+          bank,
+          options.seed,
+          grader,
+        );
       } finally {
         progress.running -= 1;
         await releaseTransport(task.agentIndex);
@@ -270,7 +294,16 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
       if (task.kind === 'availability' && followUps.length > 0) {
         if (result.kind === 'availability' && !result.reachable) {
           await releaseTransport(task.agentIndex, followUps.length);
-          for (const kind of followUps) deliver(notAsked(agent, kind as 'math' | 'science', result, questionFor(kind as 'math' | 'science', agent.subject, options.seed, bank).id, grader));
+          for (const kind of followUps)
+            deliver(
+              notAsked(
+                agent,
+                kind as 'math' | 'science',
+                result,
+                questionFor(kind as 'math' | 'science', agent.subject, options.seed, bank).id,
+                grader,
+              ),
+            );
         } else {
           for (const kind of followUps) queue.push({ agentIndex: task.agentIndex, kind });
         }
@@ -339,14 +372,27 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
 const EVALUATION_OVER = new DOMException('the evaluation is over', 'AbortError');
 
 /** An eval that was not asked because the agent's probe found it unreachable: not measured, nothing spent. */
-function notAsked(agent: Agent, kind: 'math' | 'science', probe: ProbeEvalResult, questionId: string, grader: GraderId): EvalResult {
+function notAsked(
+  agent: Agent,
+  kind: 'math' | 'science',
+  probe: ProbeEvalResult,
+  questionId: string,
+  grader: GraderId,
+): EvalResult {
   // The question it would have been asked: a v1 signal carries its hash even when skipped.
   const why = `${PROBE_UNREACHABLE}: not asked, the availability probe found the agent unreachable${probe.reason ? ` (${probe.reason})` : ''}`;
   return skipped(kind, agent, questionId, grader, why, probe.fetchedAt);
 }
 
 /** An eval that asked nothing: skipped, score 0, no answer. */
-function skipped(kind: 'math' | 'science', agent: Agent, questionId: string, grader: GraderId, reason: string, fetchedAt: string): EvalResult {
+function skipped(
+  kind: 'math' | 'science',
+  agent: Agent,
+  questionId: string,
+  grader: GraderId,
+  reason: string,
+  fetchedAt: string,
+): EvalResult {
   return evalResult(kind, agent, questionId, grader, 'skipped', null, false, 0, null, fetchedAt, reason);
 }
 
@@ -400,17 +446,48 @@ async function runOne(
   }
   const question = questionFor(kind, agent.subject, seed, bank);
   if (!transport.canAsk) {
-    return skipped(kind, agent, question.id, grader, agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`, new Date().toISOString());
+    return skipped(
+      kind,
+      agent,
+      question.id,
+      grader,
+      agent.protocol === 'mcp' ? 'MCP has no chat operation' : `no way to ask a ${agent.protocol} agent`,
+      new Date().toISOString(),
+    );
   }
   const { attempt, retried } = await askWithRetry(transport, question.prompt, budgetMs, signal);
   const fetchedAt = new Date().toISOString();
   if (!attempt.ok) {
     const reason = `${attempt.kind}: ${attempt.message}${retried ? ' (after one retry)' : ''}`;
-    return evalResult(kind, agent, question.id, grader, failureOutcome(attempt), null, false, attempt.latencyMs, null, fetchedAt, reason);
+    return evalResult(
+      kind,
+      agent,
+      question.id,
+      grader,
+      failureOutcome(attempt),
+      null,
+      false,
+      attempt.latencyMs,
+      null,
+      fetchedAt,
+      reason,
+    );
   }
   const grade = gradeQuestion(question, attempt.text, grader);
   const reason = retried ? (grade.reason ? `${grade.reason}; answered on retry` : 'answered on retry') : grade.reason;
-  return evalResult(kind, agent, question.id, grader, grade.outcome, grade.answer, grade.compliant, attempt.latencyMs, attempt.text, fetchedAt, reason || undefined);
+  return evalResult(
+    kind,
+    agent,
+    question.id,
+    grader,
+    grade.outcome,
+    grade.answer,
+    grade.compliant,
+    attempt.latencyMs,
+    attempt.text,
+    fetchedAt,
+    reason || undefined,
+  );
 }
 
 /**

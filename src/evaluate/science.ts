@@ -36,7 +36,8 @@ export const scienceQuestionSchema = z
     const seen = new Set<string>();
     q.options.forEach((option, i) => {
       const key = option.toLowerCase().replace(/\s+/g, ' ');
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['options', i], message: `option "${option}" is repeated` });
+      if (seen.has(key))
+        ctx.addIssue({ code: 'custom', path: ['options', i], message: `option "${option}" is repeated` });
       seen.add(key);
     });
   });
@@ -48,11 +49,14 @@ export const scienceBankSchema = z
     questions: z.array(scienceQuestionSchema).min(1),
   })
   .strict()
-  .describe('an hcs25 SimpleScience question bank (the bundled data/science-bank.json, or a private --science-bank file)')
+  .describe(
+    'an hcs25 SimpleScience question bank (the bundled data/science-bank.json, or a private --science-bank file)',
+  )
   .superRefine((bank, ctx) => {
     const seen = new Set<string>();
     bank.questions.forEach((q, i) => {
-      if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `id ${q.id} is repeated` });
+      if (seen.has(q.id))
+        ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `id ${q.id} is repeated` });
       seen.add(q.id);
     });
   });
@@ -93,7 +97,11 @@ export function parseScienceBank(raw: unknown, source: string): ScienceBankEntry
   const issue = parsed.error.issues[0] as z.core.$ZodIssue;
   const { where, questionId } = describeIssue(raw, issue);
   const more = parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : '';
-  throw new ScienceBankError(source, `${where}: ${issue.message}${more}`, questionId === undefined ? {} : { questionId });
+  throw new ScienceBankError(
+    source,
+    `${where}: ${issue.message}${more}`,
+    questionId === undefined ? {} : { questionId },
+  );
 }
 
 let defaultBank: ScienceBankEntry[] | undefined;
@@ -107,7 +115,10 @@ export function loadScienceBank(file?: string): ScienceBankEntry[] {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'read error';
-    throw new ScienceBankError(path, `cannot be read (${code})`, { hint: 'check the path given to --science-bank', cause: err });
+    throw new ScienceBankError(path, `cannot be read (${code})`, {
+      hint: 'check the path given to --science-bank',
+      cause: err,
+    });
   }
   let raw: unknown;
   try {
@@ -126,7 +137,10 @@ export function sciencePrompt(stem: string, options: readonly string[]): string 
 }
 
 /** The question with its options in `order` (indices into the canonical options); identity = canonical order. */
-export function scienceQuestionFromEntry(entry: ScienceBankEntry, order: readonly number[] = [0, 1, 2, 3]): ScienceQuestion {
+export function scienceQuestionFromEntry(
+  entry: ScienceBankEntry,
+  order: readonly number[] = [0, 1, 2, 3],
+): ScienceQuestion {
   const options = order.map((i) => entry.options[i] as string) as [string, string, string, string];
   const correct = order.indexOf(LETTERS.indexOf(entry.answer));
   return {

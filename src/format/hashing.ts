@@ -25,7 +25,6 @@ export function questionHash(runKey: Buffer, questionId: string): string {
   return `hs256:${createHmac('sha256', runKey).update(questionId, 'utf8').digest().subarray(0, 16).toString('base64url')}`;
 }
 
-
 /** `sha256:` + base64url(SHA-256(raw response)): commits to the response without publishing it. */
 export function responseHash(response: string): string {
   return `sha256:${createHash('sha256').update(response, 'utf8').digest('base64url')}`;
@@ -45,6 +44,8 @@ export const HASH_V2_BYTES = 16;
  *   which is most of what the 1024-byte packed messages are made of.
  */
 export function responseHashV2(runKey: Buffer, signal: string, subject: string, response: string): string {
-  const mac = createHmac('sha256', runKey).update(`hcs-25/response/v2\n${signal}\n${subject}\n`, 'utf8').update(response, 'utf8');
+  const mac = createHmac('sha256', runKey)
+    .update(`hcs-25/response/v2\n${signal}\n${subject}\n`, 'utf8')
+    .update(response, 'utf8');
   return `hs256:${mac.digest().subarray(0, HASH_V2_BYTES).toString('base64url')}`;
 }

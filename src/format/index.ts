@@ -11,7 +11,14 @@ export { parseSignalMessage, type ParseOptions, type ParseResult, type RejectRea
 export { expandPack } from './read-v2.js';
 export * from './write.js';
 export * from './write-v1.js';
-export { PACK_MODES, SignalPacker, packBody, type PackMode, type PackedMessage, type SignalPackerOptions } from './pack.js';
+export {
+  PACK_MODES,
+  SignalPacker,
+  packBody,
+  type PackMode,
+  type PackedMessage,
+  type SignalPackerOptions,
+} from './pack.js';
 export * from './hashing.js';
 export * from './reasons.js';
 export * from './status.js';

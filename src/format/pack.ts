@@ -140,7 +140,10 @@ export class MessagePacker<T, M extends EncodedMessage> {
     out.push(...this.flush());
     // Deflating costs mostly its set-up, whatever the size: an item whose pack would fit even stored uncompressed
     // starts the next message unencoded (the next add or flush encodes it), saving one deflate per message.
-    const alone = this.mode === 'dense' && deflateBound(this.format.aloneJsonBytes(item)) <= this.maxBytes ? undefined : this.format.encode([item]);
+    const alone =
+      this.mode === 'dense' && deflateBound(this.format.aloneJsonBytes(item)) <= this.maxBytes
+        ? undefined
+        : this.format.encode([item]);
     // An item too big for a pack of its own (a very long UAID) still goes out, as its format's single message.
     if (alone && alone.bytes.length > this.maxBytes) out.push(this.format.single(item));
     else {
@@ -250,7 +253,6 @@ function signalPackFormat(mode: PackMode, maxBytes: number): PackFormat<SignalMe
   };
 }
 
-
 function packJson(body: PackBody): Buffer {
   return Buffer.from(JSON.stringify(body), 'utf8');
 }
@@ -285,7 +287,8 @@ export function packBody(signals: readonly SignalMessageV2[]): { body: PackBody;
     }
     const { transport, ...rest } = s.data;
     // The pack's grader is left out by copying, not `delete`: a deleted key leaves a slow dictionary object.
-    const own: Record<string, unknown> = 'grader' in s.data && s.data.grader === grader ? withoutKey(rest, 'grader') : rest;
+    const own: Record<string, unknown> =
+      'grader' in s.data && s.data.grader === grader ? withoutKey(rest, 'grader') : rest;
     const d = transport === group.entry.tr ? own : { ...own, transport };
     group.entry.sig.push({ i: indexIn(ids, s.signal), st: s.status, dt: Date.parse(s.fetchedAt) - at, d });
     group.members.push(s);
@@ -332,7 +335,11 @@ export function scoresBody(records: readonly ScoreMessageV2[]): ScoresBody {
   const version = same((r) => r.trustScoreConfigVersion);
   const updatedAt = same((r) => r.trustScoreUpdatedAt);
   const explained = records.filter((r) => r.explanation);
-  const digest = explained.length > 0 && explained.every((r) => r.explanation!.configDigest === explained[0]!.explanation!.configDigest) ? explained[0]!.explanation!.configDigest : undefined;
+  const digest =
+    explained.length > 0 &&
+    explained.every((r) => r.explanation!.configDigest === explained[0]!.explanation!.configDigest)
+      ? explained[0]!.explanation!.configDigest
+      : undefined;
   return {
     p: PROTOCOL_ID,
     op: SCORES_OP,
@@ -356,7 +363,10 @@ export function scoresBody(records: readonly ScoreMessageV2[]): ScoresBody {
  * for the publisher's own journaled bytes. Topic messages go through the reader (read.ts), which validates.
  */
 export function batchRecords(bytes: Buffer): Array<Record<string, unknown>> {
-  const value = JSON.parse((bytes[0] === ZLIB_FIRST_BYTE ? inflateSync(bytes) : bytes).toString('utf8')) as Record<string, unknown>;
+  const value = JSON.parse((bytes[0] === ZLIB_FIRST_BYTE ? inflateSync(bytes) : bytes).toString('utf8')) as Record<
+    string,
+    unknown
+  >;
   return value.op === SCORES_OP ? expandScores(value as ScoresBody) : [value];
 }
 

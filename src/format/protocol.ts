@@ -18,7 +18,16 @@ export const ADAPTER_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*$/;
 export const SIGNAL_STATUSES = ['ok', 'missing', 'timeout', 'error', 'stale'] as const;
 export type SignalStatus = (typeof SIGNAL_STATUSES)[number];
 
-export const EVAL_OUTCOMES = ['correct', 'wrong', 'unparseable', 'empty', 'timeout', 'error', 'upstream-error', 'skipped'] as const;
+export const EVAL_OUTCOMES = [
+  'correct',
+  'wrong',
+  'unparseable',
+  'empty',
+  'timeout',
+  'error',
+  'upstream-error',
+  'skipped',
+] as const;
 
 export const QUESTION_HASH_PATTERN = /^hs256:[A-Za-z0-9_-]{22}$/;
 

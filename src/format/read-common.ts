@@ -54,13 +54,19 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, where: string)
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new Malformed('schema', `${where}${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema mismatch'}`);
+  throw new Malformed(
+    'schema',
+    `${where}${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema mismatch'}`,
+  );
 }
 
 /** An id outside the HCS-25 pattern is malformed; a well-formed id this version does not know is counted. */
 export function unknownSignal(index: number, id: unknown): UnknownItem {
   if (typeof id !== 'string' || id.length > NAME_MAX || !SIGNAL_ID_PATTERN.test(id)) {
-    throw new Malformed('schema', `signal: ${JSON.stringify(id)?.slice(0, NAME_MAX) ?? 'missing'} is not an HCS-25 signal id`);
+    throw new Malformed(
+      'schema',
+      `signal: ${JSON.stringify(id)?.slice(0, NAME_MAX) ?? 'missing'} is not an HCS-25 signal id`,
+    );
   }
   return unknownItem(index, 'signal', id);
 }

@@ -3,7 +3,15 @@
  * builder writes.
  */
 import type { z } from 'zod';
-import { type Malformed, bodyBytes, parseJson, unknownItem, unknownSignal, validate, type MessageItem } from './read-common.js';
+import {
+  type Malformed,
+  bodyBytes,
+  parseJson,
+  unknownItem,
+  unknownSignal,
+  validate,
+  type MessageItem,
+} from './read-common.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './protocol.js';
 import {
   MESSAGE_VERSION,
@@ -46,7 +54,14 @@ export function readV1(value: Record<string, unknown>): MessageItem[] {
   return [unknownItem(0, 'op', op)];
 }
 
-export type RejectReason = 'too-large' | 'not-utf8' | 'bad-json' | 'not-hcs25' | 'unknown-version' | 'unknown-op' | 'schema';
+export type RejectReason =
+  | 'too-large'
+  | 'not-utf8'
+  | 'bad-json'
+  | 'not-hcs25'
+  | 'unknown-version'
+  | 'unknown-op'
+  | 'schema';
 
 export type ParseResult = { ok: true; message: Hcs25Message } | { ok: false; reason: RejectReason; detail: string };
 
@@ -68,7 +83,11 @@ const STRICT_SCHEMAS: Record<string, z.ZodType<Hcs25Message>> = {
 export function parseSignalMessage(body: string | Uint8Array, options: ParseOptions = {}): ParseResult {
   const bytes = bodyBytes(body, options.encoding);
   if (bytes.length > MAX_MESSAGE_BYTES) {
-    return { ok: false, reason: 'too-large', detail: `${bytes.length} bytes; HCS-25 messages are at most ${MAX_MESSAGE_BYTES}` };
+    return {
+      ok: false,
+      reason: 'too-large',
+      detail: `${bytes.length} bytes; HCS-25 messages are at most ${MAX_MESSAGE_BYTES}`,
+    };
   }
   let value: unknown;
   try {
@@ -85,11 +104,16 @@ export function parseSignalMessage(body: string | Uint8Array, options: ParseOpti
     return { ok: false, reason: 'unknown-version', detail: `version ${JSON.stringify(v)} is not supported (v1)` };
   }
   const schema = typeof op === 'string' && Object.hasOwn(STRICT_SCHEMAS, op) ? STRICT_SCHEMAS[op] : undefined;
-  if (!schema) return { ok: false, reason: 'unknown-op', detail: `op ${JSON.stringify(op)} is not signal, score or reveal` };
+  if (!schema)
+    return { ok: false, reason: 'unknown-op', detail: `op ${JSON.stringify(op)} is not signal, score or reveal` };
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, reason: 'schema', detail: issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema mismatch' };
+    return {
+      ok: false,
+      reason: 'schema',
+      detail: issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema mismatch',
+    };
   }
   return { ok: true, message: parsed.data };
 }

@@ -43,7 +43,9 @@ export function readV2(value: Record<string, unknown>): MessageItem[] {
     return expanded.map((s, index) => signal(s, index, `signal ${index}: `));
   }
   if (op === SCORES_OP) {
-    return expandScores(validate(scoresBodySchema, value, '')).map((r, index) => record('score', r, index, `record ${index}: `));
+    return expandScores(validate(scoresBodySchema, value, '')).map((r, index) =>
+      record('score', r, index, `record ${index}: `),
+    );
   }
   return [unknownItem(0, 'op', op)];
 }
@@ -88,7 +90,11 @@ export function expandPack(body: PackBody): Array<Record<string, unknown>> {
 }
 
 /** A packed signal's data with what the pack wrote once put back: the subject's transport, the evals' grader. */
-function withDefaults(d: Record<string, unknown>, transport: string | undefined, grader: string | undefined): Record<string, unknown> {
+function withDefaults(
+  d: Record<string, unknown>,
+  transport: string | undefined,
+  grader: string | undefined,
+): Record<string, unknown> {
   return {
     ...d,
     ...(transport !== undefined && d.transport === undefined ? { transport } : {}),
@@ -119,7 +125,9 @@ export function expandScores(body: ScoresBody): Array<Record<string, unknown>> {
       trustScoreConfigVersion: trustScoreConfigVersion ?? body.trustScoreConfigVersion,
       trustScoreUpdatedAt: trustScoreUpdatedAt ?? body.trustScoreUpdatedAt,
       ...rest,
-      ...(explanation ? { explanation: { configDigest: explanation.configDigest ?? body.configDigest, ...explanation } } : {}),
+      ...(explanation
+        ? { explanation: { configDigest: explanation.configDigest ?? body.configDigest, ...explanation } }
+        : {}),
     };
   });
 }

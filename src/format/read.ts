@@ -8,7 +8,15 @@
  */
 import { inflateSync } from 'node:zlib';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID, ZLIB_FIRST_BYTE } from './protocol.js';
-import { Malformed, bodyBytes, parseJson, unknownItem, type MessageItem, type ReadRejectReason, type UnknownKind } from './read-common.js';
+import {
+  Malformed,
+  bodyBytes,
+  parseJson,
+  unknownItem,
+  type MessageItem,
+  type ReadRejectReason,
+  type UnknownKind,
+} from './read-common.js';
 import { readV1 } from './read-v1.js';
 import { readV2 } from './read-v2.js';
 
@@ -39,7 +47,12 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
     }
     const zlib = bytes[0] === ZLIB_FIRST_BYTE;
     const value = parseJson(zlib ? inflate(bytes) : bytes);
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || (value as { p?: unknown }).p !== PROTOCOL_ID) {
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      Array.isArray(value) ||
+      (value as { p?: unknown }).p !== PROTOCOL_ID
+    ) {
       throw new Malformed('not-hcs25', 'message is not an hcs-25 message (p)');
     }
     const { v } = value as { v?: unknown };
@@ -56,7 +69,8 @@ function inflate(bytes: Buffer): Buffer {
   try {
     return inflateSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES });
   } catch (err) {
-    if (err instanceof RangeError) throw new Malformed('too-large', `inflates to more than ${MAX_INFLATED_BYTES} bytes`);
+    if (err instanceof RangeError)
+      throw new Malformed('too-large', `inflates to more than ${MAX_INFLATED_BYTES} bytes`);
     throw new Malformed('bad-zlib', 'message starts like zlib (0x78) but does not inflate');
   }
 }

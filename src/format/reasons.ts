@@ -45,7 +45,7 @@ export const FAILURE_REASON_TEXT: Readonly<Record<FailureReason, string>> = {
   'connection-reset': 'the connection was reset or closed mid-exchange',
   dns: 'the host name did not resolve',
   tls: 'TLS handshake or certificate failure',
-  unreachable: 'host/network unreachable, or the agent\'s topic/endpoint does not exist',
+  unreachable: "host/network unreachable, or the agent's topic/endpoint does not exist",
   'private-address': 'the endpoint resolves to a non-public address (not contacted)',
   'http-4xx': 'the agent answered with an HTTP 4xx status (other than 401/402/403/429)',
   'http-5xx': 'the agent answered with an HTTP 5xx status',
@@ -57,9 +57,10 @@ export const FAILURE_REASON_TEXT: Readonly<Record<FailureReason, string>> = {
   'agent-error': 'the agent reported its own failure (error object, failed task)',
   'no-endpoint': 'the agent description has no way to reach it (no URL, no inbound topic)',
   'bad-endpoint': 'the endpoint is not a usable URL (bad syntax, scheme, credentials)',
-  'unsupported-protocol': 'hcs25 has no transport for the agent\'s protocol in this run',
+  'unsupported-protocol': "hcs25 has no transport for the agent's protocol in this run",
   'not-chat-capable': 'the protocol has no chat operation (MCP): evals are skipped',
-  'probe-unreachable': 'not asked: the availability probe of the same run found the agent unreachable (status missing, nothing measured)',
+  'probe-unreachable':
+    'not asked: the availability probe of the same run found the agent unreachable (status missing, nothing measured)',
   refusal: 'graded unparseable: the agent declined to answer',
   ambiguous: 'graded unparseable: more than one candidate answer',
   conflict: 'graded unparseable: the answer contradicts itself',
@@ -68,7 +69,14 @@ export const FAILURE_REASON_TEXT: Readonly<Record<FailureReason, string>> = {
   'no-answer': 'graded unparseable: no answer token found',
 };
 
-const GRADE_REASONS: ReadonlySet<string> = new Set<FailureReason>(['refusal', 'ambiguous', 'conflict', 'invalid-option', 'unit', 'no-answer']);
+const GRADE_REASONS: ReadonlySet<string> = new Set<FailureReason>([
+  'refusal',
+  'ambiguous',
+  'conflict',
+  'invalid-option',
+  'unit',
+  'no-answer',
+]);
 
 /**
  * Free-text patterns of today's transports and runner (src/transports, src/evaluate/runner.ts), first match wins.
@@ -93,7 +101,10 @@ const TEXT_RULES: ReadonlyArray<readonly [RegExp, FailureReason]> = [
   [/has no endpoint|neither an account nor an inbound topic|no HCS-11 profile|no inboundTopicId/i, 'no-endpoint'],
   [/not a valid URL|invalid agent endpoint|unsupported URL scheme|embedded credentials/i, 'bad-endpoint'],
   [/^agent-error\b|agent error|agent returned an error|^agent-error:|task (failed|rejected|canceled)/i, 'agent-error'],
-  [/HTML page|not JSON|empty response body|without JSON events|unexpected JSON shape|without choices|neither text\/plain|JSON without a string field|no JSON-RPC response|neither a Message nor a Task|server error/i, 'bad-body'],
+  [
+    /HTML page|not JSON|empty response body|without JSON events|unexpected JSON shape|without choices|neither text\/plain|JSON without a string field|no JSON-RPC response|neither a Message nor a Task|server error/i,
+    'bad-body',
+  ],
 ];
 
 /**
@@ -122,7 +133,11 @@ function evalReason(result: EvalResult): FailureReason | undefined {
       // The outcome says it all; a grader note or "answered on retry" is not a failure.
       return undefined;
     case 'unparseable': {
-      const head = text.trim().toLowerCase().split(/[\s;,]/, 1)[0] ?? '';
+      const head =
+        text
+          .trim()
+          .toLowerCase()
+          .split(/[\s;,]/, 1)[0] ?? '';
       return GRADE_REASONS.has(head) ? (head as FailureReason) : 'no-answer';
     }
     case 'skipped':
@@ -132,7 +147,11 @@ function evalReason(result: EvalResult): FailureReason | undefined {
     case 'error':
     case 'upstream-error': {
       if (/^http-error\b/i.test(text)) return statusReason(httpStatusIn(text)) ?? 'protocol-error';
-      return textReason(text) ?? statusReason(httpStatusIn(text)) ?? (result.outcome === 'upstream-error' ? 'agent-error' : 'protocol-error');
+      return (
+        textReason(text) ??
+        statusReason(httpStatusIn(text)) ??
+        (result.outcome === 'upstream-error' ? 'agent-error' : 'protocol-error')
+      );
     }
   }
 }

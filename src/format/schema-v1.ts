@@ -91,7 +91,10 @@ export const signalMessageSchema = z
 export const trustScoresSchema = z
   .object({ total: z.number().min(0).max(100) })
   .catchall(z.number().min(0).max(100))
-  .refine((o) => Object.keys(o).every((k) => k === 'total' || ADAPTER_ID_PATTERN.test(k)), 'keys must be "total" or adapter ids');
+  .refine(
+    (o) => Object.keys(o).every((k) => k === 'total' || ADAPTER_ID_PATTERN.test(k)),
+    'keys must be "total" or adapter ids',
+  );
 
 export const scoreMessageSchema = z
   .object({

@@ -62,11 +62,15 @@ export const evalDataV2Schema = z
     score: score.describe('a2aSimple*Score: 100 correct, 0 otherwise'),
     questionHash: hash
       .optional()
-      .describe('base64url(first 16 bytes of HMAC-SHA256(run key, question id)); absent when no question was asked (skipped)'),
+      .describe(
+        'base64url(first 16 bytes of HMAC-SHA256(run key, question id)); absent when no question was asked (skipped)',
+      ),
     answer: z.string().max(16).optional().describe('the extracted answer token only; absent when none'),
     responseHash: hash
       .optional()
-      .describe('base64url(first 16 bytes of HMAC-SHA256(run key, "hcs-25/response/v2\\n" + signal + "\\n" + subject + "\\n" + raw response)); absent without a response'),
+      .describe(
+        'base64url(first 16 bytes of HMAC-SHA256(run key, "hcs-25/response/v2\\n" + signal + "\\n" + subject + "\\n" + raw response)); absent without a response',
+      ),
     compliant: z.boolean().describe('the response was exactly the bare answer'),
     latencyMs,
     grader: z.string().regex(/^[a-z][a-z-]*@\d+$/),
@@ -91,7 +95,9 @@ const envelopeV2 = { ...signalEnvelopeShape, v: z.literal(MESSAGE_VERSION_V2) };
 export const evalSignalV2Schema = z
   .object({ ...envelopeV2, signal: z.enum([SIGNAL_IDS_V2.math, SIGNAL_IDS_V2.science]), data: evalDataV2Schema })
   .loose();
-export const probeSignalV2Schema = z.object({ ...envelopeV2, signal: z.literal(SIGNAL_IDS_V2.availability), data: probeDataV2Schema }).loose();
+export const probeSignalV2Schema = z
+  .object({ ...envelopeV2, signal: z.literal(SIGNAL_IDS_V2.availability), data: probeDataV2Schema })
+  .loose();
 
 export const signalMessageV2Schema = z
   .discriminatedUnion('signal', [evalSignalV2Schema, probeSignalV2Schema])
@@ -149,18 +155,20 @@ const packedSignal = z
   .object({
     i: z.number().int().min(0).describe('index into `ids`: the signal id'),
     st: z.enum(SIGNAL_STATUSES).describe('HCS-25 status'),
-    dt: z.number().int().min(-86_400_000).max(86_400_000).describe('fetchedAt minus the pack\'s `at`, in ms'),
+    dt: z.number().int().min(-86_400_000).max(86_400_000).describe("fetchedAt minus the pack's `at`, in ms"),
     d: z
       .record(z.string(), z.unknown())
-      .describe('the signal\'s `data` as in a v2 single signal, less `transport` and `grader` when they equal `tr` and `g`'),
+      .describe(
+        "the signal's `data` as in a v2 single signal, less `transport` and `grader` when they equal `tr` and `g`",
+      ),
   })
   .loose();
 
 const packedSubject = z
   .object({
     id: subjectSchema,
-    src: z.array(z.number().int().min(0)).max(4).optional().describe('indexes into `src`: the subject\'s sources'),
-    tr: transport.optional().describe('transport of the subject\'s signals whose `d` has none'),
+    src: z.array(z.number().int().min(0)).max(4).optional().describe("indexes into `src`: the subject's sources"),
+    tr: transport.optional().describe("transport of the subject's signals whose `d` has none"),
     sig: z.array(packedSignal).min(1),
   })
   .loose();
@@ -175,7 +183,7 @@ export const packBodySchema = z
     op: z.literal('pack'),
     v: z.literal(MESSAGE_VERSION_V2),
     run: runIdSchema,
-    at: isoTimestampSchema.describe('base time: each signal\'s fetchedAt is `at` + its `dt`'),
+    at: isoTimestampSchema.describe("base time: each signal's fetchedAt is `at` + its `dt`"),
     ids: z.array(signalId).min(1).max(32).describe('signal-id table'),
     g: z
       .string()
@@ -186,7 +194,10 @@ export const packBodySchema = z
     subjects: z.array(packedSubject).min(1),
   })
   .loose()
-  .refine((b) => b.subjects.reduce((n, s) => n + s.sig.length, 0) <= PACK_MAX_SIGNALS, `a pack holds at most ${PACK_MAX_SIGNALS} signals`)
+  .refine(
+    (b) => b.subjects.reduce((n, s) => n + s.sig.length, 0) <= PACK_MAX_SIGNALS,
+    `a pack holds at most ${PACK_MAX_SIGNALS} signals`,
+  )
   .describe('HCS-25 signal pack (op "pack", v2): the signals of one run about one or more subjects');
 
 export type PackBody = z.infer<typeof packBodySchema>;
@@ -226,7 +237,10 @@ const adapterId = z.string().regex(ADAPTER_ID_PATTERN, 'must be an HCS-25 adapte
 export const trustScoresV2Schema = z
   .object({ total: scoreValue })
   .catchall(scoreValue)
-  .refine((o) => Object.keys(o).every((k) => k.length <= 96 && /^\S+$/.test(k)), 'keys must be "total", adapter ids or component keys')
+  .refine(
+    (o) => Object.keys(o).every((k) => k.length <= 96 && /^\S+$/.test(k)),
+    'keys must be "total", adapter ids or component keys',
+  )
   .describe('total, plus any component keys (reference form) or adapter ids (v1 form), each 0–100');
 
 export const explanationComponentSchema = z
@@ -250,7 +264,10 @@ export const explanationAdapterSchema = z
 
 export const scoreExplanationSchema = z
   .object({
-    configDigest: z.string().regex(DIGEST_PATTERN).describe('sha256: + base64url of the scoring config as canonical JSON'),
+    configDigest: z
+      .string()
+      .regex(DIGEST_PATTERN)
+      .describe('sha256: + base64url of the scoring config as canonical JSON'),
     staleMultiplier: z.number().min(0).max(1).optional().describe('HCS-25 m_stale; default 1'),
     adapters: z.array(explanationAdapterSchema).max(64).describe('every applicable adapter'),
   })
@@ -271,7 +288,10 @@ export const referenceBreakdownSchema = z
             weight: z.number().min(0),
             total: scoreValue,
             components: z.array(z.object({ key: componentKey, value: scoreValue, status }).loose()).max(32),
-            unavailable: z.array(z.union([componentKey, z.object({ key: componentKey }).loose()])).max(32).optional(),
+            unavailable: z
+              .array(z.union([componentKey, z.object({ key: componentKey }).loose()]))
+              .max(32)
+              .optional(),
           })
           .loose(),
       )
@@ -296,7 +316,7 @@ export const scoreMessageV2Schema = z
     trustScoreUpdatedAt: z.iso.datetime({ offset: true }),
     trustConfidence: z.number().min(0).max(1).optional(),
     explanation: scoreExplanationSchema.optional(),
-    breakdown: referenceBreakdownSchema.optional().describe('the reference implementation\'s breakdown (read only)'),
+    breakdown: referenceBreakdownSchema.optional().describe("the reference implementation's breakdown (read only)"),
   })
   // trustScore ≠ trustScores.total parses: checkPublishedScore names it as drift, which a parse error could not.
   .loose()
@@ -330,10 +350,10 @@ export const SCORES_MAX_RECORDS = 256;
 const batchedScoreRecord = scoreMessageV2Schema
   .omit({ p: true, op: true, v: true })
   .extend({
-    trustScoreConfigVersion: z.number().int().min(0).optional().describe('default: the batch\'s'),
-    trustScoreUpdatedAt: z.iso.datetime({ offset: true }).optional().describe('default: the batch\'s'),
+    trustScoreConfigVersion: z.number().int().min(0).optional().describe("default: the batch's"),
+    trustScoreUpdatedAt: z.iso.datetime({ offset: true }).optional().describe("default: the batch's"),
     explanation: scoreExplanationSchema
-      .extend({ configDigest: scoreExplanationSchema.shape.configDigest.optional().describe('default: the batch\'s') })
+      .extend({ configDigest: scoreExplanationSchema.shape.configDigest.optional().describe("default: the batch's") })
       .optional(),
   })
   .describe('a v2 score record without p/op/v and without the fields the batch writes once');
@@ -343,13 +363,15 @@ export const scoresBodySchema = z
     p: z.literal(PROTOCOL_ID),
     op: z.literal(SCORES_OP),
     v: z.literal(SCORE_MESSAGE_VERSION),
-    trustScoreConfigVersion: z.number().int().min(0).optional().describe('every record\'s, unless it has its own'),
-    trustScoreUpdatedAt: z.iso.datetime({ offset: true }).optional().describe('every record\'s, unless it has its own'),
-    configDigest: z.string().regex(DIGEST_PATTERN).optional().describe('every explanation\'s, unless it has its own'),
+    trustScoreConfigVersion: z.number().int().min(0).optional().describe("every record's, unless it has its own"),
+    trustScoreUpdatedAt: z.iso.datetime({ offset: true }).optional().describe("every record's, unless it has its own"),
+    configDigest: z.string().regex(DIGEST_PATTERN).optional().describe("every explanation's, unless it has its own"),
     records: z.array(batchedScoreRecord).min(1).max(SCORES_MAX_RECORDS),
   })
   .loose()
-  .describe('HCS-25 score records in one message (op "scores", v2): record k is the op "score" record at (sequence number, k)');
+  .describe(
+    'HCS-25 score records in one message (op "scores", v2): record k is the op "score" record at (sequence number, k)',
+  );
 
 export type ScoresBody = z.infer<typeof scoresBodySchema>;
 
@@ -364,8 +386,14 @@ export const REVEAL_MESSAGE_VERSION = 2;
 
 export const revealBankSchema = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).describe('builtin (the bank bundled with hcs25) or private'),
-    digest: z.string().regex(DIGEST_PATTERN).describe('sha256: + base64url of the bank\'s validated questions as canonical JSON'),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/)
+      .describe('builtin (the bank bundled with hcs25) or private'),
+    digest: z
+      .string()
+      .regex(DIGEST_PATTERN)
+      .describe("sha256: + base64url of the bank's validated questions as canonical JSON"),
   })
   .loose();
 
@@ -374,14 +402,23 @@ export const revealMessageV2Schema = z
     p: z.literal(PROTOCOL_ID),
     op: z.literal('reveal'),
     v: z.literal(REVEAL_MESSAGE_VERSION),
-    run: z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID').describe('ULID of the run'),
-    key: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url 32-byte key').describe('the run key (HMAC key of its hashes)'),
+    run: z
+      .string()
+      .regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, 'must be a ULID')
+      .describe('ULID of the run'),
+    key: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url 32-byte key')
+      .describe('the run key (HMAC key of its hashes)'),
     seed: z.string().min(1).max(128).describe('the run seed questions are derived from'),
     generator: z
       .string()
       .regex(/^[a-z0-9][a-z0-9.-]*@\d+$/)
       .describe('version of the question derivation (RNG, SimpleMath generator, SimpleScience pick and shuffle)'),
-    grader: z.string().regex(/^[a-z][a-z-]*@\d+$/).describe('grader the run used'),
+    grader: z
+      .string()
+      .regex(/^[a-z][a-z-]*@\d+$/)
+      .describe('grader the run used'),
     bank: revealBankSchema.optional().describe('the SimpleScience bank; absent when the run asked no science question'),
   })
   .loose()

@@ -49,7 +49,9 @@ export function buildSignalMessage(result: AnyEvalResult, context: SignalContext
 }
 
 function evalData(result: EvalResult, runKey: Buffer) {
-  const reason = reasonCode(result.reason) ?? (result.outcome === 'correct' || result.outcome === 'wrong' ? undefined : result.outcome);
+  const reason =
+    reasonCode(result.reason) ??
+    (result.outcome === 'correct' || result.outcome === 'wrong' ? undefined : result.outcome);
   return {
     outcome: result.outcome,
     score: result.outcome === 'correct' ? 100 : 0,
@@ -87,18 +89,31 @@ function probeData(result: ProbeEvalResult) {
  */
 function reasonCode(reason: string | undefined): string | undefined {
   if (!reason) return undefined;
-  const head = reason.trim().toLowerCase().split(/[\s,;()"'`]/, 1)[0] ?? '';
+  const head =
+    reason
+      .trim()
+      .toLowerCase()
+      .split(/[\s,;()"'`]/, 1)[0] ?? '';
   const code = head.replace(/:+$/, '');
   return REASON_CODE.test(code) ? code : undefined;
 }
 
 export function buildScoreMessage(input: Omit<ScoreMessage, 'p' | 'op' | 'v'>): BuiltMessage<ScoreMessage> {
-  return finishMessage(scoreMessageSchema.parse({ p: PROTOCOL_ID, op: 'score', v: MESSAGE_VERSION, ...input }), 'score message');
+  return finishMessage(
+    scoreMessageSchema.parse({ p: PROTOCOL_ID, op: 'score', v: MESSAGE_VERSION, ...input }),
+    'score message',
+  );
 }
 
 export function buildRevealMessage(run: string, runKey: Buffer): BuiltMessage<RevealMessage> {
   return finishMessage(
-    revealMessageSchema.parse({ p: PROTOCOL_ID, op: 'reveal', v: MESSAGE_VERSION, run, key: runKey.toString('base64url') }),
+    revealMessageSchema.parse({
+      p: PROTOCOL_ID,
+      op: 'reveal',
+      v: MESSAGE_VERSION,
+      run,
+      key: runKey.toString('base64url'),
+    }),
     'reveal message',
   );
 }

@@ -110,7 +110,10 @@ export interface ScoreRecordInput {
  * `trustScore` mirrors the total; `explain: false` leaves the explanation itself out (HCS-25 makes it optional).
  * Throws MessageTooLargeError when it would not fit one HCS message.
  */
-export function buildScoreMessageV2(input: ScoreRecordInput, options: { explain?: boolean } = {}): BuiltMessage<ScoreMessageV2> {
+export function buildScoreMessageV2(
+  input: ScoreRecordInput,
+  options: { explain?: boolean } = {},
+): BuiltMessage<ScoreMessageV2> {
   const { total } = input;
   const trustScores: Record<string, number> = { total };
   for (const adapter of input.explanation.adapters) {

@@ -14,7 +14,13 @@ import { z } from 'zod';
 import { ConfigError, errorMessage } from '../core/errors.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
 import { createTopic, setAccountMemo, type CreateTopicOptions } from '../hedera/tx.js';
-import { HCS10_TTL_SECONDS, formatOperatorId, inboundTopicMemo, outboundTopicMemo, parseHcs10TopicMemo } from './messages.js';
+import {
+  HCS10_TTL_SECONDS,
+  formatOperatorId,
+  inboundTopicMemo,
+  outboundTopicMemo,
+  parseHcs10TopicMemo,
+} from './messages.js';
 import { buildAgentProfile, hcs11AccountMemo, type AgentProfileInput } from './profile.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 
@@ -99,7 +105,9 @@ function readIdentityFile(stateDir: string): z.infer<typeof identityFileSchema> 
     parsed = undefined;
   }
   if (!parsed?.success) {
-    throw new ConfigError(`${file} is not a valid hcs25 identity file`, { hint: 'delete it and run `hcs25 identity create` again' });
+    throw new ConfigError(`${file} is not a valid hcs25 identity file`, {
+      hint: 'delete it and run `hcs25 identity create` again',
+    });
   }
   return parsed.data;
 }
@@ -135,10 +143,15 @@ export async function checkIdentity(client: Client, identity: Hcs10Identity): Pr
       return null;
     }
   };
-  const [inMemo, outMemo] = await Promise.all([topicMemo(identity.inboundTopicId), topicMemo(identity.outboundTopicId)]);
+  const [inMemo, outMemo] = await Promise.all([
+    topicMemo(identity.inboundTopicId),
+    topicMemo(identity.outboundTopicId),
+  ]);
   const inbound = inMemo === null ? null : parseHcs10TopicMemo(inMemo);
   if (inMemo !== null && (inbound?.type !== 'inbound' || inbound.accountId !== identity.accountId)) {
-    problems.push(`inbound topic ${identity.inboundTopicId} has memo "${inMemo.slice(0, 60)}", not an inbound memo for ${identity.accountId}`);
+    problems.push(
+      `inbound topic ${identity.inboundTopicId} has memo "${inMemo.slice(0, 60)}", not an inbound memo for ${identity.accountId}`,
+    );
   }
   if (outMemo !== null && parseHcs10TopicMemo(outMemo)?.type !== 'outbound') {
     problems.push(`outbound topic ${identity.outboundTopicId} has memo "${outMemo.slice(0, 60)}"`);
@@ -146,7 +159,8 @@ export async function checkIdentity(client: Client, identity: Hcs10Identity): Pr
   try {
     const account = await new AccountInfoQuery().setAccountId(identity.accountId).execute(client);
     const want = hcs11AccountMemo(identity.profileTopicId);
-    if (account.accountMemo !== want) problems.push(`account memo of ${identity.accountId} is "${account.accountMemo.slice(0, 60)}", not "${want}"`);
+    if (account.accountMemo !== want)
+      problems.push(`account memo of ${identity.accountId} is "${account.accountMemo.slice(0, 60)}", not "${want}"`);
   } catch (err) {
     problems.push(`account ${identity.accountId}: ${errorMessage(err)}`);
   }
@@ -170,7 +184,9 @@ export interface EnsureIdentityOptions {
 export const DEFAULT_RUNNER_NAME = 'hcs25 eval runner';
 
 /** The runner's identity: the stored one when it still holds on the ledger, else a new one (stored). */
-export async function ensureRunnerIdentity(options: EnsureIdentityOptions): Promise<{ identity: StoredIdentity; created: boolean }> {
+export async function ensureRunnerIdentity(
+  options: EnsureIdentityOptions,
+): Promise<{ identity: StoredIdentity; created: boolean }> {
   const { client } = options;
   const accountId = client.operatorAccountId?.toString();
   if (!accountId) throw new ConfigError('an HCS-10 identity needs an operator account');
@@ -184,12 +200,17 @@ export async function ensureRunnerIdentity(options: EnsureIdentityOptions): Prom
   const current = (await new AccountInfoQuery().setAccountId(accountId).execute(client)).accountMemo;
   const ours = stored ? hcs11AccountMemo(stored.profileTopicId) : undefined;
   if (current !== '' && current !== ours && !options.replaceMemo) {
-    throw new ConfigError(`the memo of ${accountId} is "${current.slice(0, 60)}"; making it an HCS-10 identity would replace it with hcs-11:hcs://1/…`, {
-      hint: 'pass --replace-memo to replace it, or use another operator account',
-    });
+    throw new ConfigError(
+      `the memo of ${accountId} is "${current.slice(0, 60)}"; making it an HCS-10 identity would replace it with hcs-11:hcs://1/…`,
+      {
+        hint: 'pass --replace-memo to replace it, or use another operator account',
+      },
+    );
   }
   const displayName = options.displayName ?? DEFAULT_RUNNER_NAME;
-  options.onProgress?.(`creating the HCS-10 identity of ${accountId}: inbound and outbound topics, HCS-11 profile, account memo`);
+  options.onProgress?.(
+    `creating the HCS-10 identity of ${accountId}: inbound and outbound topics, HCS-11 profile, account memo`,
+  );
   const { identity } = await provisionHcs10Agent(client, {
     displayName,
     bio: 'Evaluates AI agents and publishes HCS-25 trust signals.',
@@ -198,7 +219,12 @@ export async function ensureRunnerIdentity(options: EnsureIdentityOptions): Prom
     model: 'none',
     creator: 'hcs25',
   });
-  const record: StoredIdentity = { network: options.network, ...identity, displayName, createdAt: new Date().toISOString() };
+  const record: StoredIdentity = {
+    network: options.network,
+    ...identity,
+    displayName,
+    createdAt: new Date().toISOString(),
+  };
   saveIdentity(options.stateDir, record);
   return { identity: record, created: true };
 }

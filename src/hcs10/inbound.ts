@@ -15,7 +15,10 @@ const fixedFeeSchema = z.looseObject({
   collector_account_id: z.string().nullable().optional(),
   denominating_token_id: z.string().nullable().optional(),
 });
-const customFeesSchema = z.looseObject({ fixed_fees: z.array(fixedFeeSchema).nullable().optional() }).nullable().optional();
+const customFeesSchema = z
+  .looseObject({ fixed_fees: z.array(fixedFeeSchema).nullable().optional() })
+  .nullable()
+  .optional();
 
 /**
  * `ourKeyHex`: our public key, raw hex (`PublicKey.toStringRaw()`): a submit key that is exactly ours counts as open
@@ -23,7 +26,10 @@ const customFeesSchema = z.looseObject({ fixed_fees: z.array(fixedFeeSchema).nul
  */
 export function classifyInbound(topic: TopicInfo, ourKeyHex?: string): InboundAccess {
   if (topic.submit_key) {
-    const ours = ourKeyHex !== undefined && topic.submit_key._type !== 'ProtobufEncoded' && topic.submit_key.key.toLowerCase() === ourKeyHex.toLowerCase();
+    const ours =
+      ourKeyHex !== undefined &&
+      topic.submit_key._type !== 'ProtobufEncoded' &&
+      topic.submit_key.key.toLowerCase() === ourKeyHex.toLowerCase();
     return { kind: 'controlled', ours };
   }
   const fees = customFeesSchema.safeParse(topic.custom_fees);

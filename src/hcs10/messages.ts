@@ -82,7 +82,9 @@ export function parseHcs10TopicMemo(memo: string): Hcs10TopicMemo | null {
         ? { type: 'connection', ttl, inboundTopicId: extraId, connectionId: Number(connectionId) }
         : null;
     default:
-      return connectionId === undefined ? { type: 'registry', ttl, ...(extraId !== undefined && { metadataTopicId: extraId }) } : null;
+      return connectionId === undefined
+        ? { type: 'registry', ttl, ...(extraId !== undefined && { metadataTopicId: extraId }) }
+        : null;
   }
 }
 
@@ -133,7 +135,12 @@ export class Hcs10MessageTooLargeError extends Hcs25Error {
   }
 }
 
-function outgoing(op: Hcs10OpName, on: Hcs10TopicKind, fields: Record<string, unknown>, m: string | undefined): Hcs10Outgoing {
+function outgoing(
+  op: Hcs10OpName,
+  on: Hcs10TopicKind,
+  fields: Record<string, unknown>,
+  m: string | undefined,
+): Hcs10Outgoing {
   const payload: Record<string, unknown> = { p: 'hcs-10', op, ...fields, ...(m !== undefined && { m }) };
   const body = JSON.stringify(payload);
   const bytes = Buffer.byteLength(body, 'utf8');
@@ -214,12 +221,23 @@ export function messageOp(a: { operatorId: string; data: string; m?: string }): 
 
 /** Whether `data` fits inline in a message op, or must go to HCS-1 first. */
 export function fitsInline(operatorId: string, data: string, m?: string): boolean {
-  const body = JSON.stringify({ p: 'hcs-10', op: 'message', operator_id: operatorId, data, ...(m !== undefined && { m }) });
+  const body = JSON.stringify({
+    p: 'hcs-10',
+    op: 'message',
+    operator_id: operatorId,
+    data,
+    ...(m !== undefined && { m }),
+  });
   return Buffer.byteLength(body, 'utf8') <= HCS10_INLINE_LIMIT_BYTES;
 }
 
 export function closeConnectionOp(a: { operatorId: string; reason?: string; m?: string }): Hcs10Outgoing {
-  return outgoing('close_connection', 'connection', { operator_id: a.operatorId, ...(a.reason !== undefined && { reason: a.reason }) }, a.m);
+  return outgoing(
+    'close_connection',
+    'connection',
+    { operator_id: a.operatorId, ...(a.reason !== undefined && { reason: a.reason }) },
+    a.m,
+  );
 }
 
 export function outboundConnectionClosedOp(a: {
@@ -244,14 +262,25 @@ export function outboundConnectionClosedOp(a: {
 
 /** Registry `register` (current form plus the SDK's optional `inbound_topic_id`). */
 export function registerOp(a: { accountId: string; inboundTopicId?: string; m?: string }): Hcs10Outgoing {
-  return outgoing('register', 'registry', { account_id: a.accountId, ...(a.inboundTopicId !== undefined && { inbound_topic_id: a.inboundTopicId }) }, a.m);
+  return outgoing(
+    'register',
+    'registry',
+    { account_id: a.accountId, ...(a.inboundTopicId !== undefined && { inbound_topic_id: a.inboundTopicId }) },
+    a.m,
+  );
 }
 
 // ---------- operations we read ----------
 
 const entityId = z.string().regex(ENTITY_ID_PATTERN, 'must look like 0.0.1234');
 const operatorIdField = z.string().regex(OPERATOR_ID, 'must be inboundTopicId@accountId');
-const seqField = z.union([z.number().int().positive(), z.string().regex(/^\d{1,15}$/).transform(Number)]);
+const seqField = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
+]);
 const memoField = z.string().max(500).optional();
 
 export const connectionRequestSchema = z.object({
@@ -318,12 +347,16 @@ export function parseIncoming(bytes: Uint8Array): { ok: true; op: IncomingOp } |
   const { p, op } = doc as { p?: unknown; op?: unknown };
   if (p !== 'hcs-10') return { ok: false, reason: 'not an hcs-10 message' };
   // Own properties only: an op of "constructor" or "toString" must not find Object's.
-  const schema = typeof op === 'string' && Object.hasOwn(INCOMING, op) ? INCOMING[op as keyof typeof INCOMING] : undefined;
+  const schema =
+    typeof op === 'string' && Object.hasOwn(INCOMING, op) ? INCOMING[op as keyof typeof INCOMING] : undefined;
   if (schema === undefined) return { ok: false, reason: `op ${JSON.stringify(op)} is not handled` };
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, reason: `invalid ${String(op)}: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'schema'}` };
+    return {
+      ok: false,
+      reason: `invalid ${String(op)}: ${issue ? `${issue.path.join('.')} ${issue.message}` : 'schema'}`,
+    };
   }
   return { ok: true, op: parsed.data };
 }

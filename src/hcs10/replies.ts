@@ -40,7 +40,8 @@ const TEXT_TAG = /^\s*(?:\[\s*(?:reply\s+to|re:?)\s*#\s*(\d{1,15})\s*\]|reply\s+
 /** The SDK's memo of a reply: "Bob response to message #12", or "reply to #12". */
 const MEMO_TAG = /\b(?:response|reply|answer)\s+to\s+(?:message\s+)?#\s*(\d{1,15})\b/i;
 const GREETING_MEMO = /\bgreeting\b|\bwelcome\b|\bconnection\s+(?:established|accepted|confirmed|created)\b/i;
-const GREETING_TEXT = /^[\s\p{P}\p{S}]*(?:hello|hi|hey|hiya|howdy|greetings|welcome|good\s+(?:morning|afternoon|evening|day))\b/iu;
+const GREETING_TEXT =
+  /^[\s\p{P}\p{S}]*(?:hello|hi|hey|hiya|howdy|greetings|welcome|good\s+(?:morning|afternoon|evening|day))\b/iu;
 const SYSTEM_MEMO = /^\s*(?:system|status|notice|typing)\b/i;
 const SYSTEM_TYPES: ReadonlySet<string> = new Set(['system', 'status', 'notice', 'typing', 'ack', 'event', 'progress']);
 
@@ -78,7 +79,11 @@ export function isGreeting(text: string, memo?: string): boolean {
  * untagged greeting counts only as the agent's first word on the connection (an answer may well begin "Hi,"
  * later on); from an agent that tags its replies, untagged messages are never the answer.
  */
-export function classifyAgentMessage(text: string, memo: string | undefined, context: AgentMessageContext): ClassifiedMessage {
+export function classifyAgentMessage(
+  text: string,
+  memo: string | undefined,
+  context: AgentMessageContext,
+): ClassifiedMessage {
   const tag = replyTagOf(text, memo);
   if (tag) {
     return { kind: tag.seq === context.questionSeq ? 'answer' : 'other-reply', text: tag.text, repliesTo: tag.seq };

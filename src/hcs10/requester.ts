@@ -133,19 +133,30 @@ export class Hcs10Requester {
     if (topic === null || topic.deleted) throw new Hcs10AskError('refused', `inbound topic ${inbound} does not exist`);
     const memo = parseHcs10TopicMemo(topic.memo);
     if (memo?.type !== 'inbound' || memo.accountId !== this.target.accountId) {
-      throw new Hcs10AskError('protocol-error', `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo ${preview(topic.memo, 60)})`);
+      throw new Hcs10AskError(
+        'protocol-error',
+        `topic ${inbound} is not the HCS-10 inbound topic of ${this.target.accountId} (memo ${preview(topic.memo, 60)})`,
+      );
     }
     const access = classifyInbound(topic, this.ourKeyHex);
     let feeTinybars = 0;
     if (access.kind === 'controlled' && !access.ours) {
-      throw new Hcs10AskError('auth-required', `${describeAccess(access)}: only its key holders can request a connection`);
+      throw new Hcs10AskError(
+        'auth-required',
+        `${describeAccess(access)}: only its key holders can request a connection`,
+      );
     }
     if (access.kind === 'fee') {
       const policy = this.options.topicFees;
-      if (access.tokenFees > 0) throw new Hcs10AskError('auth-required', `${describeAccess(access)}: token fees are not paid`);
-      if (!policy?.allow) throw new Hcs10AskError('auth-required', `${describeAccess(access)}; not paid without --allow-topic-fees`);
+      if (access.tokenFees > 0)
+        throw new Hcs10AskError('auth-required', `${describeAccess(access)}: token fees are not paid`);
+      if (!policy?.allow)
+        throw new Hcs10AskError('auth-required', `${describeAccess(access)}; not paid without --allow-topic-fees`);
       if (access.hbarTinybars > hbarToTinybars(policy.maxHbar)) {
-        throw new Hcs10AskError('auth-required', `${describeAccess(access)} is above the cap of ${policy.maxHbar} ℏ per request`);
+        throw new Hcs10AskError(
+          'auth-required',
+          `${describeAccess(access)} is above the cap of ${policy.maxHbar} ℏ per request`,
+        );
       }
       feeTinybars = access.hbarTinybars;
     }
@@ -186,10 +197,13 @@ export class Hcs10Requester {
     let data = prompt;
     let promptHrl: string | undefined;
     if (!fitsInline(this.operatorId, prompt)) {
-      promptHrl = (await this.chain(() => inscribeHcs1(client, Buffer.from(prompt, 'utf8'), { mimeType: 'text/plain' }), signal)).hrl;
+      promptHrl = (
+        await this.chain(() => inscribeHcs1(client, Buffer.from(prompt, 'utf8'), { mimeType: 'text/plain' }), signal)
+      ).hrl;
       data = promptHrl;
     }
-    const messageSeq = (await this.submit(connection.topicId, messageOp({ operatorId: this.operatorId, data }), signal)).seq;
+    const messageSeq = (await this.submit(connection.topicId, messageOp({ operatorId: this.operatorId, data }), signal))
+      .seq;
     const heard = this.heardOn(connection.topicId);
     const found = await this.pollFor(signal, async () => {
       for await (const msg of mirror.topicMessages(connection.topicId, { afterSequence: heard.cursor, signal })) {
@@ -199,7 +213,10 @@ export class Hcs10Requester {
         const op = parsed.op;
         const afterQuestion = msg.sequenceNumber > messageSeq;
         if (op.op === 'close_connection' && afterQuestion) {
-          throw new Hcs10AskError('refused', `the agent closed the connection${op.reason ? `: ${oneLine(op.reason, 100)}` : ''}`);
+          throw new Hcs10AskError(
+            'refused',
+            `the agent closed the connection${op.reason ? `: ${oneLine(op.reason, 100)}` : ''}`,
+          );
         }
         if (op.op !== 'message') continue;
         if (!afterQuestion) {
@@ -210,7 +227,11 @@ export class Hcs10Requester {
         }
         const file = hcs1TopicOf(op.data);
         const content = file === null ? op.data : await this.readFile(file, signal);
-        const verdict = classifyAgentMessage(content, op.m, { questionSeq: messageSeq, firstFromAgent: !heard.agentSpoke, tagsReplies: heard.tagsReplies });
+        const verdict = classifyAgentMessage(content, op.m, {
+          questionSeq: messageSeq,
+          firstFromAgent: !heard.agentSpoke,
+          tagsReplies: heard.tagsReplies,
+        });
         heard.agentSpoke = true;
         if (verdict.repliesTo !== undefined) heard.tagsReplies = true;
         if (verdict.kind !== 'answer') continue;
@@ -223,7 +244,8 @@ export class Hcs10Requester {
       return undefined;
     });
     const maxBytes = this.options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    if (Buffer.byteLength(found.text, 'utf8') > maxBytes) throw new Hcs10AskError('too-large', `the reply is larger than ${maxBytes} bytes`);
+    if (Buffer.byteLength(found.text, 'utf8') > maxBytes)
+      throw new Hcs10AskError('too-large', `the reply is larger than ${maxBytes} bytes`);
     return {
       text: replyText(found.text),
       messageSeq,
@@ -239,7 +261,9 @@ export class Hcs10Requester {
       const signal = AbortSignal.timeout(30_000);
       try {
         await this.submit(connection.topicId, closeConnectionOp({ operatorId: this.operatorId, reason }), signal);
-        this.record(() => outboundConnectionClosedOp({ connectionTopicId: connection.topicId, operatorId: this.operatorId, reason }));
+        this.record(() =>
+          outboundConnectionClosedOp({ connectionTopicId: connection.topicId, operatorId: this.operatorId, reason }),
+        );
       } catch {
         // The agent may have deleted or locked the topic already; nothing to do about it.
       }
@@ -271,14 +295,24 @@ export class Hcs10Requester {
     if (this.options.recordOutbound === false) return;
     const op = build();
     const topicId = this.options.identity.outboundTopicId;
-    const p = submitMessage(this.options.client, topicId, op.body, op.memo).then((s) => this.told(topicId, op, s), () => undefined);
+    const p = submitMessage(this.options.client, topicId, op.body, op.memo).then(
+      (s) => this.told(topicId, op, s),
+      () => undefined,
+    );
     this.background.add(p);
     void p.finally(() => this.background.delete(p));
   }
 
   private async submit(topicId: string, op: Hcs10Outgoing, signal: AbortSignal, feeTinybars = 0): Promise<Submitted> {
     const submitted = await this.chain(
-      () => submitMessage(this.options.client, topicId, op.body, op.memo, feeTinybars > 0 ? { maxCustomFeeTinybars: feeTinybars } : {}),
+      () =>
+        submitMessage(
+          this.options.client,
+          topicId,
+          op.body,
+          op.memo,
+          feeTinybars > 0 ? { maxCustomFeeTinybars: feeTinybars } : {},
+        ),
       signal,
     );
     this.told(topicId, op, submitted, feeTinybars);
@@ -286,7 +320,13 @@ export class Hcs10Requester {
   }
 
   private told(topicId: string, op: Hcs10Outgoing, submitted: Submitted, topicFeeTinybars = 0): void {
-    this.options.onSubmitted?.({ topicId, op: String(op.payload.op), memo: op.memo, ...submitted, ...(topicFeeTinybars > 0 && { topicFeeTinybars }) });
+    this.options.onSubmitted?.({
+      topicId,
+      op: String(op.payload.op),
+      memo: op.memo,
+      ...submitted,
+      ...(topicFeeTinybars > 0 && { topicFeeTinybars }),
+    });
   }
 
   /** A consensus call raced against the deadline (the SDK takes no signal; a late transaction is harmless). */
@@ -300,7 +340,10 @@ export class Hcs10Requester {
         throw new Hcs10AskError('refused', `the agent's topic is gone: ${errorMessage(err)}`);
       }
       if (err instanceof LedgerTxError && /INVALID_SIGNATURE/.test(err.message)) {
-        throw new Hcs10AskError('auth-required', `the agent's topic does not accept our messages: ${errorMessage(err)}`);
+        throw new Hcs10AskError(
+          'auth-required',
+          `the agent's topic does not accept our messages: ${errorMessage(err)}`,
+        );
       }
       throw new Hcs10AskError('protocol-error', errorMessage(err), true);
     }
@@ -310,7 +353,8 @@ export class Hcs10Requester {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof MirrorError) throw new Hcs10AskError('protocol-error', err.message, err.code === 'MIRROR_UNAVAILABLE');
+      if (err instanceof MirrorError)
+        throw new Hcs10AskError('protocol-error', err.message, err.code === 'MIRROR_UNAVAILABLE');
       throw err;
     }
   }
@@ -327,7 +371,8 @@ export class Hcs10Requester {
   /** An HCS-1 reply. The file precedes the message at consensus, but a lagging mirror may show it late: retry a little. */
   private async readFile(topicId: string, signal: AbortSignal): Promise<string> {
     const maxBytes = this.options.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
-    const tooLarge = (err: unknown): boolean => err instanceof Hcs1Error && /larger than|decompresses to more/.test(err.message);
+    const tooLarge = (err: unknown): boolean =>
+      err instanceof Hcs1Error && /larger than|decompresses to more/.test(err.message);
     try {
       const file = await retry(() => readHcs1File(this.options.mirror, topicId, { maxBytes, signal }), {
         attempts: 5,
@@ -339,7 +384,8 @@ export class Hcs10Requester {
       return file.bytes.toString('utf8');
     } catch (err) {
       if (signal.aborted) throw err;
-      if (tooLarge(err)) throw new Hcs10AskError('too-large', `the reply file hcs://1/${topicId} is larger than ${maxBytes} bytes`);
+      if (tooLarge(err))
+        throw new Hcs10AskError('too-large', `the reply file hcs://1/${topicId} is larger than ${maxBytes} bytes`);
       throw new Hcs10AskError('protocol-error', `the reply hcs://1/${topicId} is unreadable: ${errorMessage(err)}`);
     }
   }

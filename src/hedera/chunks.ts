@@ -33,7 +33,13 @@ export class ChunkAssembler {
       this.expire(raw.consensusTimestamp);
       return single(raw);
     }
-    if (info.initialTransactionId === null || info.total < 1 || info.total > MAX_CHUNKS_PER_MESSAGE || info.number < 1 || info.number > info.total) {
+    if (
+      info.initialTransactionId === null ||
+      info.total < 1 ||
+      info.total > MAX_CHUNKS_PER_MESSAGE ||
+      info.number < 1 ||
+      info.number > info.total
+    ) {
       this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} has invalid chunk info`);
       return null;
     }
@@ -46,7 +52,10 @@ export class ChunkAssembler {
       this.groups.set(key, group);
     }
     if (group.total !== info.total) {
-      this.drop(raw.sequenceNumber, `chunk ${info.number}/${info.total} disagrees with its group's total of ${group.total}`);
+      this.drop(
+        raw.sequenceNumber,
+        `chunk ${info.number}/${info.total} disagrees with its group's total of ${group.total}`,
+      );
       return null;
     }
     if (group.parts[info.number - 1] !== undefined) {
@@ -86,7 +95,8 @@ export class ChunkAssembler {
 
   private dropGroup(group: ChunkGroup, reason: string): void {
     for (const part of group.parts) {
-      if (part !== undefined) this.drop(part.sequenceNumber, `chunk of an incomplete message (${group.received}/${group.total}): ${reason}`);
+      if (part !== undefined)
+        this.drop(part.sequenceNumber, `chunk of an incomplete message (${group.received}/${group.total}): ${reason}`);
     }
   }
 

@@ -57,8 +57,11 @@ export function parsePrivateKey(operator: OperatorConfig): PrivateKey {
         return PrivateKey.fromStringDer(hex);
     }
   } catch {
-    throw new ConfigError(`the operator key for ${operator.accountId} could not be parsed as ${operator.keyType === 'der' ? 'a DER-encoded' : `an ${operator.keyType.toUpperCase()}`} private key`, {
-      hint: 'check HCS25_OPERATOR_KEY / HCS25_OPERATOR_KEY_FILE and HCS25_OPERATOR_KEY_TYPE',
-    });
+    throw new ConfigError(
+      `the operator key for ${operator.accountId} could not be parsed as ${operator.keyType === 'der' ? 'a DER-encoded' : `an ${operator.keyType.toUpperCase()}`} private key`,
+      {
+        hint: 'check HCS25_OPERATOR_KEY / HCS25_OPERATOR_KEY_FILE and HCS25_OPERATOR_KEY_TYPE',
+      },
+    );
   }
 }

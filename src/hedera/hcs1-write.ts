@@ -17,10 +17,16 @@ export interface InscribedFile {
   chunks: number;
 }
 
-export async function inscribeHcs1(client: Client, bytes: Uint8Array, options: { mimeType: string }): Promise<InscribedFile> {
+export async function inscribeHcs1(
+  client: Client,
+  bytes: Uint8Array,
+  options: { mimeType: string },
+): Promise<InscribedFile> {
   const submitKey = client.operatorPublicKey;
   if (submitKey === null) {
-    throw new Hcs25Error('NO_OPERATOR', 'inscribing an HCS-1 file needs an operator', { hint: 'configure HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY' });
+    throw new Hcs25Error('NO_OPERATOR', 'inscribing an HCS-1 file needs an operator', {
+      hint: 'configure HCS25_OPERATOR_ID and HCS25_OPERATOR_KEY',
+    });
   }
   const encoded = encodeHcs1File(bytes, options.mimeType);
   const topicId = await createTopic(client, { memo: encoded.memo, submitKey });

@@ -62,7 +62,11 @@ export function parseHcs1Memo(memo: string): Hcs1Memo | null {
 const chunkSchema = z.object({ o: z.number().int().min(0), c: z.string() });
 
 /** Reads and verifies the HCS-1 file stored on `topicId`. Throws Hcs1Error (with a reason) for anything invalid. */
-export async function readHcs1File(mirror: MirrorRestClient, topicId: string, options: ReadHcs1Options = {}): Promise<Hcs1File> {
+export async function readHcs1File(
+  mirror: MirrorRestClient,
+  topicId: string,
+  options: ReadHcs1Options = {},
+): Promise<Hcs1File> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const topic = await mirror.getTopic(topicId, options.signal);
   if (topic === null) throw new Hcs1Error(`HCS-1 topic ${topicId} does not exist`, 'check the hcs://1/ reference');
@@ -76,12 +80,18 @@ export async function readHcs1File(mirror: MirrorRestClient, topicId: string, op
   for await (const msg of mirror.topicMessages(topicId, { signal: options.signal })) {
     if (++messages > maxMessages) {
       // "larger than" marks it as too large for callers that tell size from other faults (the HCS-10 requester).
-      throw new Hcs1Error(`HCS-1 file ${topicId} spans more than ${maxMessages} messages, larger than a file of at most ${maxBytes} bytes needs`);
+      throw new Hcs1Error(
+        `HCS-1 file ${topicId} spans more than ${maxMessages} messages, larger than a file of at most ${maxBytes} bytes needs`,
+      );
     }
     const chunk = parseChunk(msg.message);
     if (chunk === null || chunks.has(chunk.o)) continue;
     chars += chunk.c.length;
-    if (chars > maxChars) throw new Hcs1Error(`HCS-1 file ${topicId} is larger than ${maxBytes} bytes`, 'files this large are not agent descriptions');
+    if (chars > maxChars)
+      throw new Hcs1Error(
+        `HCS-1 file ${topicId} is larger than ${maxBytes} bytes`,
+        'files this large are not agent descriptions',
+      );
     chunks.set(chunk.o, chunk.c);
   }
   return { topicId, ...assembleHcs1(memo, chunks, { maxBytes, what: `HCS-1 file ${topicId}` }) };
@@ -90,7 +100,9 @@ export async function readHcs1File(mirror: MirrorRestClient, topicId: string, op
 function checkTopic(topic: TopicInfo, requireKeys: boolean): Hcs1Memo {
   const memo = parseHcs1Memo(topic.memo);
   if (memo === null) {
-    throw new Hcs1Error(`topic ${topic.topic_id} is not an HCS-1 file (memo "${topic.memo.slice(0, 80)}" is not <sha256>:<zstd|brotli>:base64)`);
+    throw new Hcs1Error(
+      `topic ${topic.topic_id} is not an HCS-1 file (memo "${topic.memo.slice(0, 80)}" is not <sha256>:<zstd|brotli>:base64)`,
+    );
   }
   if (requireKeys && (topic.submit_key === null || topic.submit_key === undefined)) {
     throw new Hcs1Error(`HCS-1 topic ${topic.topic_id} has no submit key, so anyone could have written into it`);
@@ -138,7 +150,9 @@ export function assembleHcs1(
   const bytes = decompress(memo.compression, compressed, maxBytes, what);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if (sha256 !== memo.sha256) {
-    throw new Hcs1Error(`${what} does not match the SHA-256 in its memo (memo ${memo.sha256.slice(0, 12)}…, content ${sha256.slice(0, 12)}…)`);
+    throw new Hcs1Error(
+      `${what} does not match the SHA-256 in its memo (memo ${memo.sha256.slice(0, 12)}…, content ${sha256.slice(0, 12)}…)`,
+    );
   }
   return { mimeType, bytes, sha256, compression: memo.compression };
 }
@@ -182,7 +196,8 @@ function zstdDecompress(data: Buffer, maxBytes: number, what: string): Buffer {
 export function zstdFramesProblem(data: Uint8Array, maxWindow: number, maxContent: number): string | null {
   let p = 0;
   let frames = 0;
-  const u32 = (at: number): number => (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16)) + data[at + 3]! * 0x1000000;
+  const u32 = (at: number): number =>
+    (data[at]! | (data[at + 1]! << 8) | (data[at + 2]! << 16)) + data[at + 3]! * 0x1000000;
   while (p < data.length) {
     if (data.length - p < 4) return 'truncated frame';
     const magic = u32(p);

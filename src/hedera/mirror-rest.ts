@@ -38,7 +38,14 @@ export class MirrorError extends Hcs25Error {
   }
 }
 
-export type { AccountInfo, DroppedChunk, RawTopicMessage, TopicInfo, TopicMessage, TransactionInfo } from './mirror-schemas.js';
+export type {
+  AccountInfo,
+  DroppedChunk,
+  RawTopicMessage,
+  TopicInfo,
+  TopicMessage,
+  TransactionInfo,
+} from './mirror-schemas.js';
 
 export interface TopicMessagesOptions {
   /** Only messages with a sequence number greater than this (resume point). */
@@ -111,10 +118,7 @@ export class MirrorRestClient {
 
   /** `GET /api/v1/accounts/{id}` (without its transaction list); null when unknown. */
   async getAccount(accountId: string, signal?: AbortSignal): Promise<AccountInfo | null> {
-    const body = await this.getJson(
-      `/api/v1/accounts/${entityPath(accountId, 'account')}?transactions=false`,
-      signal,
-    );
+    const body = await this.getJson(`/api/v1/accounts/${entityPath(accountId, 'account')}?transactions=false`, signal);
     return body === null ? null : this.parse(accountSchema, body, `account ${accountId}`);
   }
 
@@ -126,11 +130,18 @@ export class MirrorRestClient {
   }
 
   /** `GET /api/v1/topics/{id}/messages/{seq}`: one raw message (a single chunk); null when absent. */
-  async getTopicMessage(topicId: string, sequenceNumber: number, signal?: AbortSignal): Promise<RawTopicMessage | null> {
+  async getTopicMessage(
+    topicId: string,
+    sequenceNumber: number,
+    signal?: AbortSignal,
+  ): Promise<RawTopicMessage | null> {
     if (!Number.isSafeInteger(sequenceNumber) || sequenceNumber < 1) {
       throw new MirrorError('MIRROR_REQUEST', `sequence number must be a positive integer, got ${sequenceNumber}`);
     }
-    const body = await this.getJson(`/api/v1/topics/${entityPath(topicId, 'topic')}/messages/${sequenceNumber}`, signal);
+    const body = await this.getJson(
+      `/api/v1/topics/${entityPath(topicId, 'topic')}/messages/${sequenceNumber}`,
+      signal,
+    );
     return body === null ? null : decodeRaw(this.parse(rawMessageSchema, body, `message ${topicId}/${sequenceNumber}`));
   }
 
@@ -144,7 +155,8 @@ export class MirrorRestClient {
     const params = new URLSearchParams({ limit: String(pageSize), order: options.order ?? 'asc' });
     if (options.afterSequence !== undefined) params.append('sequencenumber', `gt:${options.afterSequence}`);
     if (options.beforeSequence !== undefined) params.append('sequencenumber', `lt:${options.beforeSequence}`);
-    if (options.fromTimestamp !== undefined) params.append('timestamp', `gte:${consensusTimestamp(options.fromTimestamp)}`);
+    if (options.fromTimestamp !== undefined)
+      params.append('timestamp', `gte:${consensusTimestamp(options.fromTimestamp)}`);
     let path: string | null = `/api/v1/topics/${entityPath(topicId, 'topic')}/messages?${params.toString()}`;
     const seen = new Set<string>();
     const inner = new AbortController();
@@ -197,7 +209,11 @@ export class MirrorRestClient {
 
   // ---------- plumbing ----------
 
-  private async fetchPage(path: string, topicId: string, signal: AbortSignal): Promise<z.infer<typeof pageSchema> | null> {
+  private async fetchPage(
+    path: string,
+    topicId: string,
+    signal: AbortSignal,
+  ): Promise<z.infer<typeof pageSchema> | null> {
     const body = await this.getJson(path, signal);
     return body === null ? null : this.parse(pageSchema, body, `messages page of topic ${topicId}`);
   }
@@ -229,10 +245,14 @@ export class MirrorRestClient {
         } catch (err) {
           if (err instanceof MirrorError) throw err;
           if (signal?.aborted) throw signal.reason;
-          throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node request failed for ${path}: ${describeNetworkError(err)}`, {
-            cause: err,
-            hint: `check that the mirror node at ${this.baseUrl} is reachable`,
-          });
+          throw new MirrorError(
+            'MIRROR_UNAVAILABLE',
+            `mirror node request failed for ${path}: ${describeNetworkError(err)}`,
+            {
+              cause: err,
+              hint: `check that the mirror node at ${this.baseUrl} is reachable`,
+            },
+          );
         }
         if (res.status === 200) return res.json;
         if (res.status === 404) return null;
@@ -266,7 +286,12 @@ export class MirrorRestClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const res = await request(url, { method: 'GET', headers: this.headers, signal: combined, dispatcher: this.dispatcher });
+      const res = await request(url, {
+        method: 'GET',
+        headers: this.headers,
+        signal: combined,
+        dispatcher: this.dispatcher,
+      });
       const status = res.statusCode;
       const text = await readCapped(res.body, this.maxResponseBytes, url);
       if (status === 200) {
@@ -295,7 +320,6 @@ export function isMirrorOutage(err: unknown): boolean {
   return err instanceof MirrorError && err.code === 'MIRROR_UNAVAILABLE';
 }
 
-
 // ---------- small helpers ----------
 
 function entityPath(id: string, what: string): string {
@@ -316,7 +340,10 @@ function mirrorTransactionId(id: string): string {
   }
   const [account = '', ...validStart] = id.split('-');
   if (isEntityId(account) && validStart.length === 2 && validStart.every((part) => /^\d+$/.test(part))) return id;
-  throw new MirrorError('MIRROR_REQUEST', `transaction id must look like 0.0.8@1234567890.000000006, got ${quoteInput(id)}`);
+  throw new MirrorError(
+    'MIRROR_REQUEST',
+    `transaction id must look like 0.0.8@1234567890.000000006, got ${quoteInput(id)}`,
+  );
 }
 
 function normaliseBaseUrl(raw: string): string {
@@ -387,8 +414,8 @@ function describeNetworkError(err: unknown): string {
   return String(err);
 }
 
-
 function consensusTimestamp(value: string): string {
-  if (!/^\d{1,12}(\.\d{1,9})?$/.test(value)) throw new MirrorError('MIRROR_REQUEST', `"${value.slice(0, 40)}" is not a consensus timestamp (seconds.nanos)`);
+  if (!/^\d{1,12}(\.\d{1,9})?$/.test(value))
+    throw new MirrorError('MIRROR_REQUEST', `"${value.slice(0, 40)}" is not a consensus timestamp (seconds.nanos)`);
   return value;
 }

@@ -40,7 +40,11 @@ export const pageSchema = z.object({
 
 export const topicSchema = z.looseObject({
   topic_id: z.string(),
-  memo: z.string().nullable().optional().transform((m) => m ?? ''),
+  memo: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((m) => m ?? ''),
   admin_key: keySchema,
   submit_key: keySchema,
   fee_schedule_key: keySchema,
@@ -52,7 +56,11 @@ export type TopicInfo = z.infer<typeof topicSchema>;
 
 export const accountSchema = z.looseObject({
   account: z.string(),
-  memo: z.string().nullable().optional().transform((m) => m ?? ''),
+  memo: z
+    .string()
+    .nullable()
+    .optional()
+    .transform((m) => m ?? ''),
   deleted: z.boolean().nullable().optional(),
   key: keySchema,
   evm_address: z.string().nullable().optional(),
@@ -118,7 +126,9 @@ export function decodeRaw(m: RawMessage): RawTopicMessage {
       ci === null || ci === undefined
         ? null
         : {
-            initialTransactionId: tx ? `${tx.account_id}@${tx.transaction_valid_start}${tx.nonce ? `/${tx.nonce}` : ''}${tx.scheduled ? '?scheduled' : ''}` : null,
+            initialTransactionId: tx
+              ? `${tx.account_id}@${tx.transaction_valid_start}${tx.nonce ? `/${tx.nonce}` : ''}${tx.scheduled ? '?scheduled' : ''}`
+              : null,
             number: ci.number,
             total: ci.total,
           },

@@ -23,12 +23,18 @@ function probe(address: string, timeoutMs: number): Promise<string | undefined> 
     };
     const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
     socket.once('connect', () => done(undefined));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' ? 'connection refused' : (err.code ?? err.message)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      done(err.code === 'ECONNREFUSED' ? 'connection refused' : (err.code ?? err.message)),
+    );
   });
 }
 
 /** Resolves when one of `addresses` accepts a connection; otherwise throws NODE_UNREACHABLE naming what was tried. */
-export async function ensureConsensusReachable(addresses: readonly string[], network: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<void> {
+export async function ensureConsensusReachable(
+  addresses: readonly string[],
+  network: string,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<void> {
   const tried = [...addresses].sort(() => Math.random() - 0.5).slice(0, MAX_PROBED);
   if (tried.length === 0) return;
   const problems = await Promise.all(tried.map((a) => probe(a, timeoutMs)));

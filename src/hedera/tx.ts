@@ -59,7 +59,10 @@ export function boundTimestampMemory(): { remembered(): number } {
         swapAt = now + RECENT_TIMESTAMPS_MS;
       }
       const at = now - (hasJitter ? Math.floor(Math.random() * 5_000) + 3_000 : 0);
-      const timestamp = new Timestamp(Math.floor(at / 1000) + Cache.timeDrift, (at % 1000) * 1_000_000 + Math.floor(Math.random() * 1_000_000));
+      const timestamp = new Timestamp(
+        Math.floor(at / 1000) + Cache.timeDrift,
+        (at % 1000) * 1_000_000 + Math.floor(Math.random() * 1_000_000),
+      );
       const key = timestamp.toString();
       if (recent.has(key) || older.has(key)) continue;
       recent.add(key);
@@ -104,7 +107,9 @@ export async function createTopic(client: Client, options: CreateTopicOptions): 
   if (options.feeScheduleKey) tx.setFeeScheduleKey(options.feeScheduleKey);
   if (options.fees?.length) {
     tx.setCustomFees(
-      options.fees.map((f) => new CustomFixedFee().setAmount(f.tinybars).setFeeCollectorAccountId(f.collectorAccountId)),
+      options.fees.map((f) =>
+        new CustomFixedFee().setAmount(f.tinybars).setFeeCollectorAccountId(f.collectorAccountId),
+      ),
     );
   }
   try {
@@ -128,8 +133,18 @@ export interface Submitted {
 }
 
 /** Submits a message body as one chunk (at most 1024 bytes); returns its sequence number and transaction id. */
-export async function submitMessage(client: Client, topicId: string, body: string, memo: string | undefined, options: SubmitOptions = {}): Promise<Submitted> {
-  const tx = new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(body).setMaxChunks(1).setChunkSize(1024);
+export async function submitMessage(
+  client: Client,
+  topicId: string,
+  body: string,
+  memo: string | undefined,
+  options: SubmitOptions = {},
+): Promise<Submitted> {
+  const tx = new TopicMessageSubmitTransaction()
+    .setTopicId(topicId)
+    .setMessage(body)
+    .setMaxChunks(1)
+    .setChunkSize(1024);
   if (client.operatorAccountId) tx.setTransactionId(newTransactionId(client.operatorAccountId));
   if (memo) tx.setTransactionMemo(memo);
   if (options.maxCustomFeeTinybars && options.maxCustomFeeTinybars > 0) {
@@ -156,7 +171,9 @@ export async function submitMessage(client: Client, topicId: string, body: strin
 /** Sets the memo of the client's operator account (signed by the operator key). */
 export async function setAccountMemo(client: Client, accountId: string, memo: string): Promise<void> {
   try {
-    await (await new AccountUpdateTransaction().setAccountId(accountId).setAccountMemo(memo).execute(client)).getReceipt(client);
+    await (
+      await new AccountUpdateTransaction().setAccountId(accountId).setAccountMemo(memo).execute(client)
+    ).getReceipt(client);
   } catch (err) {
     throw new LedgerTxError(`setting the memo of ${accountId}`, err);
   }

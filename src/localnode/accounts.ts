@@ -21,7 +21,8 @@ export function resolveAccount(state: LedgerState, id: proto.IAccountID | null |
     if (id.alias.length === 20) return state.aliases.get(Buffer.from(id.alias).toString('hex')) ?? null;
     try {
       const key = proto.Key.decode(id.alias);
-      if (key.ECDSASecp256k1?.length === 33) return state.aliases.get(evmAddressOf(key.ECDSASecp256k1).toString('hex')) ?? null;
+      if (key.ECDSASecp256k1?.length === 33)
+        return state.aliases.get(evmAddressOf(key.ECDSASecp256k1).toString('hex')) ?? null;
     } catch {
       return null;
     }
@@ -31,7 +32,9 @@ export function resolveAccount(state: LedgerState, id: proto.IAccountID | null |
 }
 
 function renewStatus(seconds: number): number {
-  return seconds < MIN_ACCOUNT_RENEW_S || seconds > MAX_ACCOUNT_RENEW_S ? Status.AUTORENEW_DURATION_NOT_IN_RANGE : Status.OK;
+  return seconds < MIN_ACCOUNT_RENEW_S || seconds > MAX_ACCOUNT_RENEW_S
+    ? Status.AUTORENEW_DURATION_NOT_IN_RANGE
+    : Status.OK;
 }
 
 export const createAccount: TransactionHandler = {
@@ -58,7 +61,8 @@ export const createAccount: TransactionHandler = {
       evmAlias = Buffer.from(b.alias);
       if (ctx.state.aliases.has(evmAlias.toString('hex'))) return Status.ALIAS_ALREADY_ASSIGNED;
       // The alias must be the key's own EVM address, proven by the key's signature.
-      if (!key.ECDSASecp256k1?.length || !evmAddressOf(key.ECDSASecp256k1).equals(evmAlias)) return Status.INVALID_ALIAS_KEY;
+      if (!key.ECDSASecp256k1?.length || !evmAddressOf(key.ECDSASecp256k1).equals(evmAlias))
+        return Status.INVALID_ALIAS_KEY;
       if (!isSatisfied(key, ctx.tx.sigs)) return Status.INVALID_SIGNATURE;
     }
     const renew = longToNumber(b.autoRenewPeriod?.seconds);
@@ -151,7 +155,8 @@ export const cryptoTransfer: TransactionHandler = {
       if (!acct) return Status.INVALID_ACCOUNT_ID;
       if (acct.deleted) return Status.ACCOUNT_DELETED;
       const amount = longToBigInt(a.amount);
-      if ((amount < 0n || acct.receiverSigRequired) && !isSatisfied(acct.key, ctx.tx.sigs)) return Status.INVALID_SIGNATURE;
+      if ((amount < 0n || acct.receiverSigRequired) && !isSatisfied(acct.key, ctx.tx.sigs))
+        return Status.INVALID_SIGNATURE;
       if (amount < 0n && acct.balance < -amount) return Status.INSUFFICIENT_ACCOUNT_BALANCE;
       moves.push({ acct, amount });
     }

@@ -27,8 +27,11 @@ export function createClient(
 ): Client {
   const addresses = Object.keys(endpoint.network);
   const standard = addresses.length === 1 && addresses[0] === `127.0.0.1:${LOCAL_PORTS.consensus}`;
-  const client = standard ? sdk.Client.forLocalNode() : sdk.Client.forNetwork(endpoint.network, { scheduleNetworkUpdate: false });
-  if (!standard || endpoint.mirrorGrpc !== LOCAL_PORTS.mirrorGrpc) client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
+  const client = standard
+    ? sdk.Client.forLocalNode()
+    : sdk.Client.forNetwork(endpoint.network, { scheduleNetworkUpdate: false });
+  if (!standard || endpoint.mirrorGrpc !== LOCAL_PORTS.mirrorGrpc)
+    client.setMirrorNetwork([`${endpoint.host}:${endpoint.mirrorGrpc}`]);
   client.setRequestTimeout(REQUEST_TIMEOUT_MS);
   client.setGrpcDeadline(GRPC_DEADLINE_MS);
   // One gRPC error would otherwise quarantine a node for 8–16 s (readmission is checked at most every 8 s).

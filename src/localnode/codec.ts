@@ -75,7 +75,11 @@ export function parseEntityId(s: string): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-function entityNum(shard: LongValue | null | undefined, realm: LongValue | null | undefined, num: LongValue | null | undefined): number | null {
+function entityNum(
+  shard: LongValue | null | undefined,
+  realm: LongValue | null | undefined,
+  num: LongValue | null | undefined,
+): number | null {
   if (longToNumber(shard) !== SHARD || longToNumber(realm) !== REALM) return null;
   return longToNumber(num);
 }
@@ -110,7 +114,12 @@ export function txIdFromProto(t: proto.ITransactionID | null | undefined): TxId 
   if (!t?.transactionValidStart) return null;
   const payer = accountNum(t.accountID);
   if (payer == null) return null;
-  return { payer, validStartNs: tsFromProto(t.transactionValidStart), scheduled: t.scheduled === true, nonce: t.nonce ?? 0 };
+  return {
+    payer,
+    validStartNs: tsFromProto(t.transactionValidStart),
+    scheduled: t.scheduled === true,
+    nonce: t.nonce ?? 0,
+  };
 }
 
 export function txIdToProto(id: TxId): proto.ITransactionID {

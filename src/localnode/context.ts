@@ -12,7 +12,11 @@ export interface HandleContext {
   /** Moves tinybars between existing accounts and lists the movement in the record. */
   move(from: number, to: number, amount: bigint): void;
   /** Receipt and record extras. */
-  readonly result: { entity?: { kind: 'account' | 'topic'; num: number }; topicSeq?: number; topicRunningHash?: Buffer };
+  readonly result: {
+    entity?: { kind: 'account' | 'topic'; num: number };
+    topicSeq?: number;
+    topicRunningHash?: Buffer;
+  };
   /** What persistence and the mirror must learn about. */
   readonly changed: { accounts: Set<number>; topics: Set<number>; messages: TopicMessage[] };
 }

@@ -26,20 +26,27 @@ export class FaultPlan {
   injectPrecheck(method: string, status: string, count = 1): void {
     const code = statusCode(status);
     if (code === undefined) {
-      throw new LocalNodeError('BAD_FAULT', `unknown precheck status "${status}"`, { hint: 'use a HAPI ResponseCodeEnum name such as BUSY or PLATFORM_TRANSACTION_NOT_CREATED' });
+      throw new LocalNodeError('BAD_FAULT', `unknown precheck status "${status}"`, {
+        hint: 'use a HAPI ResponseCodeEnum name such as BUSY or PLATFORM_TRANSACTION_NOT_CREATED',
+      });
     }
     this.add(method, { kind: 'precheck', status: code }, count);
   }
 
   injectGrpcError(method: string, code: number, count = 1): void {
     if (!Number.isInteger(code) || code < 1 || code > 16) {
-      throw new LocalNodeError('BAD_FAULT', `gRPC status code must be 1..16, got ${code}`, { hint: 'e.g. 14 for UNAVAILABLE' });
+      throw new LocalNodeError('BAD_FAULT', `gRPC status code must be 1..16, got ${code}`, {
+        hint: 'e.g. 14 for UNAVAILABLE',
+      });
     }
     this.add(method, { kind: 'grpc', code }, count);
   }
 
   private add(match: string, fault: Fault, count: number): void {
-    if (!(count > 0)) throw new LocalNodeError('BAD_FAULT', `fault count must be positive, got ${count}`, { hint: 'pass Infinity for "always"' });
+    if (!(count > 0))
+      throw new LocalNodeError('BAD_FAULT', `fault count must be positive, got ${count}`, {
+        hint: 'pass Infinity for "always"',
+      });
     this.rules.push({ match, fault, remaining: count });
   }
 
@@ -61,7 +68,11 @@ export class FaultPlan {
 }
 
 /** The first fault of the first plan that has one: a node's own plan before the network-wide one. */
-export function takeFault(plans: readonly FaultPlan[], path: string, kinds?: ReadonlyArray<Fault['kind']>): Fault | undefined {
+export function takeFault(
+  plans: readonly FaultPlan[],
+  path: string,
+  kinds?: ReadonlyArray<Fault['kind']>,
+): Fault | undefined {
   for (const plan of plans) {
     const fault = plan.take(path, kinds);
     if (fault) return fault;

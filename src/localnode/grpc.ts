@@ -9,7 +9,11 @@ const identity = (b: Buffer): Buffer => b;
 if (process.env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
 
 /** A method definition whose request and response are raw protobuf bytes (encoding stays with protobufjs). */
-export function rawMethod(path: string, originalName: string, responseStream: boolean): grpc.MethodDefinition<Buffer, Buffer> {
+export function rawMethod(
+  path: string,
+  originalName: string,
+  responseStream: boolean,
+): grpc.MethodDefinition<Buffer, Buffer> {
   return {
     path,
     originalName,
@@ -34,10 +38,16 @@ export function bindServer(server: grpc.Server, host: string, port: number, what
       if (err) {
         const inUse = /EADDRINUSE|address already in use|No address added/i.test(err.message);
         reject(
-          new LocalNodeError(inUse ? 'PORT_IN_USE' : 'BIND_FAILED', `${what} could not listen on ${host}:${port}: ${err.message}`, {
-            hint: inUse ? `another local node (or an emulator in another test) holds port ${port}; stop it or choose other ports (0 = any free port)` : 'check the host and port options',
-            cause: err,
-          }),
+          new LocalNodeError(
+            inUse ? 'PORT_IN_USE' : 'BIND_FAILED',
+            `${what} could not listen on ${host}:${port}: ${err.message}`,
+            {
+              hint: inUse
+                ? `another local node (or an emulator in another test) holds port ${port}; stop it or choose other ports (0 = any free port)`
+                : 'check the host and port options',
+              cause: err,
+            },
+          ),
         );
         return;
       }

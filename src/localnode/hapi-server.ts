@@ -26,7 +26,12 @@ export function newStats(): NodeStats {
 }
 
 function transactionResponse(status: number, cost?: bigint): Buffer {
-  return Buffer.from(proto.TransactionResponse.encode({ nodeTransactionPrecheckCode: status, ...(cost ? { cost: toLong(cost) } : {}) }).finish());
+  return Buffer.from(
+    proto.TransactionResponse.encode({
+      nodeTransactionPrecheckCode: status,
+      ...(cost ? { cost: toLong(cost) } : {}),
+    }).finish(),
+  );
 }
 
 export interface HapiDeps {
@@ -56,7 +61,10 @@ function handle(m: HapiMethod, raw: Buffer, deps: HapiDeps): Buffer {
   if (!decoded.ok) return transactionResponse(decoded.status);
   const status = deps.ledger.submit(decoded.tx, deps.nodeAccount);
   // Like the node, an INSUFFICIENT_TX_FEE answer says what the fee would have been.
-  return transactionResponse(status, status === Status.INSUFFICIENT_TX_FEE ? transactionFee(decoded.tx.kind) : undefined);
+  return transactionResponse(
+    status,
+    status === Status.INSUFFICIENT_TX_FEE ? transactionFee(decoded.tx.kind) : undefined,
+  );
 }
 
 export function createHapiServer(deps: HapiDeps): grpc.Server {
@@ -76,7 +84,12 @@ export function createHapiServer(deps: HapiDeps): grpc.Server {
           return;
         }
         if (fault?.kind === 'precheck') {
-          callback(null, m.kind === 'query' ? Buffer.from(queryStatusResponse(call.request, fault.status)) : transactionResponse(fault.status));
+          callback(
+            null,
+            m.kind === 'query'
+              ? Buffer.from(queryStatusResponse(call.request, fault.status))
+              : transactionResponse(fault.status),
+          );
           return;
         }
         const t0 = performance.now();
@@ -84,7 +97,10 @@ export function createHapiServer(deps: HapiDeps): grpc.Server {
         try {
           response = handle(m, call.request, deps);
         } catch (err) {
-          callback({ code: grpc.status.INTERNAL, details: `emulator error: ${err instanceof Error ? err.message : String(err)}` });
+          callback({
+            code: grpc.status.INTERNAL,
+            details: `emulator error: ${err instanceof Error ? err.message : String(err)}`,
+          });
           return;
         } finally {
           deps.stats.handlerMs += performance.now() - t0;

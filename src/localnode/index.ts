@@ -20,7 +20,16 @@ import { LOCAL_NODE_PORT_STEP, LOCAL_PORTS } from '../core/ports.js';
 import type { ConsensusNodeFaults, LocalNode, LocalNodeOptions } from './types.js';
 import { LocalNodeError } from './errors.js';
 import { FaultPlan } from './faults.js';
-import { DEFAULT_ACCOUNTS, FIRST_NODE_ACCOUNT, MAX_NODES, OPERATOR_ACCOUNT, OPERATOR_KEY_DER, applyGenesis, genesisAccounts, type GenesisAccount } from './genesis.js';
+import {
+  DEFAULT_ACCOUNTS,
+  FIRST_NODE_ACCOUNT,
+  MAX_NODES,
+  OPERATOR_ACCOUNT,
+  OPERATOR_KEY_DER,
+  applyGenesis,
+  genesisAccounts,
+  type GenesisAccount,
+} from './genesis.js';
 import { bindServer, dropConnections as drainPort, shutdown, type grpc } from './grpc.js';
 import { createHapiServer, newStats } from './hapi-server.js';
 import { Ledger } from './ledger.js';
@@ -40,16 +49,21 @@ export type { ConsensusNodeFaults, ConsensusNodeInfo, LocalNode, LocalNodeFaults
 
 export const DEFAULT_PORTS = LOCAL_PORTS;
 
-
 function checkMs(name: string, v: number | undefined): number {
   if (v === undefined) return 0;
-  if (!Number.isFinite(v) || v < 0) throw new LocalNodeError('BAD_OPTION', `${name} must be a non-negative number of ms, got ${v}`, { hint: `set ${name} to 0 or more` });
+  if (!Number.isFinite(v) || v < 0)
+    throw new LocalNodeError('BAD_OPTION', `${name} must be a non-negative number of ms, got ${v}`, {
+      hint: `set ${name} to 0 or more`,
+    });
   return v;
 }
 
 function checkPort(name: string, v: number | undefined, fallback: number): number {
   const p = v ?? fallback;
-  if (!Number.isInteger(p) || p < 0 || p > 65535) throw new LocalNodeError('BAD_OPTION', `${name} port must be 0..65535, got ${p}`, { hint: 'use 0 for any free port' });
+  if (!Number.isInteger(p) || p < 0 || p > 65535)
+    throw new LocalNodeError('BAD_OPTION', `${name} port must be 0..65535, got ${p}`, {
+      hint: 'use 0 for any free port',
+    });
   return p;
 }
 
@@ -57,19 +71,30 @@ function checkPort(name: string, v: number | undefined, fallback: number): numbe
 function consensusPorts(ports: number | number[] | undefined, nodes: number | undefined): number[] {
   if (Array.isArray(ports)) {
     if (nodes !== undefined && nodes !== ports.length) {
-      throw new LocalNodeError('BAD_OPTION', `nodes is ${nodes} but ${ports.length} consensus ports were given`, { hint: 'give one port per node, or a single first port' });
+      throw new LocalNodeError('BAD_OPTION', `nodes is ${nodes} but ${ports.length} consensus ports were given`, {
+        hint: 'give one port per node, or a single first port',
+      });
     }
-    if (ports.length === 0) throw new LocalNodeError('BAD_OPTION', 'the consensus port list is empty', { hint: 'give one port per node' });
+    if (ports.length === 0)
+      throw new LocalNodeError('BAD_OPTION', 'the consensus port list is empty', { hint: 'give one port per node' });
   }
   const n = Array.isArray(ports) ? ports.length : (nodes ?? 1);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_NODES) throw new LocalNodeError('BAD_OPTION', `nodes must be 1..${MAX_NODES}, got ${n}`, { hint: 'testnet has about 7 consensus nodes' });
-  const list = Array.isArray(ports) ? ports : Array.from({ length: n }, (_, i) => {
-    const first = checkPort('consensus', ports, DEFAULT_PORTS.consensus);
-    return first === 0 ? 0 : first + i * LOCAL_NODE_PORT_STEP;
-  });
+  if (!Number.isInteger(n) || n < 1 || n > MAX_NODES)
+    throw new LocalNodeError('BAD_OPTION', `nodes must be 1..${MAX_NODES}, got ${n}`, {
+      hint: 'testnet has about 7 consensus nodes',
+    });
+  const list = Array.isArray(ports)
+    ? ports
+    : Array.from({ length: n }, (_, i) => {
+        const first = checkPort('consensus', ports, DEFAULT_PORTS.consensus);
+        return first === 0 ? 0 : first + i * LOCAL_NODE_PORT_STEP;
+      });
   const out = list.map((p, i) => checkPort(`consensus node ${i + 1}`, p, DEFAULT_PORTS.consensus));
   const fixed = out.filter((p) => p !== 0);
-  if (new Set(fixed).size !== fixed.length) throw new LocalNodeError('BAD_OPTION', `consensus ports repeat: ${out.join(', ')}`, { hint: 'give each node its own port (0 = any free port)' });
+  if (new Set(fixed).size !== fixed.length)
+    throw new LocalNodeError('BAD_OPTION', `consensus ports repeat: ${out.join(', ')}`, {
+      hint: 'give each node its own port (0 = any free port)',
+    });
   return out;
 }
 
@@ -89,10 +114,17 @@ function listenHttp(server: HttpServer, host: string, port: number): Promise<num
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       reject(
-        new LocalNodeError(err.code === 'EADDRINUSE' ? 'PORT_IN_USE' : 'BIND_FAILED', `mirror REST could not listen on ${host}:${port}: ${err.message}`, {
-          hint: err.code === 'EADDRINUSE' ? `another local node holds port ${port}; stop it or choose other ports (0 = any free port)` : 'check the host and port options',
-          cause: err,
-        }),
+        new LocalNodeError(
+          err.code === 'EADDRINUSE' ? 'PORT_IN_USE' : 'BIND_FAILED',
+          `mirror REST could not listen on ${host}:${port}: ${err.message}`,
+          {
+            hint:
+              err.code === 'EADDRINUSE'
+                ? `another local node holds port ${port}; stop it or choose other ports (0 = any free port)`
+                : 'check the host and port options',
+            cause: err,
+          },
+        ),
       );
     };
     server.once('error', onError);
@@ -114,7 +146,9 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
   const consensusDelayMs = checkMs('consensusDelayMs', options.consensusDelayMs);
   const requestedAccounts = options.accounts ?? DEFAULT_ACCOUNTS;
   if (!Number.isInteger(requestedAccounts) || requestedAccounts < 0 || requestedAccounts > 1000) {
-    throw new LocalNodeError('BAD_OPTION', `accounts must be 0..1000, got ${requestedAccounts}`, { hint: 'the default is 10 of each kind' });
+    throw new LocalNodeError('BAD_OPTION', `accounts must be 0..1000, got ${requestedAccounts}`, {
+      hint: 'the default is 10 of each kind',
+    });
   }
   // The SDK is only needed for client(); loading it alongside binding keeps start-up short.
   const sdkPromise: Promise<SdkModule> = import('@hashgraph/sdk');
@@ -125,7 +159,9 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
   let funded: GenesisAccount[];
   if (journal?.exists()) {
     // Genesis as recorded in the journal wins over the `accounts` option; node accounts are the union of both.
-    const n = journal.load((count, ns, nodes) => applyGenesis(state, genesisAccounts(count), ns, Math.max(nodes, nodeCount)));
+    const n = journal.load((count, ns, nodes) =>
+      applyGenesis(state, genesisAccounts(count), ns, Math.max(nodes, nodeCount)),
+    );
     funded = genesisAccounts(n).map((a) => a.info);
   } else {
     const accounts = genesisAccounts(requestedAccounts);
@@ -149,15 +185,33 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
   const stats = newStats();
   const slots: ConsensusNodeSlot[] = wantedConsensus.map((port, i) => {
     const num = FIRST_NODE_ACCOUNT + i;
-    return { num, accountId: `0.0.${num}`, port, faults: new FaultPlan(), queries: new QueryEngine(ledger, num), busy: Promise.resolve() };
+    return {
+      num,
+      accountId: `0.0.${num}`,
+      port,
+      faults: new FaultPlan(),
+      queries: new QueryEngine(ledger, num),
+      busy: Promise.resolve(),
+    };
   });
   const ports = { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 };
-  const mirrorGrpc = createMirrorGrpcServer({ streams, faults, consensusEndpoints: () => slots.map((n) => ({ accountNum: n.num, host, port: n.port })) });
+  const mirrorGrpc = createMirrorGrpcServer({
+    streams,
+    faults,
+    consensusEndpoints: () => slots.map((n) => ({ accountNum: n.num, host, port: n.port })),
+  });
   const rest = createMirrorRestServer({ state, lagMs: () => mirrorLagMs });
 
   const startSlot = async (slot: ConsensusNodeSlot): Promise<void> => {
     if (slot.server) return;
-    const server = createHapiServer({ ledger, queries: slot.queries, faults: [slot.faults, faults], stats, nodeAccount: slot.num, latencyMs: () => slot.latencyMs ?? latencyMs });
+    const server = createHapiServer({
+      ledger,
+      queries: slot.queries,
+      faults: [slot.faults, faults],
+      stats,
+      nodeAccount: slot.num,
+      latencyMs: () => slot.latencyMs ?? latencyMs,
+    });
     try {
       slot.port = await bindServer(server, host, slot.port, `consensus gRPC (node ${slot.accountId})`);
     } catch (err) {
@@ -189,7 +243,9 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
   const slotOf = (accountId: string): ConsensusNodeSlot => {
     const slot = slots.find((n) => n.accountId === accountId);
     if (!slot) {
-      throw new LocalNodeError('UNKNOWN_NODE', `there is no consensus node ${accountId}`, { hint: `the nodes are ${slots.map((n) => n.accountId).join(', ')}` });
+      throw new LocalNodeError('UNKNOWN_NODE', `there is no consensus node ${accountId}`, {
+        hint: `the nodes are ${slots.map((n) => n.accountId).join(', ')}`,
+      });
     }
     return slot;
   };
@@ -221,12 +277,16 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
     mirrorRestUrl: `http://${host}:${ports.mirrorRest}`,
     operator,
     accounts: funded,
-    consensusNodes: () => slots.map((n) => ({ accountId: n.accountId, host, port: n.port, running: n.server !== undefined })),
+    consensusNodes: () =>
+      slots.map((n) => ({ accountId: n.accountId, host, port: n.port, running: n.server !== undefined })),
     nodeFaults: (accountId) => nodeFaults(slotOf(accountId)),
     stopConsensusNode: (accountId) => serialized(slotOf(accountId), stopSlot),
     startConsensusNode: (accountId) => {
       const slot = slotOf(accountId);
-      if (stopped) return Promise.reject(new LocalNodeError('STOPPED', 'the local node has been stopped', { hint: 'start a new local node' }));
+      if (stopped)
+        return Promise.reject(
+          new LocalNodeError('STOPPED', 'the local node has been stopped', { hint: 'start a new local node' }),
+        );
       return serialized(slot, startSlot);
     },
     faults: {
@@ -264,14 +324,20 @@ export async function startLocalNode(options: LocalNodeOptions = {}): Promise<Lo
         streams.closeAll();
         journal?.flush();
         rest.closeAllConnections();
-        await Promise.all([...slots.map((slot) => serialized(slot, stopSlot)), shutdown(mirrorGrpc), new Promise<void>((resolve) => rest.close(() => resolve()))]);
+        await Promise.all([
+          ...slots.map((slot) => serialized(slot, stopSlot)),
+          shutdown(mirrorGrpc),
+          new Promise<void>((resolve) => rest.close(() => resolve())),
+        ]);
       })();
       return stopped;
     },
   };
   if (!options.quiet) {
     const consensus = slots.map((n) => `${host}:${n.port}${slots.length > 1 ? ` (${n.accountId})` : ''}`).join(', ');
-    process.stderr.write(`local node: consensus ${consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`);
+    process.stderr.write(
+      `local node: consensus ${consensus}, mirror gRPC ${host}:${ports.mirrorGrpc}, mirror REST ${node.mirrorRestUrl}\n`,
+    );
   }
   return node;
 }

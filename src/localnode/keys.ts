@@ -142,7 +142,8 @@ export function keyFromBytes(bytes: Uint8Array): proto.IKey {
 export function keyToMirror(key: proto.IKey | null | undefined): { _type: string; key: string } | null {
   if (!key) return null;
   if (key.ed25519?.length) return { _type: 'ED25519', key: Buffer.from(key.ed25519).toString('hex') };
-  if (key.ECDSASecp256k1?.length) return { _type: 'ECDSA_SECP256K1', key: Buffer.from(key.ECDSASecp256k1).toString('hex') };
+  if (key.ECDSASecp256k1?.length)
+    return { _type: 'ECDSA_SECP256K1', key: Buffer.from(key.ECDSASecp256k1).toString('hex') };
   return { _type: 'ProtobufEncoded', key: keyBytes(key).toString('hex') };
 }
 

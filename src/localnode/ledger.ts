@@ -119,7 +119,8 @@ export class Ledger {
     // A transaction names the node it is for: sent to another node it is refused (node account ids are signed).
     if (tx.node !== node) return Status.INVALID_NODE_ACCOUNT;
     if (tx.txId.scheduled || tx.txId.nonce !== 0) return Status.TRANSACTION_ID_FIELD_NOT_ALLOWED;
-    if (tx.validDurationS < MIN_VALID_DURATION_S || tx.validDurationS > MAX_VALID_DURATION_S) return Status.INVALID_TRANSACTION_DURATION;
+    if (tx.validDurationS < MIN_VALID_DURATION_S || tx.validDurationS > MAX_VALID_DURATION_S)
+      return Status.INVALID_TRANSACTION_DURATION;
     if (tx.txId.validStartNs + BigInt(tx.validDurationS) * NS_PER_S <= now) return Status.TRANSACTION_EXPIRED;
     if (tx.txId.validStartNs > now) return Status.INVALID_TRANSACTION_START;
     const memo = memoStatus(tx.body.memo);
@@ -151,10 +152,13 @@ export class Ledger {
     if (this.timer || this.stopped) return;
     const head = this.pending[this.pendingHead];
     if (!head) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.applyDue();
-    }, Math.max(0, head.dueAt - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.applyDue();
+      },
+      Math.max(0, head.dueAt - Date.now()),
+    );
   }
 
   private applyDue(): void {
@@ -203,7 +207,15 @@ export class Ledger {
       net.set(from, (net.get(from) ?? 0n) - amount);
       net.set(to, (net.get(to) ?? 0n) + amount);
     };
-    const ctx: HandleContext = { state, tx, ns, wallMs, move, result: {}, changed: { accounts: new Set(), topics: new Set(), messages: [] as TopicMessage[] } };
+    const ctx: HandleContext = {
+      state,
+      tx,
+      ns,
+      wallMs,
+      move,
+      result: {},
+      changed: { accounts: new Set(), topics: new Set(), messages: [] as TopicMessage[] },
+    };
     const payer = state.accounts.get(tx.txId.payer);
     const fee = transactionFee(tx.kind);
     let status: number;
@@ -246,7 +258,9 @@ export class Ledger {
       node: nodeAccount,
       transfers,
       ...(entity ? { entity } : {}),
-      ...(ctx.result.topicSeq !== undefined ? { topicSeq: ctx.result.topicSeq, topicRunningHash: ctx.result.topicRunningHash } : {}),
+      ...(ctx.result.topicSeq !== undefined
+        ? { topicSeq: ctx.result.topicSeq, topicRunningHash: ctx.result.topicRunningHash }
+        : {}),
     };
     state.addRecord(record);
     for (const l of this.listeners) l.onConsensus(record, ctx.changed);

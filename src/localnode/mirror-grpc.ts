@@ -27,7 +27,15 @@ function encodeMessage(m: TopicMessage): Buffer {
     runningHash: m.runningHash,
     sequenceNumber: toLong(m.seq),
     runningHashVersion: toLong(RUNNING_HASH_VERSION),
-    ...(m.chunk ? { chunkInfo: { initialTransactionID: txIdToProto(m.chunk.initialTxId), number: m.chunk.number, total: m.chunk.total } } : {}),
+    ...(m.chunk
+      ? {
+          chunkInfo: {
+            initialTransactionID: txIdToProto(m.chunk.initialTxId),
+            number: m.chunk.number,
+            total: m.chunk.total,
+          },
+        }
+      : {}),
   };
   return Buffer.from(com.hedera.mirror.api.proto.ConsensusTopicResponse.encode(r).finish());
 }
@@ -136,10 +144,13 @@ export class TopicStreams {
   private wake(sub: Subscription, ms: number): void {
     if (sub.timer) return;
     // Node turns delays above 2^31−1 ms into 1 ms: a far end time would spin instead of sleeping.
-    sub.timer = setTimeout(() => {
-      sub.timer = undefined;
-      this.pump(sub);
-    }, Math.min(Math.max(1, ms), MAX_TIMER_MS));
+    sub.timer = setTimeout(
+      () => {
+        sub.timer = undefined;
+        this.pump(sub);
+      },
+      Math.min(Math.max(1, ms), MAX_TIMER_MS),
+    );
   }
 
   private finish(sub: Subscription, complete: boolean): void {
@@ -172,7 +183,8 @@ export function createMirrorGrpcServer(deps: MirrorGrpcDeps): grpc.Server {
   const server = newServer();
   const faultFor = (path: string, call: grpc.ServerWritableStream<Buffer, Buffer>): boolean => {
     const fault = deps.faults.take(path, ['grpc']);
-    if (fault?.kind === 'grpc') call.emit('error', { code: fault.code, details: 'fault injected by the local node emulator' });
+    if (fault?.kind === 'grpc')
+      call.emit('error', { code: fault.code, details: 'fault injected by the local node emulator' });
     return fault?.kind === 'grpc';
   };
   server.addService(
@@ -189,7 +201,9 @@ export function createMirrorGrpcServer(deps: MirrorGrpcDeps): grpc.Server {
       getNodes: (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
         if (faultFor(GET_NODES_PATH, call)) return;
         for (const [i, { accountNum, host, port }] of deps.consensusEndpoints().entries()) {
-          const ip = /^\d+\.\d+\.\d+\.\d+$/.test(host) ? Buffer.from(host.split('.').map(Number)) : Buffer.from([127, 0, 0, 1]);
+          const ip = /^\d+\.\d+\.\d+\.\d+$/.test(host)
+            ? Buffer.from(host.split('.').map(Number))
+            : Buffer.from([127, 0, 0, 1]);
           const node: proto.INodeAddress = {
             nodeId: toLong(i),
             nodeAccountId: accountIdProto(accountNum),
@@ -204,4 +218,3 @@ export function createMirrorGrpcServer(deps: MirrorGrpcDeps): grpc.Server {
   );
   return server;
 }
-

@@ -6,7 +6,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { entityId, parseEntityId, parseTsString, parseTxId, statusName, tsString, txIdKey, txIdMirror, NS_PER_S } from './codec.js';
+import {
+  entityId,
+  parseEntityId,
+  parseTsString,
+  parseTxId,
+  statusName,
+  tsString,
+  txIdKey,
+  txIdMirror,
+  NS_PER_S,
+} from './codec.js';
 import { EXCHANGE_RATE } from './fees.js';
 import { keyToMirror } from './keys.js';
 import { longZeroAddress } from './queries.js';
@@ -109,7 +119,12 @@ function chunkJson(m: TopicMessage): unknown {
   if (!m.chunk) return null;
   const i = m.chunk.initialTxId;
   return {
-    initial_transaction_id: { account_id: entityId(i.payer), nonce: i.nonce, scheduled: i.scheduled, transaction_valid_start: tsString(i.validStartNs) },
+    initial_transaction_id: {
+      account_id: entityId(i.payer),
+      nonce: i.nonce,
+      scheduled: i.scheduled,
+      transaction_valid_start: tsString(i.validStartNs),
+    },
     number: m.chunk.number,
     total: m.chunk.total,
   };
@@ -133,7 +148,10 @@ function messageJson(m: TopicMessage, utf8: boolean): string {
 
 /** JSON with bigint written as a plain number (balances above 2^53 stay exact). */
 function stringify(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__bigint__${v}` : v)).replace(/"__bigint__(-?\d+)"/g, '$1');
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__bigint__${v}` : v)).replace(
+    /"__bigint__(-?\d+)"/g,
+    '$1',
+  );
 }
 
 export interface MirrorRestDeps {
@@ -167,9 +185,12 @@ export class MirrorRest {
     const [resource, a, b, c] = parts.slice(2);
     const extra = parts.length > 6;
     if (extra) throw notFound();
-    if (resource === 'topics' && a === 'messages' && b !== undefined && c === undefined) return this.messageByTimestamp(b, url);
-    if (resource === 'topics' && a !== undefined && b === 'messages' && c === undefined) return this.topicMessages(a, url);
-    if (resource === 'topics' && a !== undefined && b === 'messages' && c !== undefined) return this.messageBySeq(a, c, url);
+    if (resource === 'topics' && a === 'messages' && b !== undefined && c === undefined)
+      return this.messageByTimestamp(b, url);
+    if (resource === 'topics' && a !== undefined && b === 'messages' && c === undefined)
+      return this.topicMessages(a, url);
+    if (resource === 'topics' && a !== undefined && b === 'messages' && c !== undefined)
+      return this.messageBySeq(a, c, url);
     if (resource === 'topics' && a !== undefined && b === undefined) return this.topic(a, url);
     if (resource === 'accounts' && a !== undefined && b === undefined) return this.account(a, url);
     if (resource === 'transactions' && a !== undefined && b === undefined) return this.transaction(a, url);
@@ -213,7 +234,10 @@ export class MirrorRest {
     else for (let i = hi - 1; i >= lo && page.length < limit; i--) page.push(msgs[i] as TopicMessage);
     const tail = page.at(-1);
     const next = page.length === limit && tail ? nextLink(url.pathname, q, order, tsString(tail.ns)) : null;
-    return [200, `{"messages":[${page.map((m) => messageJson(m, utf8)).join(',')}],"links":{"next":${JSON.stringify(next)}}}`];
+    return [
+      200,
+      `{"messages":[${page.map((m) => messageJson(m, utf8)).join(',')}],"links":{"next":${JSON.stringify(next)}}}`,
+    ];
   }
 
   private messageBySeq(id: string, seqRaw: string, url: URL): [number, string] {
@@ -251,7 +275,11 @@ export class MirrorRest {
         created_timestamp: created,
         custom_fees: {
           created_timestamp: created,
-          fixed_fees: t.customFees.map((f) => ({ amount: f.amount, collector_account_id: entityId(f.collector), denominating_token_id: null })),
+          fixed_fees: t.customFees.map((f) => ({
+            amount: f.amount,
+            collector_account_id: entityId(f.collector),
+            denominating_token_id: null,
+          })),
         },
         deleted: t.deleted,
         fee_exempt_key_list: t.feeExemptKeys.map((k) => keyToMirror(k)),
@@ -319,7 +347,8 @@ export class MirrorRest {
     const txId = parseTxId(id);
     if (txId) r = this.state.records.get(txIdKey(txId));
     else if (/^(0x)?[0-9a-fA-F]{96}$/.test(id)) r = this.state.recordByHash.get(id.replace(/^0x/, '').toLowerCase());
-    else if (/^[A-Za-z0-9+/_-]{64}$/.test(id)) r = this.state.recordByHash.get(Buffer.from(id, 'base64').toString('hex'));
+    else if (/^[A-Za-z0-9+/_-]{64}$/.test(id))
+      r = this.state.recordByHash.get(Buffer.from(id, 'base64').toString('hex'));
     else throw invalid('transactionIdOrHash');
     if (!r || !this.visible(r.wallMs)) throw notFound();
     return [
@@ -360,8 +389,15 @@ export class MirrorRest {
     parseQuery(url, ['timestamp']);
     const nowS = Math.floor(Date.now() / 1000);
     const expiry = (Math.floor(nowS / 3600) + 1) * 3600;
-    const rate = (expiration_time: number): unknown => ({ cent_equivalent: EXCHANGE_RATE.centEquiv, expiration_time, hbar_equivalent: EXCHANGE_RATE.hbarEquiv });
-    return [200, JSON.stringify({ current_rate: rate(expiry), next_rate: rate(expiry + 3600), timestamp: `${nowS}.000000000` })];
+    const rate = (expiration_time: number): unknown => ({
+      cent_equivalent: EXCHANGE_RATE.centEquiv,
+      expiration_time,
+      hbar_equivalent: EXCHANGE_RATE.hbarEquiv,
+    });
+    return [
+      200,
+      JSON.stringify({ current_rate: rate(expiry), next_rate: rate(expiry + 3600), timestamp: `${nowS}.000000000` }),
+    ];
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {

@@ -15,7 +15,12 @@ try {
   node = await startLocalNode({ quiet: true, ...(JSON.parse(process.argv[2] ?? '{}') as object) });
 } catch (err) {
   const e = err instanceof Hcs25Error ? err : undefined;
-  send({ type: 'error', code: e?.code ?? 'START_FAILED', message: errorMessage(err), ...(e?.hint ? { hint: e.hint } : {}) });
+  send({
+    type: 'error',
+    code: e?.code ?? 'START_FAILED',
+    message: errorMessage(err),
+    ...(e?.hint ? { hint: e.hint } : {}),
+  });
   process.exit(1);
 }
 
@@ -38,7 +43,10 @@ process.on('message', (msg: ChildRequest) => {
         send({ type: 'nodes', id: msg.id, nodes: node.consensusNodes() });
         return;
       case 'fault': {
-        const f = (msg.node ? node.nodeFaults(msg.node) : node.faults) as unknown as Record<string, ((...args: unknown[]) => void) | undefined>;
+        const f = (msg.node ? node.nodeFaults(msg.node) : node.faults) as unknown as Record<
+          string,
+          ((...args: unknown[]) => void) | undefined
+        >;
         const op = f[msg.op];
         if (!op) throw new Hcs25Error('BAD_FAULT', `fault operation ${msg.op} does not apply to one node`);
         op(...msg.args);
@@ -62,4 +70,11 @@ process.on('message', (msg: ChildRequest) => {
 // The parent died or closed the channel: do not linger holding the ports.
 process.on('disconnect', () => void stop());
 
-send({ type: 'ready', ports: node.ports, network: node.network, mirrorRestUrl: node.mirrorRestUrl, operator: node.operator, accounts: node.accounts });
+send({
+  type: 'ready',
+  ports: node.ports,
+  network: node.network,
+  mirrorRestUrl: node.mirrorRestUrl,
+  operator: node.operator,
+  accounts: node.accounts,
+});

@@ -21,7 +21,14 @@ export type ChildRequest =
   | { type: 'nodes'; id: number }
   | { type: 'stop' };
 export type ChildReply =
-  | { type: 'ready'; ports: LocalNode['ports']; network: LocalNode['network']; mirrorRestUrl: string; operator: LocalNode['operator']; accounts: GenesisAccount[] }
+  | {
+      type: 'ready';
+      ports: LocalNode['ports'];
+      network: LocalNode['network'];
+      mirrorRestUrl: string;
+      operator: LocalNode['operator'];
+      accounts: GenesisAccount[];
+    }
   | { type: 'nodes'; id: number; nodes: ConsensusNodeInfo[] }
   | { type: 'error'; code: ErrorCode; message: string; hint?: string }
   | { type: 'usage'; id: number; cpu: NodeJS.CpuUsage; stats: NodeStats }
@@ -51,10 +58,18 @@ export interface LocalNodeProcess {
 
 export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Promise<LocalNodeProcess> {
   const entry = fileURLToPath(new URL('./process-entry.js', import.meta.url));
-  const child: ChildProcess = fork(entry, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(entry, [JSON.stringify(options)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const sdk = await import('@hashgraph/sdk');
   const ready = await new Promise<Extract<ChildReply, { type: 'ready' }>>((resolve, reject) => {
-    child.once('exit', (code) => reject(new LocalNodeError('START_FAILED', `local node process exited with code ${code} before it was ready`, { hint: 'run `npm run build` first: the child runs dist/localnode/process-entry.js' })));
+    child.once('exit', (code) =>
+      reject(
+        new LocalNodeError('START_FAILED', `local node process exited with code ${code} before it was ready`, {
+          hint: 'run `npm run build` first: the child runs dist/localnode/process-entry.js',
+        }),
+      ),
+    );
     child.once('message', (m: ChildReply) => {
       if (m.type === 'ready') resolve(m);
       else if (m.type === 'error') reject(new LocalNodeError(m.code, m.message, m.hint ? { hint: m.hint } : {}));
@@ -125,7 +140,12 @@ export async function startLocalNodeProcess(options: LocalNodeOptions = {}): Pro
       setLatency: fault('setLatency'),
       clear: fault('clear'),
     },
-    client: (op) => createClient(sdk, { host: options.host ?? '127.0.0.1', network: ready.network, mirrorGrpc: ready.ports.mirrorGrpc }, op ?? ready.operator),
+    client: (op) =>
+      createClient(
+        sdk,
+        { host: options.host ?? '127.0.0.1', network: ready.network, mirrorGrpc: ready.ports.mirrorGrpc },
+        op ?? ready.operator,
+      ),
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -4,7 +4,20 @@
  * least the cost to the node, which passes precheck (payer signature included) and then goes to consensus.
  */
 import { proto } from '@hashgraph/proto';
-import { Status, accountIdProto, accountNum, longToBigInt, nowNs, toLong, topicIdProto, topicNum, tsToProto, txIdFromProto, txIdKey, NS_PER_S } from './codec.js';
+import {
+  Status,
+  accountIdProto,
+  accountNum,
+  longToBigInt,
+  nowNs,
+  toLong,
+  topicIdProto,
+  topicNum,
+  tsToProto,
+  txIdFromProto,
+  txIdKey,
+  NS_PER_S,
+} from './codec.js';
 import { queryCost } from './fees.js';
 import { NODE_ACCOUNT, type Ledger } from './ledger.js';
 import { resolveAccount } from './accounts.js';
@@ -70,7 +83,8 @@ export class QueryEngine {
     if (result.status !== Status.OK) return respond(responseField, header(result.status));
     const cost = queryCost(field);
     if (cost > 0n) {
-      if (responseType === COST_ANSWER || responseType === COST_ANSWER_STATE_PROOF) return respond(responseField, header(Status.OK, cost));
+      if (responseType === COST_ANSWER || responseType === COST_ANSWER_STATE_PROOF)
+        return respond(responseField, header(Status.OK, cost));
       const paid = this.takePayment(body.header?.payment, cost);
       if (paid !== Status.OK) return respond(responseField, header(paid));
     }
@@ -151,7 +165,10 @@ export class QueryEngine {
         autoRenewPeriod: { seconds: toLong(t.autoRenewPeriod) },
         ledgerId: LOCAL_LEDGER_ID,
         feeExemptKeyList: t.feeExemptKeys,
-        customFees: t.customFees.map((f) => ({ fixedFee: { amount: toLong(f.amount) }, feeCollectorAccountId: accountIdProto(f.collector) })),
+        customFees: t.customFees.map((f) => ({
+          fixedFee: { amount: toLong(f.amount) },
+          feeCollectorAccountId: accountIdProto(f.collector),
+        })),
         ...(t.adminKey ? { adminKey: t.adminKey } : {}),
         ...(t.submitKey ? { submitKey: t.submitKey } : {}),
         ...(t.feeScheduleKey ? { feeScheduleKey: t.feeScheduleKey } : {}),

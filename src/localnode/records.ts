@@ -10,7 +10,7 @@ export const RECEIPT_TTL_NS = 180n * NS_PER_S;
 export function exchangeRateSet(ns: bigint): proto.IExchangeRateSet {
   // Rates expire on the next whole hour, like the network's exchange-rate file.
   const hour = 3600n * NS_PER_S;
-  const expiry = ((ns / hour) + 1n) * hour;
+  const expiry = (ns / hour + 1n) * hour;
   const rate = (expirationNs: bigint): proto.IExchangeRate => ({
     hbarEquiv: EXCHANGE_RATE.hbarEquiv,
     centEquiv: EXCHANGE_RATE.centEquiv,
@@ -41,7 +41,9 @@ export function recordProto(r: TxRecord): proto.ITransactionRecord {
     transactionID: txIdToProto(r.txId),
     memo: r.memo,
     transactionFee: toLong(r.fee),
-    transferList: { accountAmounts: r.transfers.map((t) => ({ accountID: accountIdProto(t.account), amount: toLong(t.amount) })) },
+    transferList: {
+      accountAmounts: r.transfers.map((t) => ({ accountID: accountIdProto(t.account), amount: toLong(t.amount) })),
+    },
   };
 }
 

@@ -8,7 +8,10 @@ export const RUNNING_HASH_VERSION = 3;
 
 // aced0005 = stream magic+version; then TC_ARRAY + class descriptor of byte[] ("[B", its serialVersionUID,
 // SC_SERIALIZABLE, no fields, end of block data, no superclass), then the array length 48.
-const HEADER = Buffer.from('aced0005' + '7572' + '00025b42' + 'acf317f8060854e0' + '02' + '0000' + '78' + '70' + '00000030', 'hex');
+const HEADER = Buffer.from(
+  'aced0005' + '7572' + '00025b42' + 'acf317f8060854e0' + '02' + '0000' + '78' + '70' + '00000030',
+  'hex',
+);
 // TC_BLOCKDATA of 76 bytes: seven longs, one int, one long.
 const BLOCK = Buffer.from('774c', 'hex');
 // Second byte[]: TC_ARRAY + TC_REFERENCE to the class handle 0x7e0000, then the length 48.
@@ -29,7 +32,16 @@ export function runningHashPreimage(i: RunningHashInput): Buffer {
   if (i.previous.length !== 48) throw new Error('running hash must be 48 bytes');
   const block = Buffer.alloc(76);
   let o = 0;
-  for (const v of [3n, BigInt(i.payer.shard), BigInt(i.payer.realm), BigInt(i.payer.num), BigInt(i.topic.shard), BigInt(i.topic.realm), BigInt(i.topic.num), i.consensusSeconds]) {
+  for (const v of [
+    3n,
+    BigInt(i.payer.shard),
+    BigInt(i.payer.realm),
+    BigInt(i.payer.num),
+    BigInt(i.topic.shard),
+    BigInt(i.topic.realm),
+    BigInt(i.topic.num),
+    i.consensusSeconds,
+  ]) {
     block.writeBigInt64BE(v, o);
     o += 8;
   }

@@ -35,7 +35,12 @@ export function hapiMethods(): HapiMethod[] {
       (fn as (this: unknown, req: unknown, cb: () => void) => void).call(probe, {}, () => undefined);
       // By type URL, not identity: the SDK bundles its own copy of these protos, and importing it can swap the
       // classes the generated service methods resolve at call time.
-      const kind = typeUrl(responseCtor) === typeUrl(proto.TransactionResponse) ? 'transaction' : typeUrl(responseCtor) === typeUrl(proto.Response) ? 'query' : undefined;
+      const kind =
+        typeUrl(responseCtor) === typeUrl(proto.TransactionResponse)
+          ? 'transaction'
+          : typeUrl(responseCtor) === typeUrl(proto.Response)
+            ? 'query'
+            : undefined;
       if (kind) out.push({ service, method, path: `/proto.${service}/${method}`, kind });
     }
   }

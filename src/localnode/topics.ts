@@ -4,7 +4,19 @@
  * sequence numbers and the v3 running hash.
  */
 import type { proto } from '@hashgraph/proto';
-import { Status, accountNum, longToBigInt, longToNumber, topicNum, tsFromProto, txIdFromProto, txIdKey, NS_PER_S, SHARD, REALM } from './codec.js';
+import {
+  Status,
+  accountNum,
+  longToBigInt,
+  longToNumber,
+  topicNum,
+  tsFromProto,
+  txIdFromProto,
+  txIdKey,
+  NS_PER_S,
+  SHARD,
+  REALM,
+} from './codec.js';
 import type { HandleContext, TransactionHandler } from './context.js';
 import { isEmptyKeyList, isSatisfied, isValidKey } from './keys.js';
 import { nextRunningHash } from './running-hash.js';
@@ -69,7 +81,8 @@ export const createTopic: TransactionHandler = {
   },
   handle(ctx) {
     const b = ctx.tx.body.consensusCreateTopic ?? {};
-    for (const k of [b.adminKey, b.submitKey, b.feeScheduleKey]) if (k && !isEmptyKeyList(k) && !isValidKey(k)) return Status.BAD_ENCODING;
+    for (const k of [b.adminKey, b.submitKey, b.feeScheduleKey])
+      if (k && !isEmptyKeyList(k) && !isValidKey(k)) return Status.BAD_ENCODING;
     if (!b.autoRenewPeriod) return Status.INVALID_RENEWAL_PERIOD;
     const renew = longToNumber(b.autoRenewPeriod.seconds);
     const renewStatus = autoRenewStatus(renew);
@@ -123,19 +136,35 @@ export const updateTopic: TransactionHandler = {
     if (!topic) return Status.INVALID_TOPIC_ID;
     const onlyExtendsExpiry =
       b.expirationTime != null &&
-      b.memo == null && b.adminKey == null && b.submitKey == null && b.autoRenewPeriod == null &&
-      b.autoRenewAccount == null && b.feeScheduleKey == null && b.feeExemptKeyList == null && b.customFees == null;
+      b.memo == null &&
+      b.adminKey == null &&
+      b.submitKey == null &&
+      b.autoRenewPeriod == null &&
+      b.autoRenewAccount == null &&
+      b.feeScheduleKey == null &&
+      b.feeExemptKeyList == null &&
+      b.customFees == null;
     if (!onlyExtendsExpiry) {
       if (!topic.adminKey) {
         // Without an admin key a topic is immutable, except that anyone may edit its fees with the fee schedule key.
-        const feeOnly = b.customFees != null && b.memo == null && b.adminKey == null && b.submitKey == null && b.autoRenewPeriod == null && b.autoRenewAccount == null && b.feeExemptKeyList == null && b.expirationTime == null;
+        const feeOnly =
+          b.customFees != null &&
+          b.memo == null &&
+          b.adminKey == null &&
+          b.submitKey == null &&
+          b.autoRenewPeriod == null &&
+          b.autoRenewAccount == null &&
+          b.feeExemptKeyList == null &&
+          b.expirationTime == null;
         if (!feeOnly) return Status.UNAUTHORIZED;
       } else if (!isSatisfied(topic.adminKey, ctx.tx.sigs)) {
         return Status.INVALID_SIGNATURE;
       }
     }
-    for (const k of [b.adminKey, b.submitKey, b.feeScheduleKey]) if (k && !isEmptyKeyList(k) && !isValidKey(k)) return Status.BAD_ENCODING;
-    if (b.adminKey && !isEmptyKeyList(b.adminKey) && !isSatisfied(b.adminKey, ctx.tx.sigs)) return Status.INVALID_SIGNATURE;
+    for (const k of [b.adminKey, b.submitKey, b.feeScheduleKey])
+      if (k && !isEmptyKeyList(k) && !isValidKey(k)) return Status.BAD_ENCODING;
+    if (b.adminKey && !isEmptyKeyList(b.adminKey) && !isSatisfied(b.adminKey, ctx.tx.sigs))
+      return Status.INVALID_SIGNATURE;
     let expiry = topic.expirySeconds;
     if (b.expirationTime) {
       const e = Number(tsFromProto(b.expirationTime) / NS_PER_S);
@@ -260,7 +289,16 @@ export const submitMessage: TransactionHandler = {
     });
     topic.sequenceNumber = seq;
     topic.runningHash = runningHash;
-    const m: TopicMessage = { topic: topic.num, seq, ns: ctx.ns, wallMs: ctx.wallMs, message, runningHash, payer: ctx.tx.txId.payer, chunk };
+    const m: TopicMessage = {
+      topic: topic.num,
+      seq,
+      ns: ctx.ns,
+      wallMs: ctx.wallMs,
+      message,
+      runningHash,
+      payer: ctx.tx.txId.payer,
+      chunk,
+    };
     topic.messages.push(m);
     ctx.changed.messages.push(m);
     ctx.result.topicSeq = seq;

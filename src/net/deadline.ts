@@ -19,10 +19,13 @@ export class Deadline {
     private readonly parent?: AbortSignal,
   ) {
     this.signal = this.controller.signal;
-    this.timer = setTimeout(() => {
-      this.timedOutFlag = true;
-      this.controller.abort(new Error(`no answer within ${budgetMs} ms`));
-    }, Math.max(0, budgetMs));
+    this.timer = setTimeout(
+      () => {
+        this.timedOutFlag = true;
+        this.controller.abort(new Error(`no answer within ${budgetMs} ms`));
+      },
+      Math.max(0, budgetMs),
+    );
     this.onParentAbort = () => this.controller.abort(parent?.reason);
     if (parent?.aborted) this.controller.abort(parent.reason);
     else parent?.addEventListener('abort', this.onParentAbort, { once: true });

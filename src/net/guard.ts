@@ -90,7 +90,9 @@ export class PrivateAddressError extends Hcs25Error {
       hostname === address
         ? `refused to connect to non-public address ${address}`
         : `refused to connect to ${hostname}: it resolves to non-public address ${address}`,
-      { hint: 'pass --allow-private-endpoints (default on --network local) if the agent is meant to be on a private network' },
+      {
+        hint: 'pass --allow-private-endpoints (default on --network local) if the agent is meant to be on a private network',
+      },
     );
     this.name = 'PrivateAddressError';
   }
@@ -108,7 +110,9 @@ export interface GuardOptions {
  * private answers is a rebinding trick), then dial exactly the checked address. TLS keeps the original name for SNI
  * and certificate checks because undici derives `servername` from `host`, which is left untouched.
  */
-export function guardedConnector(options: GuardOptions & { baseConnector: buildConnector.connector }): buildConnector.connector {
+export function guardedConnector(
+  options: GuardOptions & { baseConnector: buildConnector.connector },
+): buildConnector.connector {
   const resolver = options.resolver ?? systemResolver;
   const base = options.baseConnector;
   return (opts, callback) => {

@@ -283,7 +283,9 @@ export function statusFailure(res: HttpResponse): TransportError | undefined {
   const status = res.status;
   if (status >= 200 && status < 300) return undefined;
   if (status === 401 || status === 403 || status === 407) {
-    return new TransportError('auth-required', `HTTP ${status}: the agent requires authentication`, { httpStatus: status });
+    return new TransportError('auth-required', `HTTP ${status}: the agent requires authentication`, {
+      httpStatus: status,
+    });
   }
   if (status === 402) {
     return new TransportError('auth-required', 'HTTP 402: the agent requires payment', { httpStatus: status });
@@ -296,7 +298,10 @@ export function statusFailure(res: HttpResponse): TransportError | undefined {
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
   }
-  return new TransportError('http-error', `HTTP ${status}`, { httpStatus: status, transient: TRANSIENT_STATUSES.has(status) });
+  return new TransportError('http-error', `HTTP ${status}`, {
+    httpStatus: status,
+    transient: TRANSIENT_STATUSES.has(status),
+  });
 }
 
 const ERROR_CODES: Record<string, { kind: FailureKind; message: string; transient?: boolean }> = {
@@ -323,7 +328,10 @@ export function classifyError(err: unknown, deadline: Deadline): TransportError 
   const chain = errorChain(err);
   const guard = chain.find((e) => e instanceof PrivateAddressError);
   if (guard) {
-    return new TransportError('refused', `${guard.message} (private endpoints are not allowed; see --allow-private-endpoints)`);
+    return new TransportError(
+      'refused',
+      `${guard.message} (private endpoints are not allowed; see --allow-private-endpoints)`,
+    );
   }
   for (const e of chain) {
     const code = (e as { code?: unknown }).code;
@@ -348,6 +356,5 @@ function errorChain(err: unknown): Error[] {
   }
   return out;
 }
-
 
 export { Deadline, abortableSleep };

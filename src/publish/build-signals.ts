@@ -35,11 +35,18 @@ export function buildSignal(result: AnyEvalResult, parameters: BuildSignalsParam
     const build = parameters.version === 1 ? buildSignalMessage : buildSignalV2;
     return { key, result, message: build(result, parameters) };
   } catch (err) {
-    return { key, result, buildError: { code: err instanceof Hcs25Error ? err.code : 'BUILD', message: errorMessage(err) } };
+    return {
+      key,
+      result,
+      buildError: { code: err instanceof Hcs25Error ? err.code : 'BUILD', message: errorMessage(err) },
+    };
   }
 }
 
 /** Builds each result as it arrives, so publishing can begin while other agents are still being asked. */
-export async function* buildSignals(results: AsyncIterable<AnyEvalResult>, parameters: BuildSignalsParameters): AsyncGenerator<BuiltSignal> {
+export async function* buildSignals(
+  results: AsyncIterable<AnyEvalResult>,
+  parameters: BuildSignalsParameters,
+): AsyncGenerator<BuiltSignal> {
   for await (const result of results) yield buildSignal(result, parameters);
 }

@@ -38,7 +38,11 @@ export async function confirmOnMirror(
       if (seq < from) from = seq;
       if (seq > to) to = seq;
     }
-    for await (const page of mirror.rawTopicMessages(topicId, { afterSequence: from - 1, beforeSequence: to + 1, ...(options.signal ? { signal: options.signal } : {}) })) {
+    for await (const page of mirror.rawTopicMessages(topicId, {
+      afterSequence: from - 1,
+      beforeSequence: to + 1,
+      ...(options.signal ? { signal: options.signal } : {}),
+    })) {
       for (const raw of page) {
         const want = pending.get(raw.sequenceNumber);
         if (!want) continue;

@@ -14,12 +14,18 @@ export interface CreateTopicParameters {
 
 export type CreateTopicReturnType = CreatedTopic;
 
-export async function createTopic(client: Hcs25Client, parameters: CreateTopicParameters = {}): Promise<CreateTopicReturnType> {
+export async function createTopic(
+  client: Hcs25Client,
+  parameters: CreateTopicParameters = {},
+): Promise<CreateTopicReturnType> {
   const operator = client.requireOperator();
   const submitKey = parameters.submitKeyOperator
     ? parsePrivateKey(operator).publicKey
     : parameters.submitKey
       ? parsePublicKey(parameters.submitKey)
       : undefined;
-  return createSignalTopic(await client.connect(), { ...(parameters.memo !== undefined && { memo: parameters.memo }), ...(submitKey && { submitKey }) });
+  return createSignalTopic(await client.connect(), {
+    ...(parameters.memo !== undefined && { memo: parameters.memo }),
+    ...(submitKey && { submitKey }),
+  });
 }

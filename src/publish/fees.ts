@@ -19,9 +19,21 @@ export const TINYBARS_PER_HBAR = 100_000_000n;
  * release v0.69; a message of up to 1 KiB with one signature), and the emulator's flat $0.0001 (localnode/fees.ts).
  * The forecast is exact for these prices at the mirror node's exchange rate; the meter then measures what was paid.
  */
-export const SUBMIT_USD: Readonly<Record<LedgerName, number>> = { local: 0.0001, testnet: 0.0008, previewnet: 0.0008, mainnet: 0.0008, custom: 0.0008 };
+export const SUBMIT_USD: Readonly<Record<LedgerName, number>> = {
+  local: 0.0001,
+  testnet: 0.0008,
+  previewnet: 0.0008,
+  mainnet: 0.0008,
+  custom: 0.0008,
+};
 /** Fallback USD per hbar when the mirror node has no exchange rate: low, so the forecast errs high. */
-const FALLBACK_CENTS_PER_HBAR: Record<LedgerName, number> = { local: 12, testnet: 5, previewnet: 5, mainnet: 5, custom: 5 };
+const FALLBACK_CENTS_PER_HBAR: Record<LedgerName, number> = {
+  local: 12,
+  testnet: 5,
+  previewnet: 5,
+  mainnet: 5,
+  custom: 5,
+};
 /** Upper bound a single submission may charge (its `maxTransactionFee`): far above the normal price, far below the SDK's 2 ℏ default. */
 export const MAX_SUBMIT_FEE_TINYBAR = 10_000_000n; // 0.1 ℏ
 
@@ -49,7 +61,10 @@ const exchangeRateSchema = z.object({
 });
 
 /** Estimated fee of one message submission, tinybars, at the mirror node's current exchange rate when it has one. */
-export async function estimateSubmitFee(ledger: LedgerName, mirror?: MirrorRestClient): Promise<{ tinybar: bigint; source: 'mirror' | 'default' }> {
+export async function estimateSubmitFee(
+  ledger: LedgerName,
+  mirror?: MirrorRestClient,
+): Promise<{ tinybar: bigint; source: 'mirror' | 'default' }> {
   let centsPerHbar = FALLBACK_CENTS_PER_HBAR[ledger];
   let source: 'mirror' | 'default' = 'default';
   if (mirror) {
@@ -96,7 +111,12 @@ export function feeForecast(
   const messages = expectedMessages(agents, evals, pack);
   const tinybar = BigInt(messages) * estimate;
   const cap = hbarToTinybar(capHbar);
-  const packing = pack === 'dense' ? `dense, ${DENSE_SIGNALS_PER_MESSAGE} signals per message` : pack === 'subject' ? 'one per agent' : 'one per signal';
+  const packing =
+    pack === 'dense'
+      ? `dense, ${DENSE_SIGNALS_PER_MESSAGE} signals per message`
+      : pack === 'subject'
+        ? 'one per agent'
+        : 'one per signal';
   const line = `fee forecast: ${agents} agents × ${evals} evals → about ${messages} messages (${packing}) at ~${formatHbar(estimate)} each = ${formatHbar(tinybar)}; cap ${formatHbar(cap)} (--max-fee-hbar)`;
   const fits = (tinybar * 5n + 3n) / 4n;
   const suggestion = Math.ceil(Number(fits) / 1e8);

@@ -13,7 +13,11 @@ import { loadScienceBank, type ScienceBankEntry } from '../evaluate/science.js';
 import type { GraderId } from '../evaluate/types.js';
 import type { RunConfigSummary } from './journal.js';
 
-const gradingSchema = z.object({ grader: z.enum(GRADER_IDS).optional(), scienceBank: z.string().optional(), scienceBankSha256: z.string().optional() });
+const gradingSchema = z.object({
+  grader: z.enum(GRADER_IDS).optional(),
+  scienceBank: z.string().optional(),
+  scienceBankSha256: z.string().optional(),
+});
 
 /** The grading choices of a new run, journaled so that a resume grades and asks exactly as the run began. */
 export function gradingExtra(options: { grader?: GraderId; scienceBank?: string }): Pick<RunConfigSummary, 'extra'> {
@@ -58,4 +62,3 @@ function fileSha256(path: string): string {
     throw new UsageError(`cannot read the science bank ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
 }
-

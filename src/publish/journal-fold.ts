@@ -142,7 +142,11 @@ function parseLine(line: string): JournalRecord | null {
 }
 
 /** Rebuilds a run's state from its records. */
-export function foldJournal(records: readonly JournalRecord[], path = 'journal', keep: RunState['keep'] = 'all'): RunState {
+export function foldJournal(
+  records: readonly JournalRecord[],
+  path = 'journal',
+  keep: RunState['keep'] = 'all',
+): RunState {
   const first = records[0];
   if (first?.t !== 'start') throw notAJournal(path);
   const state = emptyRunState(first, keep);
@@ -189,7 +193,8 @@ function apply(state: RunState, record: JournalRecord): void {
       };
       const s = signal(state, record.key);
       // Reveals and score records keep their receipts; signals and packs settle (a compact state lets them go).
-      if (s && !record.key.startsWith(REVEAL_KEY_PREFIX) && !record.key.startsWith(SCORE_KEY_PREFIX)) settleMessage(state, record.key, receipt);
+      if (s && !record.key.startsWith(REVEAL_KEY_PREFIX) && !record.key.startsWith(SCORE_KEY_PREFIX))
+        settleMessage(state, record.key, receipt);
       else if (s) s.receipt ??= receipt;
       return;
     }

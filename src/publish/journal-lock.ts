@@ -8,7 +8,9 @@ import { JournalError } from './journal-records.js';
 /** Locks an existing journal: a missing one is a clear error before the lock is taken (and before anything creates it). */
 export async function lockExisting(path: string, runId: string): Promise<string> {
   await stat(path).catch((err: NodeJS.ErrnoException) => {
-    throw err.code === 'ENOENT' ? new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' }) : err;
+    throw err.code === 'ENOENT'
+      ? new JournalError(`no journal at ${path}`, { hint: 'check the run id and --state-dir' })
+      : err;
   });
   return acquireLock(path, runId);
 }
@@ -27,7 +29,9 @@ export function acquireLock(journal: string, runId: string): string {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = Number(readFileSafe(lock));
       if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new JournalError(`run ${runId} is in use by process ${owner}`, { hint: 'wait for it to finish, or stop it; a killed run can be resumed' });
+        throw new JournalError(`run ${runId} is in use by process ${owner}`, {
+          hint: 'wait for it to finish, or stop it; a killed run can be resumed',
+        });
       }
       try {
         unlinkSync(lock);

@@ -24,17 +24,18 @@ export class JournalError extends Hcs25Error {
 const isoTime = z.string().min(1);
 const txIdString = transactionIdSchema;
 
-const agentSchema = z.looseObject({
-  subject: z.string().min(1),
-  name: z.string(),
-  protocol: z.enum(PROTOCOLS),
-  endpoint: z.string().optional(),
-  inboundTopicId: z.string().optional(),
-  accountId: z.string().optional(),
-  model: z.string().optional(),
-  source: z.string().optional(),
-  registrySeq: z.number().optional(),
-})
+const agentSchema = z
+  .looseObject({
+    subject: z.string().min(1),
+    name: z.string(),
+    protocol: z.enum(PROTOCOLS),
+    endpoint: z.string().optional(),
+    inboundTopicId: z.string().optional(),
+    accountId: z.string().optional(),
+    model: z.string().optional(),
+    source: z.string().optional(),
+    registrySeq: z.number().optional(),
+  })
   // Checked where it matters; the rest is kept as written.
   .transform((a) => a as unknown as Agent);
 

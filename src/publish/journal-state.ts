@@ -3,7 +3,14 @@
  * failures, fees, and the tallies of what a compact state has settled and let go.
  */
 import type { AnyEvalResult } from '../evaluate/types.js';
-import type { EndRecord, FailureRecord, PackRecord, ResultRecord, ScoresRecord, StartRecord } from './journal-records.js';
+import type {
+  EndRecord,
+  FailureRecord,
+  PackRecord,
+  ResultRecord,
+  ScoresRecord,
+  StartRecord,
+} from './journal-records.js';
 
 export interface SignalState {
   key: string;
@@ -49,7 +56,10 @@ export function packData(encoding: PackRecord['encoding'], bytes: Buffer): strin
 }
 
 /** Where a signal landed: its own receipt (v1 runs), or its pack's receipt and its index in the pack. */
-export function signalReceipt(state: RunState, sig: SignalState): (NonNullable<SignalState['receipt']> & { index?: number }) | undefined {
+export function signalReceipt(
+  state: RunState,
+  sig: SignalState,
+): (NonNullable<SignalState['receipt']> & { index?: number }) | undefined {
   if (sig.receipt) return sig.receipt;
   const receipt = sig.pack ? state.packs.get(sig.pack.key)?.receipt : undefined;
   return receipt && { ...receipt, index: sig.pack!.index };
@@ -222,7 +232,11 @@ export function addResult(state: RunState, record: Omit<SignalState, 'txIds' | '
  * Settles one signal of a compact state: counted into `settled` (listed while the list has room) and dropped.
  * `receipt` is where it landed; without one it had nothing to send (a build error, a dry run).
  */
-export function settleSignal(state: RunState, sig: SignalState, receipt?: SignalState['receipt'] & { index?: number }): void {
+export function settleSignal(
+  state: RunState,
+  sig: SignalState,
+  receipt?: SignalState['receipt'] & { index?: number },
+): void {
   const t = state.settled;
   countOutcome(t.evals, sig.result);
   t.signals++;
@@ -281,6 +295,28 @@ export function signalSummary(sig: SignalState, receipt?: SignalState['receipt']
 
 /** The state of a run that has journaled only its start (compact unless `keep: 'all'`). */
 export function emptyRunState(start: StartRecord, keep: RunState['keep'] = 'pending'): RunState {
-  const settled: SettledTally = { evals: emptyEvalTally(), signals: 0, built: 0, published: 0, duplicates: 0, buildErrors: 0, messages: { count: 0, bytes: 0, maxBytes: 0 }, list: [] };
-  return { start, signals: new Map(), failures: [], spentTinybar: 0n, resumes: 0, reveals: new Map(), packs: new Map(), keep, done: new Map(), results: 0, packCount: 0, settled };
+  const settled: SettledTally = {
+    evals: emptyEvalTally(),
+    signals: 0,
+    built: 0,
+    published: 0,
+    duplicates: 0,
+    buildErrors: 0,
+    messages: { count: 0, bytes: 0, maxBytes: 0 },
+    list: [],
+  };
+  return {
+    start,
+    signals: new Map(),
+    failures: [],
+    spentTinybar: 0n,
+    resumes: 0,
+    reveals: new Map(),
+    packs: new Map(),
+    keep,
+    done: new Map(),
+    results: 0,
+    packCount: 0,
+    settled,
+  };
 }

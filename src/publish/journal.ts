@@ -15,7 +15,13 @@ import { chmod, link, mkdir, open, readdir, rename, stat, truncate, unlink, type
 import { join } from 'node:path';
 import { readJournal, type ReadJournalOptions } from './journal-fold.js';
 import { acquireLock, lockExisting, releaseLock } from './journal-lock.js';
-import { JOURNAL_VERSION, JournalError, RUN_ID_PATTERN, type JournalInput, type StartRecord } from './journal-records.js';
+import {
+  JOURNAL_VERSION,
+  JournalError,
+  RUN_ID_PATTERN,
+  type JournalInput,
+  type StartRecord,
+} from './journal-records.js';
 import type { RunState } from './journal-state.js';
 
 export * from './journal-records.js';
@@ -46,7 +52,10 @@ export function assertRunId(runId: string): void {
 export async function listRuns(stateDir: string): Promise<string[]> {
   try {
     const names = await readdir(runsDir(stateDir));
-    return names.filter((n) => n.endsWith('.jsonl') && RUN_ID_PATTERN.test(n.slice(0, -6))).map((n) => n.slice(0, -6)).sort();
+    return names
+      .filter((n) => n.endsWith('.jsonl') && RUN_ID_PATTERN.test(n.slice(0, -6)))
+      .map((n) => n.slice(0, -6))
+      .sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -92,7 +101,9 @@ export class Journal {
       } catch (err) {
         // A filesystem without hard links: a rename, once the name is known to be free (run ids are new ULIDs).
         if ((err as NodeJS.ErrnoException).code === 'EEXIST' || existsSync(path)) {
-          throw new JournalError(`a journal for run ${start.run} already exists (${path})`, { hint: `resume it with --resume ${start.run}` });
+          throw new JournalError(`a journal for run ${start.run} already exists (${path})`, {
+            hint: `resume it with --resume ${start.run}`,
+          });
         }
         await rename(partial, path);
       }
@@ -110,7 +121,11 @@ export class Journal {
    * Opens an existing run for appending (resume, reveal). A torn last line — the process died mid-write — is cut
    * off first; anything else that does not parse is an error, because guessing could lose or duplicate a signal.
    */
-  static async open(stateDir: string, runId: string, options: Pick<ReadJournalOptions, 'onResult'> = {}): Promise<{ journal: Journal; state: RunState }> {
+  static async open(
+    stateDir: string,
+    runId: string,
+    options: Pick<ReadJournalOptions, 'onResult'> = {},
+  ): Promise<{ journal: Journal; state: RunState }> {
     const path = journalPath(stateDir, runId);
     const lock = await lockExisting(path, runId);
     try {
@@ -140,7 +155,8 @@ export class Journal {
       fh = await open(path, 'a+', 0o600);
       const { size } = await fh.stat();
       const last = Buffer.alloc(1);
-      if (size > 0 && (await fh.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] === 10) return new Journal(path, runId, fh, lock);
+      if (size > 0 && (await fh.read(last, 0, 1, size - 1)).bytesRead === 1 && last[0] === 10)
+        return new Journal(path, runId, fh, lock);
       await fh.close();
     } catch (err) {
       await fh?.close().catch(() => undefined);
@@ -196,10 +212,13 @@ export class Journal {
       await this.fh.datasync();
     } catch (err) {
       // After a failed write the file may hold part of a line; nothing more may be appended after it.
-      this.failed = new JournalError(`cannot write the run journal ${this.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, {
-        hint: 'check free disk space and permissions of the state directory, then resume the run',
-        cause: err,
-      });
+      this.failed = new JournalError(
+        `cannot write the run journal ${this.path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+        {
+          hint: 'check free disk space and permissions of the state directory, then resume the run',
+          cause: err,
+        },
+      );
       throw this.failed;
     }
   }

@@ -14,7 +14,16 @@ import { errorMessage } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { confirmOnMirror, type Expected } from './confirm.js';
 import { FeeCapError, FeeMeter, hbarToTinybar } from './fees.js';
-import { PACK_KEY_PREFIX, addResult, applyPack, hasResult, packBytes, settleMessage, type Journal, type RunState } from './journal.js';
+import {
+  PACK_KEY_PREFIX,
+  addResult,
+  applyPack,
+  hasResult,
+  packBytes,
+  settleMessage,
+  type Journal,
+  type RunState,
+} from './journal.js';
 import { capHbar, type RunReport } from './report.js';
 import { withTransientRetry } from './send-failure.js';
 import { operatorSigner } from './signer.js';
@@ -41,7 +50,12 @@ export interface PublishSignalsParameters {
   onSubmitted?: (submitted: { confirmed: number; pending: number; retries: number }) => void;
   onNote?: (line: string) => void;
   /** Tests and benches: submitter tuning. */
-  submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
+  submitter?: Partial<
+    Pick<
+      SubmitterOptions,
+      'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'
+    >
+  >;
 }
 
 /** Messages read back from the mirror node after a run (a larger run reads back a sample: its first confirmed messages). */
@@ -66,7 +80,10 @@ export interface PublishSignalsReturnType {
   mirror?: RunReport['mirror'];
 }
 
-export async function publishSignals(client: Hcs25Client, parameters: PublishSignalsParameters): Promise<PublishSignalsReturnType> {
+export async function publishSignals(
+  client: Hcs25Client,
+  parameters: PublishSignalsParameters,
+): Promise<PublishSignalsReturnType> {
   const { journal, state, stop, signal } = parameters;
   const operator = client.requireOperator();
   const sdk = client.sdk;
@@ -88,7 +105,11 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   signal?.addEventListener('abort', onAbort, { once: true });
   const progress = () => {
     const s = submitter?.stats;
-    parameters.onSubmitted?.({ confirmed: s?.confirmed ?? 0, pending: (s?.sent ?? 0) - (s?.confirmed ?? 0), retries: s?.retries ?? 0 });
+    parameters.onSubmitted?.({
+      confirmed: s?.confirmed ?? 0,
+      pending: (s?.sent ?? 0) - (s?.confirmed ?? 0),
+      retries: s?.retries ?? 0,
+    });
   };
 
   try {
@@ -96,7 +117,16 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
     const transport = client.submitTransport();
     // An explicit node list, as in the submitter: see its receipt query.
     const query = async () =>
-      BigInt((await new AccountBalanceQuery().setAccountId(operator.accountId).setNodeAccountIds(nodesOf(sdk).slice(0, 3)).execute(sdk, 5_000)).hbars.toTinybars().toString());
+      BigInt(
+        (
+          await new AccountBalanceQuery()
+            .setAccountId(operator.accountId)
+            .setNodeAccountIds(nodesOf(sdk).slice(0, 3))
+            .execute(sdk, 5_000)
+        ).hbars
+          .toTinybars()
+          .toString(),
+      );
     fees = new FeeMeter({
       capTinybar: hbarToTinybar(capHbar(client.config, state)),
       estimateTinybar: parameters.estimateTinybar,
@@ -136,9 +166,20 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         if (readBackSample.length < READ_BACK_LIMIT) {
           const message = key.startsWith(PACK_KEY_PREFIX) ? state.packs.get(key) : state.signals.get(key);
           const bytes = message && ('signals' in message ? packBytes(message) : message.message?.json);
-          if (bytes) readBackSample.push({ key, seq: o.seq, message: bytes, signals: 'signals' in message! ? message.signals.length : 1 });
+          if (bytes)
+            readBackSample.push({
+              key,
+              seq: o.seq,
+              message: bytes,
+              signals: 'signals' in message! ? message.signals.length : 1,
+            });
         } else readBackSkipped++;
-        settleMessage(state, key, { txId: o.txId, seq: o.seq, ...(o.duplicate && { duplicate: true }), ...(o.consensusTimestamp && { consensusTimestamp: o.consensusTimestamp }) });
+        settleMessage(state, key, {
+          txId: o.txId,
+          seq: o.seq,
+          ...(o.duplicate && { duplicate: true }),
+          ...(o.consensusTimestamp && { consensusTimestamp: o.consensusTimestamp }),
+        });
       });
     const mode = start.config.pack;
     const send = (messages: PackedOut[]) => {
@@ -152,7 +193,12 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
       }
     };
     const packing = mode
-      ? new SignalPacking({ mode, flushMs: parameters.flushMs ?? 2_000, perSubject: start.config.evals.length, onPacked: send })
+      ? new SignalPacking({
+          mode,
+          flushMs: parameters.flushMs ?? 2_000,
+          perSubject: start.config.evals.length,
+          onPacked: send,
+        })
       : undefined;
 
     try {
@@ -171,7 +217,11 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
         const { key, result, message, buildError } = built;
         if (hasResult(state, key)) continue;
         const stored = keepResponses || result.kind === 'availability' ? result : { ...result, response: null };
-        const record = message ? { message: { json: message.json, bytes: message.bytes } } : buildError ? { buildError } : {};
+        const record = message
+          ? { message: { json: message.json, bytes: message.bytes } }
+          : buildError
+            ? { buildError }
+            : {};
         journal.append({ t: 'result', key, result: stored, ...record });
         addResult(state, { key, result: stored, ...record });
         if (message && packing) packing.add(key, message.json);
@@ -194,12 +244,21 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   } catch (err) {
     status = signal?.aborted ? 'interrupted' : 'stopped';
     error = err;
-    submitter?.stop(err instanceof SubmitError || err instanceof FeeCapError ? err : new SubmitError('ABORTED', `the run stopped: ${errorMessage(err)}`));
+    submitter?.stop(
+      err instanceof SubmitError || err instanceof FeeCapError
+        ? err
+        : new SubmitError('ABORTED', `the run stopped: ${errorMessage(err)}`),
+    );
     await submitter?.drain();
   } finally {
     signal?.removeEventListener('abort', onAbort);
     await fees?.end().catch(() => undefined);
-    if (fees && fees.spentTinybar !== journaledSpent) journal.append({ t: 'fees', spentTinybar: fees.spentTinybar.toString(), confirmed: submitter?.stats.confirmed ?? 0 });
+    if (fees && fees.spentTinybar !== journaledSpent)
+      journal.append({
+        t: 'fees',
+        spentTinybar: fees.spentTinybar.toString(),
+        confirmed: submitter?.stats.confirmed ?? 0,
+      });
     const reason = error instanceof Error ? error.message : status === 'interrupted' ? 'interrupted' : undefined;
     const end = { t: 'end', status, ...(reason ? { reason } : {}) } as const;
     journal.append(end);
@@ -211,11 +270,22 @@ export async function publishSignals(client: Hcs25Client, parameters: PublishSig
   if (status === 'complete' && error === undefined) {
     const confirmed = (key: string) => outcomes.get(key)?.status === 'confirmed';
     const missing = [...state.signals.values()].some(
-      (sig) => sig.message && !sig.receipt && !(sig.pack && (state.packs.get(sig.pack.key)?.receipt || confirmed(sig.pack.key))) && !confirmed(sig.key),
+      (sig) =>
+        sig.message &&
+        !sig.receipt &&
+        !(sig.pack && (state.packs.get(sig.pack.key)?.receipt || confirmed(sig.pack.key))) &&
+        !confirmed(sig.key),
     );
     if (missing) status = 'stopped';
   }
-  return { status, ...(error !== undefined && { error }), outcomes, ...(fees && { fees }), ...(submitter && { submitter }), ...(mirror && { mirror }) };
+  return {
+    status,
+    ...(error !== undefined && { error }),
+    outcomes,
+    ...(fees && { fees }),
+    ...(submitter && { submitter }),
+    ...(mirror && { mirror }),
+  };
 }
 
 /**
@@ -233,27 +303,49 @@ async function readBack(
 ): Promise<RunReport['mirror']> {
   const expected: Expected[] = [...sample];
   const carried = new Map(sample.map((e) => [e.key, e.signals]));
-  const expect = (key: string, journaled: { seq: number; consensusTimestamp?: string } | undefined, message: string | Buffer) => {
+  const expect = (
+    key: string,
+    journaled: { seq: number; consensusTimestamp?: string } | undefined,
+    message: string | Buffer,
+  ) => {
     const outcome = outcomes.get(key);
-    const receipt = journaled ?? (outcome?.status === 'confirmed' ? { seq: outcome.seq, consensusTimestamp: outcome.consensusTimestamp } : undefined);
+    const receipt =
+      journaled ??
+      (outcome?.status === 'confirmed'
+        ? { seq: outcome.seq, consensusTimestamp: outcome.consensusTimestamp }
+        : undefined);
     if (receipt && !receipt.consensusTimestamp) expected.push({ key, seq: receipt.seq, message });
   };
-  for (const sig of state.signals.values()) if (sig.message && !sig.pack) expect(sig.key, sig.receipt, sig.message.json);
+  for (const sig of state.signals.values())
+    if (sig.message && !sig.pack) expect(sig.key, sig.receipt, sig.message.json);
   for (const p of state.packs.values()) expect(p.key, p.receipt, packBytes(p));
   if (expected.length === 0) return undefined;
   try {
-    const found = await confirmOnMirror(client.mirror, state.start.topic, expected, { ...(parameters.signal && { signal: parameters.signal }) });
+    const found = await confirmOnMirror(client.mirror, state.start.topic, expected, {
+      ...(parameters.signal && { signal: parameters.signal }),
+    });
     if (found.confirmed.length > 0) journal.append({ t: 'landed', entries: found.confirmed });
-    const signals = (items: { key: string }[]) => items.reduce((n, e) => n + (carried.get(e.key) ?? state.packs.get(e.key)?.signals.length ?? 1), 0);
+    const signals = (items: { key: string }[]) =>
+      items.reduce((n, e) => n + (carried.get(e.key) ?? state.packs.get(e.key)?.signals.length ?? 1), 0);
     const missing = signals(found.missing);
-    if (skipped > 0) parameters.onNote?.(`note: read back the first ${sample.length} messages from the mirror node (a sample); ${skipped} more are confirmed by receipt`);
-    if (missing > 0) parameters.onNote?.(`note: the mirror node does not show ${missing} of the signals yet (mirror lag); their receipts are journaled`);
+    if (skipped > 0)
+      parameters.onNote?.(
+        `note: read back the first ${sample.length} messages from the mirror node (a sample); ${skipped} more are confirmed by receipt`,
+      );
+    if (missing > 0)
+      parameters.onNote?.(
+        `note: the mirror node does not show ${missing} of the signals yet (mirror lag); their receipts are journaled`,
+      );
     for (const m of found.mismatched.slice(0, 3)) {
-      parameters.onNote?.(`warning: the mirror node shows other content at sequence ${m.seq} than message ${m.key} whose receipt named it`);
+      parameters.onNote?.(
+        `warning: the mirror node shows other content at sequence ${m.seq} than message ${m.key} whose receipt named it`,
+      );
     }
     return { confirmed: signals(found.confirmed), missing, mismatched: signals(found.mismatched) };
   } catch (err) {
-    parameters.onNote?.(`note: could not read the signals back from the mirror node (${errorMessage(err)}); their receipts are journaled`);
+    parameters.onNote?.(
+      `note: could not read the signals back from the mirror node (${errorMessage(err)}); their receipts are journaled`,
+    );
     return undefined;
   }
 }

@@ -7,7 +7,15 @@ import { Hcs25Error, errorMessage } from '../core/errors.js';
 import type { Progress } from '../evaluate/progress.js';
 import type { SkippedEntry } from '../discover/skips.js';
 import { formatHbar, hbarToTinybar, type FeeMeter } from './fees.js';
-import { REPORT_LIST_LIMIT, countOutcome, signalReceipt, signalSummary, type EvalTally, type RunState, type SignalSummary } from './journal.js';
+import {
+  REPORT_LIST_LIMIT,
+  countOutcome,
+  signalReceipt,
+  signalSummary,
+  type EvalTally,
+  type RunState,
+  type SignalSummary,
+} from './journal.js';
 
 export type { SignalSummary } from './journal.js';
 import type { Submitter, SubmitOutcome } from './submitter.js';
@@ -39,7 +47,15 @@ export interface RunReport {
   skipped: SkippedEntry[];
   /** `notAsked`: evals skipped because the agent's probe found it unreachable (counted in `skipped` too). */
   evals: EvalTally;
-  signals: { expected: number; published: number; duplicates: number; unsent: number; buildErrors: number; retries: number; reissued: number };
+  signals: {
+    expected: number;
+    published: number;
+    duplicates: number;
+    unsent: number;
+    buildErrors: number;
+    retries: number;
+    reissued: number;
+  };
   /** Messages on the topic (or, for a dry run, that a run would submit). */
   messages: { count: number; bytes: number; maxBytes: number; signalsPerMessage: number; perAgent: number };
   fees: { spentTinybar: string; spent: string; estimatePerMessageTinybar: string; cap: string };
@@ -89,7 +105,12 @@ export function addProgress(base: Progress, p: Progress): Progress {
  * The run's report from its state: what a compact state settled (counted as it was confirmed) plus what it still
  * holds (unconfirmed, unsent), or everything a full state holds. Memory and time follow the signals still held.
  */
-export function buildReport(config: ResolvedConfig, state: RunState, outcomes: Map<string, SubmitOutcome>, extra: ReportExtra): RunReport {
+export function buildReport(
+  config: ResolvedConfig,
+  state: RunState,
+  outcomes: Map<string, SubmitOutcome>,
+  extra: ReportExtra,
+): RunReport {
   const settled = state.settled;
   const tally = { ...settled.evals };
   const problems: SignalSummary[] = [];
@@ -106,7 +127,14 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
     const outcome = outcomes.get(sig.pack?.key ?? sig.key);
     const receipt =
       signalReceipt(state, sig) ??
-      (outcome?.status === 'confirmed' ? { seq: outcome.seq, txId: outcome.txId, duplicate: outcome.duplicate, ...(sig.pack && { index: sig.pack.index }) } : undefined);
+      (outcome?.status === 'confirmed'
+        ? {
+            seq: outcome.seq,
+            txId: outcome.txId,
+            duplicate: outcome.duplicate,
+            ...(sig.pack && { index: sig.pack.index }),
+          }
+        : undefined);
     const listed = problems.length + rest.length < REPORT_LIST_LIMIT;
     const entry = listed ? signalSummary(sig, receipt) : undefined;
     if (receipt) {
@@ -119,10 +147,19 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
     }
     if (entry) (entry.problem ? problems : rest).push(entry);
   }
-  const list = [...problems, ...settled.list.filter((l) => l.problem), ...rest, ...settled.list.filter((l) => !l.problem)].slice(0, REPORT_LIST_LIMIT);
+  const list = [
+    ...problems,
+    ...settled.list.filter((l) => l.problem),
+    ...rest,
+    ...settled.list.filter((l) => !l.problem),
+  ].slice(0, REPORT_LIST_LIMIT);
   const estimate = extra.dryRunEstimate ?? extra.fees?.estimateTinybar ?? 0n;
-  const sizes = extra.status === 'dry-run' ? (extra.dryRunMessages ?? { count: 0, bytes: 0, maxBytes: 0 }) : publishedSizes(state, outcomes);
-  const spent = extra.status === 'dry-run' ? BigInt(sizes.count) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
+  const sizes =
+    extra.status === 'dry-run'
+      ? (extra.dryRunMessages ?? { count: 0, bytes: 0, maxBytes: 0 })
+      : publishedSizes(state, outcomes);
+  const spent =
+    extra.status === 'dry-run' ? BigInt(sizes.count) * estimate : (extra.fees?.spentTinybar ?? state.spentTinybar);
   const carried = extra.status === 'dry-run' ? built : published;
   const agents = state.start.agents.length;
   const error = extra.error;
@@ -174,7 +211,10 @@ export function buildReport(config: ResolvedConfig, state: RunState, outcomes: M
 }
 
 /** Sizes of the run's messages that are on the topic: settled ones, and the packs (or v1 signals' own messages) still held. */
-function publishedSizes(state: RunState, outcomes: Map<string, SubmitOutcome>): { count: number; bytes: number; maxBytes: number } {
+function publishedSizes(
+  state: RunState,
+  outcomes: Map<string, SubmitOutcome>,
+): { count: number; bytes: number; maxBytes: number } {
   const sizes = { ...state.settled.messages };
   const landed = (key: string, receipt: unknown, bytes: number) => {
     if (receipt === undefined && outcomes.get(key)?.status !== 'confirmed') return;
@@ -183,7 +223,8 @@ function publishedSizes(state: RunState, outcomes: Map<string, SubmitOutcome>): 
     sizes.maxBytes = Math.max(sizes.maxBytes, bytes);
   };
   for (const p of state.packs.values()) landed(p.key, p.receipt, p.bytes);
-  for (const sig of state.signals.values()) if (sig.message && !sig.pack) landed(sig.key, sig.receipt, sig.message.bytes);
+  for (const sig of state.signals.values())
+    if (sig.message && !sig.pack) landed(sig.key, sig.receipt, sig.message.bytes);
   return sizes;
 }
 

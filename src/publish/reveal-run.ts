@@ -42,23 +42,36 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
   const { config } = client;
   const operator = client.requireOperator();
   const reopened = options.state && (await Journal.reopen(config.stateDir, options.run));
-  const { journal, state } = reopened ? { journal: reopened, state: options.state! } : await Journal.open(config.stateDir, options.run);
+  const { journal, state } = reopened
+    ? { journal: reopened, state: options.state! }
+    : await Journal.open(config.stateDir, options.run);
   try {
     // Topic ids are per network: the same id elsewhere is another topic, or none.
     if (state.start.config.network !== config.network.ledger) {
-      throw new UsageError(`run ${options.run} ran on ${state.start.config.network}, not ${config.network.ledger}`, { hint: `pass --network ${state.start.config.network}` });
+      throw new UsageError(`run ${options.run} ran on ${state.start.config.network}, not ${config.network.ledger}`, {
+        hint: `pass --network ${state.start.config.network}`,
+      });
     }
     const topic = options.topic ?? state.start.topic;
     const done = state.reveals.get(topic)?.receipt;
     if (done) return { run: options.run, topic, txId: done.txId, seq: done.seq, already: true };
     const unfinished = [...state.signals.values()].some((s) => s.message && !signalReceipt(state, s));
     if ((state.end?.status !== 'complete' || unfinished) && !options.force) {
-      throw new UsageError(`run ${options.run} has not finished publishing (${state.end ? state.end.status : 'no end record'})`, {
-        hint: `finish it with \`hcs25 run --resume ${options.run}\` first, or pass --force to reveal anyway`,
-      });
+      throw new UsageError(
+        `run ${options.run} has not finished publishing (${state.end ? state.end.status : 'no end record'})`,
+        {
+          hint: `finish it with \`hcs25 run --resume ${options.run}\` first, or pass --force to reveal anyway`,
+        },
+      );
     }
-    if (state.start.config.operator && state.start.config.operator !== operator.accountId && (state.reveals.get(topic)?.txIds.length ?? 0) > 0) {
-      throw new UsageError(`an earlier reveal of run ${options.run} was paid by ${state.start.config.operator}`, { hint: 'reveal with the same operator account' });
+    if (
+      state.start.config.operator &&
+      state.start.config.operator !== operator.accountId &&
+      (state.reveals.get(topic)?.txIds.length ?? 0) > 0
+    ) {
+      throw new UsageError(`an earlier reveal of run ${options.run} was paid by ${state.start.config.operator}`, {
+        hint: 'reveal with the same operator account',
+      });
     }
     const message = revealMessageFor(state);
     const submitter = new Submitter({
@@ -72,8 +85,13 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
       window: 1,
     });
     const key = revealKey(topic);
-    const outcome = await submitter.submit({ key, message: message.json, prior: state.reveals.get(topic)?.txIds ?? [] });
-    if (outcome.status !== 'confirmed') throw submitter.fatal ?? new UsageError(`the reveal was not published: ${outcome.reason}`);
+    const outcome = await submitter.submit({
+      key,
+      message: message.json,
+      prior: state.reveals.get(topic)?.txIds ?? [],
+    });
+    if (outcome.status !== 'confirmed')
+      throw submitter.fatal ?? new UsageError(`the reveal was not published: ${outcome.reason}`);
     return { run: options.run, topic, txId: outcome.txId, seq: outcome.seq, already: false };
   } finally {
     await journal.close().catch(() => undefined);

@@ -17,7 +17,16 @@ import { randomSeed } from '../evaluate/rng.js';
 import { inflateSync } from 'node:zlib';
 import { estimateSubmitFee, feeForecast } from './fees.js';
 import { gradingExtra, runQuestionSource } from './grading.js';
-import { Journal, addResult, emptyRunState, hasResult, settleSignal, signalKey, type RunConfigSummary, type RunState } from './journal.js';
+import {
+  Journal,
+  addResult,
+  emptyRunState,
+  hasResult,
+  settleSignal,
+  signalKey,
+  type RunConfigSummary,
+  type RunState,
+} from './journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from './report.js';
 import { SignalPacker, type PackMode, type PackedMessage } from '../format/pack.js';
 import type { SignalMessageV2 } from '../format/schema-v2.js';
@@ -74,7 +83,8 @@ export type RunSignalsReturnType = RunReport;
 export async function runSignals(client: Hcs25Client, parameters: RunSignalsParameters): Promise<RunSignalsReturnType> {
   const started = Date.now();
   if (parameters.resume) {
-    if (parameters.dryRun) throw new UsageError('--dry-run and --resume cannot be combined', { hint: 'a dry run has no journal to resume' });
+    if (parameters.dryRun)
+      throw new UsageError('--dry-run and --resume cannot be combined', { hint: 'a dry run has no journal to resume' });
     await client.connect();
     const { journal, state } = await openRun(client, parameters.resume, parameters);
     return publishRun(client, parameters, journal, state, { skipped: [], resumed: true, started });
@@ -82,7 +92,10 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const evals = parameters.evals ?? [...DEFAULT_EVALS];
   if (!parameters.dryRun) {
     client.requireOperator();
-    if (!parameters.topic) throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', { hint: 'create one with `hcs25 topic create`' });
+    if (!parameters.topic)
+      throw new UsageError('a run needs a signal topic (--topic ID or HCS25_TOPIC)', {
+        hint: 'create one with `hcs25 topic create`',
+      });
     // An unreachable network is found out now, not after every agent was evaluated.
     await client.connect();
   }
@@ -99,13 +112,26 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const state = newRunState(client, parameters, agents, evals);
   if (parameters.dryRun) return dryRun(client, parameters, state, { skipped, started });
   const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
-  const forecast = feeForecast(agents.length, evals.length, state.start.config.pack, estimate.tinybar, client.config.maxFeeHbar);
+  const forecast = feeForecast(
+    agents.length,
+    evals.length,
+    state.start.config.pack,
+    estimate.tinybar,
+    client.config.maxFeeHbar,
+  );
   parameters.onNote?.(forecast.line);
   if (forecast.over) throw forecast.refusal;
   const { run, seed, runKey, topic, config, agents: listed } = state.start;
   const journal = await Journal.create(client.config.stateDir, { run, seed, runKey, topic, config, agents: listed });
-  parameters.onNote?.(`run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`);
-  return publishRun(client, parameters, journal, state, { skipped, resumed: false, started, estimate: estimate.tinybar });
+  parameters.onNote?.(
+    `run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`,
+  );
+  return publishRun(client, parameters, journal, state, {
+    skipped,
+    resumed: false,
+    started,
+    estimate: estimate.tinybar,
+  });
 }
 
 /** Evaluate what the run still lacks → build → publish, and report. */
@@ -128,7 +154,11 @@ async function publishRun(
   const published = await publishSignals(client, {
     journal,
     state,
-    signals: buildSignals(results, { run: state.start.run, runKey: decodeRunKey(state.start.runKey), version: state.start.config.pack ? 2 : 1 }),
+    signals: buildSignals(results, {
+      run: state.start.run,
+      runKey: decodeRunKey(state.start.runKey),
+      version: state.start.config.pack ? 2 : 1,
+    }),
     estimateTinybar: estimate,
     ...(parameters.flushMs !== undefined && { flushMs: parameters.flushMs }),
     stop,
@@ -188,13 +218,27 @@ async function* evaluateMissing(
   }
 }
 
-async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, state: RunState, extra: { skipped: SkippedEntry[]; started: number }): Promise<RunReport> {
+async function dryRun(
+  client: Hcs25Client,
+  parameters: RunSignalsParameters,
+  state: RunState,
+  extra: { skipped: SkippedEntry[]; started: number },
+): Promise<RunReport> {
   const { config } = client;
   const start = state.start;
   const estimate = await estimateSubmitFee(config.network.ledger, client.mirror);
-  const forecast = feeForecast(start.agents.length, start.config.evals.length, start.config.pack, estimate.tinybar, config.maxFeeHbar);
+  const forecast = feeForecast(
+    start.agents.length,
+    start.config.evals.length,
+    start.config.pack,
+    estimate.tinybar,
+    config.maxFeeHbar,
+  );
   parameters.onNote?.(forecast.line);
-  if (forecast.over) parameters.onNote?.(`warning: a real run would refuse to start: ${forecast.refusal.message} (${forecast.refusal.hint})`);
+  if (forecast.over)
+    parameters.onNote?.(
+      `warning: a real run would refuse to start: ${forecast.refusal.message} (${forecast.refusal.hint})`,
+    );
   let evals = emptyProgress(0);
   const results = evaluateAgents(client, {
     agents: start.agents,
@@ -221,7 +265,11 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
     }
   };
   for await (const built of buildSignals(results, { run: start.run, runKey: decodeRunKey(start.runKey) })) {
-    const record = built.message ? { message: { json: built.message.json, bytes: built.message.bytes } } : built.buildError ? { buildError: built.buildError } : {};
+    const record = built.message
+      ? { message: { json: built.message.json, bytes: built.message.bytes } }
+      : built.buildError
+        ? { buildError: built.buildError }
+        : {};
     addResult(state, { key: built.key, result: built.result, ...record });
     // Nothing is sent: the signal is counted (and listed while the list has room) and let go.
     const sig = state.signals.get(built.key);
@@ -242,7 +290,12 @@ async function dryRun(client: Hcs25Client, parameters: RunSignalsParameters, sta
 
 // ---------- pieces ----------
 
-function newRunState(client: Hcs25Client, parameters: RunSignalsParameters, agents: Agent[], evals: EvalKind[]): RunState {
+function newRunState(
+  client: Hcs25Client,
+  parameters: RunSignalsParameters,
+  agents: Agent[],
+  evals: EvalKind[],
+): RunState {
   const { config } = client;
   const dry = parameters.dryRun === true;
   const summary: RunConfigSummary = {
@@ -272,7 +325,11 @@ function newRunState(client: Hcs25Client, parameters: RunSignalsParameters, agen
 }
 
 /** Opens a journaled run for a resume, after checking it can be resumed here (topic, operator, network). */
-async function openRun(client: Hcs25Client, runId: string, parameters: RunSignalsParameters): Promise<{ journal: Journal; state: RunState }> {
+async function openRun(
+  client: Hcs25Client,
+  runId: string,
+  parameters: RunSignalsParameters,
+): Promise<{ journal: Journal; state: RunState }> {
   const { config } = client;
   const operator = client.requireOperator();
   const { journal, state } = await Journal.open(config.stateDir, runId);
@@ -281,21 +338,37 @@ async function openRun(client: Hcs25Client, runId: string, parameters: RunSignal
     await journal.close();
     throw new UsageError(message, { hint });
   };
-  if (parameters.topic && parameters.topic !== start.topic) await refuse(`run ${runId} publishes to topic ${start.topic}, not ${parameters.topic}`, 'omit --topic when resuming');
+  if (parameters.topic && parameters.topic !== start.topic)
+    await refuse(
+      `run ${runId} publishes to topic ${start.topic}, not ${parameters.topic}`,
+      'omit --topic when resuming',
+    );
   // Pre-set transaction ids belong to the account that made them: another payer cannot resend them.
   if (start.config.operator && start.config.operator !== operator.accountId) {
-    await refuse(`run ${runId} was started by operator ${start.config.operator}, not ${operator.accountId}`, 'resume with the same operator account (HCS25_OPERATOR_ID)');
+    await refuse(
+      `run ${runId} was started by operator ${start.config.operator}, not ${operator.accountId}`,
+      'resume with the same operator account (HCS25_OPERATOR_ID)',
+    );
   }
-  if (start.config.network !== config.network.ledger) await refuse(`run ${runId} ran on ${start.config.network}, not ${config.network.ledger}`, `pass --network ${start.config.network}`);
+  if (start.config.network !== config.network.ledger)
+    await refuse(
+      `run ${runId} ran on ${start.config.network}, not ${config.network.ledger}`,
+      `pass --network ${start.config.network}`,
+    );
   journal.append({ t: 'resume' });
   await journal.flush();
   // A compact state holds exactly the journaled signals whose message is not yet confirmed.
   const pending = [...state.signals.values()].filter((s) => s.message).length;
-  parameters.onNote?.(`resuming run ${runId}: ${state.results} results journaled, ${pending} of them not yet confirmed`);
+  parameters.onNote?.(
+    `resuming run ${runId}: ${state.results} results journaled, ${pending} of them not yet confirmed`,
+  );
   return { journal, state };
 }
 
-async function loadAgents(client: Hcs25Client, parameters: RunSignalsParameters): Promise<{ agents: Agent[]; skipped: SkippedEntry[] }> {
+async function loadAgents(
+  client: Hcs25Client,
+  parameters: RunSignalsParameters,
+): Promise<{ agents: Agent[]; skipped: SkippedEntry[] }> {
   const source = parameters.source;
   if (!source) throw new UsageError('a run needs agents: --registry ID or --agents FILE');
   const found =
@@ -303,8 +376,13 @@ async function loadAgents(client: Hcs25Client, parameters: RunSignalsParameters)
       ? { agents: source.agents, skipped: [] }
       : await discoverAgents(client, { ...source, ...(parameters.signal && { signal: parameters.signal }) });
   if (found.agents.length === 0) {
-    const why = found.skipped.length > 0 ? ` (${found.skipped.length} entries skipped; first: ${found.skipped[0]!.reason})` : '';
-    throw new RunError('NO_AGENTS', `there are no agents to evaluate${why}`, 'check the registry or agents file with `hcs25 discover`');
+    const why =
+      found.skipped.length > 0 ? ` (${found.skipped.length} entries skipped; first: ${found.skipped[0]!.reason})` : '';
+    throw new RunError(
+      'NO_AGENTS',
+      `there are no agents to evaluate${why}`,
+      'check the registry or agents file with `hcs25 discover`',
+    );
   }
   return found;
 }
@@ -312,7 +390,13 @@ async function loadAgents(client: Hcs25Client, parameters: RunSignalsParameters)
 /** A packed message as a dry run shows it: a zlib pack is inflated for the preview. */
 function dryRunEntry(m: PackedMessage, estimate: bigint): DryRunEntry {
   const preview = (m.encoding === 'zlib' ? inflateSync(m.bytes) : m.bytes).toString('utf8');
-  return { encoding: m.encoding, bytes: m.bytes.length, signals: m.signals.length, preview, estimatedFeeTinybar: estimate };
+  return {
+    encoding: m.encoding,
+    bytes: m.bytes.length,
+    signals: m.signals.length,
+    preview,
+    estimatedFeeTinybar: estimate,
+  };
 }
 
 /** Agents grouped by the evals they still lack. */
@@ -332,9 +416,10 @@ function missingWork(agents: Agent[], evals: EvalKind[], state: RunState): { age
   return [...groups.values()];
 }
 
-
 /** The runner's grader and science bank for a journaled run (as the run began). */
-function questionOptions(config: RunState['start']['config']): Pick<EvaluateAgentsParameters, 'grader' | 'scienceBank'> {
+function questionOptions(
+  config: RunState['start']['config'],
+): Pick<EvaluateAgentsParameters, 'grader' | 'scienceBank'> {
   const { grader, bank } = runQuestionSource(config);
   return { grader, ...(bank && { scienceBank: bank.entries }) };
 }

@@ -3,7 +3,17 @@
  * submitter (exactly-once decisions, journal, retries, node health) talks to it only through plain data, so tests
  * can stand in for the network.
  */
-import { AccountId, Hbar, HbarUnit, PrecheckStatusError, Status, TopicMessageSubmitTransaction, TransactionId, TransactionReceiptQuery, type Client } from '@hashgraph/sdk';
+import {
+  AccountId,
+  Hbar,
+  HbarUnit,
+  PrecheckStatusError,
+  Status,
+  TopicMessageSubmitTransaction,
+  TransactionId,
+  TransactionReceiptQuery,
+  type Client,
+} from '@hashgraph/sdk';
 import { errorMessage } from '../core/errors.js';
 import type { TransactionSigner } from './signer.js';
 import { SubmitError, classifySend } from './send-failure.js';
@@ -90,9 +100,16 @@ function sendFailure(err: unknown): SendFailure {
   const failure = classifySend(err);
   switch (failure.kind) {
     case 'duplicate':
-      return err instanceof PrecheckStatusError && err.nodeId ? { kind: 'duplicate', nodeId: err.nodeId.toString() } : { kind: 'duplicate' };
+      return err instanceof PrecheckStatusError && err.nodeId
+        ? { kind: 'duplicate', nodeId: err.nodeId.toString() }
+        : { kind: 'duplicate' };
     case 'fatal':
-      return { kind: 'fatal', status: failure.error.status, message: failure.error.message, ...(failure.error.hint && { hint: failure.error.hint }) };
+      return {
+        kind: 'fatal',
+        status: failure.error.status,
+        message: failure.error.message,
+        ...(failure.error.hint && { hint: failure.error.hint }),
+      };
     default:
       return failure;
   }

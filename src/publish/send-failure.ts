@@ -47,21 +47,35 @@ export function classifySend(err: unknown): ClassifiedFailure {
     return { kind: 'fatal', error: statusError(status, undefined, 'precheck', err) };
   }
   if (err instanceof MaxAttemptsOrTimeoutError) return { kind: 'transient', reason: err.message };
-  if (err instanceof ReceiptStatusError) return { kind: 'fatal', error: statusError(err.status.toString(), undefined, 'receipt', err) };
+  if (err instanceof ReceiptStatusError)
+    return { kind: 'fatal', error: statusError(err.status.toString(), undefined, 'receipt', err) };
   if (err instanceof Error) {
     const code = grpcCode(err);
     if (code !== undefined) {
       if (TRANSIENT_GRPC.has(code)) return { kind: 'transient', reason: `gRPC ${err.message}` };
-      return { kind: 'fatal', error: new SubmitError('GRPC', `the consensus node refused the request: ${err.message}`, { cause: err, hint: 'check --network and the node addresses' }) };
+      return {
+        kind: 'fatal',
+        error: new SubmitError('GRPC', `the consensus node refused the request: ${err.message}`, {
+          cause: err,
+          hint: 'check --network and the node addresses',
+        }),
+      };
     }
     // Thrown by the SDK when every node is in backoff after connection failures.
-    if (/All nodes are unhealthy|Network connectivity issue|failed to find a healthy working node|ECONNREFUSED|ECONNRESET|socket hang up/i.test(err.message)) {
+    if (
+      /All nodes are unhealthy|Network connectivity issue|failed to find a healthy working node|ECONNREFUSED|ECONNRESET|socket hang up/i.test(
+        err.message,
+      )
+    ) {
       return { kind: 'transient', reason: err.message };
     }
   }
   return {
     kind: 'fatal',
-    error: new SubmitError('UNEXPECTED', `submission failed unexpectedly: ${errorMessage(err)}`, { cause: err, hint: 'run with HCS25_DEBUG=1 for details, then resume the run' }),
+    error: new SubmitError('UNEXPECTED', `submission failed unexpectedly: ${errorMessage(err)}`, {
+      cause: err,
+      hint: 'run with HCS25_DEBUG=1 for details, then resume the run',
+    }),
   };
 }
 
@@ -72,24 +86,35 @@ export function classifySend(err: unknown): ClassifiedFailure {
 function grpcCode(err: Error): number | undefined {
   if (err.name === 'GrpcServiceError') return (err as Error & { status?: { _code?: number } }).status?._code;
   const raw = err as Error & { code?: unknown; details?: unknown; metadata?: unknown };
-  return typeof raw.code === 'number' && typeof raw.details === 'string' && typeof raw.metadata === 'object' && raw.metadata !== null ? raw.code : undefined;
+  return typeof raw.code === 'number' &&
+    typeof raw.details === 'string' &&
+    typeof raw.metadata === 'object' &&
+    raw.metadata !== null
+    ? raw.code
+    : undefined;
 }
 
 const STATUS_HINTS: Record<string, string> = {
   INVALID_SIGNATURE:
-    'the topic has a submit key the operator does not hold (or the operator key does not match the account): check the topic\'s submit_key on the mirror node and HCS25_OPERATOR_KEY',
+    "the topic has a submit key the operator does not hold (or the operator key does not match the account): check the topic's submit_key on the mirror node and HCS25_OPERATOR_KEY",
   INVALID_TOPIC_ID: 'the topic does not exist on this network or was deleted: check --topic and --network',
   TOPIC_EXPIRED: 'the topic has expired: create a new one with `hcs25 topic create`',
   INSUFFICIENT_PAYER_BALANCE: 'fund the operator account, then resume the run',
   INSUFFICIENT_ACCOUNT_BALANCE: 'fund the operator account, then resume the run',
-  INSUFFICIENT_TX_FEE: 'the network charges more than the per-transaction maximum (0.1 ℏ, or what is left under --max-fee-hbar): raise --max-fee-hbar and resume',
+  INSUFFICIENT_TX_FEE:
+    'the network charges more than the per-transaction maximum (0.1 ℏ, or what is left under --max-fee-hbar): raise --max-fee-hbar and resume',
   PAYER_ACCOUNT_NOT_FOUND: 'the operator account does not exist on this network: check HCS25_OPERATOR_ID and --network',
   INVALID_PAYER_SIGNATURE: 'the operator key does not match the operator account: check HCS25_OPERATOR_KEY',
   ACCOUNT_DELETED: 'the operator account was deleted: use another account',
   MESSAGE_SIZE_TOO_LARGE: 'a message exceeded one chunk; this is a bug in the message builder, please report it',
 };
 
-export function statusError(status: string, topicId: string | undefined, stage: 'precheck' | 'receipt', cause?: unknown): SubmitError {
+export function statusError(
+  status: string,
+  topicId: string | undefined,
+  stage: 'precheck' | 'receipt',
+  cause?: unknown,
+): SubmitError {
   const where = topicId ? ` to topic ${topicId}` : '';
   const what = stage === 'precheck' ? 'refused the submission' : 'rejected the submission at consensus';
   return new SubmitError(status, `the network ${what}${where}: ${status}`, {

@@ -1,4 +1,7 @@
 /**
+ * One file over 500 lines: the send, receipt and expiry paths of one message share its state machine; node
+ * rotation and the types are apart already (node-rotation.ts, submit-types.ts).
+ *
  * Puts journaled messages on a topic: each exactly once, many in flight, retried when the failure is transient,
  * stopped loudly when it is not.
  *
@@ -53,10 +56,26 @@ interface Failing {
   since?: number;
 }
 
-const mirrorMessageSchema = z.object({ sequence_number: z.number().int().positive(), topic_id: z.string().optional(), consensus_timestamp: z.string() });
+const mirrorMessageSchema = z.object({
+  sequence_number: z.number().int().positive(),
+  topic_id: z.string().optional(),
+  consensus_timestamp: z.string(),
+});
 
 export class Submitter {
-  private readonly o: Required<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'submitTimeoutMs' | 'receiptTimeoutMs' | 'mirrorGraceMs'>> &
+  private readonly o: Required<
+    Pick<
+      SubmitterOptions,
+      | 'window'
+      | 'validSeconds'
+      | 'retryBudgetMs'
+      | 'minBackoffMs'
+      | 'maxBackoffMs'
+      | 'submitTimeoutMs'
+      | 'receiptTimeoutMs'
+      | 'mirrorGraceMs'
+    >
+  > &
     SubmitterOptions;
   private readonly now: () => number;
   private readonly nodes: NodeRotation;
@@ -88,7 +107,8 @@ export class Submitter {
     this.operator = AccountId.fromString(options.operatorId);
     this.nodes = new NodeRotation(nodesOf(options.client).map(String));
     this.transport = options.transport ?? sdkTransport(options.client, options.signer);
-    if (this.nodes.size === 0) throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
+    if (this.nodes.size === 0)
+      throw new SubmitError('NO_NODES', 'the client has no consensus nodes', { hint: 'check --network' });
   }
 
   /** The error that stopped submission, if any. */
@@ -120,7 +140,8 @@ export class Submitter {
    * whoever feeds the submitter, so a run holds a window's worth of messages, not the registry's.
    */
   async whenBelow(limit: number): Promise<void> {
-    while (this.pending.size >= limit && !this.fatalError) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (this.pending.size >= limit && !this.fatalError)
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /** Waits until every queued message has an outcome. */
@@ -181,10 +202,17 @@ export class Submitter {
       const error =
         err instanceof SubmitError
           ? err
-          : new SubmitError(err instanceof Hcs25Error ? err.code : 'UNEXPECTED', `submission stopped: ${errorMessage(err)}`, {
-              cause: err,
-              hint: err instanceof Hcs25Error && err.hint ? err.hint : 'run with HCS25_DEBUG=1 for details, then resume the run',
-            });
+          : new SubmitError(
+              err instanceof Hcs25Error ? err.code : 'UNEXPECTED',
+              `submission stopped: ${errorMessage(err)}`,
+              {
+                cause: err,
+                hint:
+                  err instanceof Hcs25Error && err.hint
+                    ? err.hint
+                    : 'run with HCS25_DEBUG=1 for details, then resume the run',
+              },
+            );
       this.stop(error);
       outcome = unsent(job, error);
     }
@@ -196,7 +224,9 @@ export class Submitter {
   private async attempt(job: SubmitJob, maxFee: bigint): Promise<SubmitOutcome> {
     const last = job.prior?.at(-1);
     let id: ActiveId | undefined = last && !last.consumed ? activeId(last.txId, last.validSeconds) : undefined;
-    let reissue: { reason: string; from?: string } | undefined = last?.consumed ? { reason: 'failed', from: last.txId } : undefined;
+    let reissue: { reason: string; from?: string } | undefined = last?.consumed
+      ? { reason: 'failed', from: last.txId }
+      : undefined;
     /** Transient failures of this message so far, and since when it has been failing (reset by an accepted send). */
     const failing: Failing = { count: 0 };
     /** The network holds this id: it answered OK to our send, or DUPLICATE_TRANSACTION to a resend. */
@@ -220,7 +250,8 @@ export class Submitter {
           if (stop) return stop;
           continue;
         }
-        if (landed.kind === 'success') return this.confirm(job, id, landed.seq, true, 'mirror', landed.consensusTimestamp);
+        if (landed.kind === 'success')
+          return this.confirm(job, id, landed.seq, true, 'mirror', landed.consensusTimestamp);
         if (landed.kind === 'failed') {
           const stop = await this.consumedFailure(job, id, landed.status);
           if (stop) return stop;
@@ -236,10 +267,22 @@ export class Submitter {
         accepted = false;
         duplicate = false;
         nodeId = undefined;
-        await this.o.journal.write({ t: 'tx', key: job.key, txId: id.txId, validSeconds: id.validSeconds, ...(reissue ? { reason: reissue.reason } : {}) });
+        await this.o.journal.write({
+          t: 'tx',
+          key: job.key,
+          txId: id.txId,
+          validSeconds: id.validSeconds,
+          ...(reissue ? { reason: reissue.reason } : {}),
+        });
         if (reissue) {
           this.stats.reissued++;
-          this.o.onEvent?.({ type: 'reissued', key: job.key, oldTxId: reissue.from ?? '', txId: id.txId, reason: reissue.reason });
+          this.o.onEvent?.({
+            type: 'reissued',
+            key: job.key,
+            oldTxId: reissue.from ?? '',
+            txId: id.txId,
+            reason: reissue.reason,
+          });
         }
         reissue = undefined;
       }
@@ -339,13 +382,29 @@ export class Submitter {
     this.stats.confirmed++;
     if (duplicate) this.stats.duplicates++;
     this.o.onEvent?.({ type: 'confirmed', key: job.key, txId: id.txId, seq, duplicate });
-    return { key: job.key, status: 'confirmed', txId: id.txId, seq, duplicate, via, ...(consensusTimestamp ? { consensusTimestamp } : {}) };
+    return {
+      key: job.key,
+      status: 'confirmed',
+      txId: id.txId,
+      seq,
+      duplicate,
+      via,
+      ...(consensusTimestamp ? { consensusTimestamp } : {}),
+    };
   }
 
   /** A transaction reached consensus and failed. Returns the unsent outcome when that stops the run. */
   private async consumedFailure(job: SubmitJob, id: ActiveId, status: string): Promise<SubmitOutcome | undefined> {
     if (RETRY_NEW_ID_RECEIPT.has(status)) {
-      this.o.journal.append({ t: 'failure', key: job.key, txId: id.txId, code: status, message: `reached consensus as ${status}; retrying under a new id`, fatal: false, consumed: true });
+      this.o.journal.append({
+        t: 'failure',
+        key: job.key,
+        txId: id.txId,
+        code: status,
+        message: `reached consensus as ${status}; retrying under a new id`,
+        fatal: false,
+        consumed: true,
+      });
       return undefined;
     }
     const error = statusError(status, this.o.topicId, 'receipt');
@@ -356,7 +415,15 @@ export class Submitter {
   private async fail(job: SubmitJob, id: ActiveId, error: SubmitError, consumed: boolean): Promise<void> {
     this.stop(error);
     await this.o.journal
-      .write({ t: 'failure', key: job.key, txId: id.txId, code: error.status, message: error.message, fatal: true, ...(consumed ? { consumed } : {}) })
+      .write({
+        t: 'failure',
+        key: job.key,
+        txId: id.txId,
+        code: error.status,
+        message: error.message,
+        fatal: true,
+        ...(consumed ? { consumed } : {}),
+      })
       .catch(() => undefined);
   }
 
@@ -365,18 +432,29 @@ export class Submitter {
    * in the SDK's backoff and every request fails locally ("All nodes are unhealthy") until it is readmitted, which
    * says nothing new about the network. Returns an unsent outcome when the message has failed for too long.
    */
-  private async backoff(job: SubmitJob, id: ActiveId, failing: Failing, reason: string): Promise<SubmitOutcome | undefined> {
+  private async backoff(
+    job: SubmitJob,
+    id: ActiveId,
+    failing: Failing,
+    reason: string,
+  ): Promise<SubmitOutcome | undefined> {
     const attempt = ++failing.count;
     failing.since ??= Date.now();
     const failingMs = Date.now() - failing.since;
     if (failingMs > this.o.retryBudgetMs) {
-      const error = new SubmitError('NETWORK', `the network kept failing for ${Math.round(failingMs / 1000)} s (${attempt} tries; last: ${reason})`, {
-        hint: 'check that the consensus nodes are reachable, then resume the run; unsent signals are kept in the journal',
-      });
+      const error = new SubmitError(
+        'NETWORK',
+        `the network kept failing for ${Math.round(failingMs / 1000)} s (${attempt} tries; last: ${reason})`,
+        {
+          hint: 'check that the consensus nodes are reachable, then resume the run; unsent signals are kept in the journal',
+        },
+      );
       await this.fail(job, id, error, false);
       return unsent(job, error);
     }
-    const delayMs = Math.round(backoffDelay(attempt - 1, { minMs: this.o.minBackoffMs, maxMs: this.o.maxBackoffMs, jitter: true }));
+    const delayMs = Math.round(
+      backoffDelay(attempt - 1, { minMs: this.o.minBackoffMs, maxMs: this.o.maxBackoffMs, jitter: true }),
+    );
     this.stats.retries++;
     this.o.onEvent?.({ type: 'retry', key: job.key, txId: id.txId, attempt, reason, delayMs });
     await pause(delayMs, this.stopController.signal);
@@ -401,7 +479,10 @@ export class Submitter {
     if (!txs || txs.length === 0) return { kind: 'absent' };
     const ok = txs.find((t) => t.result === 'SUCCESS');
     if (!ok) return { kind: 'failed', status: txs[0]!.result };
-    const body = await this.o.mirror.getJson(`/api/v1/topics/messages/${encodeURIComponent(ok.consensus_timestamp)}`, this.stopController.signal);
+    const body = await this.o.mirror.getJson(
+      `/api/v1/topics/messages/${encodeURIComponent(ok.consensus_timestamp)}`,
+      this.stopController.signal,
+    );
     const parsed = mirrorMessageSchema.safeParse(body);
     if (!parsed.success || (parsed.data.topic_id !== undefined && parsed.data.topic_id !== this.o.topicId)) {
       throw new SubmitError('MIRROR', `the mirror node shows transaction ${id.txId} but not its topic message`, {
@@ -410,10 +491,12 @@ export class Submitter {
     }
     return { kind: 'success', seq: parsed.data.sequence_number, consensusTimestamp: parsed.data.consensus_timestamp };
   }
-
 }
 
-type Landed = { kind: 'success'; seq: number; consensusTimestamp: string } | { kind: 'failed'; status: string } | { kind: 'absent' };
+type Landed =
+  | { kind: 'success'; seq: number; consensusTimestamp: string }
+  | { kind: 'failed'; status: string }
+  | { kind: 'absent' };
 
 function activeId(txId: string, validSeconds: number): ActiveId {
   const start = TransactionId.fromString(txId).validStart;

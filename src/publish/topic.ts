@@ -1,4 +1,12 @@
-import { PrecheckStatusError, PublicKey, Status, TopicCreateTransaction, TransactionReceiptQuery, type Client, type Key } from '@hashgraph/sdk';
+import {
+  PrecheckStatusError,
+  PublicKey,
+  Status,
+  TopicCreateTransaction,
+  TransactionReceiptQuery,
+  type Client,
+  type Key,
+} from '@hashgraph/sdk';
 import { Hcs25Error, UsageError } from '../core/errors.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
@@ -47,7 +55,9 @@ export async function createSignalTopic(client: Client, options: CreateTopicOpti
     }
   });
   // Explicit nodes for the receipt too: see the submitter's receipt query.
-  const receipt = await withTransientRetry(() => new TransactionReceiptQuery().setTransactionId(transactionId).setNodeAccountIds(nodes).execute(client));
+  const receipt = await withTransientRetry(() =>
+    new TransactionReceiptQuery().setTransactionId(transactionId).setNodeAccountIds(nodes).execute(client),
+  );
   if (!receipt.topicId) throw new Hcs25Error('LEDGER_TX', 'the topic create receipt has no topic id');
   return {
     topicId: receipt.topicId.toString(),
@@ -63,7 +73,9 @@ export function parsePublicKey(text: string, flag = '--submit-key'): PublicKey {
   try {
     return PublicKey.fromString(hex);
   } catch {
-    throw new UsageError(`${flag} is not a public key`, { hint: 'give a DER-encoded hex public key (302a… ED25519, 302d… ECDSA), or a raw 32-byte ED25519 key in hex' });
+    throw new UsageError(`${flag} is not a public key`, {
+      hint: 'give a DER-encoded hex public key (302a… ED25519, 302d… ECDSA), or a raw 32-byte ED25519 key in hex',
+    });
   }
 }
 
@@ -97,8 +109,16 @@ export interface CheckTopicOptions {
  * deleted, its memo says HCS-25 signal topic (a registry topic would swallow signals that every later `discover`
  * then skips), and the operator can submit to it (no submit key, or the operator's).
  */
-export async function checkSignalTopic(mirror: MirrorRestClient, topic: string, options: CheckTopicOptions = {}): Promise<void> {
-  const refuse = (code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY', message: string, hint: string): void => {
+export async function checkSignalTopic(
+  mirror: MirrorRestClient,
+  topic: string,
+  options: CheckTopicOptions = {},
+): Promise<void> {
+  const refuse = (
+    code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY',
+    message: string,
+    hint: string,
+  ): void => {
     if (options.warnOnly) options.onNote?.(`warning: ${message}; a real run would refuse to start`);
     else throw new TopicError(code, message, hint);
   };
@@ -110,22 +130,42 @@ export async function checkSignalTopic(mirror: MirrorRestClient, topic: string, 
     info = await mirror.getTopic(topic, options.signal);
   }
   if (info === null) {
-    return refuse('TOPIC_NOT_FOUND', `topic ${topic} does not exist on this network (the mirror node does not know it)`, 'check --topic and --network, or create one with `hcs25 topic create`');
+    return refuse(
+      'TOPIC_NOT_FOUND',
+      `topic ${topic} does not exist on this network (the mirror node does not know it)`,
+      'check --topic and --network, or create one with `hcs25 topic create`',
+    );
   }
-  if (info.deleted) return refuse('TOPIC_DELETED', `topic ${topic} is deleted`, 'create a new one with `hcs25 topic create`');
+  if (info.deleted)
+    return refuse('TOPIC_DELETED', `topic ${topic} is deleted`, 'create a new one with `hcs25 topic create`');
   // A single-key submit key can be compared; a key list (protobuf-encoded) is left to the network to judge.
-  const submitKey = info.submit_key && /^(ED25519|ECDSA_SECP256K1)$/.test(info.submit_key._type ?? '') ? info.submit_key.key.toLowerCase() : undefined;
+  const submitKey =
+    info.submit_key && /^(ED25519|ECDSA_SECP256K1)$/.test(info.submit_key._type ?? '')
+      ? info.submit_key.key.toLowerCase()
+      : undefined;
   if (submitKey && options.operatorKey && submitKey !== options.operatorKey.toLowerCase()) {
-    return refuse('TOPIC_SUBMIT_KEY', `topic ${topic} has a submit key that is not the operator's: only its holder can publish there`, 'publish to a topic of your own (`hcs25 topic create --submit-key-operator`)');
+    return refuse(
+      'TOPIC_SUBMIT_KEY',
+      `topic ${topic} has a submit key that is not the operator's: only its holder can publish there`,
+      'publish to a topic of your own (`hcs25 topic create --submit-key-operator`)',
+    );
   }
   if (!isSignalTopicMemo(info.memo) && !options.force) {
     const what = /^hcs-(2|10):/.test(info.memo) ? 'a registry topic' : 'not an HCS-25 signal topic';
-    refuse('TOPIC_NOT_SIGNAL', `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs-25:0:{ttl})`, 'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway');
+    refuse(
+      'TOPIC_NOT_SIGNAL',
+      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs-25:0:{ttl})`,
+      'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway',
+    );
   }
 }
 
 export class TopicError extends Hcs25Error {
-  constructor(code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY', message: string, hint: string) {
+  constructor(
+    code: 'TOPIC_NOT_FOUND' | 'TOPIC_DELETED' | 'TOPIC_NOT_SIGNAL' | 'TOPIC_SUBMIT_KEY',
+    message: string,
+    hint: string,
+  ) {
     super(code, message, { hint });
     this.name = 'TopicError';
   }

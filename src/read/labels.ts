@@ -34,4 +34,3 @@ export function subjectLabel(subject: string): string {
 export function uaidLabel(parts: UaidRouting, subject: string): string {
   return parts.nativeId ?? (parts.target ? `${parts.target}:${parts.id}` : subject);
 }
-

@@ -14,7 +14,11 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 const UAID = /^uaid:(aid|did):\S+$/;
 const nameMap = z.record(z.string().regex(UAID), z.string().max(512));
-const record = z.looseObject({ name: z.string().max(512), uaid: z.string().regex(UAID).optional(), subject: z.string().regex(UAID).optional() });
+const record = z.looseObject({
+  name: z.string().max(512),
+  uaid: z.string().regex(UAID).optional(),
+  subject: z.string().regex(UAID).optional(),
+});
 
 export interface NamesFile {
   /** Names by subject, already made displayable. */
@@ -29,7 +33,9 @@ export interface NamesFile {
  */
 export function parseNamesFile(text: string, name: string): NamesFile {
   const out: NamesFile = { bySubject: {}, records: [] };
-  const data = parseJsonOrLines(text, (line, cause) => badFile(name, `line ${line} is not JSON (${errorMessage(cause)})`));
+  const data = parseJsonOrLines(text, (line, cause) =>
+    badFile(name, `line ${line} is not JSON (${errorMessage(cause)})`),
+  );
   if (data !== null && typeof data === 'object' && !Array.isArray(data) && !('agents' in data)) {
     const parsed = nameMap.safeParse(data);
     if (!parsed.success) throw badFile(name, 'an object must map subject UAIDs to names');

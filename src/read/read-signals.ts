@@ -18,7 +18,10 @@ export function readSignals(client: Hcs25Client, parameters: ReadSignalsParamete
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */
-export function collectSignals(client: Hcs25Client, parameters: Omit<ReadSignalsParameters, 'follow'>): Promise<CollectedSignals> {
+export function collectSignals(
+  client: Hcs25Client,
+  parameters: Omit<ReadSignalsParameters, 'follow'>,
+): Promise<CollectedSignals> {
   return collectTopicSignals({ ...parameters, mirror: client.mirror });
 }
 
@@ -26,9 +29,13 @@ export function collectSignals(client: Hcs25Client, parameters: Omit<ReadSignals
 export async function getSignalTopic(client: Hcs25Client, topic: string): Promise<TopicInfo> {
   const info = await client.mirror.getTopic(topic);
   if (info === null) {
-    throw new Hcs25Error('TOPIC_NOT_FOUND', `the mirror node at ${client.network.mirrorRestUrl} does not know topic ${topic}`, {
-      hint: 'check --topic and --network (a new topic can take a few seconds to reach the mirror node)',
-    });
+    throw new Hcs25Error(
+      'TOPIC_NOT_FOUND',
+      `the mirror node at ${client.network.mirrorRestUrl} does not know topic ${topic}`,
+      {
+        hint: 'check --topic and --network (a new topic can take a few seconds to reach the mirror node)',
+      },
+    );
   }
   return info;
 }

@@ -44,7 +44,12 @@ export interface ReadSignalsOptions {
 
 /** Takes signals as the reader has them in hand: the validated message and, of its transaction, primitives only. */
 export interface SignalSink {
-  addSignal(message: SignalMessage | SignalMessageV2, sequenceNumber: number, consensusMs: number, payerAccountId: string): void;
+  addSignal(
+    message: SignalMessage | SignalMessageV2,
+    sequenceNumber: number,
+    consensusMs: number,
+    payerAccountId: string,
+  ): void;
 }
 
 export interface FollowOptions {
@@ -72,7 +77,8 @@ export function dedupeKey(payer: string, message: { run: string; signal: string;
  */
 export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<TopicEvent> {
   const owned = typeof options.mirror === 'string';
-  const mirror = typeof options.mirror === 'string' ? new MirrorRestClient({ baseUrl: options.mirror }) : options.mirror;
+  const mirror =
+    typeof options.mirror === 'string' ? new MirrorRestClient({ baseUrl: options.mirror }) : options.mirror;
   const allowed = new Set(options.publishers ?? []);
   const seen = options.seen ?? new Map<string, number>();
   const sinceMs = options.since === undefined ? Number.NEGATIVE_INFINITY : instant(options.since, 'since');
@@ -80,7 +86,9 @@ export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<To
   const follow = options.follow === true ? {} : options.follow || undefined;
   const { subject, into } = options;
   const sink: SignalSink | undefined =
-    into && subject !== undefined ? { addSignal: (message, ...origin) => message.subject === subject && into.addSignal(message, ...origin) } : into;
+    into && subject !== undefined
+      ? { addSignal: (message, ...origin) => message.subject === subject && into.addSignal(message, ...origin) }
+      : into;
   let after = options.afterSequence;
   let wait = follow?.minIntervalMs ?? 1000;
 
@@ -138,7 +146,11 @@ export function classify(
   into?: SignalSink,
   ms?: number,
 ): TopicEvent[] {
-  const origin = { sequenceNumber: m.sequenceNumber, consensusTimestamp: m.consensusTimestamp, payerAccountId: m.payerAccountId };
+  const origin = {
+    sequenceNumber: m.sequenceNumber,
+    consensusTimestamp: m.consensusTimestamp,
+    payerAccountId: m.payerAccountId,
+  };
   const reject = (reason: RejectedReason, detail: string, index?: number): TopicEvent => ({
     type: 'rejected',
     rejected: {
@@ -150,7 +162,9 @@ export function classify(
   });
   // The allow-list comes first: a message from an untrusted payer is not worth parsing, whatever it says.
   if (allowed.size > 0 && !allowed.has(m.payerAccountId)) {
-    return [reject('publisher-not-allowed', `payer ${m.payerAccountId || '(none)'} is not in the publisher allow-list`)];
+    return [
+      reject('publisher-not-allowed', `payer ${m.payerAccountId || '(none)'} is not in the publisher allow-list`),
+    ];
   }
   const parsed = readMessage(m.message);
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
@@ -164,19 +178,37 @@ export function classify(
       continue;
     }
     if (item.kind !== 'signal') {
-      const record: ReadRecord = { ...origin, consensusAt, index: item.index, kind: item.kind, v: item.v, validated: item.validated, message: item.message };
+      const record: ReadRecord = {
+        ...origin,
+        consensusAt,
+        index: item.index,
+        kind: item.kind,
+        v: item.v,
+        validated: item.validated,
+        message: item.message,
+      };
       events.push({ type: 'record', record });
       continue;
     }
     const key = dedupeKey(m.payerAccountId, item.message);
     const first = seen.get(key);
     if (first !== undefined) {
-      events.push(reject('duplicate', `same publisher, run, signal and subject as sequence ${first}`, packed ? item.index : undefined));
+      events.push(
+        reject(
+          'duplicate',
+          `same publisher, run, signal and subject as sequence ${first}`,
+          packed ? item.index : undefined,
+        ),
+      );
       continue;
     }
     seen.set(key, m.sequenceNumber);
     if (into) into.addSignal(item.message, m.sequenceNumber, time, m.payerAccountId);
-    else events.push({ type: 'signal', signal: { ...origin, consensusAt, consensusMs: time, index: item.index, message: item.message } });
+    else
+      events.push({
+        type: 'signal',
+        signal: { ...origin, consensusAt, consensusMs: time, index: item.index, message: item.message },
+      });
   }
   return events;
 }
@@ -184,7 +216,13 @@ export function classify(
 function* drain(dropped: DroppedChunk[]): Generator<ReaderEvent> {
   while (dropped.length > 0) {
     const d = dropped.shift()!;
-    const rejected: RejectedMessage = { sequenceNumber: d.sequenceNumber, consensusTimestamp: '', payerAccountId: '', reason: 'incomplete-chunks', detail: d.reason.slice(0, DETAIL_MAX) };
+    const rejected: RejectedMessage = {
+      sequenceNumber: d.sequenceNumber,
+      consensusTimestamp: '',
+      payerAccountId: '',
+      reason: 'incomplete-chunks',
+      detail: d.reason.slice(0, DETAIL_MAX),
+    };
     yield { type: 'rejected', rejected };
   }
 }
@@ -223,8 +261,16 @@ export interface CollectedSignals {
 }
 
 /** Reads to the end of the topic (never follows) and returns everything at once. */
-export async function collectTopicSignals(options: Omit<ReadSignalsOptions, 'follow' | 'into'>): Promise<CollectedSignals> {
-  const out: CollectedSignals = { signals: [], rejected: [], records: [], unknown: emptyUnknownCounts(), lastSequence: undefined };
+export async function collectTopicSignals(
+  options: Omit<ReadSignalsOptions, 'follow' | 'into'>,
+): Promise<CollectedSignals> {
+  const out: CollectedSignals = {
+    signals: [],
+    rejected: [],
+    records: [],
+    unknown: emptyUnknownCounts(),
+    lastSequence: undefined,
+  };
   for await (const event of readTopic(options)) {
     const seq = eventSequence(event);
     out.lastSequence = Math.max(out.lastSequence ?? 0, seq);

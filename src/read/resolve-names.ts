@@ -33,12 +33,16 @@ export interface ResolveNamesReturnType {
   failed: Array<{ source: string; reason: string }>;
 }
 
-export async function resolveNames(client: Hcs25Client, parameters: ResolveNamesParameters): Promise<ResolveNamesReturnType> {
+export async function resolveNames(
+  client: Hcs25Client,
+  parameters: ResolveNamesParameters,
+): Promise<ResolveNamesReturnType> {
   const labels: Record<string, string> = { ...parameters.file?.bySubject };
   const out: ResolveNamesReturnType = { labels, registries: [], failed: [] };
   if (parameters.file && parameters.file.records.length > 0) await nameRecords(client, parameters.file.records, labels);
 
-  const cited = parameters.signals instanceof RegistryCitations ? parameters.signals : RegistryCitations.of(parameters.signals);
+  const cited =
+    parameters.signals instanceof RegistryCitations ? parameters.signals : RegistryCitations.of(parameters.signals);
   if (parameters.registries === false) return out;
 
   let tried = 0;
@@ -49,7 +53,10 @@ export async function resolveNames(client: Hcs25Client, parameters: ResolveNames
       continue;
     }
     try {
-      const found = await discoverAgents(client, { registry: source, ...(parameters.signal && { signal: parameters.signal }) });
+      const found = await discoverAgents(client, {
+        registry: source,
+        ...(parameters.signal && { signal: parameters.signal }),
+      });
       out.registries.push(source);
       for (const agent of found.agents) {
         if (!subjects.has(agent.subject) || Object.hasOwn(labels, agent.subject)) continue;
@@ -108,8 +115,15 @@ export class RegistryCitations {
 }
 
 /** Agent records without a UAID get the subject `run --agents` gives them; those that need the network are left out. */
-async function nameRecords(client: Hcs25Client, records: Record<string, unknown>[], labels: Record<string, string>): Promise<void> {
-  const [{ describeDocument }, { subjectOf }] = await Promise.all([import('../discover/describe.js'), import('../discover/agents.js')]);
+async function nameRecords(
+  client: Hcs25Client,
+  records: Record<string, unknown>[],
+  labels: Record<string, string>,
+): Promise<void> {
+  const [{ describeDocument }, { subjectOf }] = await Promise.all([
+    import('../discover/describe.js'),
+    import('../discover/agents.js'),
+  ]);
   for (const doc of records) {
     const described = describeDocument(doc);
     if (!described.ok) continue;

@@ -68,4 +68,7 @@ export interface RejectedMessage {
 export type ReaderEvent = { type: 'signal'; signal: ReadSignal } | { type: 'rejected'; rejected: RejectedMessage };
 
 /** Everything a topic holds: signals and rejections, plus score/reveal records and counted unknowns. */
-export type TopicEvent = ReaderEvent | { type: 'record'; record: ReadRecord } | { type: 'unknown'; unknown: UnknownRead };
+export type TopicEvent =
+  | ReaderEvent
+  | { type: 'record'; record: ReadRecord }
+  | { type: 'unknown'; unknown: UnknownRead };

@@ -26,12 +26,22 @@ export function adapterState(subject: SubjectScore, adapterId: string): AdapterS
     total: adapter.total,
     stale: components.some((c) => c.status === 'stale'),
     // Nothing measured: only the synthesized default or unavailable components.
-    missing: components.length > 0 && components.every((c) => c.synthesized === true || (c.status !== 'ok' && c.status !== 'stale')),
+    missing:
+      components.length > 0 &&
+      components.every((c) => c.synthesized === true || (c.status !== 'ok' && c.status !== 'stale')),
   };
 }
 
 /** What a signal observed, in the words the views use (the same word wherever it appears). */
-export type OutcomeWord = 'correct' | 'wrong' | 'unparseable' | 'timeout' | 'unreachable' | 'error' | 'not measured' | 'reachable';
+export type OutcomeWord =
+  | 'correct'
+  | 'wrong'
+  | 'unparseable'
+  | 'timeout'
+  | 'unreachable'
+  | 'error'
+  | 'not measured'
+  | 'reachable';
 
 /** Failures that prove the agent answered: it was reachable, and then failed. */
 const ANSWERED_FAILURE = /^(http-|rate-limited|auth-required|too-large|bad-body|protocol-error|agent-error)/;

@@ -1,7 +1,18 @@
 /** The HTML report's inline SVG charts: score distribution, score against confidence, and a subject's histories. */
 import { byCodeUnit, type ScoreReport } from '../score/scores.js';
 import { printable, scoreLabel, signalShortName, subjectLabel, type OutcomeWord } from './display.js';
-import { OUTCOME_COLORS, esc, n, niceScale, plotHeight, plotWidth, scoreColor, svgOpen, yGrid, type Box } from './svg.js';
+import {
+  OUTCOME_COLORS,
+  esc,
+  n,
+  niceScale,
+  plotHeight,
+  plotWidth,
+  scoreColor,
+  svgOpen,
+  yGrid,
+  type Box,
+} from './svg.js';
 
 /** One signal of a subject's history, as a chart draws it. */
 export interface Point {
@@ -29,11 +40,17 @@ export function histogram(report: ScoreReport): string {
       const range = `${i * 10}–${i === 9 ? 100 : i * 10 + 10}`;
       return (
         `<rect class="bin" x="${n(x)}" y="${n(y)}" width="${n(bw - 4)}" height="${n(h)}" fill="${scoreColor(i * 10 + 5)}"><title>${range}: ${count} subject(s)</title></rect>` +
-        (count ? `<text class="tick" x="${n(x + (bw - 4) / 2)}" y="${n(y - 3)}" text-anchor="middle">${count}</text>` : '')
+        (count
+          ? `<text class="tick" x="${n(x + (bw - 4) / 2)}" y="${n(y - 3)}" text-anchor="middle">${count}</text>`
+          : '')
       );
     })
     .join('');
-  const xTicks = Array.from({ length: 11 }, (_, i) => `<text class="tick" x="${n(b.left + i * bw)}" y="${b.height - b.bottom + 14}" text-anchor="middle">${i * 10}</text>`).join('');
+  const xTicks = Array.from(
+    { length: 11 },
+    (_, i) =>
+      `<text class="tick" x="${n(b.left + i * bw)}" y="${b.height - b.bottom + 14}" text-anchor="middle">${i * 10}</text>`,
+  ).join('');
   return (
     svgOpen(b, 'Histogram of trust scores', 'chart hist') +
     yGrid(b, max, step) +
@@ -53,7 +70,9 @@ export function scatter(report: ScoreReport): string {
         `<circle class="dot" cx="${n(x(s.trustConfidence))}" cy="${n(y(s.trustScores.total))}" r="5" fill="${scoreColor(s.trustScores.total)}"><title>#${i + 1} ${esc(scoreLabel(s))}: score ${s.trustScores.total.toFixed(2)}, confidence ${s.trustConfidence.toFixed(2)}</title></circle>`,
     )
     .join('');
-  const xTicks = [0, 0.25, 0.5, 0.75, 1].map((c) => `<text class="tick" x="${n(x(c))}" y="${b.height - b.bottom + 14}" text-anchor="middle">${c}</text>`).join('');
+  const xTicks = [0, 0.25, 0.5, 0.75, 1]
+    .map((c) => `<text class="tick" x="${n(x(c))}" y="${b.height - b.bottom + 14}" text-anchor="middle">${c}</text>`)
+    .join('');
   return (
     svgOpen(b, 'Trust score against confidence', 'chart scatter') +
     yGrid(b, 100, 25) +
@@ -117,7 +136,9 @@ export function evalChart(series: Map<string, Point[]>, subject: string): string
     })
     .join('');
   const seen = [...new Set(all.map((p) => p.word))].sort(byCodeUnit);
-  const legend = seen.map((w) => `<span class="key"><i style="background:${OUTCOME_COLORS[w]}"></i>${esc(w)}</span>`).join('');
+  const legend = seen
+    .map((w) => `<span class="key"><i style="background:${OUTCOME_COLORS[w]}"></i>${esc(w)}</span>`)
+    .join('');
   return `${svgOpen(b, `Eval outcomes over time for ${printable(subjectLabel(subject))}`, 'chart evals')}${rows}${timeAxis(all, b)}</svg><div class="keys">${legend}</div>`;
 }
 
@@ -129,7 +150,10 @@ export function latencyChart(probes: Point[], subject: string): string {
   const { max, step } = niceScale(Math.max(1, ...reachable.map((p) => p.value)));
   const x = timeScale(probes, b);
   const y = (v: number) => b.top + plotHeight(b) * (1 - v / max);
-  const line = reachable.length > 1 ? `<polyline class="lat" points="${reachable.map((p) => `${n(x(p.ms))},${n(y(p.value))}`).join(' ')}"/>` : '';
+  const line =
+    reachable.length > 1
+      ? `<polyline class="lat" points="${reachable.map((p) => `${n(x(p.ms))},${n(y(p.value))}`).join(' ')}"/>`
+      : '';
   const marks = probes
     .map((p) =>
       p.ok

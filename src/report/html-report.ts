@@ -12,7 +12,15 @@ import { FAILURE_REASON_TEXT, type FailureReason } from '../format/reasons.js';
 import { byCodeUnit } from '../score/scores.js';
 import type { AdapterBreakdown, ScoreReport, SubjectScore } from '../score/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../score/scoring-config.js';
-import { adapterState, ellipsize, printable, scoreLabel, signalOutcome, signalShortName, type OutcomeWord } from './display.js';
+import {
+  adapterState,
+  ellipsize,
+  printable,
+  scoreLabel,
+  signalOutcome,
+  signalShortName,
+  type OutcomeWord,
+} from './display.js';
 import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
@@ -52,13 +60,24 @@ type SignalsBySubject = Map<string, Map<string, ReadSignal[]>>;
 
 const PUBLIC_LEDGERS: ReadonlySet<string> = new Set<LedgerName>(['testnet', 'previewnet', 'mainnet']);
 
-export function renderHtmlReport(report: ScoreReport, signals: Iterable<ReadSignal>, options: HtmlReportOptions = {}): string {
+export function renderHtmlReport(
+  report: ScoreReport,
+  signals: Iterable<ReadSignal>,
+  options: HtmlReportOptions = {},
+): string {
   const maxDetail = options.maxDetailSubjects ?? 60;
   const detailed = report.subjects.slice(0, maxDetail);
   const bySubject = groupSignals(signals, Date.parse(report.generatedAt));
   const histories = collectHistories(bySubject, detailed, options.maxPoints ?? 120);
-  const ledger = options.network !== undefined && PUBLIC_LEDGERS.has(options.network) ? (options.network as LedgerName) : undefined;
-  const ctx: Context = { report, bySubject, scoring: options.scoring ?? DEFAULT_SCORING_CONFIG, ledger, maxSignalRows: options.maxSignalRows ?? 500 };
+  const ledger =
+    options.network !== undefined && PUBLIC_LEDGERS.has(options.network) ? (options.network as LedgerName) : undefined;
+  const ctx: Context = {
+    report,
+    bySubject,
+    scoring: options.scoring ?? DEFAULT_SCORING_CONFIG,
+    ledger,
+    maxSignalRows: options.maxSignalRows ?? 500,
+  };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
   return [
@@ -108,7 +127,9 @@ function link(href: string, text: string): string {
 function header(report: ScoreReport, network: string | undefined, ledger: LedgerName | undefined): string {
   const topicUrl = report.topic && ledger ? explorerUrl(ledger, 'topic', report.topic) : undefined;
   const facts = [
-    report.topic ? `signal topic ${topicUrl ? link(topicUrl, `<code>${esc(report.topic)}</code>`) : `<code>${esc(report.topic)}</code>`}` : null,
+    report.topic
+      ? `signal topic ${topicUrl ? link(topicUrl, `<code>${esc(report.topic)}</code>`) : `<code>${esc(report.topic)}</code>`}`
+      : null,
     network ? `network <code>${esc(network)}</code>` : null,
     `config v${report.trustScoreConfigVersion}`,
     `scored at <time>${esc(report.generatedAt)}</time>`,
@@ -119,14 +140,26 @@ function header(report: ScoreReport, network: string | undefined, ledger: Ledger
 
 function cards(report: ScoreReport): string {
   const totals = report.subjects.map((s) => s.trustScores.total).sort((a, b) => a - b);
-  const median = totals.length === 0 ? null : totals.length % 2 ? totals[(totals.length - 1) / 2]! : (totals[totals.length / 2 - 1]! + totals[totals.length / 2]!) / 2;
-  const meanConfidence = report.subjects.length === 0 ? null : report.subjects.reduce((s, x) => s + x.trustConfidence, 0) / report.subjects.length;
+  const median =
+    totals.length === 0
+      ? null
+      : totals.length % 2
+        ? totals[(totals.length - 1) / 2]!
+        : (totals[totals.length / 2 - 1]! + totals[totals.length / 2]!) / 2;
+  const meanConfidence =
+    report.subjects.length === 0
+      ? null
+      : report.subjects.reduce((s, x) => s + x.trustConfidence, 0) / report.subjects.length;
   const rejected = Object.values(report.counts.rejected).reduce((a, b) => a + b, 0);
   const card = (label: string, value: string, note = '') =>
     `<div class="card"><div class="label">${esc(label)}</div><div class="value">${value}</div>${note ? `<div class="note">${esc(note)}</div>` : ''}</div>`;
   return `<section class="cards">${[
     card('Subjects', String(report.counts.subjects)),
-    card('Signals scored', String(report.counts.signals), report.counts.ignoredAfterNow ? `${report.counts.ignoredAfterNow} after the scoring time` : ''),
+    card(
+      'Signals scored',
+      String(report.counts.signals),
+      report.counts.ignoredAfterNow ? `${report.counts.ignoredAfterNow} after the scoring time` : '',
+    ),
     card('Median score', median === null ? '–' : median.toFixed(2)),
     card('Mean confidence', meanConfidence === null ? '–' : meanConfidence.toFixed(2)),
     card('Rejected messages', String(rejected), rejected ? 'see Method below' : ''),
@@ -155,7 +188,8 @@ function explain(ctx: Context): string {
   );
 }
 
-const ORDER_TEXT = 'Highest score first; equal scores by confidence (higher first), then by name (or native id), then by UAID, so ties always appear in the same order.';
+const ORDER_TEXT =
+  'Highest score first; equal scores by confidence (higher first), then by name (or native id), then by UAID, so ties always appear in the same order.';
 
 const OUTCOME_WORDS: ReadonlyArray<readonly [OutcomeWord, string]> = [
   ['correct', 'graded right (100)'],
@@ -175,7 +209,9 @@ function outcomeChip(word: OutcomeWord, reason?: string): string {
 }
 
 function reasonText(reason: string): string {
-  return Object.hasOwn(FAILURE_REASON_TEXT, reason) ? FAILURE_REASON_TEXT[reason as FailureReason] : 'reason code published by a v1 signal';
+  return Object.hasOwn(FAILURE_REASON_TEXT, reason)
+    ? FAILURE_REASON_TEXT[reason as FailureReason]
+    : 'reason code published by a v1 signal';
 }
 
 function figure(title: string, caption: string, svg: string): string {
@@ -205,7 +241,10 @@ function ranking(ctx: Context, maxDetail: number): string {
   const rows = report.subjects.map((s, i) => {
     const name = esc(ellipsize(scoreLabel(s), 48));
     const linked = i < maxDetail ? `<a href="#s${i + 1}">${name}</a>` : name;
-    const badges = [s.protocol, s.registry].filter((x): x is string => x !== null).map((b) => `<span class="badge">${esc(ellipsize(printable(b), 20))}</span>`).join('');
+    const badges = [s.protocol, s.registry]
+      .filter((x): x is string => x !== null)
+      .map((b) => `<span class="badge">${esc(ellipsize(printable(b), 20))}</span>`)
+      .join('');
     return (
       `<tr data-subject="${esc(printable(s.subject))}"><td class="num" data-label="#">${i + 1}</td>` +
       `<td class="subject">${linked}${badges}<div class="uaid" title="${esc(printable(s.subject))}">${esc(ellipsize(printable(s.subject), 64))}</div></td>` +
@@ -228,7 +267,11 @@ function adapterCell(s: SubjectScore, adapterId: string): string {
   const state = adapterState(s, adapterId);
   if (state.kind === 'not-applicable') return '<span class="chip na">n/a</span>';
   if (state.kind === 'no-output') return '<span class="chip none">no output</span>';
-  const chip = state.stale ? ' <span class="chip stale">stale</span>' : state.missing ? ' <span class="chip missing">missing</span>' : '';
+  const chip = state.stale
+    ? ' <span class="chip stale">stale</span>'
+    : state.missing
+      ? ' <span class="chip missing">missing</span>'
+      : '';
   return `${state.total.toFixed(1)}${chip}`;
 }
 
@@ -242,7 +285,9 @@ function subjectFormula(s: SubjectScore): string {
   const used = s.adapters.filter((a) => a.inDenominator && a.total !== null);
   if (used.length === 0) return '<p class="formula muted">No adapter applies: total 0.</p>';
   const weights = used.reduce((sum, a) => sum + a.weight, 0);
-  const terms = used.map((a) => `${a.weight} × ${a.total!.toFixed(2)} <span class="muted">${esc(a.adapterId)}</span>`).join(' + ');
+  const terms = used
+    .map((a) => `${a.weight} × ${a.total!.toFixed(2)} <span class="muted">${esc(a.adapterId)}</span>`)
+    .join(' + ');
   return `<p class="formula">total = (${terms}) / ${n(Math.round(weights * 1000) / 1000)} = <strong>${s.trustScores.total.toFixed(2)}</strong></p>`;
 }
 
@@ -258,21 +303,27 @@ function componentOutcome(ctx: Context, s: SubjectScore, key: string, samples: n
     const w = signalOutcome(x.message).word;
     tally.set(w, (tally.get(w) ?? 0) + 1);
   }
-  const counts = [...tally].sort((a, b) => b[1] - a[1] || byCodeUnit(a[0], b[0])).map(([w, c]) => `${c} ${w}`).join(' · ');
+  const counts = [...tally]
+    .sort((a, b) => b[1] - a[1] || byCodeUnit(a[0], b[0]))
+    .map(([w, c]) => `${c} ${w}`)
+    .join(' · ');
   return `${outcomeChip(newest.word, newest.reason)}${counts ? ` <span class="muted">(${esc(counts)})</span>` : ''}`;
 }
 
 function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, History>): string {
   if (subjects.length === 0) return '';
   const total = ctx.report.subjects.length;
-  const note = total > subjects.length ? `<p class="muted">Details for the top ${subjects.length} of ${total} subjects.</p>` : '';
+  const note =
+    total > subjects.length ? `<p class="muted">Details for the top ${subjects.length} of ${total} subjects.</p>` : '';
   const articles = subjects.map((s, i) => {
     const h = histories.get(s.subject) ?? { evals: new Map(), probes: [] };
     const comps = Object.entries(s.components)
       .map(([key, c]) => {
         const flags = [
           // timeout/error are already the outcome word; stale and missing say something the word does not.
-          c.status === 'stale' || c.status === 'missing' ? `<span class="chip ${c.status}">${esc(c.status)}</span>` : '',
+          c.status === 'stale' || c.status === 'missing'
+            ? `<span class="chip ${c.status}">${esc(c.status)}</span>`
+            : '',
           c.synthesized ? '<span class="muted">(default)</span>' : '',
           c.omitted ? '<span class="muted">(omitted)</span>' : '',
         ].filter(Boolean);
@@ -319,7 +370,8 @@ function drillDown(ctx: Context, s: SubjectScore): string {
       );
     })
     .join('');
-  const more = all.length > shown.length ? `<p class="muted">The newest ${shown.length} of ${all.length} signals.</p>` : '';
+  const more =
+    all.length > shown.length ? `<p class="muted">The newest ${shown.length} of ${all.length} signals.</p>` : '';
   return (
     `<details class="signals"><summary>All ${all.length} signal(s): outcome, reason, latency, topic sequence number</summary>${more}` +
     '<div class="tablewrap flat"><table class="sigs stack"><thead><tr><th>seq#index</th><th>consensus UTC</th><th>signal</th><th>outcome</th><th>reason</th><th>latency</th><th>transaction</th></tr></thead>' +
@@ -334,10 +386,15 @@ function bySeqDesc(a: ReadSignal, b: ReadSignal): number {
 function method(ctx: Context): string {
   const { report } = ctx;
   const w = report.window;
-  const windowText = w.kind === 'latest' ? `latest ${w.count} signals per subject and signal id` : `signals within ${duration(w.seconds)} of the newest per subject and signal id`;
+  const windowText =
+    w.kind === 'latest'
+      ? `latest ${w.count} signals per subject and signal id`
+      : `signals within ${duration(w.seconds)} of the newest per subject and signal id`;
   const rejected = Object.entries(report.counts.rejected);
   const publishers =
-    report.publishers.filter === 'none' ? 'any paying account (no allow-list)' : report.publishers.accounts.map((a) => `<code>${esc(a)}</code>`).join(', ');
+    report.publishers.filter === 'none'
+      ? 'any paying account (no allow-list)'
+      : report.publishers.accounts.map((a) => `<code>${esc(a)}</code>`).join(', ');
   const reasons = usedReasons(ctx);
   return (
     '<section class="method"><h2>Method</h2><dl>' +
@@ -355,7 +412,9 @@ function method(ctx: Context): string {
 
 function usedReasons(ctx: Context): string[] {
   const seen = new Set<string>();
-  for (const bySignal of ctx.bySubject.values()) for (const list of bySignal.values()) for (const x of list) if (x.message.data.reason) seen.add(x.message.data.reason);
+  for (const bySignal of ctx.bySubject.values())
+    for (const list of bySignal.values())
+      for (const x of list) if (x.message.data.reason) seen.add(x.message.data.reason);
   return [...seen].sort(byCodeUnit);
 }
 
@@ -380,7 +439,11 @@ function groupSignals(signals: Iterable<ReadSignal>, nowMs: number): SignalsBySu
   return out;
 }
 
-function collectHistories(bySubject: SignalsBySubject, subjects: SubjectScore[], maxPoints: number): Map<string, History> {
+function collectHistories(
+  bySubject: SignalsBySubject,
+  subjects: SubjectScore[],
+  maxPoints: number,
+): Map<string, History> {
   const out = new Map<string, History>();
   for (const { subject } of subjects) {
     const h: History = { evals: new Map(), probes: [] };
@@ -389,7 +452,15 @@ function collectHistories(bySubject: SignalsBySubject, subjects: SubjectScore[],
         const m = s.message;
         const o = signalOutcome(m);
         const label = o.reason ? `${o.word} (${printable(o.reason)})` : o.word;
-        return { ms: consensusMs(s.consensusTimestamp), seq: s.sequenceNumber, run: m.run, word: o.word, label, value: m.data.latencyMs, ok: o.word === 'reachable' };
+        return {
+          ms: consensusMs(s.consensusTimestamp),
+          seq: s.sequenceNumber,
+          run: m.run,
+          word: o.word,
+          label,
+          value: m.data.latencyMs,
+          ok: o.word === 'reachable',
+        };
       });
       if (list.some((s) => 'reachable' in s.message.data)) h.probes.push(...points);
       else h.evals.set(id, points);

@@ -46,7 +46,11 @@ export function niceScale(max: number, integer = false): { max: number; step: nu
 
 /** `259200` → `3 d`, `5400` → `90 min`: the largest unit that divides evenly. */
 export function duration(seconds: number): string {
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['min', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['min', 60],
+  ] as const) {
     if (seconds >= size && seconds % size === 0) return `${seconds / size} ${unit}`;
   }
   return `${seconds} s`;

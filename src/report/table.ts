@@ -49,10 +49,18 @@ export function renderScoreTable(report: ScoreReport): string {
     { header: 'P50/P95 ms', width: 10, align: 'right' },
   ];
   const used = fixedColumns.reduce((sum, c) => sum + c.width + 1, 0);
-  const columns: Column[] = [...fixedColumns, { header: 'SUBJECT', width: Math.max(16, TERMINAL_WIDTH - 1 - used), align: 'left' }];
+  const columns: Column[] = [
+    ...fixedColumns,
+    { header: 'SUBJECT', width: Math.max(16, TERMINAL_WIDTH - 1 - used), align: 'left' },
+  ];
   const subjectWidth = columns[columns.length - 1]!.width;
 
-  const lines = [renderRow(columns, columns.map((c) => c.header))];
+  const lines = [
+    renderRow(
+      columns,
+      columns.map((c) => c.header),
+    ),
+  ];
   report.subjects.forEach((s, i) => {
     const latency = s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-';
     // A name is someone's claim: the native id stays beside it.
@@ -118,7 +126,10 @@ const SIGNAL_SUBJECT: Column = {
 };
 
 export function renderSignalHeader(): string {
-  return renderRow([...SIGNAL_COLUMNS, SIGNAL_SUBJECT], [...SIGNAL_COLUMNS, SIGNAL_SUBJECT].map((c) => c.header));
+  return renderRow(
+    [...SIGNAL_COLUMNS, SIGNAL_SUBJECT],
+    [...SIGNAL_COLUMNS, SIGNAL_SUBJECT].map((c) => c.header),
+  );
 }
 
 /** One line per signal: sequence, consensus time (MM-DD hh:mm:ss), publisher, signal, result, subject. */
@@ -139,5 +150,7 @@ export function renderSignalLine(s: ReadSignal): string {
 }
 
 export function renderRejectedLine(r: RejectedMessage): string {
-  return printable(`${String(r.sequenceNumber).padStart(6)} rejected ${r.reason} (payer ${r.payerAccountId || '?'}): ${r.detail}`).slice(0, 200);
+  return printable(
+    `${String(r.sequenceNumber).padStart(6)} rejected ${r.reason} (payer ${r.payerAccountId || '?'}): ${r.detail}`,
+  ).slice(0, 200);
 }

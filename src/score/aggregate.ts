@@ -113,7 +113,8 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
   }
 
   const weightSum = denominator.reduce((sum, d) => sum + d.weight, 0);
-  trustScores.total = weightSum === 0 ? 0 : round2(clamp(denominator.reduce((sum, d) => sum + d.total * d.weight, 0) / weightSum));
+  trustScores.total =
+    weightSum === 0 ? 0 : round2(clamp(denominator.reduce((sum, d) => sum + d.total * d.weight, 0) / weightSum));
   return {
     trustScores,
     components,
@@ -149,9 +150,13 @@ export function isApplicable(
 }
 
 /** What `aggregateTrustScore` checks before aggregating: everything it checks is configuration, not subject. */
-export function validateAggregation(input: Pick<AggregateInput, 'trustScoreConfigVersion' | 'staleMultiplier' | 'adapters'>): void {
+export function validateAggregation(
+  input: Pick<AggregateInput, 'trustScoreConfigVersion' | 'staleMultiplier' | 'adapters'>,
+): void {
   if (!Number.isInteger(input.trustScoreConfigVersion) || input.trustScoreConfigVersion < 1) {
-    throw new ScoringConfigError(`trustScoreConfigVersion must be a positive integer, got ${input.trustScoreConfigVersion}`);
+    throw new ScoringConfigError(
+      `trustScoreConfigVersion must be a positive integer, got ${input.trustScoreConfigVersion}`,
+    );
   }
   const m = input.staleMultiplier;
   if (m !== undefined && !(Number.isFinite(m) && m >= 0 && m <= 1)) {
@@ -161,7 +166,9 @@ export function validateAggregation(input: Pick<AggregateInput, 'trustScoreConfi
   const keys = new Set<string>();
   for (const adapter of input.adapters) {
     if (!ADAPTER_ID_PATTERN.test(adapter.adapterId)) {
-      throw new ScoringConfigError(`adapter id "${adapter.adapterId}" does not match ${ADAPTER_ID_PATTERN} (hyphen-separated lowercase segments)`);
+      throw new ScoringConfigError(
+        `adapter id "${adapter.adapterId}" does not match ${ADAPTER_ID_PATTERN} (hyphen-separated lowercase segments)`,
+      );
     }
     if (adapter.adapterId === 'total') throw new ScoringConfigError('"total" is reserved for the composite score');
     if (ids.has(adapter.adapterId)) throw new ScoringConfigError(`adapter id "${adapter.adapterId}" is used twice`);
@@ -172,7 +179,8 @@ export function validateAggregation(input: Pick<AggregateInput, 'trustScoreConfi
     }
     const defaultKey = adapter.defaultComponentKey;
     for (const key of [...adapter.components.map((c) => c.key), ...(defaultKey ? [defaultKey] : [])]) {
-      if (!COMPONENT_KEY.test(key)) throw new ScoringConfigError(`component key "${key}" must not be empty or contain whitespace`);
+      if (!COMPONENT_KEY.test(key))
+        throw new ScoringConfigError(`component key "${key}" must not be empty or contain whitespace`);
     }
     for (const c of adapter.components) {
       if (keys.has(c.key)) throw new ScoringConfigError(`component key "${c.key}" appears twice`);

@@ -11,7 +11,17 @@ import type { Hcs25Client } from '../client.js';
 import { MessageTooLargeError, UsageError } from '../core/errors.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { FeeCapError, estimateSubmitFee, formatHbar, hbarToTinybar } from '../publish/fees.js';
-import { JOURNAL_VERSION, Journal, SCORE_KEY_PREFIX, emptyRunState, packBytes, packData, type RunState, type ScoreState, type StartRecord } from '../publish/journal.js';
+import {
+  JOURNAL_VERSION,
+  Journal,
+  SCORE_KEY_PREFIX,
+  emptyRunState,
+  packBytes,
+  packData,
+  type RunState,
+  type ScoreState,
+  type StartRecord,
+} from '../publish/journal.js';
 import { operatorSigner } from '../publish/signer.js';
 import { SubmitError } from '../publish/send-failure.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publish/submitter.js';
@@ -90,7 +100,12 @@ export interface PublishScoresOptions {
   /** How records are packed into messages (default {@link DEFAULT_SCORE_PACK}); a resume sends what was journaled. */
   pack?: PackMode;
   /** Tests and benches: submitter tuning. */
-  submitter?: Partial<Pick<SubmitterOptions, 'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'>>;
+  submitter?: Partial<
+    Pick<
+      SubmitterOptions,
+      'window' | 'validSeconds' | 'retryBudgetMs' | 'minBackoffMs' | 'maxBackoffMs' | 'mirrorGraceMs'
+    >
+  >;
 }
 
 export interface PublishScoresResult {
@@ -116,7 +131,9 @@ export async function publishScores(
 ): Promise<PublishScoresResult> {
   const operator = client.requireOperator();
   const messages = options.resume ? [] : packScores(subjects, options.pack ?? DEFAULT_SCORE_PACK);
-  const { journal, state } = options.resume ? await reopen(client, scoreTopic, options.resume) : await begin(client, scoreTopic, messages.length);
+  const { journal, state } = options.resume
+    ? await reopen(client, scoreTopic, options.resume)
+    : await begin(client, scoreTopic, messages.length);
   const outcomes: Array<Promise<SubmitOutcome>> = [];
   try {
     const submitter = new Submitter({
@@ -133,7 +150,8 @@ export async function publishScores(
     if (options.resume) journal.append({ t: 'resume' });
     state.scores ??= new Map<string, ScoreState>();
     const scores = state.scores;
-    for (const r of scores.values()) if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: packBytes(r), prior: r.txIds }));
+    for (const r of scores.values())
+      if (!r.receipt) outcomes.push(submitter.submit({ key: r.key, message: packBytes(r), prior: r.txIds }));
     const fresh: Array<{ key: string; bytes: Buffer }> = [];
     for (const m of messages) {
       const record = {
@@ -158,7 +176,8 @@ export async function publishScores(
     let unsent = 0;
     for (const r of scores.values()) {
       const outcome = byKey.get(r.key);
-      const receipt = r.receipt ?? (outcome?.status === 'confirmed' ? { txId: outcome.txId, seq: outcome.seq } : undefined);
+      const receipt =
+        r.receipt ?? (outcome?.status === 'confirmed' ? { txId: outcome.txId, seq: outcome.seq } : undefined);
       if (!receipt) {
         unsent += r.subjects.length;
         continue;
@@ -166,15 +185,26 @@ export async function publishScores(
       batchRecords(packBytes(r)).forEach((record, index) => {
         const subject = r.subjects[index]!;
         const explained = record.explanation !== undefined;
-        published.push({ subject, transactionId: receipt.txId, sequenceNumber: receipt.seq, index, bytes: r.bytes, explained });
+        published.push({
+          subject,
+          transactionId: receipt.txId,
+          sequenceNumber: receipt.seq,
+          index,
+          bytes: r.bytes,
+          explained,
+        });
       });
     }
     journal.append({ t: 'end', status: unsent === 0 ? 'complete' : 'stopped' });
     if (unsent > 0) {
       const reason = submitter.fatal?.message ?? 'not every message was confirmed';
-      throw new SubmitError('INCOMPLETE', `${unsent} of ${published.length + unsent} score records were not published (${reason})`, {
-        hint: `finish them with \`hcs25 scores --publish --score-topic ${scoreTopic} --resume ${journal.runId}\``,
-      });
+      throw new SubmitError(
+        'INCOMPLETE',
+        `${unsent} of ${published.length + unsent} score records were not published (${reason})`,
+        {
+          hint: `finish them with \`hcs25 scores --publish --score-topic ${scoreTopic} --resume ${journal.runId}\``,
+        },
+      );
     }
     return { publication: journal.runId, published, messages: scores.size };
   } finally {
@@ -194,7 +224,11 @@ export function packScores(subjects: readonly SubjectScore[], mode: PackMode): P
   return out;
 }
 
-async function begin(client: Hcs25Client, scoreTopic: string, messages: number): Promise<{ journal: Journal; state: RunState }> {
+async function begin(
+  client: Hcs25Client,
+  scoreTopic: string,
+  messages: number,
+): Promise<{ journal: Journal; state: RunState }> {
   const { config } = client;
   const estimate = await estimateSubmitFee(client.network.ledger, client.mirror);
   const forecast = BigInt(messages) * estimate.tinybar;
@@ -226,7 +260,11 @@ async function begin(client: Hcs25Client, scoreTopic: string, messages: number):
   return { journal, state: emptyRunState({ t: 'start', v: JOURNAL_VERSION, at: new Date().toISOString(), ...start }) };
 }
 
-async function reopen(client: Hcs25Client, scoreTopic: string, id: string): Promise<{ journal: Journal; state: RunState }> {
+async function reopen(
+  client: Hcs25Client,
+  scoreTopic: string,
+  id: string,
+): Promise<{ journal: Journal; state: RunState }> {
   const opened = await Journal.open(client.config.stateDir, id);
   const { start } = opened.state;
   const problem =
@@ -239,15 +277,20 @@ async function reopen(client: Hcs25Client, scoreTopic: string, id: string): Prom
           : undefined;
   if (problem) {
     await opened.journal.close().catch(() => undefined);
-    throw new UsageError(problem, { hint: 'pass the id `hcs25 scores --publish` printed when it stopped, with the same --score-topic and network' });
+    throw new UsageError(problem, {
+      hint: 'pass the id `hcs25 scores --publish` printed when it stopped, with the same --score-topic and network',
+    });
   }
   const planned = start.config.extra?.messages;
   const journaled = opened.state.scores?.size ?? 0;
   if (typeof planned === 'number' && journaled < planned) {
     await opened.journal.close().catch(() => undefined);
-    throw new UsageError(`publication ${id} stopped while its messages were being journaled (${journaled} of ${planned}): none of them was sent`, {
-      hint: 'publish the scores again, without --resume',
-    });
+    throw new UsageError(
+      `publication ${id} stopped while its messages were being journaled (${journaled} of ${planned}): none of them was sent`,
+      {
+        hint: 'publish the scores again, without --resume',
+      },
+    );
   }
   return opened;
 }

@@ -11,7 +11,12 @@ import type { SignalSink } from '../read/reader.js';
 import type { ReadSignal } from '../read/types.js';
 import type { PublishScoresOptions, PublishScoresResult } from './publish-scores.js';
 import { readSignals, type ReadSignalsParameters } from '../read/read-signals.js';
-import { RegistryCitations, resolveNames, type ResolveNamesParameters, type ResolveNamesReturnType } from '../read/resolve-names.js';
+import {
+  RegistryCitations,
+  resolveNames,
+  type ResolveNamesParameters,
+  type ResolveNamesReturnType,
+} from '../read/resolve-names.js';
 
 export interface ScoreSignalsParameters extends Omit<ReadSignalsParameters, 'follow' | 'into'> {
   /** Default: the built-in configuration (the spec's example adapters). */
@@ -36,8 +41,18 @@ export interface ScoreSignalsReturnType {
   names?: ResolveNamesReturnType;
 }
 
-export async function scoreSignals(client: Hcs25Client, parameters: ScoreSignalsParameters): Promise<ScoreSignalsReturnType> {
-  const { scoring = DEFAULT_SCORING_CONFIG, now = new Date(), labels: given, resolveNames: naming, keepSignals = false, ...read } = parameters;
+export async function scoreSignals(
+  client: Hcs25Client,
+  parameters: ScoreSignalsParameters,
+): Promise<ScoreSignalsReturnType> {
+  const {
+    scoring = DEFAULT_SCORING_CONFIG,
+    now = new Date(),
+    labels: given,
+    resolveNames: naming,
+    keepSignals = false,
+    ...read
+  } = parameters;
   const scores = new ScoreAccumulator(scoring, now);
   const citations = naming && new RegistryCitations();
   const kept: ReadSignal[] | undefined = keepSignals ? [] : undefined;
@@ -91,9 +106,16 @@ export interface PublishScoresParameters {
  * each message journaled, then pipelined through the submitter under pre-set transaction ids, so a resumed
  * publication never sends one twice.
  */
-export async function publishScoreRecords(client: Hcs25Client, parameters: PublishScoresParameters): Promise<PublishScoresResult> {
+export async function publishScoreRecords(
+  client: Hcs25Client,
+  parameters: PublishScoresParameters,
+): Promise<PublishScoresResult> {
   client.requireOperator();
   const { publishScores } = await import('./publish-scores.js');
   const { scoreTopic, subjects, resume, pack, submitter } = parameters;
-  return publishScores(client, scoreTopic, subjects, { ...(resume && { resume }), ...(pack && { pack }), ...(submitter && { submitter }) });
+  return publishScores(client, scoreTopic, subjects, {
+    ...(resume && { resume }),
+    ...(pack && { pack }),
+    ...(submitter && { submitter }),
+  });
 }

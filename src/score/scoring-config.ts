@@ -47,8 +47,14 @@ export const windowSchema = z
 
 export const componentSchema = z
   .object({
-    key: z.string().regex(COMPONENT_KEY, 'must be a dot-separated component key like availability.uptime').describe('HCS-25 component key'),
-    signal: z.string().regex(SIGNAL_ID_PATTERN, 'must be an HCS-25 signal id').describe('the signal id this component is computed from'),
+    key: z
+      .string()
+      .regex(COMPONENT_KEY, 'must be a dot-separated component key like availability.uptime')
+      .describe('HCS-25 component key'),
+    signal: z
+      .string()
+      .regex(SIGNAL_ID_PATTERN, 'must be an HCS-25 signal id')
+      .describe('the signal id this component is computed from'),
     method: z
       .enum(['reachable-share', 'mean-score'])
       .describe(
@@ -59,20 +65,41 @@ export const componentSchema = z
     nonScorableWhenUnavailable: z
       .boolean()
       .optional()
-      .describe('HCS-25: omit (not 0) when missing/timeout/error; the adapter still uses its default component if left empty'),
+      .describe(
+        'HCS-25: omit (not 0) when missing/timeout/error; the adapter still uses its default component if left empty',
+      ),
   })
   .strict();
 
 export const adapterConfigSchema = z
   .object({
-    adapterId: z.string().regex(ADAPTER_ID_PATTERN, 'must be hyphen-separated lowercase segments').describe('HCS-25 adapter id'),
+    adapterId: z
+      .string()
+      .regex(ADAPTER_ID_PATTERN, 'must be hyphen-separated lowercase segments')
+      .describe('HCS-25 adapter id'),
     contributionMode: z.enum(['universal', 'scoped', 'conditional']).default('conditional'),
     weight: z.number().min(0).max(1000).default(1).describe('weight in the composite; 0 = informational only'),
-    includeRegistries: z.array(label).max(100).optional().describe('applies only to subjects whose UAID registry is listed'),
-    excludeRegistries: z.array(label).max(100).optional().describe('never applies to subjects whose UAID registry is listed'),
+    includeRegistries: z
+      .array(label)
+      .max(100)
+      .optional()
+      .describe('applies only to subjects whose UAID registry is listed'),
+    excludeRegistries: z
+      .array(label)
+      .max(100)
+      .optional()
+      .describe('never applies to subjects whose UAID registry is listed'),
     protocols: z.array(label).max(100).optional().describe('applies only to subjects whose UAID proto is listed'),
-    excludeProtocols: z.array(label).max(100).optional().describe('never applies to subjects whose UAID proto is listed'),
-    defaultComponentKey: z.string().regex(COMPONENT_KEY).optional().describe('HCS-25 default component key; default {adapterId}.score'),
+    excludeProtocols: z
+      .array(label)
+      .max(100)
+      .optional()
+      .describe('never applies to subjects whose UAID proto is listed'),
+    defaultComponentKey: z
+      .string()
+      .regex(COMPONENT_KEY)
+      .optional()
+      .describe('HCS-25 default component key; default {adapterId}.score'),
     components: z.array(componentSchema).min(1).max(32),
   })
   .strict();
@@ -85,7 +112,12 @@ export const scoringConfigSchema = z
       .int()
       .min(1)
       .describe('HCS-25 configuration version; increase it whenever anything below changes'),
-    staleMultiplier: z.number().min(0).max(1).default(1).describe('HCS-25 m_stale: factor applied to stale component values'),
+    staleMultiplier: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .describe('HCS-25 m_stale: factor applied to stale component values'),
     freshnessSeconds: z
       .number()
       .int()
@@ -94,12 +126,19 @@ export const scoringConfigSchema = z
     window: windowSchema.default({ kind: 'latest', count: 10 }),
     confidence: z
       .object({
-        fullAtSamples: z.number().int().min(1).max(100_000).describe('a component reaches full confidence at this many signals'),
+        fullAtSamples: z
+          .number()
+          .int()
+          .min(1)
+          .max(100_000)
+          .describe('a component reaches full confidence at this many signals'),
         staleFactor: z.number().min(0).max(1).describe('confidence factor for a stale component'),
       })
       .strict()
       .default({ fullAtSamples: 5, staleFactor: 0.5 })
-      .describe('trustConfidence: per adapter, mean over its components of status factor × min(1, samples / fullAtSamples)'),
+      .describe(
+        'trustConfidence: per adapter, mean over its components of status factor × min(1, samples / fullAtSamples)',
+      ),
     latency: z
       .object({
         signal: z.string().regex(SIGNAL_ID_PATTERN),
@@ -115,12 +154,22 @@ export const scoringConfigSchema = z
     const ids = new Set<string>();
     const keys = new Set<string>();
     for (const [i, adapter] of config.adapters.entries()) {
-      if (adapter.adapterId === 'total') ctx.addIssue({ code: 'custom', path: ['adapters', i, 'adapterId'], message: '"total" is reserved' });
-      if (ids.has(adapter.adapterId)) ctx.addIssue({ code: 'custom', path: ['adapters', i, 'adapterId'], message: `adapter id "${adapter.adapterId}" is used twice` });
+      if (adapter.adapterId === 'total')
+        ctx.addIssue({ code: 'custom', path: ['adapters', i, 'adapterId'], message: '"total" is reserved' });
+      if (ids.has(adapter.adapterId))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['adapters', i, 'adapterId'],
+          message: `adapter id "${adapter.adapterId}" is used twice`,
+        });
       ids.add(adapter.adapterId);
       for (const [j, component] of adapter.components.entries()) {
         if (keys.has(component.key)) {
-          ctx.addIssue({ code: 'custom', path: ['adapters', i, 'components', j, 'key'], message: `component key "${component.key}" is used twice` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['adapters', i, 'components', j, 'key'],
+            message: `component key "${component.key}" is used twice`,
+          });
         }
         keys.add(component.key);
       }
@@ -133,7 +182,6 @@ export type ScoringConfigInput = z.input<typeof scoringConfigSchema>;
 export type AdapterConfig = ScoringConfig['adapters'][number];
 export type ComponentConfig = AdapterConfig['components'][number];
 export type WindowConfig = z.output<typeof windowSchema>;
-
 
 /**
  * The spec's example adapters (HCS-25 Appendix A) for this project's signal catalog. Evals are not applicable to
@@ -190,7 +238,9 @@ export function loadScoringConfig(file: string): ScoringConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ScoringConfigError(`cannot read scoring config ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new ScoringConfigError(
+      `cannot read scoring config ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
   let value: unknown;
   try {

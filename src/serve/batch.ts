@@ -15,7 +15,12 @@ export class BatchBuilder {
   private lastTimestamp: string | null = null;
 
   private static empty() {
-    return { signals: [] as IndexBatch['signals'][number][], records: [] as IndexRecord[], unknown: [] as IndexBatch['unknown'][number][], rejected: [] as IndexBatch['rejected'][number][] };
+    return {
+      signals: [] as IndexBatch['signals'][number][],
+      records: [] as IndexRecord[],
+      unknown: [] as IndexBatch['unknown'][number][],
+      rejected: [] as IndexBatch['rejected'][number][],
+    };
   }
 
   /** Sequence number of the last event added (0 before any). */
@@ -58,7 +63,11 @@ export class BatchBuilder {
   /** Everything added since the last take, or undefined when nothing was. */
   take(source: IndexSource): IndexBatch | undefined {
     if (this.size === 0) return undefined;
-    const out: IndexBatch = { ...this.batch, cursor: { sequence: this.lastSequence, consensusTimestamp: this.lastTimestamp }, source };
+    const out: IndexBatch = {
+      ...this.batch,
+      cursor: { sequence: this.lastSequence, consensusTimestamp: this.lastTimestamp },
+      source,
+    };
     this.batch = BatchBuilder.empty();
     this.size = 0;
     return out;

@@ -31,7 +31,11 @@ function answerOf(key: string, stored: StoredScore): Entry {
   const body = Buffer.from(`${JSON.stringify(stored.score)}\n`);
   const fresh = stored.fresh;
   // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
-  const etag = `"${createHash('sha256').update(body).update(fresh ? '1' : '0').digest('base64url').slice(0, 27)}"`;
+  const etag = `"${createHash('sha256')
+    .update(body)
+    .update(fresh ? '1' : '0')
+    .digest('base64url')
+    .slice(0, 27)}"`;
   return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
 }
 
@@ -64,7 +68,10 @@ export class ScoreCache {
   }
 
   /** The answer for `subject` on `topic`: null when the store has no signal about it. */
-  get(topic: string, subject: string): CachedScore | null | typeof PENDING | Promise<CachedScore | null | typeof PENDING> {
+  get(
+    topic: string,
+    subject: string,
+  ): CachedScore | null | typeof PENDING | Promise<CachedScore | null | typeof PENDING> {
     const key = `${topic}\n${subject}`;
     const hit = this.entries.get(key);
     if (hit) {

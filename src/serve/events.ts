@@ -121,7 +121,8 @@ export class ServeEvents {
     const scores = this.options.scores;
     if (scores) {
       try {
-        const changes = this.cached === undefined ? null : await this.options.store.changesSince(this.cached, MAX_INVALIDATIONS);
+        const changes =
+          this.cached === undefined ? null : await this.options.store.changesSince(this.cached, MAX_INVALIDATIONS);
         if (changes) scores.invalidate(changes);
         else scores.clear();
       } catch (err) {
@@ -150,7 +151,8 @@ export class ServeEvents {
 
   /** From the indexer in this process: a batch was stored (its subjects' cached answers are no longer fresh). */
   indexed(event: IndexedEvent): void {
-    if (event.subjects) this.options.scores?.invalidate(event.subjects.map((subject) => ({ topic: event.topic, subject })));
+    if (event.subjects)
+      this.options.scores?.invalidate(event.subjects.map((subject) => ({ topic: event.topic, subject })));
     const seen = this.announced.get(event.topic);
     if (seen !== undefined && event.sequence <= seen) return;
     this.announced.set(event.topic, event.sequence);
@@ -165,7 +167,14 @@ export class ServeEvents {
     const topic = url.searchParams.get('topic') ?? undefined;
     const unknown = [...url.searchParams.keys()].find((k) => k !== 'topic');
     if (unknown !== undefined || (topic !== undefined && !/^\d+\.\d+\.\d+$/.test(topic))) {
-      sendError(res, 400, 'BAD_QUERY', unknown !== undefined ? `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}; known: topic` : 'query parameter "topic": an id like 0.0.1234');
+      sendError(
+        res,
+        400,
+        'BAD_QUERY',
+        unknown !== undefined
+          ? `unknown query parameter ${JSON.stringify(unknown.slice(0, 40))}; known: topic`
+          : 'query parameter "topic": an id like 0.0.1234',
+      );
       return;
     }
     if (this.clients.size >= this.options.maxClients) {
@@ -208,7 +217,8 @@ export class ServeEvents {
       for (const t of topics) {
         const seen = this.announced.get(t.topic);
         if (first) this.announced.set(t.topic, t.lastSequence);
-        else if (seen === undefined || t.lastSequence > seen) this.indexed({ topic: t.topic, fromSequence: seen ?? null, sequence: t.lastSequence });
+        else if (seen === undefined || t.lastSequence > seen)
+          this.indexed({ topic: t.topic, fromSequence: seen ?? null, sequence: t.lastSequence });
       }
       this.sendLagOf(topics, false);
     } catch (err) {

@@ -61,7 +61,8 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     if (allowed) for (const [name, value] of allowed) res.setHeader(name, value);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const target = req.url ?? '/';
-    if (target.length > limits.maxUrlLength) return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
+    if (target.length > limits.maxUrlLength)
+      return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
     if (req.method === 'OPTIONS') {
       res.setHeader('Allow', METHODS);
       if (allowed) {
@@ -78,7 +79,12 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     }
     if (!rate.allow(req.socket.remoteAddress ?? '?')) {
       res.setHeader('Retry-After', '1');
-      return sendError(res, 429, 'RATE_LIMITED', `more than ${limits.requestsPerSecond} requests per second from this address`);
+      return sendError(
+        res,
+        429,
+        'RATE_LIMITED',
+        `more than ${limits.requestsPerSecond} requests per second from this address`,
+      );
     }
 
     let url: URL;
@@ -130,8 +136,14 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       const where = `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
       reject(
         err.code === 'EADDRINUSE'
-          ? new Hcs25Error('PORT_IN_USE', `port ${where} is already in use`, { hint: 'pass another --port (0 picks a free one), or stop what listens there', cause: err })
-          : new Hcs25Error('BIND_FAILED', `cannot listen on ${where}: ${err.code ?? err.message}`, { hint: 'check --host and --port', cause: err }),
+          ? new Hcs25Error('PORT_IN_USE', `port ${where} is already in use`, {
+              hint: 'pass another --port (0 picks a free one), or stop what listens there',
+              cause: err,
+            })
+          : new Hcs25Error('BIND_FAILED', `cannot listen on ${where}: ${err.code ?? err.message}`, {
+              hint: 'check --host and --port',
+              cause: err,
+            }),
       );
     });
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -8,7 +8,10 @@ import type { Indexer, IndexerOptions } from './indexer.js';
 export type IndexSignalsParameters = IndexerOptions;
 export type IndexSignalsReturnType = Indexer;
 
-export async function indexSignals(client: Hcs25Client, parameters: IndexSignalsParameters): Promise<IndexSignalsReturnType> {
+export async function indexSignals(
+  client: Hcs25Client,
+  parameters: IndexSignalsParameters,
+): Promise<IndexSignalsReturnType> {
   const { startIndexer } = await import('./indexer.js');
   return startIndexer(client, parameters);
 }

@@ -116,7 +116,14 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         if (r.signals > 0) rescore.wake();
         const ts = batch.cursor.consensusTimestamp;
         const subjects = [...new Set(batch.signals.map((x) => x.message.subject))];
-        options.onLag?.({ topic, lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null, behind: null, source, lastSequence: batch.cursor.sequence, subjects });
+        options.onLag?.({
+          topic,
+          lagMs: ts ? Math.max(0, Date.now() - consensusMs(ts)) : null,
+          behind: null,
+          source,
+          lastSequence: batch.cursor.sequence,
+          subjects,
+        });
       };
       // One batch is stored while the next is read and classified (the store writes a topic's batches in call
       // order, and none after a failed one until the cursor is read again).
@@ -166,7 +173,10 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
           source,
           lastSequence: after?.sequence ?? 0,
         });
-        poll = read > 0 ? minPoll : Math.min(poll * 2, watcher?.up ? (options.grpcPollMs ?? 5000) : (options.maxPollMs ?? 1000));
+        poll =
+          read > 0
+            ? minPoll
+            : Math.min(poll * 2, watcher?.up ? (options.grpcPollMs ?? 5000) : (options.maxPollMs ?? 1000));
         await kick.wait(poll, signal);
         if (kick.woken) poll = minPoll;
       } catch (err) {
@@ -174,7 +184,10 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         // What was read before the failure is valid and in order: keep it.
         await flush().catch(() => {});
         failures++;
-        const wait = backoffDelay(failures - 1, { minMs: options.minRetryMs ?? 500, maxMs: options.maxRetryMs ?? 30_000 });
+        const wait = backoffDelay(failures - 1, {
+          minMs: options.minRetryMs ?? 500,
+          maxMs: options.maxRetryMs ?? 30_000,
+        });
         const line = `${topic}: ${errorMessage(err).split('\n')[0]}; retrying in ${(wait / 1000).toFixed(1)} s`;
         note(line);
         await store.setTopicState(topic, { note: line, behind: null }).catch(() => {});
@@ -280,7 +293,10 @@ function watchGrpc(
     up = false;
     failures++;
     const wait = backoffDelay(failures - 1, { minMs: 1000, maxMs: 30_000 });
-    if (wasUp || failures === 1) note(`${topic}: mirror gRPC subscription failed (${errorMessage(err).split('\n')[0]}); polling REST, retrying gRPC in ${(wait / 1000).toFixed(0)} s`);
+    if (wasUp || failures === 1)
+      note(
+        `${topic}: mirror gRPC subscription failed (${errorMessage(err).split('\n')[0]}); polling REST, retrying gRPC in ${(wait / 1000).toFixed(0)} s`,
+      );
     onMessage(); // read now: messages may have arrived while the stream was failing
     timer = setTimeout(() => void subscribe(), wait);
   };

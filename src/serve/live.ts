@@ -48,10 +48,22 @@ export function livePage(options: LivePageOptions): LivePage {
     }
     const now = new Date();
     // The report's header fields (window, freshness, allow-list) exactly as `hcs25 scores` computes them.
-    const head = computeScores([], scoring, { now, topic, publishers: options.publishers, rejected: status?.counts.rejected ?? {} });
+    const head = computeScores([], scoring, {
+      now,
+      topic,
+      publishers: options.publishers,
+      rejected: status?.counts.rejected ?? {},
+    });
     const subjects = ranked.items.map((row) => row.score);
-    const report: ScoreReport = { ...head, counts: { ...head.counts, subjects: subjects.length, signals: status?.counts.signals ?? 0 }, subjects };
-    const more = ranked.next !== null ? `Live view of the top ${subjects.length} subjects; the API (/v1/subjects) pages through all of them.` : undefined;
+    const report: ScoreReport = {
+      ...head,
+      counts: { ...head.counts, subjects: subjects.length, signals: status?.counts.signals ?? 0 },
+      subjects,
+    };
+    const more =
+      ranked.next !== null
+        ? `Live view of the top ${subjects.length} subjects; the API (/v1/subjects) pages through all of them.`
+        : undefined;
     return renderHtmlReport(report, signals, {
       ...(options.network !== undefined && { network: options.network }),
       scoring,

@@ -81,7 +81,8 @@ const SUBJECTS_QUERY = z.strictObject({
 
 function pageLimit(ctx: ApiContext, limit: number | undefined): number {
   if (limit === undefined) return ctx.limits.defaultPageSize;
-  if (limit > ctx.limits.maxPageSize) throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
+  if (limit > ctx.limits.maxPageSize)
+    throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
   return limit;
 }
 
@@ -89,16 +90,25 @@ function pageLimit(ctx: ApiContext, limit: number | undefined): number {
 function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
-    if (Object.hasOwn(seen, k)) throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(k)} is given more than once`);
+    if (Object.hasOwn(seen, k))
+      throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(k)} is given more than once`);
     seen[k] = v;
   }
   const parsed = schema.safeParse(seen);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
-    throw new ApiError(400, 'BAD_QUERY', `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(schema.shape).join(', ') || 'none'}`);
+    throw new ApiError(
+      400,
+      'BAD_QUERY',
+      `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(schema.shape).join(', ') || 'none'}`,
+    );
   }
-  throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(String(issue.path[0] ?? ''))}: ${issue.message}`);
+  throw new ApiError(
+    400,
+    'BAD_QUERY',
+    `query parameter ${printableName(String(issue.path[0] ?? ''))}: ${issue.message}`,
+  );
 }
 
 /** A name from the request, shown in an error: short, and JSON-quoted so no control character passes. */
@@ -113,14 +123,16 @@ function subjectParam(raw: string): string {
   } catch {
     throw new ApiError(400, 'BAD_SUBJECT', 'the subject is not valid percent-encoding');
   }
-  if (subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) throw new ApiError(400, 'BAD_SUBJECT', `a subject is 1 to ${MAX_SUBJECT_LENGTH} characters`);
+  if (subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH)
+    throw new ApiError(400, 'BAD_SUBJECT', `a subject is 1 to ${MAX_SUBJECT_LENGTH} characters`);
   return subject;
 }
 
 /** The topic a question is about: the one asked for (it must be followed), else the first followed topic. */
 function followedTopic(ctx: ApiContext, topic: string | undefined): string {
   if (topic === undefined) return ctx.topics[0]!;
-  if (!ctx.topics.includes(topic)) throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
+  if (!ctx.topics.includes(topic))
+    throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
   return topic;
 }
 
@@ -149,13 +161,21 @@ const ROUTES: Readonly<Record<string, Route>> = {
     cache: 'revision',
     async handler(ctx, url) {
       const { topic } = query(url, TOPIC_QUERY);
-      return { body: await ctx.live.page(followedTopic(ctx, topic)), contentType: 'text/html; charset=utf-8', headers: LIVE_HEADERS };
+      return {
+        body: await ctx.live.page(followedTopic(ctx, topic)),
+        contentType: 'text/html; charset=utf-8',
+        headers: LIVE_HEADERS,
+      };
     },
   },
   '/live.js': {
     cache: 'static',
     async handler(ctx) {
-      return { body: ctx.live.script, contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=300' };
+      return {
+        body: ctx.live.script,
+        contentType: 'text/javascript; charset=utf-8',
+        cacheControl: 'public, max-age=300',
+      };
     },
   },
   '/v1/topics': {
@@ -188,7 +208,11 @@ const ROUTES: Readonly<Record<string, Route>> = {
     async handler(ctx, url) {
       const q = query(url, PAGE_QUERY);
       const topic = followedTopic(ctx, q.topic);
-      const page = await ctx.store.runs({ topic, limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) });
+      const page = await ctx.store.runs({
+        topic,
+        limit: pageLimit(ctx, q.limit),
+        ...(q.cursor !== undefined && { cursor: q.cursor }),
+      });
       return { json: { topic, runs: page.items, nextCursor: page.next } };
     },
   },
@@ -220,7 +244,11 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
       const subject = subjectParam(raw);
       const q = query(url, PAGE_QUERY);
       const topic = followedTopic(ctx, q.topic);
-      const page = await ctx.store.subjectSignals(subject, { topic, limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) });
+      const page = await ctx.store.subjectSignals(subject, {
+        topic,
+        limit: pageLimit(ctx, q.limit),
+        ...(q.cursor !== undefined && { cursor: q.cursor }),
+      });
       // Rows exactly as `hcs25 signals --json` prints them: the topic is said once, beside them.
       const signals = page.items.map(({ topic: _topic, ...signal }) => signal);
       return { json: { topic, subject, signals, nextCursor: page.next } };
@@ -242,13 +270,19 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
 function scoreAnswer(answer: CachedScore | null | typeof PENDING, topic: string): CachedScore {
   if (answer === null) throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
   // Indexed but not scored yet: the indexer scores new subjects within moments.
-  if (answer === PENDING) throw new ApiError(503, 'SCORE_PENDING', 'signals about this subject are indexed; its score is being computed, try again');
+  if (answer === PENDING)
+    throw new ApiError(
+      503,
+      'SCORE_PENDING',
+      'signals about this subject are indexed; its score is being computed, try again',
+    );
   return answer;
 }
 
 /** The live page may run its one script and talk to this server; nothing else. */
 const LIVE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'Referrer-Policy': 'no-referrer',
 };
 

@@ -43,8 +43,19 @@ export interface StartServerReturnType {
 
 export const DEFAULT_SERVE_PORT = 8025;
 
-export async function startServer(client: Hcs25Client, parameters: StartServerParameters): Promise<StartServerReturnType> {
-  const [{ openStore }, { startIndexer }, { ServeEvents }, { startHttpServer }, { livePage }, { DEFAULT_LIMITS }, { ScoreCache, DEFAULT_SCORE_CACHE_BYTES }] = await Promise.all([
+export async function startServer(
+  client: Hcs25Client,
+  parameters: StartServerParameters,
+): Promise<StartServerReturnType> {
+  const [
+    { openStore },
+    { startIndexer },
+    { ServeEvents },
+    { startHttpServer },
+    { livePage },
+    { DEFAULT_LIMITS },
+    { ScoreCache, DEFAULT_SCORE_CACHE_BYTES },
+  ] = await Promise.all([
     import('./store/index.js'),
     import('./indexer.js'),
     import('./events.js'),
@@ -89,7 +100,13 @@ export async function startServer(client: Hcs25Client, parameters: StartServerPa
       // A stored batch: announced at once with its subjects (the revision watch would find it a poll later, without
       // them); announcing drops their cached answers first, as no longer fresh.
       onLag: (lag) => {
-        if (lag.subjects) events.indexed({ topic: lag.topic, fromSequence: null, sequence: lag.lastSequence, subjects: [...lag.subjects] });
+        if (lag.subjects)
+          events.indexed({
+            topic: lag.topic,
+            fromSequence: null,
+            sequence: lag.lastSequence,
+            subjects: [...lag.subjects],
+          });
       },
       ...(parameters.onNote && { onNote: parameters.onNote }),
     });

@@ -55,7 +55,9 @@ export function serveWorkerOrphaned(): Promise<void> {
   return new Promise((resolve) => process.once('disconnect', () => resolve()));
 }
 
-export async function startServerWorkers(parameters: StartServerWorkersParameters): Promise<StartServerWorkersReturnType> {
+export async function startServerWorkers(
+  parameters: StartServerWorkersParameters,
+): Promise<StartServerWorkersReturnType> {
   const cluster = (await import('node:cluster')).default;
   const note = parameters.onNote ?? (() => {});
   const workers = new Set<Worker>();
@@ -75,7 +77,11 @@ export async function startServerWorkers(parameters: StartServerWorkersParameter
         workers.delete(worker);
         const how = signal ? `signal ${signal}` : `code ${code}`;
         if (!ready) {
-          reject(new Hcs25Error('CHILD_EXITED', `serve worker ${worker.process.pid} exited (${how}) before it listened`, { hint: 'its error is printed above' }));
+          reject(
+            new Hcs25Error('CHILD_EXITED', `serve worker ${worker.process.pid} exited (${how}) before it listened`, {
+              hint: 'its error is printed above',
+            }),
+          );
           return;
         }
         if (stopping) return;

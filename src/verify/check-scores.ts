@@ -6,7 +6,13 @@
 import type { Hcs25Client } from '../client.js';
 import { DEFAULT_SCORING_CONFIG, scoringConfigDigest, type ScoringConfig } from '../score/scoring-config.js';
 import type { ReadRecord } from '../read/types.js';
-import { checkPublishedScores, type CheckScoreOptions, type ScoreCheck, type ScoreChecks, type ScoreRecordLike } from './score.js';
+import {
+  checkPublishedScores,
+  type CheckScoreOptions,
+  type ScoreCheck,
+  type ScoreChecks,
+  type ScoreRecordLike,
+} from './score.js';
 import { collectSignals } from '../read/read-signals.js';
 
 export interface CheckScoresParameters {
@@ -20,7 +26,12 @@ export interface CheckScoresParameters {
   scoring?: ScoringConfig | null;
 }
 
-export type PublishedScoreCheck = ScoreCheck & { subject?: string; sequenceNumber: number; index: number; consensusAt: string };
+export type PublishedScoreCheck = ScoreCheck & {
+  subject?: string;
+  sequenceNumber: number;
+  index: number;
+  consensusAt: string;
+};
 
 export interface CheckScoresReturnType {
   topic: string;
@@ -30,21 +41,43 @@ export interface CheckScoresReturnType {
   config?: { digest: string; version: number };
 }
 
-export async function checkScores(client: Hcs25Client, parameters: CheckScoresParameters): Promise<CheckScoresReturnType> {
+export async function checkScores(
+  client: Hcs25Client,
+  parameters: CheckScoresParameters,
+): Promise<CheckScoresReturnType> {
   const scoring = parameters.scoring === undefined ? DEFAULT_SCORING_CONFIG : parameters.scoring;
-  const config = scoring ? { digest: scoringConfigDigest(scoring), version: scoring.trustScoreConfigVersion } : undefined;
-  const { records } = await collectSignals(client, { topic: parameters.topic, ...(parameters.publishers ? { publishers: parameters.publishers } : {}) });
-  const checked = checkScoreRecords(records, config ? { configDigest: config.digest, configVersion: config.version } : {});
+  const config = scoring
+    ? { digest: scoringConfigDigest(scoring), version: scoring.trustScoreConfigVersion }
+    : undefined;
+  const { records } = await collectSignals(client, {
+    topic: parameters.topic,
+    ...(parameters.publishers ? { publishers: parameters.publishers } : {}),
+  });
+  const checked = checkScoreRecords(
+    records,
+    config ? { configDigest: config.digest, configVersion: config.version } : {},
+  );
   return { topic: parameters.topic, ...checked, ...(config ? { config } : {}) };
 }
 
 /** The score records among what the reader read, each checked, with where it was read; counts by status. */
-export function checkScoreRecords(records: readonly ReadRecord[], options: CheckScoreOptions = {}): Pick<CheckScoresReturnType, 'counts' | 'results'> {
+export function checkScoreRecords(
+  records: readonly ReadRecord[],
+  options: CheckScoreOptions = {},
+): Pick<CheckScoresReturnType, 'counts' | 'results'> {
   const scores = records.filter((r) => r.kind === 'score' && r.validated);
   const { counts, results } = checkPublishedScores(
     scores.map((r) => r.message as unknown as ScoreRecordLike),
     options,
   );
   // checkPublishedScores keeps the records' order.
-  return { counts, results: results.map((check, i) => ({ ...check, sequenceNumber: scores[i]!.sequenceNumber, index: scores[i]!.index, consensusAt: scores[i]!.consensusAt })) };
+  return {
+    counts,
+    results: results.map((check, i) => ({
+      ...check,
+      sequenceNumber: scores[i]!.sequenceNumber,
+      index: scores[i]!.index,
+      consensusAt: scores[i]!.consensusAt,
+    })),
+  };
 }

@@ -7,7 +7,16 @@ import type { VerifiableReveal, VerifiableSignal } from './signals.js';
 
 export function verifiableSignal(s: ReadSignal): VerifiableSignal {
   const { subject, signal, run, status, data } = s.message;
-  return { subject, signal, run, status, data, sequenceNumber: s.sequenceNumber, index: s.index, payer: s.payerAccountId };
+  return {
+    subject,
+    signal,
+    run,
+    status,
+    data,
+    sequenceNumber: s.sequenceNumber,
+    index: s.index,
+    payer: s.payerAccountId,
+  };
 }
 
 /** A reveal record (v1: run and key; v2: everything that re-derives the questions) as the library takes it. */

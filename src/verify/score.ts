@@ -21,17 +21,23 @@ export function explanationOf(record: ScoreRecordLike): NormalizedExplanation | 
   if (!record.breakdown) return undefined;
   return {
     staleMultiplier: 1,
-    adapters: record.breakdown.adapters.filter((a) => a.applicable !== false).map((a) => ({
-      id: a.adapterId,
-      mode: a.contributionMode,
-      w: a.weight,
-      in: a.inDenominator,
-      t: a.total,
-      c: [
-        ...a.components.map((c) => ({ k: c.key, v: c.value, s: c.status })),
-        ...(a.unavailable ?? []).map((u) => ({ k: typeof u === 'string' ? u : u.key, v: null, s: 'missing' as const })),
-      ],
-    })),
+    adapters: record.breakdown.adapters
+      .filter((a) => a.applicable !== false)
+      .map((a) => ({
+        id: a.adapterId,
+        mode: a.contributionMode,
+        w: a.weight,
+        in: a.inDenominator,
+        t: a.total,
+        c: [
+          ...a.components.map((c) => ({ k: c.key, v: c.value, s: c.status })),
+          ...(a.unavailable ?? []).map((u) => ({
+            k: typeof u === 'string' ? u : u.key,
+            v: null,
+            s: 'missing' as const,
+          })),
+        ],
+      })),
   };
 }
 
@@ -54,7 +60,12 @@ export function recomputeScore(explanation: NormalizedExplanation): Recomputed {
     adapterId: a.id,
     contributionMode: a.mode,
     weight: a.w,
-    components: a.c.map((c) => ({ key: c.k, value: c.v ?? 0, status: c.s, ...(c.v === null ? { nonScorable: true } : {}) })),
+    components: a.c.map((c) => ({
+      key: c.k,
+      value: c.v ?? 0,
+      status: c.s,
+      ...(c.v === null ? { nonScorable: true } : {}),
+    })),
   }));
   const result = aggregateTrustScore({
     subject: { id: 'recompute' },
@@ -66,7 +77,8 @@ export function recomputeScore(explanation: NormalizedExplanation): Recomputed {
   const inDenominator = new Set(result.denominator.map((d) => d.adapterId));
   const out = new Map<string, { total: number; inDenominator: boolean }>();
   // An adapter that produced nothing has total 0 (HCS-25 Adapter Total).
-  for (const a of explanation.adapters) out.set(a.id, { total: result.trustScores[a.id] ?? 0, inDenominator: inDenominator.has(a.id) });
+  for (const a of explanation.adapters)
+    out.set(a.id, { total: result.trustScores[a.id] ?? 0, inDenominator: inDenominator.has(a.id) });
   return { total: result.trustScores.total, adapters: out };
 }
 
@@ -126,12 +138,21 @@ export function checkPublishedScore(record: ScoreRecordLike, options: CheckScore
       if (published !== undefined) compare(`trustScores.${c.k}`, c.v, published);
     }
   });
-  if (options.configDigest !== undefined) compare('explanation.configDigest', options.configDigest, explanation.configDigest ?? null);
-  if (options.configVersion !== undefined) compare('trustScoreConfigVersion', options.configVersion, record.trustScoreConfigVersion);
+  if (options.configDigest !== undefined)
+    compare('explanation.configDigest', options.configDigest, explanation.configDigest ?? null);
+  if (options.configVersion !== undefined)
+    compare('trustScoreConfigVersion', options.configVersion, record.trustScoreConfigVersion);
 
   const first = drifts[0];
   if (first) return { status: 'mismatch', ok: false, ...first, drifts };
-  return { status: 'verified', ok: true, field: 'trustScores.total', expected: recomputed.total, actual: actualTotal, drifts };
+  return {
+    status: 'verified',
+    ok: true,
+    field: 'trustScores.total',
+    expected: recomputed.total,
+    actual: actualTotal,
+    drifts,
+  };
 }
 
 export interface ScoreChecks {
@@ -141,7 +162,13 @@ export interface ScoreChecks {
 
 /** `checkPublishedScore` over many records (e.g. a score topic), with counts by status, in the records' order. */
 export function checkPublishedScores(records: Iterable<ScoreRecordLike>, options: CheckScoreOptions = {}): ScoreChecks {
-  const results = [...records].map((r) => ({ ...checkPublishedScore(r, options), ...(r.subject ? { subject: r.subject } : {}) }));
+  const results = [...records].map((r) => ({
+    ...checkPublishedScore(r, options),
+    ...(r.subject ? { subject: r.subject } : {}),
+  }));
   const count = (status: ScoreCheck['status']) => results.filter((r) => r.status === status).length;
-  return { counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable') }, results };
+  return {
+    counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable') },
+    results,
+  };
 }

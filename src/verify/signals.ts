@@ -120,7 +120,14 @@ interface Blocked {
 /** A revealed run: what re-derives its questions, or why its signals cannot be checked. */
 type RunContext =
   | { blocked: Blocked }
-  | { blocked?: undefined; key: Buffer; seed: string; grader: GraderId; bank?: readonly ScienceBankEntry[]; scienceBlocked?: Blocked };
+  | {
+      blocked?: undefined;
+      key: Buffer;
+      seed: string;
+      grader: GraderId;
+      bank?: readonly ScienceBankEntry[];
+      scienceBlocked?: Blocked;
+    };
 type OpenRun = Extract<RunContext, { key: Buffer }>;
 
 export function verifySignals(input: VerifyInput): VerifyReport {
@@ -130,7 +137,8 @@ export function verifySignals(input: VerifyInput): VerifyReport {
     const key = revealKey(reveal.run, reveal.payer);
     if (!contexts.has(key)) contexts.set(key, runContext(reveal, banks));
   }
-  const contextOf = (s: VerifiableSignal) => contexts.get(revealKey(s.run, s.payer)) ?? contexts.get(revealKey(s.run, undefined));
+  const contextOf = (s: VerifiableSignal) =>
+    contexts.get(revealKey(s.run, s.payer)) ?? contexts.get(revealKey(s.run, undefined));
 
   const signals: SignalVerification[] = [];
   const runs = new Map<string, VerifyReport['runs'][number]>();
@@ -173,14 +181,26 @@ function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {
     return { blocked: { reason: 'bad-key', detail: 'the reveal key is not a 32-byte base64url key' } };
   }
   if (reveal.seed === undefined || reveal.grader === undefined || reveal.generator === undefined) {
-    return { blocked: { reason: 'reveal-without-seed', detail: 'a v1 reveal publishes only the key: questions cannot be re-derived' } };
+    return {
+      blocked: {
+        reason: 'reveal-without-seed',
+        detail: 'a v1 reveal publishes only the key: questions cannot be re-derived',
+      },
+    };
   }
   if (reveal.generator !== QUESTION_GENERATOR) {
-    return { blocked: { reason: 'unknown-generator', detail: `questions were derived by ${reveal.generator}; this hcs25 derives ${QUESTION_GENERATOR}` } };
+    return {
+      blocked: {
+        reason: 'unknown-generator',
+        detail: `questions were derived by ${reveal.generator}; this hcs25 derives ${QUESTION_GENERATOR}`,
+      },
+    };
   }
-  if (!isGraderId(reveal.grader)) return { blocked: { reason: 'unknown-grader', detail: `grader ${reveal.grader} is not known to this hcs25` } };
+  if (!isGraderId(reveal.grader))
+    return { blocked: { reason: 'unknown-grader', detail: `grader ${reveal.grader} is not known to this hcs25` } };
   const base = { key, seed: reveal.seed, grader: reveal.grader };
-  if (!reveal.bank) return { ...base, scienceBlocked: { reason: 'no-bank-in-reveal', detail: 'the reveal names no science bank' } };
+  if (!reveal.bank)
+    return { ...base, scienceBlocked: { reason: 'no-bank-in-reveal', detail: 'the reveal names no science bank' } };
   const bank = banks.choose(reveal.bank);
   if (!bank) {
     const detail =
@@ -211,7 +231,12 @@ class BankChooser {
   }
 }
 
-function verifyOne(s: VerifiableSignal, kind: 'math' | 'science', run: RunContext | undefined, input: VerifyInput): SignalVerification {
+function verifyOne(
+  s: VerifiableSignal,
+  kind: 'math' | 'science',
+  run: RunContext | undefined,
+  input: VerifyInput,
+): SignalVerification {
   const base = {
     run: s.run,
     subject: s.subject,
@@ -221,16 +246,33 @@ function verifyOne(s: VerifiableSignal, kind: 'math' | 'science', run: RunContex
     ...(s.index !== undefined ? { index: s.index } : {}),
     responseChecked: false,
   };
-  const unverifiable = (reason: UnverifiableReason, detail: string): SignalVerification => ({ ...base, verdict: 'unverifiable', reason, detail });
+  const unverifiable = (reason: UnverifiableReason, detail: string): SignalVerification => ({
+    ...base,
+    verdict: 'unverifiable',
+    reason,
+    detail,
+  });
   if (!run) return unverifiable('no-reveal', 'the run has not been revealed');
   if (run.blocked) return unverifiable(run.blocked.reason, run.blocked.detail);
-  if (kind === 'science' && run.scienceBlocked) return unverifiable(run.scienceBlocked.reason, run.scienceBlocked.detail);
+  if (kind === 'science' && run.scienceBlocked)
+    return unverifiable(run.scienceBlocked.reason, run.scienceBlocked.detail);
 
   const question = questionFor(kind, s.subject, run.seed, run.bank ?? []);
   const found = check(s, question, run, input);
   return found.mismatch
-    ? { ...base, verdict: 'mismatch', field: found.mismatch.field, detail: found.mismatch.detail, responseChecked: found.responseChecked }
-    : { ...base, verdict: 'verified', detail: 'question, answer, outcome and score agree with the reveal', responseChecked: found.responseChecked };
+    ? {
+        ...base,
+        verdict: 'mismatch',
+        field: found.mismatch.field,
+        detail: found.mismatch.detail,
+        responseChecked: found.responseChecked,
+      }
+    : {
+        ...base,
+        verdict: 'verified',
+        detail: 'question, answer, outcome and score agree with the reveal',
+        responseChecked: found.responseChecked,
+      };
 }
 
 const GRADED = new Set(['correct', 'wrong']);
@@ -253,10 +295,15 @@ function check(
   let responseChecked = false;
   const fail = (field: MismatchField, detail: string) => ({ mismatch: { field, detail }, responseChecked });
 
-  if (data.grader !== undefined && data.grader !== run.grader) return fail('grader', `the run graded with ${run.grader}; the signal says ${data.grader}`);
+  if (data.grader !== undefined && data.grader !== run.grader)
+    return fail('grader', `the run graded with ${run.grader}; the signal says ${data.grader}`);
   if (published !== null || asked) {
     const expected = questionHash(run.key, question.id);
-    if (published !== expected) return fail('questionHash', `expected ${expected} for the question this run asked, published ${published ?? 'none'}`);
+    if (published !== expected)
+      return fail(
+        'questionHash',
+        `expected ${expected} for the question this run asked, published ${published ?? 'none'}`,
+      );
   }
 
   const response = input.responseOf?.(s) ?? null;
@@ -266,17 +313,24 @@ function check(
       : input.keyedResponseHash?.(run.key, s, response);
     if (expected !== undefined) {
       responseChecked = true;
-      if (expected !== data.responseHash) return fail('responseHash', 'the supplied response does not hash to the published responseHash');
+      if (expected !== data.responseHash)
+        return fail('responseHash', 'the supplied response does not hash to the published responseHash');
       const regraded = gradeQuestion(question, response, run.grader);
-      if (regraded.answer !== answer) return fail('answer', `grading the response gives ${regraded.answer ?? 'no answer'}, published ${answer ?? 'none'}`);
-      if (regraded.outcome !== outcome) return fail('outcome', `grading the response gives ${regraded.outcome}, published ${outcome}`);
+      if (regraded.answer !== answer)
+        return fail(
+          'answer',
+          `grading the response gives ${regraded.answer ?? 'no answer'}, published ${answer ?? 'none'}`,
+        );
+      if (regraded.outcome !== outcome)
+        return fail('outcome', `grading the response gives ${regraded.outcome}, published ${outcome}`);
     }
   }
 
   if (GRADED.has(outcome)) {
     if (answer === null) return fail('answer', `outcome ${outcome} without an answer token`);
     const regraded = gradeQuestion(question, answer, run.grader);
-    if (regraded.outcome !== outcome) return fail('answer', `answer ${answer} grades ${regraded.outcome}, published ${outcome}`);
+    if (regraded.outcome !== outcome)
+      return fail('answer', `answer ${answer} grades ${regraded.outcome}, published ${outcome}`);
   } else if (answer !== null) {
     // Nothing was extracted (unparseable, empty) or nothing came back (failures): there is no token to publish.
     return fail('answer', `outcome ${outcome} with an answer token`);
@@ -285,6 +339,7 @@ function check(
     return fail('status', `outcome ${outcome} has status ${statusForOutcome(outcome)}, published ${s.status}`);
   }
   const expectedScore = outcome === 'correct' ? 100 : 0;
-  if (data.score !== expectedScore) return fail('score', `outcome ${outcome} scores ${expectedScore}, published ${data.score ?? 'none'}`);
+  if (data.score !== expectedScore)
+    return fail('score', `outcome ${outcome} scores ${expectedScore}, published ${data.score ?? 'none'}`);
   return { responseChecked };
 }

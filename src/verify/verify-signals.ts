@@ -10,11 +10,7 @@ import { countReasons } from '../read/reader.js';
 import type { ScienceBankEntry } from '../evaluate/science.js';
 import { journalPath, readJournal, RUN_ID_PATTERN } from '../publish/journal.js';
 import { responseHashV2 } from '../format/hashing.js';
-import {
-  verifySignals as verifyRead,
-  type VerifiableSignal,
-  type VerifyReport,
-} from './signals.js';
+import { verifySignals as verifyRead, type VerifiableSignal, type VerifyReport } from './signals.js';
 import { journalResponses } from './journal.js';
 import { revealOf, verifiableSignal } from './read.js';
 import { checkScoreRecords, type PublishedScoreCheck } from './check-scores.js';
@@ -49,9 +45,15 @@ export interface VerifySignalsReturnType extends Omit<VerifyReport, 'scores'> {
   journals: string[];
 }
 
-export async function verifySignals(client: Hcs25Client, parameters: VerifySignalsParameters): Promise<VerifySignalsReturnType> {
+export async function verifySignals(
+  client: Hcs25Client,
+  parameters: VerifySignalsParameters,
+): Promise<VerifySignalsReturnType> {
   const { topic, run } = parameters;
-  const collected = await collectSignals(client, { topic, ...(parameters.publishers ? { publishers: parameters.publishers } : {}) });
+  const collected = await collectSignals(client, {
+    topic,
+    ...(parameters.publishers ? { publishers: parameters.publishers } : {}),
+  });
   const signals = collected.signals.filter((s) => run === undefined || s.message.run === run).map(verifiableSignal);
   const reveals = collected.records.flatMap(revealOf);
 

@@ -11,7 +11,8 @@ export class Channel<T> implements AsyncIterable<T> {
   constructor(private readonly capacity: number) {}
 
   async push(item: T): Promise<void> {
-    while (this.items.length >= this.capacity && !this.closed) await new Promise<void>((resolve) => this.pushers.push(resolve));
+    while (this.items.length >= this.capacity && !this.closed)
+      await new Promise<void>((resolve) => this.pushers.push(resolve));
     if (this.closed) throw new Error('channel closed');
     this.items.push(item);
     this.puller?.();

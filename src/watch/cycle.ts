@@ -11,7 +11,14 @@ import type { Hcs25Client } from '../client.js';
 import type { EvalKind } from '../evaluate/types.js';
 import { randomSeed } from '../evaluate/rng.js';
 import { gradingExtra, runQuestionSource } from '../publish/grading.js';
-import { PACK_KEY_PREFIX, hasResult, signalKey, type Journal, type RunState, type StartRecord } from '../publish/journal.js';
+import {
+  PACK_KEY_PREFIX,
+  hasResult,
+  signalKey,
+  type Journal,
+  type RunState,
+  type StartRecord,
+} from '../publish/journal.js';
 import { encodeRunKey, newRunKey } from '../format/hashing.js';
 import type { RegistryAgents } from './agents.js';
 import type { DailyBudget } from './budget.js';
@@ -141,7 +148,10 @@ export function questionOptions(state: RunState): Pick<EvaluateAgentsParameters,
 /** Packs of a journal confirmed on `day` (UTC): what the cycle has paid today, read back after a restart. */
 export async function receiptsOn(path: string, day: string): Promise<number> {
   let n = 0;
-  for await (const line of createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY })) {
+  for await (const line of createInterface({
+    input: createReadStream(path, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
     if (!line.includes('"t":"receipt"') || !line.includes(`"at":"${day}`)) continue;
     try {
       const r = JSON.parse(line) as { key?: string; at?: string };

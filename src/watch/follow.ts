@@ -26,10 +26,15 @@ import { SkipList, messageRef } from '../discover/skips.js';
 import { RegistryAgents } from './agents.js';
 
 /** `previous`: the subject's agent before this upsert (none: new to the registry). */
-export type RegistryChange = { type: 'upsert'; agent: Agent; previous?: Agent; seq: number } | { type: 'delete'; subject: string; seq: number };
+export type RegistryChange =
+  | { type: 'upsert'; agent: Agent; previous?: Agent; seq: number }
+  | { type: 'delete'; subject: string; seq: number };
 
 /** A live subscription's wake-ups: `onMessage` when the topic has a new message, `onError` when it broke for good. */
-export type Subscribe = (topicId: string, handlers: { onMessage: (seq: number) => void; onError: (err: unknown) => void }) => { unsubscribe(): void };
+export type Subscribe = (
+  topicId: string,
+  handlers: { onMessage: (seq: number) => void; onError: (err: unknown) => void },
+) => { unsubscribe(): void };
 
 export interface RegistryFollowerOptions {
   registry: string;
@@ -50,7 +55,10 @@ export interface RegistryFollowerOptions {
    */
   minReadGapMs?: number;
   /** Every change, in registry order; `initial` for the read up to the head at start. Awaited before the next read. */
-  onChanges: (changes: RegistryChange[], head: { seq: number; consensusTimestamp: string; initial: boolean }) => void | Promise<void>;
+  onChanges: (
+    changes: RegistryChange[],
+    head: { seq: number; consensusTimestamp: string; initial: boolean },
+  ) => void | Promise<void>;
   onNote?: (line: string) => void;
   onError?: (err: unknown) => void;
   signal: AbortSignal;
@@ -98,11 +106,19 @@ export class RegistryFollower {
   async run(): Promise<void> {
     const { mirror, signal } = this.options;
     const topic = await mirror.getTopic(this.topicId, signal);
-    if (topic === null) throw new RegistryError('REGISTRY_NOT_FOUND', `registry topic ${this.topicId} does not exist on this network`, 'check the topic id and --network');
+    if (topic === null)
+      throw new RegistryError(
+        'REGISTRY_NOT_FOUND',
+        `registry topic ${this.topicId} does not exist on this network`,
+        'check the topic id and --network',
+      );
     const shape = registryShape(topic, this.options.kind);
     // Folding skips are counted, not kept: a registry followed for days must not accumulate reasons.
     const skips = new SkipList(0);
-    this.folder = shape.kind === 'hcs-2' ? new Hcs2Folder(this.topicId, shape.indexed, skips) : new Hcs10Folder(this.topicId, skips);
+    this.folder =
+      shape.kind === 'hcs-2'
+        ? new Hcs2Folder(this.topicId, shape.indexed, skips)
+        : new Hcs10Folder(this.topicId, skips);
     this.folder.trackChanges();
     this.startSubscription();
     await this.readNew(true);
@@ -137,14 +153,18 @@ export class RegistryFollower {
         onError: (err) => {
           if (!this.subscribed) return;
           this.subscribed = false;
-          this.options.onNote?.(`registry subscription (mirror gRPC) failed: ${errorMessage(err)}; polling the mirror REST API instead`);
+          this.options.onNote?.(
+            `registry subscription (mirror gRPC) failed: ${errorMessage(err)}; polling the mirror REST API instead`,
+          );
           this.poke();
         },
       });
       this.subscribed = true;
       this.unsubscribe = () => handle.unsubscribe();
     } catch (err) {
-      this.options.onNote?.(`no registry subscription (mirror gRPC): ${errorMessage(err)}; polling the mirror REST API`);
+      this.options.onNote?.(
+        `no registry subscription (mirror gRPC): ${errorMessage(err)}; polling the mirror REST API`,
+      );
     }
   }
 
@@ -178,7 +198,10 @@ export class RegistryFollower {
     const before = this.seq;
     let last: TopicMessage | undefined;
     // The cursor moves only past whole messages: a chunked registration still arriving is read again, whole, later.
-    for await (const msg of mirror.topicMessages(this.topicId, { ...(this.seq > 0 && { afterSequence: this.seq }), signal })) {
+    for await (const msg of mirror.topicMessages(this.topicId, {
+      ...(this.seq > 0 && { afterSequence: this.seq }),
+      signal,
+    })) {
       this.folder.add(msg);
       last = msg;
       this.seq = msg.sequenceNumber;
@@ -188,10 +211,17 @@ export class RegistryFollower {
     if (!initial && this.seq === before) return;
     if (this.folder.migrateTo !== undefined && !this.migrateNoted) {
       this.migrateNoted = true;
-      this.options.onNote?.(`registry ${this.topicId} migrated to ${this.folder.migrateTo}; later entries are on that topic (watch it with --registry ${this.folder.migrateTo})`);
+      this.options.onNote?.(
+        `registry ${this.topicId} migrated to ${this.folder.migrateTo}; later entries are on that topic (watch it with --registry ${this.folder.migrateTo})`,
+      );
     }
     const changes = await this.diff();
-    if (changes.length > 0 || initial) await this.options.onChanges(changes, { seq: this.seq, consensusTimestamp: last?.consensusTimestamp ?? this.consensusTimestamp, initial });
+    if (changes.length > 0 || initial)
+      await this.options.onChanges(changes, {
+        seq: this.seq,
+        consensusTimestamp: last?.consensusTimestamp ?? this.consensusTimestamp,
+        initial,
+      });
   }
 
   private async diff(): Promise<RegistryChange[]> {
@@ -207,15 +237,23 @@ export class RegistryFollower {
     const { ctx, close } = openResolveContext({
       mirror: this.options.mirror,
       signal: this.options.signal,
-      ...(this.options.allowPrivateEndpoints !== undefined && { allowPrivateEndpoints: this.options.allowPrivateEndpoints }),
+      ...(this.options.allowPrivateEndpoints !== undefined && {
+        allowPrivateEndpoints: this.options.allowPrivateEndpoints,
+      }),
       ...(this.options.ipfsGateway !== undefined && { ipfsGateway: this.options.ipfsGateway }),
     });
     try {
       const builder = new AgentBuilder(ctx, new SkipList(0), {
         network: this.options.network,
-        ...(this.options.preferEndpointHints !== undefined && { preferEndpointHints: this.options.preferEndpointHints }),
+        ...(this.options.preferEndpointHints !== undefined && {
+          preferEndpointHints: this.options.preferEndpointHints,
+        }),
       });
-      const origin = (uid: number): Origin => ({ ref: messageRef(this.topicId, uid), source: this.source, registrySeq: uid });
+      const origin = (uid: number): Origin => ({
+        ref: messageRef(this.topicId, uid),
+        source: this.source,
+        registrySeq: uid,
+      });
       agents = await mapLimit(changed, 16, async (e) => {
         if ('accountId' in e) return builder.fromAccount(e, origin(e.uid));
         // Released metadata: the entry's agent is built already, and this change (an update with t_id alone) keeps it.
@@ -233,12 +271,14 @@ export class RegistryFollower {
       if (prev !== undefined && prev !== agent?.subject) this.drop(e.uid, at, changes);
       if (!agent) return;
       const previous = this.agents.get(agent.subject);
-      if (prev !== agent.subject && previous !== undefined) this.shared.set(agent.subject, (this.shared.get(agent.subject) ?? 1) + 1);
+      if (prev !== agent.subject && previous !== undefined)
+        this.shared.set(agent.subject, (this.shared.get(agent.subject) ?? 1) + 1);
       this.agents.set(agent, at);
       this.built.set(e.uid, agent.subject);
       // Only inline metadata that made an agent is released: a reference (short) is fetched again on an update, as its
       // target may have changed, and metadata that made no agent is tried again.
-      if (!('accountId' in e) && e.metadata && isInlineMetadata(e.metadata) && this.folder instanceof Hcs2Folder) this.folder.release(e.uid);
+      if (!('accountId' in e) && e.metadata && isInlineMetadata(e.metadata) && this.folder instanceof Hcs2Folder)
+        this.folder.release(e.uid);
       changes.push({ type: 'upsert', agent, ...(previous && { previous }), seq: at });
     });
     return changes;

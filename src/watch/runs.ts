@@ -10,7 +10,14 @@ import { revealRun } from '../publish/reveal-run.js';
 import type { Agent } from '../core/agent.js';
 import { Hcs25Error, errorMessage } from '../core/errors.js';
 import type { EvalKind } from '../evaluate/types.js';
-import { Journal, PACK_KEY_PREFIX, journalPath, readJournal, type JournalInput, type RunState } from '../publish/journal.js';
+import {
+  Journal,
+  PACK_KEY_PREFIX,
+  journalPath,
+  readJournal,
+  type JournalInput,
+  type RunState,
+} from '../publish/journal.js';
 import { decodeRunKey } from '../format/hashing.js';
 import type { Asker } from './asking.js';
 import { utcDay } from './budget.js';
@@ -30,7 +37,13 @@ export class Runs {
   ) {}
 
   /** publishSignals for one run, its journal observed (counts, the fee budget); every run stops with `hardStop`. */
-  publish(journal: Journal, state: RunState, signals: AsyncIterable<BuiltSignal>, stop: AbortController, cycle?: Cycle): Promise<PublishSignalsReturnType> {
+  publish(
+    journal: Journal,
+    state: RunState,
+    signals: AsyncIterable<BuiltSignal>,
+    stop: AbortController,
+    cycle?: Cycle,
+  ): Promise<PublishSignalsReturnType> {
     const { client, p } = this.ctx;
     return publishSignals(client, {
       journal: this.observe(journal, state, cycle),
@@ -88,7 +101,10 @@ export class Runs {
     for (const [subject, lacking] of halfAsked(state)) {
       const agent = ctx.known.get(subject);
       if (agent) partial.push({ agent, lacking });
-      else ctx.p.onNote?.(`run ${run}: ${subject} lacks ${lacking.join(', ')} and is no longer in the registry: not asked`);
+      else
+        ctx.p.onNote?.(
+          `run ${run}: ${subject} lacks ${lacking.join(', ')} and is no longer in the registry: not asked`,
+        );
     }
     const { unpacked, unconfirmed } = unpaid(state);
     // The cap admitted these asks before the stop: they are carried, not reserved again.
@@ -97,14 +113,20 @@ export class Runs {
       unconfirmed,
       partial.reduce((t, a) => t + this.asker.askWorstCase(a.agent, a.lacking), 0n),
     );
-    ctx.p.onNote?.(`finishing run ${run}: ${partial.length} agents to complete, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
+    ctx.p.onNote?.(
+      `finishing run ${run}: ${partial.length} agents to complete, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`,
+    );
     const stop = new AbortController();
     const published = await this.publish(journal, state, this.completeAgents(state, partial, stop.signal), stop);
     await this.completeRun(run, published, state);
   }
 
   /** The evals `partial` agents lack, asked in their own run (its seed, key and grading), as signals to publish. */
-  private async *completeAgents(state: RunState, partial: { agent: Agent; lacking: EvalKind[] }[], signal: AbortSignal): AsyncGenerator<BuiltSignal> {
+  private async *completeAgents(
+    state: RunState,
+    partial: { agent: Agent; lacking: EvalKind[] }[],
+    signal: AbortSignal,
+  ): AsyncGenerator<BuiltSignal> {
     const { ctx } = this;
     const runKey = decodeRunKey(state.start.runKey);
     for (const { agent, lacking } of partial) {
@@ -127,7 +149,8 @@ export class Runs {
     const { client, p, watchState } = ctx;
     if (published.status !== 'complete') {
       // Left unrevealed: the next start finishes it.
-      if (!ctx.stopping.aborted) ctx.error(published.error ?? new Hcs25Error('STOPPED', `run ${run} stopped (${published.status})`));
+      if (!ctx.stopping.aborted)
+        ctx.error(published.error ?? new Hcs25Error('STOPPED', `run ${run} stopped (${published.status})`));
       return;
     }
     // A stop cut an agent's asks short: the next start asks the rest in this run, so it is not revealed yet.
@@ -138,7 +161,9 @@ export class Runs {
       watchState.revealed = [...(watchState.revealed ?? []), { run, at: ctx.now() }];
     } catch (err) {
       ctx.error(err);
-      p.onNote?.(`run ${run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${run}\``);
+      p.onNote?.(
+        `run ${run} complete; its reveal failed (${errorMessage(err)}): reveal it with \`hcs25 reveal ${run}\``,
+      );
     }
     watchState.unrevealed = (watchState.unrevealed ?? []).filter((r) => r !== run);
     // Messages confirmed today survive the rotation (a restart reads only the current run's journal).
@@ -168,7 +193,9 @@ export class Runs {
       }
       const path = journalPath(ctx.client.config.stateDir, r.run);
       await rm(path, { force: true });
-      ctx.p.onNote?.(`removed the journal of run ${r.run}, revealed ${formatDuration(ctx.now() - r.at)} ago (--keep-journals)`);
+      ctx.p.onNote?.(
+        `removed the journal of run ${r.run}, revealed ${formatDuration(ctx.now() - r.at)} ago (--keep-journals)`,
+      );
     }
     ctx.watchState.revealed = kept;
   }

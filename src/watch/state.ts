@@ -68,7 +68,9 @@ export async function loadWatchState(path: string, registry: string, topic: stri
   }
   const parsed = watchStateSchema.safeParse(value);
   if (!parsed.success) {
-    throw new JournalError(`the watch state ${path} is not valid`, { hint: 'remove it to start over (journaled runs are kept and can be resumed with `hcs25 run --resume`)' });
+    throw new JournalError(`the watch state ${path} is not valid`, {
+      hint: 'remove it to start over (journaled runs are kept and can be resumed with `hcs25 run --resume`)',
+    });
   }
   return parsed.data;
 }

@@ -62,21 +62,96 @@ const PHASES: readonly WatchPhase[] = ['starting', 'running', 'paused-fee-cap', 
 export function prometheusText(s: WatchStatus): string {
   const c = s.counters;
   const metrics: Metric[] = [
-    { name: 'hcs25_watch_state', help: 'Current state of the watcher (1 for the current one).', type: 'gauge', samples: PHASES.map((p) => ({ labels: { state: p }, value: p === s.state ? 1 : 0 })) },
-    { name: 'hcs25_watch_registry_lag_seconds', help: 'Seconds since the registry was last read up to the mirror node head.', type: 'gauge', samples: [{ value: s.registryLagSeconds ?? Number.NaN }] },
-    { name: 'hcs25_watch_registry_sequence', help: 'Sequence number of the last registry message folded.', type: 'gauge', samples: [{ value: s.registrySeq }] },
-    { name: 'hcs25_watch_agents_known', help: 'Agents the registry lists now.', type: 'gauge', samples: [{ value: s.agentsKnown }] },
-    { name: 'hcs25_watch_queue_agents', help: 'Agents waiting to be asked (new, updated or due).', type: 'gauge', samples: [{ value: s.queue }] },
-    { name: 'hcs25_watch_evaluating_agents', help: 'Agents being asked now.', type: 'gauge', samples: [{ value: s.evaluating }] },
-    { name: 'hcs25_watch_cycles_total', help: 'Cycles (runs) started by this process.', type: 'counter', samples: [{ value: c.cycles }] },
-    { name: 'hcs25_watch_evaluations_total', help: 'Agent evaluations finished.', type: 'counter', samples: [{ value: c.evaluations }] },
-    { name: 'hcs25_watch_asks_total', help: 'Asks started (probes and questions), counted against the per-host limit.', type: 'counter', samples: [{ value: c.asks }] },
-    { name: 'hcs25_watch_signals_journaled_total', help: 'Signals journaled (evaluated and built).', type: 'counter', samples: [{ value: c.signalsJournaled }] },
-    { name: 'hcs25_watch_signals_published_total', help: 'Signals confirmed on the topic.', type: 'counter', samples: [{ value: c.signalsPublished }] },
-    { name: 'hcs25_watch_messages_published_total', help: 'Messages (packs) confirmed on the topic.', type: 'counter', samples: [{ value: c.messagesPublished }] },
-    { name: 'hcs25_watch_errors_total', help: 'Errors (registry reads, evaluations, publishing).', type: 'counter', samples: [{ value: c.errors }] },
-    { name: 'hcs25_watch_fees_today_tinybar', help: 'Fees paid today (UTC), tinybars.', type: 'gauge', samples: [{ value: Number(s.feesTodayTinybar) }] },
-    { name: 'hcs25_watch_fee_cap_tinybar', help: 'Daily fee cap, tinybars.', type: 'gauge', samples: [{ value: Number(s.feeCapTinybar) }] },
+    {
+      name: 'hcs25_watch_state',
+      help: 'Current state of the watcher (1 for the current one).',
+      type: 'gauge',
+      samples: PHASES.map((p) => ({ labels: { state: p }, value: p === s.state ? 1 : 0 })),
+    },
+    {
+      name: 'hcs25_watch_registry_lag_seconds',
+      help: 'Seconds since the registry was last read up to the mirror node head.',
+      type: 'gauge',
+      samples: [{ value: s.registryLagSeconds ?? Number.NaN }],
+    },
+    {
+      name: 'hcs25_watch_registry_sequence',
+      help: 'Sequence number of the last registry message folded.',
+      type: 'gauge',
+      samples: [{ value: s.registrySeq }],
+    },
+    {
+      name: 'hcs25_watch_agents_known',
+      help: 'Agents the registry lists now.',
+      type: 'gauge',
+      samples: [{ value: s.agentsKnown }],
+    },
+    {
+      name: 'hcs25_watch_queue_agents',
+      help: 'Agents waiting to be asked (new, updated or due).',
+      type: 'gauge',
+      samples: [{ value: s.queue }],
+    },
+    {
+      name: 'hcs25_watch_evaluating_agents',
+      help: 'Agents being asked now.',
+      type: 'gauge',
+      samples: [{ value: s.evaluating }],
+    },
+    {
+      name: 'hcs25_watch_cycles_total',
+      help: 'Cycles (runs) started by this process.',
+      type: 'counter',
+      samples: [{ value: c.cycles }],
+    },
+    {
+      name: 'hcs25_watch_evaluations_total',
+      help: 'Agent evaluations finished.',
+      type: 'counter',
+      samples: [{ value: c.evaluations }],
+    },
+    {
+      name: 'hcs25_watch_asks_total',
+      help: 'Asks started (probes and questions), counted against the per-host limit.',
+      type: 'counter',
+      samples: [{ value: c.asks }],
+    },
+    {
+      name: 'hcs25_watch_signals_journaled_total',
+      help: 'Signals journaled (evaluated and built).',
+      type: 'counter',
+      samples: [{ value: c.signalsJournaled }],
+    },
+    {
+      name: 'hcs25_watch_signals_published_total',
+      help: 'Signals confirmed on the topic.',
+      type: 'counter',
+      samples: [{ value: c.signalsPublished }],
+    },
+    {
+      name: 'hcs25_watch_messages_published_total',
+      help: 'Messages (packs) confirmed on the topic.',
+      type: 'counter',
+      samples: [{ value: c.messagesPublished }],
+    },
+    {
+      name: 'hcs25_watch_errors_total',
+      help: 'Errors (registry reads, evaluations, publishing).',
+      type: 'counter',
+      samples: [{ value: c.errors }],
+    },
+    {
+      name: 'hcs25_watch_fees_today_tinybar',
+      help: 'Fees paid today (UTC), tinybars.',
+      type: 'gauge',
+      samples: [{ value: Number(s.feesTodayTinybar) }],
+    },
+    {
+      name: 'hcs25_watch_fee_cap_tinybar',
+      help: 'Daily fee cap, tinybars.',
+      type: 'gauge',
+      samples: [{ value: Number(s.feeCapTinybar) }],
+    },
   ];
   const lines: string[] = [];
   for (const m of metrics) {
@@ -88,7 +163,9 @@ export function prometheusText(s: WatchStatus): string {
 
 function labelText(labels: Record<string, string> | undefined): string {
   if (!labels) return '';
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`);
+  const parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')}"`,
+  );
   return `{${parts.join(',')}}`;
 }
 
@@ -100,7 +177,11 @@ function formatValue(v: number): string {
 }
 
 /** Serves `GET /healthz` (JSON) and `GET /metrics` (Prometheus) on 127.0.0.1:`port` (0: any free port). */
-export async function startStatusServer(port: number, snapshot: () => WatchStatus, host = '127.0.0.1'): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startStatusServer(
+  port: number,
+  snapshot: () => WatchStatus,
+  host = '127.0.0.1',
+): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -110,7 +191,10 @@ export async function startStatusServer(port: number, snapshot: () => WatchStatu
     if (path === '/healthz') {
       const s = snapshot();
       // Unhealthy (503) only once stopped: a paused watcher (fee cap) is healthy and says why.
-      res.writeHead(s.state === 'stopped' ? 503 : 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.writeHead(s.state === 'stopped' ? 503 : 200, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+      });
       res.end(JSON.stringify(s));
     } else if (path === '/metrics') {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });

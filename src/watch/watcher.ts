@@ -1,4 +1,7 @@
 /**
+ * One file over 500 lines: the run loop, the registry follower's reports and the run rotation share the watcher's
+ * state; the asking (asking.ts), runs (runs.ts) and cycles (cycle.ts) are apart already.
+ *
  * `hcs25 watch`: a long-running publisher that follows a registry and keeps every agent's signals fresh.
  *
  * Run model — one run per cycle. A cycle lasts `every` (default 24 h) and is one HCS-25 run: its id, seed and key
@@ -43,7 +46,13 @@ import { DailyBudget, utcDay } from './budget.js';
 import { Channel } from './channel.js';
 import { carriesReask, newRunStart, questionsOf, receiptsOn, unpaid, type Cycle, type WatchContext } from './cycle.js';
 import { RegistryFollower, mirrorSubscription, type RegistryChange } from './follow.js';
-import { DEFAULT_MAX_FEE_PER_DAY_HBAR, DEFAULT_PER_HOST, DEFAULT_WATCH_EVERY_MS, type WatchRegistryParameters, type WatchRegistryReturnType } from './options.js';
+import {
+  DEFAULT_MAX_FEE_PER_DAY_HBAR,
+  DEFAULT_PER_HOST,
+  DEFAULT_WATCH_EVERY_MS,
+  type WatchRegistryParameters,
+  type WatchRegistryReturnType,
+} from './options.js';
 import { Runs } from './runs.js';
 import { Schedule } from './schedule.js';
 import { loadWatchState, saveWatchState, watchStatePath, type WatchState } from './state.js';
@@ -59,7 +68,15 @@ export class Watcher implements WatchContext {
   budget!: DailyBudget;
   estimate = 0n;
   watchState!: WatchState;
-  readonly counters: WatchStatus['counters'] = { cycles: 0, evaluations: 0, asks: 0, signalsJournaled: 0, signalsPublished: 0, messagesPublished: 0, errors: 0 };
+  readonly counters: WatchStatus['counters'] = {
+    cycles: 0,
+    evaluations: 0,
+    asks: 0,
+    signalsJournaled: 0,
+    signalsPublished: 0,
+    messagesPublished: 0,
+    errors: 0,
+  };
   private readonly asker: Asker;
   private readonly runs: Runs;
   /**
@@ -99,10 +116,14 @@ export class Watcher implements WatchContext {
     // Long-lived signals that every registry read (up to 16 resolutions at once) and every run's publisher listen on.
     setMaxListeners(0, this.followAbort.signal, this.hardStop.signal, this.stopper.signal);
     if (this.everyMs < 1_000) throw new UsageError('--every must be at least 1s');
-    this.asker = new Asker(this, () => this.cycle, (detail) => {
-      this.phase = detail ? 'paused-fee-cap' : 'running';
-      this.detail = detail;
-    });
+    this.asker = new Asker(
+      this,
+      () => this.cycle,
+      (detail) => {
+        this.phase = detail ? 'paused-fee-cap' : 'running';
+        this.detail = detail;
+      },
+    );
     this.runs = new Runs(this, this.asker, this.hardStop.signal);
   }
 
@@ -122,7 +143,11 @@ export class Watcher implements WatchContext {
       ...(this.detail && { detail: this.detail }),
       registry: this.p.registry,
       topic: this.p.topic,
-      ...(c && { run: c.run, cycleStartedAt: new Date(c.startedAt).toISOString(), cycleEndsAt: new Date(c.endsAt).toISOString() }),
+      ...(c && {
+        run: c.run,
+        cycleStartedAt: new Date(c.startedAt).toISOString(),
+        cycleEndsAt: new Date(c.endsAt).toISOString(),
+      }),
       registryLagSeconds: this.follower?.headReadAt ? (this.now() - this.follower.headReadAt) / 1000 : null,
       registrySeq: this.follower?.seq ?? 0,
       agentsKnown: this.known.size,
@@ -159,13 +184,21 @@ export class Watcher implements WatchContext {
         signal: this.stopping,
       });
       this.estimate = (await estimateSubmitFee(client.network.ledger, client.mirror)).tinybar;
-      this.budget = new DailyBudget({ capTinybar: hbarToTinybar(p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR), estimateTinybar: this.estimate, now: this.now });
+      this.budget = new DailyBudget({
+        capTinybar: hbarToTinybar(p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR),
+        estimateTinybar: this.estimate,
+        now: this.now,
+      });
       this.watchState = await loadWatchState(this.statePath, p.registry, p.topic);
       const today = utcDay(this.now());
       const { feeDay, askFees } = this.watchState;
-      this.budget.restore(feeDay?.day === today ? feeDay.confirmed : 0, askFees?.day === today ? BigInt(askFees.tinybar) : 0n);
+      this.budget.restore(
+        feeDay?.day === today ? feeDay.confirmed : 0,
+        askFees?.day === today ? BigInt(askFees.tinybar) : 0n,
+      );
 
-      const subscribe = p.subscribe ?? (p.grpc === false ? undefined : await mirrorSubscription(client.sdk).catch(() => undefined));
+      const subscribe =
+        p.subscribe ?? (p.grpc === false ? undefined : await mirrorSubscription(client.sdk).catch(() => undefined));
       this.follower = new RegistryFollower({
         registry: p.registry,
         mirror: client.mirror,
@@ -202,7 +235,12 @@ export class Watcher implements WatchContext {
         const published = await finish;
         if (published.status !== 'complete') {
           if (this.stopping.aborted) break;
-          throw published.error ?? new Hcs25Error('STOPPED', `run ${cycle.run} stopped (${published.status})`, { hint: `finish it with \`hcs25 run --resume ${cycle.run}\`` });
+          throw (
+            published.error ??
+            new Hcs25Error('STOPPED', `run ${cycle.run} stopped (${published.status})`, {
+              hint: `finish it with \`hcs25 run --resume ${cycle.run}\``,
+            })
+          );
         }
         if (this.stopping.aborted && this.now() < cycle.endsAt && !rotated) break;
         await this.closeRun(cycle, this.now() >= cycle.endsAt);
@@ -233,13 +271,17 @@ export class Watcher implements WatchContext {
     for (const agent of this.known.values()) if (agent.protocol === 'hcs-10') hcs10Agents++;
     const questions = questionsOf(this.evals);
     const askMessages = questions > 0 ? hcs10Agents * (questions + 4) : 0;
-    const forecast = BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
+    const forecast =
+      BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
     const perDay = (forecast * 86_400_000n) / BigInt(this.everyMs);
     p.onNote?.(
       `watching registry ${this.follower.topicId} (${this.known.size} agents) → topic ${p.topic}: every agent every ${formatDuration(this.everyMs)}, ` +
         `≤ ${p.perHost ?? DEFAULT_PER_HOST} asks/host/min; forecast ~${formatHbar(perDay)}/day at today's registry, cap ${formatHbar(this.budget.cap)}/day`,
     );
-    if (perDay > this.budget.cap) p.onNote?.('warning: the forecast passes the daily fee cap: some agents will wait for the next UTC day (raise --max-fee-per-day or --every)');
+    if (perDay > this.budget.cap)
+      p.onNote?.(
+        'warning: the forecast passes the daily fee cap: some agents will wait for the next UTC day (raise --max-fee-per-day or --every)',
+      );
   }
 
   private onRegistry(changes: RegistryChange[], head: { initial: boolean }): void {
@@ -285,7 +327,10 @@ export class Watcher implements WatchContext {
       // A restart: agents asked in the cycle's earlier runs are not asked again (their journals are read one at a time).
       const reask = this.watchState.reask ?? {};
       for (const run of saved.previous ?? []) {
-        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), { keep: 'pending', onResult });
+        const { state: earlier } = await readJournal(journalPath(client.config.stateDir, run), {
+          keep: 'pending',
+          onResult,
+        });
         for (const subject of earlier.done.keys()) {
           // An updated agent asked again in a run its update allows is done (a half-asked one is finished there).
           if (reask[subject] && carriesReask(reask[subject], run)) delete reask[subject];
@@ -298,7 +343,9 @@ export class Watcher implements WatchContext {
       ({ journal, state } = await Journal.open(client.config.stateDir, saved.run, { onResult }));
       if (state.start.topic !== p.topic) {
         await journal.close();
-        throw new UsageError(`the watch state names run ${saved.run}, which publishes to ${state.start.topic}`, { hint: `remove ${this.statePath} to start over` });
+        throw new UsageError(`the watch state names run ${saved.run}, which publishes to ${state.start.topic}`, {
+          hint: `remove ${this.statePath} to start over`,
+        });
       }
       journal.append({ t: 'resume' });
       await journal.flush();
@@ -307,7 +354,9 @@ export class Watcher implements WatchContext {
       const { unpacked, unconfirmed } = unpaid(state);
       this.budget.carry(unpacked, unconfirmed);
       this.budget.restore(await receiptsOn(journal.path, utcDay(this.now())));
-      p.onNote?.(`resuming cycle ${saved.run}: ${state.results} signals journaled, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`);
+      p.onNote?.(
+        `resuming cycle ${saved.run}: ${state.results} signals journaled, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`,
+      );
     } else {
       const start = newRunStart(client, p, this.evals, this.everyMs);
       this.watchState.opening = start.run;
@@ -319,7 +368,9 @@ export class Watcher implements WatchContext {
       this.watchState.cycle = { run: start.run, startedAt, periodMs, previous: saved?.previous ?? [] };
       delete this.watchState.opening;
       await this.save(true);
-      p.onNote?.(`${saved ? 'next run of the cycle' : 'cycle started'}: run ${start.run}, ${this.known.size} agents, until ${new Date(startedAt + periodMs).toISOString()} (journal ${journal.path})`);
+      p.onNote?.(
+        `${saved ? 'next run of the cycle' : 'cycle started'}: run ${start.run}, ${this.known.size} agents, until ${new Date(startedAt + periodMs).toISOString()} (journal ${journal.path})`,
+      );
     }
     if (!saved) {
       this.counters.cycles++;
@@ -472,5 +523,7 @@ export class Watcher implements WatchContext {
 }
 
 function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  return signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

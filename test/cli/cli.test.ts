@@ -8,14 +8,32 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const main = resolve(root, 'dist/cli/main.js');
 
 function hcs25(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [main, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  return spawnSync(process.execPath, [main, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 30_000,
+  });
 }
 
 describe('hcs25 CLI', () => {
   it('--help lists every command of DESIGN §2', () => {
     const r = hcs25(['--help']);
     expect(r.status).toBe(0);
-    for (const command of ['demo', 'local-node', 'topic', 'registry', 'discover', 'eval', 'run', 'signals', 'scores', 'reveal', 'verify', 'grade']) {
+    for (const command of [
+      'demo',
+      'local-node',
+      'topic',
+      'registry',
+      'discover',
+      'eval',
+      'run',
+      'signals',
+      'scores',
+      'reveal',
+      'verify',
+      'grade',
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     for (const option of ['--network', '--json']) expect(r.stdout).toContain(option);
@@ -24,7 +42,8 @@ describe('hcs25 CLI', () => {
   it('run and watch take the same HCS-10 flags, checked before anything starts', () => {
     for (const command of ['run', 'watch']) {
       const help = hcs25([command, '--help']);
-      for (const option of ['--hcs10-budget-ms', '--allow-topic-fees', '--max-topic-fee-hbar']) expect(help.stdout).toContain(option);
+      for (const option of ['--hcs10-budget-ms', '--allow-topic-fees', '--max-topic-fee-hbar'])
+        expect(help.stdout).toContain(option);
       const bad = hcs25([command, '--hcs10-budget-ms', '5']);
       expect(bad.status).toBe(2);
       expect(bad.stderr).toMatch(/--hcs10-budget-ms must be a whole number from 1000 to 600000, got "5"/);
@@ -56,12 +75,16 @@ describe('hcs25 CLI', () => {
  * standards-sdk or servers: those are imported inside the commands that need them.
  */
 describe('cold start', () => {
-  const HEAVY = /^(@hashgraph\/|@hashgraphonline\/|@grpc\/|@a2a-js\/|@modelcontextprotocol\/|@electric-sql\/|pg$|express$|playwright-core$|undici$)/;
+  const HEAVY =
+    /^(@hashgraph\/|@hashgraphonline\/|@grpc\/|@a2a-js\/|@modelcontextprotocol\/|@electric-sql\/|pg$|express$|playwright-core$|undici$)/;
 
   function staticImports(file: string): string[] {
     const text = readFileSync(file, 'utf8');
     // Only top-level static imports; `await import(...)` inside actions is the intended lazy path.
-    return [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]/gm), ...text.matchAll(/^import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+    return [
+      ...text.matchAll(/^(?:import|export)\s[^;]*?from\s+['"]([^'"]+)['"]/gm),
+      ...text.matchAll(/^import\s+['"]([^'"]+)['"]/gm),
+    ].map((m) => m[1]!);
   }
 
   it('the CLI entry point reaches no heavy dependency through static imports', () => {

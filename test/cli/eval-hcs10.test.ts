@@ -32,9 +32,23 @@ const account = (name: string) => fleet.agents.find((a) => a.name === name)!.acc
 
 describe('hcs25 eval --protocol hcs-10', () => {
   it('asks an HCS-10 agent over HCS, found by its account, and grades its answers', async () => {
-    const r = await hcs25(['--json', 'eval', '--protocol', 'hcs-10', '--account', account('hcs10-correct'), '--seed', 's1', '--hcs10-budget-ms', '15000']);
+    const r = await hcs25([
+      '--json',
+      'eval',
+      '--protocol',
+      'hcs-10',
+      '--account',
+      account('hcs10-correct'),
+      '--seed',
+      's1',
+      '--hcs10-budget-ms',
+      '15000',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { agent: { accountId: string }; results: Array<{ kind: string; outcome?: string; reachable?: boolean }> };
+    const out = JSON.parse(r.stdout) as {
+      agent: { accountId: string };
+      results: Array<{ kind: string; outcome?: string; reachable?: boolean }>;
+    };
     expect(out.agent.accountId).toBe(account('hcs10-correct'));
     expect(out.results.map((x) => [x.kind, x.outcome ?? x.reachable])).toEqual([
       ['availability', true],
@@ -44,7 +58,18 @@ describe('hcs25 eval --protocol hcs-10', () => {
   });
 
   it('times out on an agent that never answers, within its budget (exit 1: nothing could be measured)', async () => {
-    const r = await hcs25(['--json', 'eval', '--protocol', 'hcs-10', '--account', account('hcs10-silent'), '--evals', 'math', '--hcs10-budget-ms', '2000']);
+    const r = await hcs25([
+      '--json',
+      'eval',
+      '--protocol',
+      'hcs-10',
+      '--account',
+      account('hcs10-silent'),
+      '--evals',
+      'math',
+      '--hcs10-budget-ms',
+      '2000',
+    ]);
     expect(r.code, r.stderr).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ results: [{ kind: 'math', outcome: 'timeout', score: 0 }] });
   });

@@ -11,7 +11,10 @@ const main = resolve(root, 'dist/cli/main.js');
 /** Async on purpose: the fleet runs in this process, so a synchronous spawn would leave it unable to answer. */
 function hcs25(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [main, ...args], { cwd: root, env: { ...process.env, HCS25_NETWORK: 'testnet' } });
+    const child = spawn(process.execPath, [main, ...args], {
+      cwd: root,
+      env: { ...process.env, HCS25_NETWORK: 'testnet' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -34,9 +37,22 @@ describe('hcs25 eval', () => {
   });
 
   it('evaluates an OpenAI-compatible agent and prints JSON', async () => {
-    const r = await hcs25(['eval', '--endpoint', endpoint('perfect'), '--protocol', 'openai', '--seed', 's1', '--allow-private-endpoints', '--json']);
+    const r = await hcs25([
+      'eval',
+      '--endpoint',
+      endpoint('perfect'),
+      '--protocol',
+      'openai',
+      '--seed',
+      's1',
+      '--allow-private-endpoints',
+      '--json',
+    ]);
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { seed: string; results: Array<{ kind: string; outcome?: string; reachable?: boolean }> };
+    const out = JSON.parse(r.stdout) as {
+      seed: string;
+      results: Array<{ kind: string; outcome?: string; reachable?: boolean }>;
+    };
     expect(out.seed).toBe('s1');
     expect(out.results.map((x) => [x.kind, x.outcome ?? x.reachable])).toEqual([
       ['availability', true],
@@ -46,7 +62,16 @@ describe('hcs25 eval', () => {
   });
 
   it('evaluates an A2A agent with a subset of evals, in text', async () => {
-    const r = await hcs25(['eval', '--endpoint', endpoint('a2a-calc'), '--protocol', 'a2a', '--evals', 'math', '--allow-private-endpoints']);
+    const r = await hcs25([
+      'eval',
+      '--endpoint',
+      endpoint('a2a-calc'),
+      '--protocol',
+      'a2a',
+      '--evals',
+      'math',
+      '--allow-private-endpoints',
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ {2}math +correct .*score 100/m);
     expect(r.stdout).not.toMatch(/science/);
@@ -61,7 +86,9 @@ describe('hcs25 eval', () => {
 
   it('exits 2 on a bad protocol or eval list', async () => {
     expect((await hcs25(['eval', '--endpoint', 'http://x.example', '--protocol', 'smtp'])).status).toBe(2);
-    expect((await hcs25(['eval', '--endpoint', 'http://x.example', '--protocol', 'openai', '--evals', 'math,speed'])).status).toBe(2);
+    expect(
+      (await hcs25(['eval', '--endpoint', 'http://x.example', '--protocol', 'openai', '--evals', 'math,speed'])).status,
+    ).toBe(2);
     expect((await hcs25(['eval', '--endpoint', 'ftp://x.example', '--protocol', 'openai'])).status).toBe(2);
   });
 });
@@ -76,7 +103,10 @@ describe('hcs25 agents', () => {
     });
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     expect(code).toBe(130);
-    const records = stdout.trim().split('\n').map((l) => JSON.parse(l) as { name: string; protocol: string; endpoint: string });
+    const records = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { name: string; protocol: string; endpoint: string });
     expect(records.map((x) => [x.name, x.protocol])).toEqual([
       ['perfect', 'openai'],
       ['mcp-tools', 'mcp'],

@@ -25,7 +25,11 @@ interface Result {
   stderr: string;
 }
 
-function hcs25(args: string[], env: Record<string, string> = {}, onStderr?: (text: string, kill: (s: NodeJS.Signals) => void) => void): Promise<Result> {
+function hcs25(
+  args: string[],
+  env: Record<string, string> = {},
+  onStderr?: (text: string, kill: (s: NodeJS.Signals) => void) => void,
+): Promise<Result> {
   return new Promise((done) => {
     const child = spawn(bin, args, { cwd, env: { ...process.env, HCS25_STATE_DIR: join(cwd, 'state'), ...env } });
     let stdout = '';
@@ -59,21 +63,23 @@ describe.concurrent('nothing running', () => {
       HCS25_MIRROR_GRPC: `127.0.0.1:${port}`,
       HCS25_MIRROR_REST_URL: `http://127.0.0.1:${port}`,
       HCS25_OPERATOR_ID: '0.0.2',
-      HCS25_OPERATOR_KEY: '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
+      HCS25_OPERATOR_KEY:
+        '302e020100300506032b65700422042091132178e72057a1d7528025956fe39b0b847f200ab59b2fdd367017f3087137',
     };
   });
 
-  it.each([
-    [['topic', 'create']],
-    [['registry', 'create', '--kind', 'hcs-2']],
-    [['identity', 'create']],
-  ])('%j fails at once, naming the node it tried and what to do', async (args) => {
-    const r = await hcs25(args, dead);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no consensus node of the custom network answered \(127\.0\.0\.1:\d+: connection refused\)/);
-    expect(r.stderr).toMatch(/hint: /);
-    expect(r.stderr.trim().split('\n')).toHaveLength(2);
-  });
+  it.each([[['topic', 'create']], [['registry', 'create', '--kind', 'hcs-2']], [['identity', 'create']]])(
+    '%j fails at once, naming the node it tried and what to do',
+    async (args) => {
+      const r = await hcs25(args, dead);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /no consensus node of the custom network answered \(127\.0\.0\.1:\d+: connection refused\)/,
+      );
+      expect(r.stderr).toMatch(/hint: /);
+      expect(r.stderr.trim().split('\n')).toHaveLength(2);
+    },
+  );
 
   it('a run finds out before evaluating anyone', async () => {
     const agents = join(cwd, 'agents.json');
@@ -93,7 +99,11 @@ describe.concurrent('nothing running', () => {
 
 describe.concurrent('bad input is refused before any network call (exit 2)', () => {
   // No network configured at all: anything that reached for one would fail differently.
-  const none = { HCS25_NETWORK: 'custom', HCS25_NODES: '127.0.0.1:1=0.0.3', HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1' };
+  const none = {
+    HCS25_NETWORK: 'custom',
+    HCS25_NODES: '127.0.0.1:1=0.0.3',
+    HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1',
+  };
 
   it.each([
     [['--dotenv', 'missing.env', 'signals', '--topic', '0.0.5'], /env file ".*" does not exist/],
@@ -102,7 +112,10 @@ describe.concurrent('bad input is refused before any network call (exit 2)', () 
     [['reveal', '--run', 'yesterday'], /--run must be a run id/],
     [['run', '--agents', 'missing.json', '--topic', '0.0.5'], /--agents "missing\.json": no such file/],
     [['run', '--agents', 'a-directory', '--topic', '0.0.5'], /--agents "a-directory" is not a file/],
-    [['registry', 'register', '--registry', '0.0.5', '--record', 'missing.json'], /cannot read agent record missing\.json/],
+    [
+      ['registry', 'register', '--registry', '0.0.5', '--record', 'missing.json'],
+      /cannot read agent record missing\.json/,
+    ],
   ])('%j', async (args, message) => {
     mkdirSync(join(cwd, 'a-directory'), { recursive: true });
     const r = await hcs25(args, none);
@@ -130,7 +143,10 @@ describe('exit codes of long-running commands and of eval', () => {
     const client = node.client();
     const { topicId } = await createSignalTopic(client);
     client.close();
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 0]] as const) {
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 0],
+    ] as const) {
       const r = await hcs25(['signals', '--topic', topicId, '--follow'], env, (text, kill) => {
         if (/warning: no publisher allow-list/.test(text)) setTimeout(() => kill(signal), 300);
       });
@@ -140,11 +156,37 @@ describe('exit codes of long-running commands and of eval', () => {
 
   it('eval exits 1 when the agent cannot be reached, 0 when it answers', async () => {
     const port = await closedPort();
-    const down = await hcs25(['eval', '--protocol', 'openai', '--endpoint', `http://127.0.0.1:${port}/v1`, '--evals', 'availability,math', '--budget-ms', '2000', '--allow-private-endpoints'], env);
+    const down = await hcs25(
+      [
+        'eval',
+        '--protocol',
+        'openai',
+        '--endpoint',
+        `http://127.0.0.1:${port}/v1`,
+        '--evals',
+        'availability,math',
+        '--budget-ms',
+        '2000',
+        '--allow-private-endpoints',
+      ],
+      env,
+    );
     expect(down.code, down.stderr).toBe(1);
     expect(down.stdout).toMatch(/unreachable/);
     const perfect = fleet.agents[0]!;
-    const up = await hcs25(['eval', '--protocol', 'openai', '--endpoint', 'endpoint' in perfect ? perfect.endpoint : '', '--evals', 'availability,math', '--allow-private-endpoints'], env);
+    const up = await hcs25(
+      [
+        'eval',
+        '--protocol',
+        'openai',
+        '--endpoint',
+        'endpoint' in perfect ? perfect.endpoint : '',
+        '--evals',
+        'availability,math',
+        '--allow-private-endpoints',
+      ],
+      env,
+    );
     expect(up.code, up.stderr).toBe(0);
   });
 });

@@ -15,12 +15,25 @@ describe('gradeCommand', () => {
       compliant: true,
       grader: 'first-token@1',
     });
-    await expect(gradeCommand({ eval: 'math', expected: '-12', response: '−12' })).resolves.toMatchObject({ outcome: 'correct' });
+    await expect(gradeCommand({ eval: 'math', expected: '-12', response: '−12' })).resolves.toMatchObject({
+      outcome: 'correct',
+    });
   });
 
   it('selects last-answer@1 and uses the operands of --question-id', async () => {
-    const r = await gradeCommand({ eval: 'math', questionId: 'math:add:37+58', response: '37 + 58 = 95', grader: 'last-answer@1' });
-    expect(r).toEqual({ outcome: 'correct', answer: '95', compliant: false, grader: 'last-answer@1', questionId: 'math:add:37+58' });
+    const r = await gradeCommand({
+      eval: 'math',
+      questionId: 'math:add:37+58',
+      response: '37 + 58 = 95',
+      grader: 'last-answer@1',
+    });
+    expect(r).toEqual({
+      outcome: 'correct',
+      answer: '95',
+      compliant: false,
+      grader: 'last-answer@1',
+      questionId: 'math:add:37+58',
+    });
     const first = await gradeCommand({ eval: 'math', questionId: 'math:add:37+58', response: '37 + 58 = 95' });
     expect(first.outcome).toBe('wrong');
   });
@@ -28,21 +41,41 @@ describe('gradeCommand', () => {
   it('grades science by bundled question id and by --options/--answer', async () => {
     const entry = loadScienceBank().find((q) => q.id === 'sci:biology:photosynthesis-gas')!;
     const r = await gradeCommand({ eval: 'science', questionId: entry.id, response: entry.answer });
-    expect(r).toEqual({ outcome: 'correct', answer: entry.answer, compliant: true, grader: 'first-token@1', questionId: entry.id });
+    expect(r).toEqual({
+      outcome: 'correct',
+      answer: entry.answer,
+      compliant: true,
+      grader: 'first-token@1',
+      questionId: entry.id,
+    });
     const byOptions = await gradeCommand({
       eval: 'science',
       options: 'Oxygen|Carbon dioxide|Nitrogen|Helium',
       answer: 'b',
       response: 'B) Oxygen',
     });
-    expect(byOptions).toEqual({ outcome: 'unparseable', answer: null, compliant: false, reason: 'conflict', grader: 'first-token@1' });
+    expect(byOptions).toEqual({
+      outcome: 'unparseable',
+      answer: null,
+      compliant: false,
+      reason: 'conflict',
+      grader: 'first-token@1',
+    });
   });
 
   it('looks ids up in a private bank with --science-bank', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'hcs25-grade-')), 'bank.json');
-    const q = { id: 'sci:astronomy:moons-of-mars', category: 'astronomy', stem: 'How many moons does Mars have?', options: ['0', '1', '2', '4'], answer: 'C' };
+    const q = {
+      id: 'sci:astronomy:moons-of-mars',
+      category: 'astronomy',
+      stem: 'How many moons does Mars have?',
+      options: ['0', '1', '2', '4'],
+      answer: 'C',
+    };
     writeFileSync(file, JSON.stringify({ version: 1, questions: [q] }));
-    await expect(gradeCommand({ eval: 'science', questionId: q.id, scienceBank: file, response: '2' })).resolves.toMatchObject({
+    await expect(
+      gradeCommand({ eval: 'science', questionId: q.id, scienceBank: file, response: '2' }),
+    ).resolves.toMatchObject({
       outcome: 'correct',
       answer: 'C',
     });
@@ -66,9 +99,15 @@ describe('gradeCommand', () => {
   });
 
   it('formats one line for people', () => {
-    expect(formatGradeResult({ outcome: 'unparseable', answer: null, compliant: false, reason: 'ambiguous', grader: 'first-token@1' })).toBe(
-      'unparseable  answer=-  compliant=no  reason=ambiguous  (grader first-token@1)',
-    );
+    expect(
+      formatGradeResult({
+        outcome: 'unparseable',
+        answer: null,
+        compliant: false,
+        reason: 'ambiguous',
+        grader: 'first-token@1',
+      }),
+    ).toBe('unparseable  answer=-  compliant=no  reason=ambiguous  (grader first-token@1)');
   });
 });
 
@@ -91,13 +130,32 @@ describe('hcs25 grade (commander wiring)', () => {
   }
 
   it('prints the GradeResult as JSON with --json, taking a negative --expected', async () => {
-    const out = await run(['grade', '--eval', 'math', '--expected', '-12', '--response', 'The answer is -12.', '--json']);
+    const out = await run([
+      'grade',
+      '--eval',
+      'math',
+      '--expected',
+      '-12',
+      '--response',
+      'The answer is -12.',
+      '--json',
+    ]);
     expect(JSON.parse(out)).toEqual({ outcome: 'correct', answer: '-12', compliant: false, grader: 'first-token@1' });
     expect(process.exitCode).toBe(0);
   });
 
   it('prints one line without --json and passes --grader through', async () => {
-    const out = await run(['grade', '--eval', 'math', '--expected', '95', '--response', '37 + 58 = 95', '--grader', 'last-answer@1']);
+    const out = await run([
+      'grade',
+      '--eval',
+      'math',
+      '--expected',
+      '95',
+      '--response',
+      '37 + 58 = 95',
+      '--grader',
+      'last-answer@1',
+    ]);
     expect(out).toBe('correct  answer=95  compliant=no  (grader last-answer@1)\n');
   });
 

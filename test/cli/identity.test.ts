@@ -61,7 +61,12 @@ describe('hcs25 identity', () => {
     const { AccountUpdateTransaction } = await import('@hashgraph/sdk');
     const client = node.client();
     try {
-      await (await new AccountUpdateTransaction().setAccountId('0.0.2').setAccountMemo('hcs-11:ipfs://somebody-else').execute(client)).getReceipt(client);
+      await (
+        await new AccountUpdateTransaction()
+          .setAccountId('0.0.2')
+          .setAccountMemo('hcs-11:ipfs://somebody-else')
+          .execute(client)
+      ).getReceipt(client);
     } finally {
       client.close();
     }

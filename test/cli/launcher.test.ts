@@ -15,7 +15,12 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
 // No network configured: anything that reached for one would fail differently.
-const env = { ...process.env, HCS25_NETWORK: 'custom', HCS25_NODES: '127.0.0.1:1=0.0.3', HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1' };
+const env = {
+  ...process.env,
+  HCS25_NETWORK: 'custom',
+  HCS25_NODES: '127.0.0.1:1=0.0.3',
+  HCS25_MIRROR_REST_URL: 'http://127.0.0.1:1',
+};
 
 function node(args: string[]) {
   return spawnSync(process.execPath, [bin, ...args], { cwd, env, encoding: 'utf8' });

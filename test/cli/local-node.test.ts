@@ -20,8 +20,30 @@ describe('hcs25 local-node', () => {
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const program = new Command().option('--json').exitOverride();
     register(program);
-    const done = program.parseAsync(['node', 'hcs25', '--json', 'local-node', '--port', '0', '--mirror-grpc-port', '0', '--mirror-rest-port', '0', '--accounts', '1', '--fault', 'busy@getTopicInfo:1']);
-    let printed: { ports: { consensus: number; mirrorRest: number }; mirrorRestUrl: string; operator: { accountId: string }; accounts: unknown[] } | undefined;
+    const done = program.parseAsync([
+      'node',
+      'hcs25',
+      '--json',
+      'local-node',
+      '--port',
+      '0',
+      '--mirror-grpc-port',
+      '0',
+      '--mirror-rest-port',
+      '0',
+      '--accounts',
+      '1',
+      '--fault',
+      'busy@getTopicInfo:1',
+    ]);
+    let printed:
+      | {
+          ports: { consensus: number; mirrorRest: number };
+          mirrorRestUrl: string;
+          operator: { accountId: string };
+          accounts: unknown[];
+        }
+      | undefined;
     for (let i = 0; i < 200 && !printed; i++) {
       await new Promise((r) => setTimeout(r, 25));
       if (out.join('').trim().endsWith('}')) printed = JSON.parse(out.join(''));

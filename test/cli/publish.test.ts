@@ -67,7 +67,21 @@ describe('hcs25 run and reveal', () => {
 
   it('--dry-run prints every message with its size, signals and estimated fee (zlib decoded), and submits nothing', async () => {
     topic = (await cli(['topic', 'create'])).stdout.trim();
-    const dry = (pack: string) => cli(['run', '--agents', agentsFile, '--topic', topic, '--dry-run', '--state-dir', join(tmp.dir, 'dry'), '--evals', 'math,availability', '--pack', pack]);
+    const dry = (pack: string) =>
+      cli([
+        'run',
+        '--agents',
+        agentsFile,
+        '--topic',
+        topic,
+        '--dry-run',
+        '--state-dir',
+        join(tmp.dir, 'dry'),
+        '--evals',
+        'math,availability',
+        '--pack',
+        pack,
+      ]);
     const line = /^\s*(\d+) B\s+(\d+) signals {2}~(\S+) ℏ {2}(zlib: )?(\{.*)$/;
     for (const pack of ['dense', 'none']) {
       const r = await dry(pack);
@@ -87,24 +101,61 @@ describe('hcs25 run and reveal', () => {
         if (!l.zlib) expect(l.bytes).toBe(Buffer.byteLength(l.preview));
       }
       expect(r.stdout).toMatch(/signals built\s+6 \(nothing submitted\)/);
-      expect(r.stdout).toMatch(new RegExp(`messages \\(estimated\\)\\s+${lines.length}, \\d+ B \\(max \\d+ B\\), [\\d.]+ signals per message, ${(lines.length / fleet.agents.length).toFixed(3).replace(/\.?0+$/, '')} per agent`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `messages \\(estimated\\)\\s+${lines.length}, \\d+ B \\(max \\d+ B\\), [\\d.]+ signals per message, ${(lines.length / fleet.agents.length).toFixed(3).replace(/\.?0+$/, '')} per agent`,
+        ),
+      );
     }
     expect(await readTopic(h.mirror, topic, 0, 0)).toHaveLength(0);
   });
 
   it('run publishes and prints a summary; --json lists every signal with its sequence number and index', async () => {
-    const r = await cli(['--json', 'run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state'), '--seed', 'cli']);
+    const r = await cli([
+      '--json',
+      'run',
+      '--agents',
+      agentsFile,
+      '--topic',
+      topic,
+      '--state-dir',
+      join(tmp.dir, 'state'),
+      '--seed',
+      'cli',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as RunReport;
     expect(report.status).toBe('complete');
     // Nine signals of three agents fit one dense pack: sequence 1, indexes 0-8.
     expect(report.messages).toMatchObject({ count: 1, signalsPerMessage: 9, perAgent: 0.333 });
-    expect(report.list.map((l) => `${l.seq}.${l.index}`).sort()).toEqual(['1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8']);
+    expect(report.list.map((l) => `${l.seq}.${l.index}`).sort()).toEqual([
+      '1.0',
+      '1.1',
+      '1.2',
+      '1.3',
+      '1.4',
+      '1.5',
+      '1.6',
+      '1.7',
+      '1.8',
+    ]);
     // The forecast is what the emulator charges: messages × the per-message estimate, to the tinybar.
-    expect(BigInt(report.fees.spentTinybar)).toBe(BigInt(report.messages.count) * BigInt(report.fees.estimatePerMessageTinybar));
+    expect(BigInt(report.fees.spentTinybar)).toBe(
+      BigInt(report.messages.count) * BigInt(report.fees.estimatePerMessageTinybar),
+    );
     expect(r.stdout + r.stderr).not.toContain(secret());
 
-    const text = await cli(['run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, 'state2'), '--evals', 'availability']);
+    const text = await cli([
+      'run',
+      '--agents',
+      agentsFile,
+      '--topic',
+      topic,
+      '--state-dir',
+      join(tmp.dir, 'state2'),
+      '--evals',
+      'availability',
+    ]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/signals published\s+3\/3/);
     expect(text.stdout).toMatch(/messages\s+1, \d+ B \(max \d+ B\), 3 signals per message, 0\.333 per agent/);
@@ -120,7 +171,10 @@ describe('hcs25 run and reveal', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { topic: string; seq: number; already: boolean };
     expect(out).toMatchObject({ topic, already: false });
-    const again = JSON.parse((await cli(['--json', 'reveal', '--run', run, '--state-dir', stateDir])).stdout) as { seq: number; already: boolean };
+    const again = JSON.parse((await cli(['--json', 'reveal', '--run', run, '--state-dir', stateDir])).stdout) as {
+      seq: number;
+      already: boolean;
+    };
     expect(again).toMatchObject({ seq: out.seq, already: true });
 
     const messages = await readTopic(h.mirror, topic, out.seq);
@@ -139,7 +193,9 @@ describe('hcs25 run and reveal', () => {
 
     // Everything a consumer reads from the topic checks against the reveal, including the journal's raw responses.
     const all = (await readTopic(h.mirror, topic, out.seq)).map((m) => readMessage(m.message));
-    const signals = all.flatMap((m) => (m.ok ? m.items.flatMap((i) => (i.kind === 'signal' ? [i.message as SignalMessageV2] : [])) : []));
+    const signals = all.flatMap((m) =>
+      m.ok ? m.items.flatMap((i) => (i.kind === 'signal' ? [i.message as SignalMessageV2] : [])) : [],
+    );
     const verified = verifySignals({
       signals,
       reveals: [revealMessageV2Schema.parse(reveal)],
@@ -152,7 +208,10 @@ describe('hcs25 run and reveal', () => {
     expect(verified.signals.some((v) => v.responseChecked)).toBe(true);
 
     // A run that stopped is not revealed without --force.
-    writeFileSync(join(stateDir, 'runs', `${run}.jsonl`), `${(await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8')}{"t":"resume","at":"x"}\n`);
+    writeFileSync(
+      join(stateDir, 'runs', `${run}.jsonl`),
+      `${(await import('node:fs')).readFileSync(join(stateDir, 'runs', `${run}.jsonl`), 'utf8')}{"t":"resume","at":"x"}\n`,
+    );
     const refused = await cli(['reveal', '--run', run, '--state-dir', stateDir, '--topic', '0.0.999']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/has not finished publishing/);

@@ -39,25 +39,65 @@ describe('hcs25 registry + discover', () => {
     const { topicId, memo } = JSON.parse(created.stdout) as { topicId: string; memo: string };
     expect(memo).toBe('hcs-2:0:86400');
 
-    const small = await hcs25(['--json', 'registry', 'register', '--registry', topicId, '--record', file('a.json', { name: 'calc', protocol: 'a2a', endpoint: 'http://127.0.0.1:4101/a2a' })]);
+    const small = await hcs25([
+      '--json',
+      'registry',
+      'register',
+      '--registry',
+      topicId,
+      '--record',
+      file('a.json', { name: 'calc', protocol: 'a2a', endpoint: 'http://127.0.0.1:4101/a2a' }),
+    ]);
     expect(small.code).toBe(0);
     expect(JSON.parse(small.stdout)).toMatchObject({ registry: topicId, kind: 'hcs-2', sequenceNumber: 1 });
     // Too large for one message: inscribed as an HCS-1 file and registered by reference.
     const longName = 'n'.repeat(120);
-    const big = await hcs25(['--json', 'registry', 'register', '--registry', topicId, '--record', file('b.json', { name: longName, protocol: 'openai', endpoint: `http://127.0.0.1:4102/v1?${'q'.repeat(1000)}`, model: 'm' })]);
+    const big = await hcs25([
+      '--json',
+      'registry',
+      'register',
+      '--registry',
+      topicId,
+      '--record',
+      file('b.json', {
+        name: longName,
+        protocol: 'openai',
+        endpoint: `http://127.0.0.1:4102/v1?${'q'.repeat(1000)}`,
+        model: 'm',
+      }),
+    ]);
     expect(big.code).toBe(0);
     const data = `data:application/json,${encodeURIComponent(JSON.stringify({ name: 'inline-uri', protocol: 'http', endpoint: 'http://127.0.0.1:4103/ask' }))}`;
     expect((await hcs25(['registry', 'register', '--registry', topicId, '--metadata', data])).code).toBe(0);
 
     const json = await hcs25(['--json', 'discover', '--registry', `hcs://2/${topicId}`]);
     expect(json.code).toBe(0);
-    const out = JSON.parse(json.stdout) as { registry: { kind: string; messages: number }; agents: { name: string; protocol: string; subject: string }[]; skipped: unknown[] };
+    const out = JSON.parse(json.stdout) as {
+      registry: { kind: string; messages: number };
+      agents: { name: string; protocol: string; subject: string }[];
+      skipped: unknown[];
+    };
     expect(out.registry).toMatchObject({ kind: 'hcs-2', messages: 3 });
-    expect(out.agents.map((a) => [a.name, a.protocol])).toEqual([['calc', 'a2a'], [longName, 'openai'], ['inline-uri', 'http']]);
+    expect(out.agents.map((a) => [a.name, a.protocol])).toEqual([
+      ['calc', 'a2a'],
+      [longName, 'openai'],
+      ['inline-uri', 'http'],
+    ]);
     expect(out.skipped).toEqual([]);
-    expect(out.agents[0]!.subject).toMatch(/^uaid:aid:[1-9A-HJ-NP-Za-km-z]+;uid=0;registry=self;proto=a2a;nativeId=127\.0\.0\.1:4101$/);
+    expect(out.agents[0]!.subject).toMatch(
+      /^uaid:aid:[1-9A-HJ-NP-Za-km-z]+;uid=0;registry=self;proto=a2a;nativeId=127\.0\.0\.1:4101$/,
+    );
 
-    const human = await hcs25(['discover', '--registry', topicId, '--agents', file('agents.json', [{ name: 'extra', protocol: 'http', endpoint: 'http://127.0.0.1:4104' }, { name: 'bad', protocol: 'x' }])]);
+    const human = await hcs25([
+      'discover',
+      '--registry',
+      topicId,
+      '--agents',
+      file('agents.json', [
+        { name: 'extra', protocol: 'http', endpoint: 'http://127.0.0.1:4104' },
+        { name: 'bad', protocol: 'x' },
+      ]),
+    ]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^registry 0\.0\.\d+ \(hcs-2, indexed, ttl 86400s\): 3 messages$/m);
     expect(human.stdout).toContain('4 agents');
@@ -74,8 +114,15 @@ describe('hcs25 registry + discover', () => {
     const d = await hcs25(['--json', 'discover', '--registry', topicId]);
     const out = JSON.parse(d.stdout) as { agents: unknown[]; skipped: { reason: string }[] };
     expect(out.agents).toEqual([]);
-    expect(out.skipped).toEqual([{ ref: `hcs://2/${topicId}#1`, reason: 'account 0.0.1002 has no HCS-11 profile and its registration names no inbound topic' }]);
-    expect((await hcs25(['registry', 'register', '--registry', topicId, '--record', file('c.json', {})])).stderr).toMatch(/HCS-10 registries list accounts/);
+    expect(out.skipped).toEqual([
+      {
+        ref: `hcs://2/${topicId}#1`,
+        reason: 'account 0.0.1002 has no HCS-11 profile and its registration names no inbound topic',
+      },
+    ]);
+    expect(
+      (await hcs25(['registry', 'register', '--registry', topicId, '--record', file('c.json', {})])).stderr,
+    ).toMatch(/HCS-10 registries list accounts/);
   });
 
   it('usage errors exit 2, a missing registry exits 1', async () => {
@@ -84,7 +131,16 @@ describe('hcs25 registry + discover', () => {
     expect(none.stderr).toMatch(/nothing to discover/);
     const both = await hcs25(['registry', 'register', '--registry', '0.0.5']);
     expect(both.code).toBe(2);
-    const bad = await hcs25(['registry', 'register', '--registry', '0.0.5', '--kind', 'hcs-2', '--record', file('d.json', { name: 'x', protocol: 'a2a', endpoint: 'ftp://x' })]);
+    const bad = await hcs25([
+      'registry',
+      'register',
+      '--registry',
+      '0.0.5',
+      '--kind',
+      'hcs-2',
+      '--record',
+      file('d.json', { name: 'x', protocol: 'a2a', endpoint: 'ftp://x' }),
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/invalid agent record: endpoint/);
     const missing = await hcs25(['--json', 'discover', '--registry', '0.0.987654']);

@@ -38,11 +38,14 @@ afterAll(async () => {
 });
 
 const hcs25 = (args: string[]) => runCli([registerRun, registerRegistry, registerTopic], args);
-const run = (topic: string, ...extra: string[]) => hcs25(['run', '--agents', agents, '--topic', topic, '--evals', 'availability', ...extra]);
+const run = (topic: string, ...extra: string[]) =>
+  hcs25(['run', '--agents', agents, '--topic', topic, '--evals', 'availability', ...extra]);
 
 describe('hcs25 run checks its topic first', () => {
   it('refuses a registry topic (exit 2) and evaluates no one; --force publishes there on purpose', async () => {
-    const registry = JSON.parse((await hcs25(['--json', 'registry', 'create', '--kind', 'hcs-2'])).stdout) as { topicId: string };
+    const registry = JSON.parse((await hcs25(['--json', 'registry', 'create', '--kind', 'hcs-2'])).stdout) as {
+      topicId: string;
+    };
     const refused = await run(registry.topicId);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/memo "hcs-2:0:86400": a registry topic/);
@@ -61,7 +64,9 @@ describe('hcs25 run checks its topic first', () => {
   it("refuses a topic whose submit key is someone else's (exit 2)", async () => {
     const client = node.client();
     const other = PrivateKey.generateED25519();
-    const receipt = await (await new TopicCreateTransaction().setTopicMemo('hcs-25:0:86400').setSubmitKey(other.publicKey).execute(client)).getReceipt(client);
+    const receipt = await (
+      await new TopicCreateTransaction().setTopicMemo('hcs-25:0:86400').setSubmitKey(other.publicKey).execute(client)
+    ).getReceipt(client);
     client.close();
     const r = await run(receipt.topicId!.toString());
     expect(r.code).toBe(2);

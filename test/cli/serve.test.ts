@@ -26,7 +26,11 @@ let agentsFile: string;
 const check = openapiValidator();
 
 beforeAll(async () => {
-  [h, fleet, pg] = await Promise.all([startHarness(), startAgentFleet({ include: ['perfect', 'wrong', 'plain-http'] }), startPostgres()]);
+  [h, fleet, pg] = await Promise.all([
+    startHarness(),
+    startAgentFleet({ include: ['perfect', 'wrong', 'plain-http'] }),
+    startPostgres(),
+  ]);
   agentsFile = join(tmp.dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(fleet.agents));
 }, 120_000);
@@ -48,7 +52,18 @@ interface Serving {
 
 /** `hcs25 serve` on a free port; resolves once it prints its URL. */
 async function serve(topic: string, database: string, extra: string[] = []): Promise<Serving> {
-  const { child, done } = spawnCli(h, tmp.dir, ['serve', '--topic', topic, '--publisher', h.node.operator.accountId, '--database', database, '--port', '0', ...extra]);
+  const { child, done } = spawnCli(h, tmp.dir, [
+    'serve',
+    '--topic',
+    topic,
+    '--publisher',
+    h.node.operator.accountId,
+    '--database',
+    database,
+    '--port',
+    '0',
+    ...extra,
+  ]);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
@@ -84,7 +99,8 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -95,7 +111,11 @@ async function apiSignals(url: string, subjects: string[]): Promise<ReadSignal[]
   for (const subject of subjects) {
     let cursor: string | null = null;
     do {
-      const page: { signals: ReadSignal[]; nextCursor: string | null } = await getJson(url, `/v1/subjects/${encodeURIComponent(subject)}/signals?limit=500${cursor ? `&cursor=${cursor}` : ''}`, '/v1/subjects/{subject}/signals');
+      const page: { signals: ReadSignal[]; nextCursor: string | null } = await getJson(
+        url,
+        `/v1/subjects/${encodeURIComponent(subject)}/signals?limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+        '/v1/subjects/{subject}/signals',
+      );
       all.push(...page.signals);
       cursor = page.nextCursor;
     } while (cursor);
@@ -109,7 +129,10 @@ async function reference(topic: string): Promise<{ signals: ReadSignal[]; scores
   expect(s.code, s.stderr).toBe(0);
   const sc = await cli(['--json', 'scores', '--topic', topic, '--publisher', h.node.operator.accountId, '--no-names']);
   expect(sc.code, sc.stderr).toBe(0);
-  return { signals: (JSON.parse(s.stdout) as { signals: ReadSignal[] }).signals, scores: (JSON.parse(sc.stdout) as { subjects: SubjectScore[] }).subjects };
+  return {
+    signals: (JSON.parse(s.stdout) as { signals: ReadSignal[] }).signals,
+    scores: (JSON.parse(sc.stdout) as { subjects: SubjectScore[] }).subjects,
+  };
 }
 
 /** The API and the CLI agree: the same signals (none lost, none twice) and the same scores. */
@@ -128,7 +151,11 @@ async function expectSameAsCli(url: string, topic: string): Promise<number> {
       const res = await fetch(`${url}/v1/subjects/${encodeURIComponent(expected.subject)}/score`);
       const body = (await res.json()) as SubjectScore;
       check('/v1/subjects/{subject}/score', res.status, body);
-      return res.status === 200 && res.headers.get('x-score-fresh') === 'true' && body.counts.signals === expected.counts.signals ? body : undefined;
+      return res.status === 200 &&
+        res.headers.get('x-score-fresh') === 'true' &&
+        body.counts.signals === expected.counts.signals
+        ? body
+        : undefined;
     });
     expect({ total: score.trustScores, confidence: score.trustConfidence, counts: score.counts }).toEqual({
       total: expected.trustScores,
@@ -140,7 +167,17 @@ async function expectSameAsCli(url: string, topic: string): Promise<number> {
 }
 
 async function runOnce(topic: string, name: string): Promise<void> {
-  const r = await cli(['run', '--agents', agentsFile, '--topic', topic, '--state-dir', join(tmp.dir, name), '--evals', 'math,availability']);
+  const r = await cli([
+    'run',
+    '--agents',
+    agentsFile,
+    '--topic',
+    topic,
+    '--state-dir',
+    join(tmp.dir, name),
+    '--evals',
+    'math,availability',
+  ]);
   expect(r.code, r.stderr).toBe(0);
 }
 
@@ -168,8 +205,14 @@ describe.each([
     await runOnce(topic, `${topic}-2`);
     const published = Date.now();
     await until('the second run indexed', async () => {
-      const t = await getJson<{ topics: Array<{ lastSequence: number; counts: { signals: number } }> }>(s.url, '/v1/topics', '/v1/topics');
-      return t.topics[0]!.lastSequence > before.topics[0]!.lastSequence && t.topics[0]!.counts.signals > first ? true : undefined;
+      const t = await getJson<{ topics: Array<{ lastSequence: number; counts: { signals: number } }> }>(
+        s.url,
+        '/v1/topics',
+        '/v1/topics',
+      );
+      return t.topics[0]!.lastSequence > before.topics[0]!.lastSequence && t.topics[0]!.counts.signals > first
+        ? true
+        : undefined;
     });
     // For the record, not an assertion (speed belongs in benches): how long the run took to show through the API.
     console.info(`${engine}: the second run was served ${Date.now() - published} ms after it was published`);
@@ -208,7 +251,10 @@ describe('two hcs25 serve instances on one PostgreSQL database', () => {
       await runOnce(topic, `${topic}-2`);
       await expectSameAsCli(b.url, topic);
       // The same status from both, but for the lag: now − last consensus time, at the moment each answered.
-      const status = async (u: string) => (await getJson<{ topics: Array<Record<string, unknown>> }>(u, '/v1/topics', '/v1/topics')).topics.map(({ lagMs: _, ...t }) => t);
+      const status = async (u: string) =>
+        (await getJson<{ topics: Array<Record<string, unknown>> }>(u, '/v1/topics', '/v1/topics')).topics.map(
+          ({ lagMs: _, ...t }) => t,
+        );
       expect(await status(b.url)).toEqual(await status(a.url));
     } finally {
       await Promise.all([stop(a), stop(b)]);
@@ -223,7 +269,9 @@ function lookup(url: string, subject: string): Promise<{ status: number; etag: s
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, etag: String(res.headers.etag), body: JSON.parse(text) as SubjectScore }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, etag: String(res.headers.etag), body: JSON.parse(text) as SubjectScore }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -260,11 +308,18 @@ describe('hcs25 serve --workers', () => {
       for (const expected of next.scores) {
         await until(`the new score of ${expected.subject} on every connection`, async () => {
           const answers = await Promise.all(Array.from({ length: CONNECTIONS }, () => lookup(s.url, expected.subject)));
-          return answers.every((a) => a.status === 200 && a.body.counts.signals === expected.counts.signals && a.etag === answers[0]!.etag) ? true : undefined;
+          return answers.every(
+            (a) => a.status === 200 && a.body.counts.signals === expected.counts.signals && a.etag === answers[0]!.etag,
+          )
+            ? true
+            : undefined;
         });
         const again = await lookup(s.url, expected.subject);
         expect(again.etag).not.toBe(old.get(expected.subject));
-        expect({ total: again.body.trustScores, counts: again.body.counts }).toEqual({ total: expected.trustScores, counts: expected.counts });
+        expect({ total: again.body.trustScores, counts: again.body.counts }).toEqual({
+          total: expected.trustScores,
+          counts: expected.counts,
+        });
       }
     } finally {
       const stopped = await stop(s);

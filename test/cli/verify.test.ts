@@ -79,19 +79,27 @@ async function mirrored(seq: number): Promise<void> {
   }
 }
 
-async function verifyJson(args: string[] = []): Promise<{ code: number; report: VerifySignalsReturnType; stdout: string }> {
+async function verifyJson(
+  args: string[] = [],
+): Promise<{ code: number; report: VerifySignalsReturnType; stdout: string }> {
   const r = await hcs25(['--json', 'verify', '--topic', topic, '--publisher', operator, ...args]);
   return { code: r.code, report: JSON.parse(r.stdout) as VerifySignalsReturnType, stdout: r.stdout };
 }
 
 const isEval = (s: ReadSignal) => canonicalSignalId(s.message.signal) !== SIGNAL_IDS_V2.availability;
 const correctOf = (signals: ReadSignal[], kind: 'math' | 'science') =>
-  signals.find((s) => canonicalSignalId(s.message.signal) === SIGNAL_IDS_V2[kind] && (s.message.data as { outcome: string }).outcome === 'correct')!;
+  signals.find(
+    (s) =>
+      canonicalSignalId(s.message.signal) === SIGNAL_IDS_V2[kind] &&
+      (s.message.data as { outcome: string }).outcome === 'correct',
+  )!;
 
 beforeAll(async () => {
   h = await startHarness();
   operator = h.node.operator.accountId;
-  fleet = await startAgentFleet({ include: ['perfect', 'verbose', 'wrong', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'] });
+  fleet = await startAgentFleet({
+    include: ['perfect', 'verbose', 'wrong', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'],
+  });
   writeFileSync(agentsFile, JSON.stringify(fleet.agents));
   topic = (await createSignalTopic(h.client)).topicId;
   restoreEnv = useEmulatorEnv(h.node, stateDir);
@@ -109,7 +117,12 @@ describe('hcs25 verify on the emulator', () => {
   let honestSignals: ReadSignal[] = [];
 
   it('an honest run, revealed: 100% of its eval signals verified (math and science, bundled bank), responses checked', async () => {
-    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['availability', 'math', 'science'], seed: 'verify-e2e' });
+    const report = await runWith(config(), {
+      source: { agentsFile },
+      topic,
+      evals: ['availability', 'math', 'science'],
+      seed: 'verify-e2e',
+    });
     expect(report.status).toBe('complete');
     honest = report.run;
     await reveal(honest);
@@ -117,8 +130,15 @@ describe('hcs25 verify on the emulator', () => {
     const { code, report: verified } = await verifyJson(['--run', honest]);
     expect(code).toBe(0);
     const evalSignals = fleet.agents.length * 2;
-    expect(verified.counts).toEqual({ verified: evalSignals, mismatch: 0, unverifiable: 0, ignored: fleet.agents.length });
-    expect(verified.runs).toEqual([{ run: honest, revealed: true, verified: evalSignals, mismatch: 0, unverifiable: 0 }]);
+    expect(verified.counts).toEqual({
+      verified: evalSignals,
+      mismatch: 0,
+      unverifiable: 0,
+      ignored: fleet.agents.length,
+    });
+    expect(verified.runs).toEqual([
+      { run: honest, revealed: true, verified: evalSignals, mismatch: 0, unverifiable: 0 },
+    ]);
     expect(new Set(verified.signals.map((s) => s.kind))).toEqual(new Set(['math', 'science']));
     // The run's journal is in the state dir: the raw responses check the response hashes too.
     expect(verified.journals).toEqual([honest]);
@@ -145,11 +165,18 @@ describe('hcs25 verify on the emulator', () => {
   it('a forged signal that reaches the topic before the real one: mismatch on answer, at the forged sequence number', async () => {
     // The run's submissions fail (as if the node refused them) after evaluating: everything is journaled, unsent.
     h.node.faults.injectPrecheck('submitMessage', 'INVALID_TOPIC_ID', 10_000);
-    const stopped = await runWith(config(), { source: { agentsFile }, topic, evals: ['math', 'science'], seed: 'forged-first' });
+    const stopped = await runWith(config(), {
+      source: { agentsFile },
+      topic,
+      evals: ['math', 'science'],
+      seed: 'forged-first',
+    });
     h.node.faults.clear();
     expect(stopped.status).toBe('stopped');
     const { state } = await readJournal(journalPath(stateDir, stopped.run));
-    const perfect = [...state.signals.values()].map((s) => s.result).find((r) => r.kind === 'math' && r.outcome === 'correct')!;
+    const perfect = [...state.signals.values()]
+      .map((s) => s.result)
+      .find((r) => r.kind === 'math' && r.outcome === 'correct')!;
     expect(perfect).toBeDefined();
     // The tamperer holds the operator key (and so the run key): a well-formed signal that says the agent answered 1.
     const forged = buildSignalV2(perfect, { run: stopped.run, runKey: decodeRunKey(state.start.runKey) }).message;
@@ -163,12 +190,22 @@ describe('hcs25 verify on the emulator', () => {
     expect(code).toBe(1);
     const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
     expect(mismatches).toHaveLength(1);
-    expect(mismatches[0]).toMatchObject({ sequenceNumber: forgedSeq, field: 'answer', subject: perfect.agent.subject, kind: 'math' });
+    expect(mismatches[0]).toMatchObject({
+      sequenceNumber: forgedSeq,
+      field: 'answer',
+      subject: perfect.agent.subject,
+      kind: 'math',
+    });
     // With the journal, the answer is checked against the raw response; without it, against the question.
     expect(mismatches[0]!.detail).toMatch(/grading the response gives/);
     const blind = await verifyJson(['--run', stopped.run, '--no-responses']);
-    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ field: 'answer', responseChecked: false });
-    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')!.detail).toMatch(/answer 1 grades wrong, published correct/);
+    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({
+      field: 'answer',
+      responseChecked: false,
+    });
+    expect(blind.report.signals.find((s) => s.verdict === 'mismatch')!.detail).toMatch(
+      /answer 1 grades wrong, published correct/,
+    );
     expect(report.read.rejected.duplicate).toBeGreaterThanOrEqual(2);
   });
 
@@ -179,7 +216,9 @@ describe('hcs25 verify on the emulator', () => {
     const science = correctOf(honestSignals, 'science');
     const math = correctOf(honestSignals, 'math');
     // An answer token that would drive a terminal, claimed correct on a signal that was wrong.
-    const hostile = honestSignals.find((s) => s.message.signal === math.message.signal && (s.message.data as { outcome: string }).outcome === 'wrong')!;
+    const hostile = honestSignals.find(
+      (s) => s.message.signal === math.message.signal && (s.message.data as { outcome: string }).outcome === 'wrong',
+    )!;
     const sequences = new Map<string, number>();
     for (const s of honestSignals.filter(isEval)) {
       let data = s.message.data as Record<string, unknown>;
@@ -194,11 +233,20 @@ describe('hcs25 verify on the emulator', () => {
 
     const { code, report, stdout } = await verifyJson(['--run', copy]);
     expect(code).toBe(1);
-    expect(report.counts).toMatchObject({ verified: honestSignals.filter(isEval).length - 3, mismatch: 3, unverifiable: 0 });
+    expect(report.counts).toMatchObject({
+      verified: honestSignals.filter(isEval).length - 3,
+      mismatch: 3,
+      unverifiable: 0,
+    });
     const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
     expect(mismatches.map((m) => [m.sequenceNumber, m.index, m.subject, m.field])).toEqual(
       expect.arrayContaining([
-        [sequences.get(`${science.message.signal}|${science.message.subject}`), 0, science.message.subject, 'questionHash'],
+        [
+          sequences.get(`${science.message.signal}|${science.message.subject}`),
+          0,
+          science.message.subject,
+          'questionHash',
+        ],
         [sequences.get(`${math.message.signal}|${math.message.subject}`), 0, math.message.subject, 'answer'],
       ]),
     );
@@ -206,7 +254,11 @@ describe('hcs25 verify on the emulator', () => {
 
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', copy]);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(new RegExp(`#${sequences.get(`${science.message.signal}|${science.message.subject}`)}\\[0\\]  ${science.message.signal}  .*  questionHash: expected hs256:`));
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `#${sequences.get(`${science.message.signal}|${science.message.subject}`)}\\[0\\]  ${science.message.signal}  .*  questionHash: expected hs256:`,
+      ),
+    );
     // A subtraction can have a negative answer (10 - 50), so the changed answer may carry a sign.
     expect(text.stdout).toMatch(/answer: answer -?\d+ grades wrong, published correct/);
     expect(text.stdout).toMatch(/answer: answer \\x1b\[Jx grades \w+, published correct/);
@@ -224,7 +276,10 @@ describe('hcs25 verify on the emulator', () => {
     for (const mode of ['dense', 'subject'] as const) {
       const packer = new SignalPacker({ mode });
       // The publisher's own signals, re-published as v2 under another run id with the same key and seed (and reveal).
-      const messages = [...results.flatMap((r) => packer.add(buildSignalV2(r, { run: runs[mode], runKey }).message)), ...packer.flush()];
+      const messages = [
+        ...results.flatMap((r) => packer.add(buildSignalV2(r, { run: runs[mode], runKey }).message)),
+        ...packer.flush(),
+      ];
       expect(messages.length).toBeLessThan(results.length);
       for (const [n, m] of messages.entries()) {
         let bytes = m.bytes;
@@ -240,7 +295,9 @@ describe('hcs25 verify on the emulator', () => {
           bytes = deflateSync(JSON.stringify(body));
           tampered = { seq: 0, index, subject: m.signals[index]!.subject, answer };
         }
-        const receipt = await (await new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(bytes).execute(h.client)).getReceipt(h.client);
+        const receipt = await (
+          await new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(bytes).execute(h.client)
+        ).getReceipt(h.client);
         if (tampered && tampered.seq === 0) tampered.seq = Number(receipt.topicSequenceNumber!.toString());
       }
       await mirrored(await submit({ ...honestReveal.message, run: runs[mode] }));
@@ -254,24 +311,45 @@ describe('hcs25 verify on the emulator', () => {
     const dense = await verifyJson(['--run', runs.dense]);
     expect(dense.code).toBe(1);
     expect(dense.report.counts).toMatchObject({ verified: results.length - 1, mismatch: 1, unverifiable: 0 });
-    expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({ sequenceNumber: tampered!.seq, index: tampered!.index, subject: tampered!.subject, field: 'answer' });
+    expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({
+      sequenceNumber: tampered!.seq,
+      index: tampered!.index,
+      subject: tampered!.subject,
+      field: 'answer',
+    });
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', runs.dense]);
-    expect(text.stdout).toContain(`#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer ${tampered!.answer} grades wrong, published correct`);
+    expect(text.stdout).toContain(
+      `#${tampered!.seq}[${tampered!.index}]  ${SIGNAL_IDS_V2.math}  ${tampered!.subject}  answer: answer ${tampered!.answer} grades wrong, published correct`,
+    );
   });
 
   it('a private science bank: science is unverifiable without it, verified with --science-bank', async () => {
     const bankFile = join(tmp.dir, 'private-bank.json');
     writeFileSync(bankFile, JSON.stringify({ version: 1, questions: loadScienceBank().slice(0, 4) }));
-    const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['math', 'science'], seed: 'private-bank', scienceBank: bankFile });
+    const report = await runWith(config(), {
+      source: { agentsFile },
+      topic,
+      evals: ['math', 'science'],
+      seed: 'private-bank',
+      scienceBank: bankFile,
+    });
     expect(report.status).toBe('complete');
     await reveal(report.run);
 
     const without = await verifyJson(['--run', report.run]);
     expect(without.code).toBe(0);
-    expect(without.report.counts).toMatchObject({ verified: fleet.agents.length, mismatch: 0, unverifiable: fleet.agents.length });
-    expect(without.report.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(true);
+    expect(without.report.counts).toMatchObject({
+      verified: fleet.agents.length,
+      mismatch: 0,
+      unverifiable: fleet.agents.length,
+    });
+    expect(
+      without.report.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied'),
+    ).toBe(true);
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', report.run]);
-    expect(text.stdout).toMatch(/bank-not-supplied: the run used a private bank \(sha256:[\w-]+\); whoever holds it can verify with --science-bank/);
+    expect(text.stdout).toMatch(
+      /bank-not-supplied: the run used a private bank \(sha256:[\w-]+\); whoever holds it can verify with --science-bank/,
+    );
 
     const withBank = await verifyJson(['--run', report.run, '--science-bank', bankFile]);
     expect(withBank.code).toBe(0);
@@ -285,7 +363,9 @@ describe('hcs25 verify on the emulator', () => {
     expect(code).toBe(0);
     expect(verified.counts).toMatchObject({ verified: 0, mismatch: 0, unverifiable: fleet.agents.length });
     expect(verified.signals.every((s) => s.reason === 'no-reveal')).toBe(true);
-    expect(verified.runs).toEqual([{ run: report.run, revealed: false, verified: 0, mismatch: 0, unverifiable: fleet.agents.length }]);
+    expect(verified.runs).toEqual([
+      { run: report.run, revealed: false, verified: 0, mismatch: 0, unverifiable: fleet.agents.length },
+    ]);
 
     const all = await hcs25(['verify', '--topic', topic, '--publisher', operator]);
     expect(all.code).toBe(1);
@@ -295,11 +375,27 @@ describe('hcs25 verify on the emulator', () => {
   });
 
   it('score records: published v2 records check; a hand-written one with a wrong total is drift on trustScores.total', async () => {
-    const published = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--publish', '--score-topic', topic]);
+    const published = await hcs25([
+      '--json',
+      'scores',
+      '--topic',
+      topic,
+      '--publisher',
+      operator,
+      '--publish',
+      '--score-topic',
+      topic,
+    ]);
     expect(published.code, published.stderr).toBe(0);
     const count = (JSON.parse(published.stdout) as { published: unknown[] }).published.length;
     expect(count).toBe(fleet.agents.length);
-    await mirrored(Math.max(...(JSON.parse(published.stdout) as { published: Array<{ sequenceNumber: number }> }).published.map((p) => p.sequenceNumber)));
+    await mirrored(
+      Math.max(
+        ...(JSON.parse(published.stdout) as { published: Array<{ sequenceNumber: number }> }).published.map(
+          (p) => p.sequenceNumber,
+        ),
+      ),
+    );
 
     const clean = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--check-published']);
     expect(clean.code, clean.stderr).toBe(0);
@@ -308,7 +404,11 @@ describe('hcs25 verify on the emulator', () => {
     const { records } = await readAll();
     expect(records.filter((r) => r.kind === 'score').every((r) => r.v === 2)).toBe(true);
 
-    const record = records.find((r) => r.kind === 'score')!.message as { subject: string; trustScore: number; trustScores: Record<string, number> };
+    const record = records.find((r) => r.kind === 'score')!.message as {
+      subject: string;
+      trustScore: number;
+      trustScores: Record<string, number>;
+    };
     const wrong = record.trustScore === 100 ? 90 : Math.round(record.trustScore) + 5;
     const seq = await submit({ ...record, trustScore: wrong, trustScores: { ...record.trustScores, total: wrong } });
     await mirrored(seq);
@@ -316,28 +416,58 @@ describe('hcs25 verify on the emulator', () => {
     const drift = await hcs25(['scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain(`${count} verified, 1 mismatch, 0 unverifiable`);
-    expect(drift.stdout).toContain(`#${seq}  ${record.subject}  trustScores.total: expected ${record.trustScore}, published ${wrong}`);
+    expect(drift.stdout).toContain(
+      `#${seq}  ${record.subject}  trustScores.total: expected ${record.trustScore}, published ${wrong}`,
+    );
 
     const { code, report } = await verifyJson();
     expect(code).toBe(1);
     expect(report.scoreCounts).toEqual({ verified: count, mismatch: 1, unverifiable: 0 });
-    expect(report.scores.find((s) => s.status === 'mismatch')).toMatchObject({ sequenceNumber: seq, subject: record.subject, field: 'trustScores.total', actual: wrong });
+    expect(report.scores.find((s) => s.status === 'mismatch')).toMatchObject({
+      sequenceNumber: seq,
+      subject: record.subject,
+      field: 'trustScores.total',
+      actual: wrong,
+    });
   });
 
   it('a config other than the one in use is drift on the config digest and version', async () => {
     const file = join(tmp.dir, 'other-config.json');
     const { DEFAULT_SCORING_CONFIG } = await import('../../src/score/scoring-config.js');
     writeFileSync(file, JSON.stringify({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }));
-    const r = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--check-published', '--scoring-config', file]);
+    const r = await hcs25([
+      '--json',
+      'scores',
+      '--topic',
+      topic,
+      '--publisher',
+      operator,
+      '--check-published',
+      '--scoring-config',
+      file,
+    ]);
     expect(r.code).toBe(1);
     const checked = JSON.parse(r.stdout) as CheckScoresReturnType;
     expect(checked.counts.verified).toBe(0);
-    expect(checked.results[0]!.drifts.map((d) => d.field)).toEqual(expect.arrayContaining(['explanation.configDigest', 'trustScoreConfigVersion']));
+    expect(checked.results[0]!.drifts.map((d) => d.field)).toEqual(
+      expect.arrayContaining(['explanation.configDigest', 'trustScoreConfigVersion']),
+    );
   });
   it('scores --publish --pack: dense (the default) batches records in op "scores" messages, none sends one op "score" each; every record checks', async () => {
     type Published = { published: Array<{ subject: string; sequenceNumber: number; index: number }> };
     const run = async (pack?: string) => {
-      const r = await hcs25(['--json', 'scores', '--topic', topic, '--publisher', operator, '--publish', '--score-topic', topic, ...(pack ? ['--pack', pack] : [])]);
+      const r = await hcs25([
+        '--json',
+        'scores',
+        '--topic',
+        topic,
+        '--publisher',
+        operator,
+        '--publish',
+        '--score-topic',
+        topic,
+        ...(pack ? ['--pack', pack] : []),
+      ]);
       expect(r.code, r.stderr).toBe(0);
       return { ...(JSON.parse(r.stdout) as Published), stderr: r.stderr };
     };
@@ -353,17 +483,31 @@ describe('hcs25 verify on the emulator', () => {
     expect(dense.stderr).toContain(`published ${n} score record(s) in ${messages(dense)} message(s)`);
     await mirrored(Math.max(...none.published.map((p) => p.sequenceNumber)));
 
-    const checked = await hcs25(['--json', 'scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
+    const checked = await hcs25([
+      '--json',
+      'scores',
+      '--score-topic',
+      topic,
+      '--publisher',
+      operator,
+      '--check-published',
+    ]);
     const { results } = JSON.parse(checked.stdout) as CheckScoresReturnType;
     for (const p of [...dense.published, ...none.published]) {
-      expect(results.find((r) => r.sequenceNumber === p.sequenceNumber && r.index === p.index)).toMatchObject({ status: 'verified', subject: p.subject });
+      expect(results.find((r) => r.sequenceNumber === p.sequenceNumber && r.index === p.index)).toMatchObject({
+        status: 'verified',
+        subject: p.subject,
+      });
     }
   });
 
   it.each([
     [['--publish', '--score-topic', '0.0.5', '--pack', 'zip'], /--pack must be dense, subject or none/],
     [['--pack', 'none'], /--pack goes with --publish/],
-    [['--publish', '--score-topic', '0.0.5', '--resume', '01JDX3V9W5Q8K6T2N4M7P1R0ZA', '--pack', 'none'], /drop --pack/],
+    [
+      ['--publish', '--score-topic', '0.0.5', '--resume', '01JDX3V9W5Q8K6T2N4M7P1R0ZA', '--pack', 'none'],
+      /drop --pack/,
+    ],
   ])('scores %j is a usage error before any network call', async (args, message) => {
     const r = await hcs25(['scores', '--topic', '0.0.5', ...args]);
     expect(r.code).toBe(2);

@@ -29,7 +29,6 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-
 const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
 
 type Watcher = ReturnType<typeof spawnCli>;
@@ -42,7 +41,9 @@ async function everySignal(topic: string, expected: number, first: Watcher, seco
   }).catch(async (err: Error) => {
     second.child.kill('SIGKILL');
     const [killed, restarted] = await Promise.all([first.done, second.done]);
-    throw new Error(`${err.message}\n--- first watcher ---\n${killed.stdout}${killed.stderr}\n--- restarted watcher ---\n${restarted.stdout}${restarted.stderr}`);
+    throw new Error(
+      `${err.message}\n--- first watcher ---\n${killed.stdout}${killed.stderr}\n--- restarted watcher ---\n${restarted.stdout}${restarted.stderr}`,
+    );
   });
 }
 
@@ -53,7 +54,21 @@ describe('hcs25 watch (process)', () => {
     for (const r of early) await register(registry, r);
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/state`;
-    const args = ['watch', '--registry', registry, '--topic', topic, '--state-dir', stateDir, '--poll-ms', '500', '--budget-ms', '3000', '--status-every', '1s'];
+    const args = [
+      'watch',
+      '--registry',
+      registry,
+      '--topic',
+      topic,
+      '--state-dir',
+      stateDir,
+      '--poll-ms',
+      '500',
+      '--budget-ms',
+      '3000',
+      '--status-every',
+      '1s',
+    ];
 
     const first = spawnCli(h, tmp.dir, args);
     // Killed as soon as a pack is journaled: its transaction may or may not have been sent.
@@ -82,7 +97,11 @@ describe('hcs25 watch (process)', () => {
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const exposition = parseExposition(await metrics.text());
     expect(exposition.samples.find((s) => s.name === 'hcs25_watch_agents_known')?.value).toBe(fleet.agents.length);
-    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { state: string; run: string; agentsKnown: number };
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as {
+      state: string;
+      run: string;
+      agentsKnown: number;
+    };
     expect(health).toMatchObject({ state: 'running', run, agentsKnown: fleet.agents.length });
 
     second.child.kill('SIGTERM');
@@ -111,7 +130,21 @@ describe('hcs25 watch (process)', () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/rotate`;
     // Two agents per run: the first run is full at once and drains (receipts, read-back, reveal) while the second asks.
-    const args = ['watch', '--registry', registry, '--topic', topic, '--state-dir', stateDir, '--poll-ms', '500', '--budget-ms', '3000', '--max-run-signals', '6'];
+    const args = [
+      'watch',
+      '--registry',
+      registry,
+      '--topic',
+      topic,
+      '--state-dir',
+      stateDir,
+      '--poll-ms',
+      '500',
+      '--budget-ms',
+      '3000',
+      '--max-run-signals',
+      '6',
+    ];
     const first = spawnCli(h, tmp.dir, args);
     await until('a second run', async () => ((await listRuns(stateDir)).length >= 2 ? true : undefined));
     first.child.kill('SIGKILL');
@@ -121,12 +154,18 @@ describe('hcs25 watch (process)', () => {
     const expected = fleet.agents.length * 3;
     const read = await everySignal(topic, expected, first, second);
     // Every run closed before the last one is finished and revealed (the run killed while draining included).
-    await until('the closed runs revealed', async () => {
-      const runs = await listRuns(stateDir);
-      const states = await Promise.all(runs.slice(0, -1).map(async (run) => (await readJournal(journalPath(stateDir, run))).state));
-      return states.length >= 1 && states.every((st) => st.reveals.get(topic)?.receipt) ? true : undefined;
-      // Each closed run drains and is revealed in turn: a generous deadline for a loaded machine (not a speed check).
-    }, 150_000);
+    await until(
+      'the closed runs revealed',
+      async () => {
+        const runs = await listRuns(stateDir);
+        const states = await Promise.all(
+          runs.slice(0, -1).map(async (run) => (await readJournal(journalPath(stateDir, run))).state),
+        );
+        return states.length >= 1 && states.every((st) => st.reveals.get(topic)?.receipt) ? true : undefined;
+        // Each closed run drains and is revealed in turn: a generous deadline for a loaded machine (not a speed check).
+      },
+      150_000,
+    );
     second.child.kill('SIGTERM');
     const stopped = await second.done;
     expect(stopped.code, stopped.stderr).toBe(0);

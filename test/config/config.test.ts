@@ -54,7 +54,11 @@ describe('loadConfig', () => {
 
   it('reads a custom network from HCS25_NODES and HCS25_MIRROR_REST_URL', () => {
     const c = loadConfig({
-      env: { HCS25_NETWORK: 'custom', HCS25_NODES: '10.0.0.5:50211=0.0.3, 10.0.0.6:50211=0.0.4', HCS25_MIRROR_REST_URL: 'http://10.0.0.5:5551/api/v1/' },
+      env: {
+        HCS25_NETWORK: 'custom',
+        HCS25_NODES: '10.0.0.5:50211=0.0.3, 10.0.0.6:50211=0.0.4',
+        HCS25_MIRROR_REST_URL: 'http://10.0.0.5:5551/api/v1/',
+      },
       cwd: dir(),
     });
     expect(c.network.nodes).toEqual({ '10.0.0.5:50211': '0.0.3', '10.0.0.6:50211': '0.0.4' });
@@ -77,15 +81,22 @@ describe('loadConfig', () => {
   });
 
   it('rejects unknown and invalid config-file keys, naming them', () => {
-    expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"concurency": 3}' }) })).toThrow(/unknown key.*concurency/);
-    expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"budgetMs": "soon"}' }) })).toThrow(/config file key "budgetMs"/);
+    expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"concurency": 3}' }) })).toThrow(
+      /unknown key.*concurency/,
+    );
+    expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"budgetMs": "soon"}' }) })).toThrow(
+      /config file key "budgetMs"/,
+    );
     expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{oops' }) })).toThrow(/not valid JSON/);
     expect(() => loadConfig({ env: {}, flags: { config: 'missing.json' }, cwd: dir() })).toThrow(/does not exist/);
   });
 
   it('reads the operator key from a file', () => {
     const cwd = dir({ 'op.key': `${KEY}\n` });
-    const c = loadConfig({ env: { HCS25_NETWORK: 'testnet', HCS25_OPERATOR_ID: '0.0.1234', HCS25_OPERATOR_KEY_FILE: 'op.key' }, cwd });
+    const c = loadConfig({
+      env: { HCS25_NETWORK: 'testnet', HCS25_OPERATOR_ID: '0.0.1234', HCS25_OPERATOR_KEY_FILE: 'op.key' },
+      cwd,
+    });
     expect(c.operator?.privateKey.reveal()).toBe(KEY);
   });
 });
@@ -95,7 +106,12 @@ describe('the operator key never leaks', () => {
 
   it('is redacted in JSON, string conversion and inspect', () => {
     const c = loadConfig({ env, cwd: dir() });
-    for (const text of [JSON.stringify(c), inspect(c, { depth: 10 }), `${c.operator?.privateKey}`, String(c.operator?.privateKey)]) {
+    for (const text of [
+      JSON.stringify(c),
+      inspect(c, { depth: 10 }),
+      `${c.operator?.privateKey}`,
+      String(c.operator?.privateKey),
+    ]) {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain('ab'.repeat(32));
     }

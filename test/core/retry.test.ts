@@ -89,7 +89,9 @@ describe('retry', () => {
   it('does not start when the signal has aborted', async () => {
     let calls = 0;
     const fn = async (): Promise<number> => ++calls;
-    await expect(retry(fn, { attempts: 3, minMs: 1, maxMs: 1, signal: AbortSignal.abort(new Error('no')) })).rejects.toThrow('no');
+    await expect(
+      retry(fn, { attempts: 3, minMs: 1, maxMs: 1, signal: AbortSignal.abort(new Error('no')) }),
+    ).rejects.toThrow('no');
     expect(calls).toBe(0);
   });
 });

@@ -57,7 +57,13 @@ describe('renderers of untrusted text', () => {
 
   it('score labels and rejected-message lines are escaped', () => {
     expect(scoreLabel({ subject: 'uaid:aid:x;uid=0', label: `evil${HOSTILE}` })).toBe(`evil${ESCAPED}`);
-    const line = renderRejectedLine({ sequenceNumber: 7, consensusTimestamp: '1.2', payerAccountId: '0.0.9', reason: 'duplicate', detail: `bad ${HOSTILE}` });
+    const line = renderRejectedLine({
+      sequenceNumber: 7,
+      consensusTimestamp: '1.2',
+      payerAccountId: '0.0.9',
+      reason: 'duplicate',
+      detail: `bad ${HOSTILE}`,
+    });
     expect(anyUnsafe.test(line)).toBe(false);
     expect(line).toContain('\\x1b[2J');
   });

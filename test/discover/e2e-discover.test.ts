@@ -34,7 +34,18 @@ beforeAll(async () => {
   cards = createServer((req, res) => {
     if (req.url === '/.well-known/agent-card.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ name: 'card-agent', url: `${cardBase}/a2a`, version: '1.0.0', protocolVersion: '0.3.0', capabilities: {}, skills: [], defaultInputModes: ['text'], defaultOutputModes: ['text'] }));
+      res.end(
+        JSON.stringify({
+          name: 'card-agent',
+          url: `${cardBase}/a2a`,
+          version: '1.0.0',
+          protocolVersion: '0.3.0',
+          capabilities: {},
+          skills: [],
+          defaultInputModes: ['text'],
+          defaultOutputModes: ['text'],
+        }),
+      );
     } else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => cards.listen(0, '127.0.0.1', resolve));
@@ -61,21 +72,69 @@ describe('discovery against the emulator', () => {
     const reg = await w.createTopic('hcs-2:0:86400');
     const put = (metadata: unknown, t_id = reg) => w.submit(reg, { p: 'hcs-2', op: 'register', t_id, metadata });
 
-    const sRecord = await put(JSON.stringify({ name: 'record-agent', protocol: 'a2a', endpoint: 'http://127.0.0.1:4001/a2a' }));
-    const sUpdated = await put(JSON.stringify({ name: 'before-update', protocol: 'openai', endpoint: 'http://127.0.0.1:4002/v1' }));
-    await w.submit(reg, { p: 'hcs-2', op: 'update', uid: String(sUpdated), t_id: reg, metadata: JSON.stringify({ name: 'after-update', protocol: 'openai', endpoint: 'http://127.0.0.1:4012/v1', model: 'local-model' }) });
-    const sDeleted = await put(JSON.stringify({ name: 'deleted-agent', protocol: 'http', endpoint: 'http://127.0.0.1:4003' }));
+    const sRecord = await put(
+      JSON.stringify({ name: 'record-agent', protocol: 'a2a', endpoint: 'http://127.0.0.1:4001/a2a' }),
+    );
+    const sUpdated = await put(
+      JSON.stringify({ name: 'before-update', protocol: 'openai', endpoint: 'http://127.0.0.1:4002/v1' }),
+    );
+    await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'update',
+      uid: String(sUpdated),
+      t_id: reg,
+      metadata: JSON.stringify({
+        name: 'after-update',
+        protocol: 'openai',
+        endpoint: 'http://127.0.0.1:4012/v1',
+        model: 'local-model',
+      }),
+    });
+    const sDeleted = await put(
+      JSON.stringify({ name: 'deleted-agent', protocol: 'http', endpoint: 'http://127.0.0.1:4003' }),
+    );
     await w.submit(reg, { p: 'hcs-2', op: 'delete', uid: String(sDeleted) });
     // Over 1024 bytes: the SDK sends it as two chunks; the mirror client joins them.
-    const sChunked = await put({ name: 'chunked-agent', protocol: 'http', endpoint: 'http://127.0.0.1:4004/ask', description: 'c'.repeat(1400) });
-    const brotliFile = await inscribeHcs1(w.client, Buffer.from(JSON.stringify({ name: 'brotli-agent', protocol: 'mcp', endpoint: 'http://127.0.0.1:4005/mcp', description: 'b'.repeat(3000) })), { mimeType: 'application/json' });
+    const sChunked = await put({
+      name: 'chunked-agent',
+      protocol: 'http',
+      endpoint: 'http://127.0.0.1:4004/ask',
+      description: 'c'.repeat(1400),
+    });
+    const brotliFile = await inscribeHcs1(
+      w.client,
+      Buffer.from(
+        JSON.stringify({
+          name: 'brotli-agent',
+          protocol: 'mcp',
+          endpoint: 'http://127.0.0.1:4005/mcp',
+          description: 'b'.repeat(3000),
+        }),
+      ),
+      { mimeType: 'application/json' },
+    );
     expect(brotliFile.chunks).toBeGreaterThanOrEqual(1);
     const sBrotli = await put(brotliFile.hrl, brotliFile.topicId);
-    const zstdFile = await hcs1(`${createHash('sha256').update(ZSTD_RECORD_JSON).digest('hex')}:zstd:base64`, ZSTD_RECORD_B64);
+    const zstdFile = await hcs1(
+      `${createHash('sha256').update(ZSTD_RECORD_JSON).digest('hex')}:zstd:base64`,
+      ZSTD_RECORD_B64,
+    );
     const sZstd = await put(`hcs://1/${zstdFile}`, zstdFile);
     const account = await w.createAccount('');
     const inbound = await w.createTopic(`hcs-10:0:60:0:${account}`);
-    const profile = await inscribeHcs1(w.client, Buffer.from(JSON.stringify({ version: '1.0', type: 1, display_name: 'profile-agent', inboundTopicId: inbound, aiAgent: { type: 1, capabilities: [0, 17], model: 'm' } })), { mimeType: 'application/json' });
+    const profile = await inscribeHcs1(
+      w.client,
+      Buffer.from(
+        JSON.stringify({
+          version: '1.0',
+          type: 1,
+          display_name: 'profile-agent',
+          inboundTopicId: inbound,
+          aiAgent: { type: 1, capabilities: [0, 17], model: 'm' },
+        }),
+      ),
+      { mimeType: 'application/json' },
+    );
     const sProfile = await put(profile.hrl, profile.topicId);
     const sCard = await put(`${cardBase}/.well-known/agent-card.json`);
 
@@ -106,15 +165,42 @@ describe('discovery against the emulator', () => {
     const agent = async (name: string): Promise<{ account: string; inbound: string; profileHrl: string }> => {
       const account = await w.createAccount('');
       const inbound = await w.createTopic(`hcs-10:0:60:0:${account}`);
-      const profile = await inscribeHcs1(w.client, Buffer.from(JSON.stringify({ version: '1.0', type: 1, display_name: name, inboundTopicId: inbound, aiAgent: { type: 1, capabilities: [0], model: 'm' } })), { mimeType: 'application/json' });
-      await (await new AccountUpdateTransaction().setAccountId(account).setAccountMemo(`hcs-11:${profile.hrl}`).execute(w.client)).getReceipt(w.client);
+      const profile = await inscribeHcs1(
+        w.client,
+        Buffer.from(
+          JSON.stringify({
+            version: '1.0',
+            type: 1,
+            display_name: name,
+            inboundTopicId: inbound,
+            aiAgent: { type: 1, capabilities: [0], model: 'm' },
+          }),
+        ),
+        { mimeType: 'application/json' },
+      );
+      await (
+        await new AccountUpdateTransaction()
+          .setAccountId(account)
+          .setAccountMemo(`hcs-11:${profile.hrl}`)
+          .execute(w.client)
+      ).getReceipt(w.client);
       return { account, inbound, profileHrl: profile.hrl };
     };
     const reg = await w.createTopic('hcs-10:0:60:3');
     const alpha = await agent('alpha');
-    const sAlpha = await w.submit(reg, { p: 'hcs-10', op: 'register', account_id: alpha.account, m: 'Registering AI agent.' });
+    const sAlpha = await w.submit(reg, {
+      p: 'hcs-10',
+      op: 'register',
+      account_id: alpha.account,
+      m: 'Registering AI agent.',
+    });
     const gone = await agent('gone');
-    const sGone = await w.submit(reg, { p: 'hcs-10', op: 'register', account_id: gone.account, inbound_topic_id: gone.inbound });
+    const sGone = await w.submit(reg, {
+      p: 'hcs-10',
+      op: 'register',
+      account_id: gone.account,
+      inbound_topic_id: gone.inbound,
+    });
     await w.submit(reg, { p: 'hcs-10', op: 'delete', uid: String(sGone) });
     // An account whose memo borrows alpha's profile: alpha's inbound topic does not name it.
     const impostor = await w.createAccount(`hcs-11:${alpha.profileHrl}`);
@@ -122,7 +208,13 @@ describe('discovery against the emulator', () => {
     // No profile at all; the registration (SDK shape) names the inbound topic.
     const bare = await w.createAccount('');
     const bareInbound = await w.createTopic(`hcs-10:0:60:0:${bare}`);
-    const sBare = await w.submit(reg, { p: 'hcs-10', op: 'register', account_id: bare, inbound_topic_id: bareInbound, metadata: { name: 'bare' } });
+    const sBare = await w.submit(reg, {
+      p: 'hcs-10',
+      op: 'register',
+      account_id: bare,
+      inbound_topic_id: bareInbound,
+      metadata: { name: 'bare' },
+    });
 
     const result = await discoverRegistry({ registry: reg, mirror, network: 'local' });
     expect(result.registry.kind).toBe('hcs-10');
@@ -131,35 +223,86 @@ describe('discovery against the emulator', () => {
       ['bare', 'hcs-10', bare, bareInbound, sBare],
     ]);
     expect(result.skipped).toEqual([
-      { ref: `hcs://2/${reg}#${sImpostor}`, reason: `inbound topic ${alpha.inbound} belongs to ${alpha.account}, not ${impostor}` },
+      {
+        ref: `hcs://2/${reg}#${sImpostor}`,
+        reason: `inbound topic ${alpha.inbound} belongs to ${alpha.account}, not ${impostor}`,
+      },
     ]);
     const uaid = parseUaid(result.agents[0]!.subject);
-    expect(uaid.params).toEqual({ uid: `${alpha.inbound}@${alpha.account}`, registry: 'hol', proto: 'hcs-10', nativeId: `hedera:devnet:${alpha.account}` });
+    expect(uaid.params).toEqual({
+      uid: `${alpha.inbound}@${alpha.account}`,
+      registry: 'hol',
+      proto: 'hcs-10',
+      nativeId: `hedera:devnet:${alpha.account}`,
+    });
   });
 
   it('a hostile registry produces reasons, not a crash or a hang, with 10,000 junk messages', async () => {
     const reg = await w.createTopic('hcs-2:0:60');
-    const sGood = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: reg, metadata: JSON.stringify({ name: 'survivor', protocol: 'a2a', endpoint: 'https://survivor.example.com' }) });
+    const sGood = await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'register',
+      t_id: reg,
+      metadata: JSON.stringify({ name: 'survivor', protocol: 'a2a', endpoint: 'https://survivor.example.com' }),
+    });
     const sJson = await w.submit(reg, '{"p":"hcs-2","op":"register","metadata":');
     const sP = await w.submit(reg, { p: 'hcs-20', op: 'register', t_id: reg });
     const sOp = await w.submit(reg, { p: 'hcs-2', op: 'explode' });
-    const sBig = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: reg, metadata: JSON.stringify({ name: 'big', protocol: 'a2a', endpoint: 'https://big.example.com', pad: 'x'.repeat(12_000) }) });
-    const enc = encodeHcs1File(Buffer.from(JSON.stringify({ name: 'tampered', protocol: 'a2a', endpoint: 'https://t.example.com' })), 'application/json');
-    const wrongHash = await hcs1(`${'1'.repeat(64)}:brotli:base64`, JSON.parse(enc.messages[0]!).c.replace(/^data:[^,]*,/, ''));
-    const sHash = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: wrongHash, metadata: `hcs://1/${wrongHash}` });
+    const sBig = await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'register',
+      t_id: reg,
+      metadata: JSON.stringify({
+        name: 'big',
+        protocol: 'a2a',
+        endpoint: 'https://big.example.com',
+        pad: 'x'.repeat(12_000),
+      }),
+    });
+    const enc = encodeHcs1File(
+      Buffer.from(JSON.stringify({ name: 'tampered', protocol: 'a2a', endpoint: 'https://t.example.com' })),
+      'application/json',
+    );
+    const wrongHash = await hcs1(
+      `${'1'.repeat(64)}:brotli:base64`,
+      JSON.parse(enc.messages[0]!).c.replace(/^data:[^,]*,/, ''),
+    );
+    const sHash = await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'register',
+      t_id: wrongHash,
+      metadata: `hcs://1/${wrongHash}`,
+    });
     const selfTopic = await w.createTopic('hcs-2:1:60');
     await w.submit(selfTopic, { p: 'hcs-2', op: 'register', t_id: selfTopic, metadata: `hcs://2/${selfTopic}` });
-    const sSelf = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: selfTopic, metadata: `hcs://2/${selfTopic}` });
-    await w.flood(reg, (function* () {
-      for (let i = 0; i < 10_000; i++) yield i % 2 ? `junk ${i}` : { p: 'hcs-2', op: 'delete', uid: String(1_000_000 + i) };
-    })());
-    const sLast = await w.submit(reg, { p: 'hcs-2', op: 'register', t_id: reg, metadata: JSON.stringify({ name: 'late', protocol: 'http', endpoint: 'https://late.example.com' }) });
+    const sSelf = await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'register',
+      t_id: selfTopic,
+      metadata: `hcs://2/${selfTopic}`,
+    });
+    await w.flood(
+      reg,
+      (function* () {
+        for (let i = 0; i < 10_000; i++)
+          yield i % 2 ? `junk ${i}` : { p: 'hcs-2', op: 'delete', uid: String(1_000_000 + i) };
+      })(),
+    );
+    const sLast = await w.submit(reg, {
+      p: 'hcs-2',
+      op: 'register',
+      t_id: reg,
+      metadata: JSON.stringify({ name: 'late', protocol: 'http', endpoint: 'https://late.example.com' }),
+    });
 
     const before = process.memoryUsage().heapUsed;
     const result = await discoverRegistry({ registry: reg, mirror, network: 'local', maxSkipped: 500 });
     expect(process.memoryUsage().heapUsed - before).toBeLessThan(200 * 1024 * 1024);
     expect(result.registry.messages).toBe(10_008);
-    expect(result.agents.map((a) => [a.name, a.registrySeq])).toEqual([['survivor', sGood], ['late', sLast]]);
+    expect(result.agents.map((a) => [a.name, a.registrySeq])).toEqual([
+      ['survivor', sGood],
+      ['late', sLast],
+    ]);
     const reason = new Map(result.skipped.map((s) => [s.ref, s.reason]));
     const at = (seq: number) => reason.get(`hcs://2/${reg}#${seq}`);
     expect(at(sJson)).toMatch(/^invalid JSON/);
@@ -168,7 +311,10 @@ describe('discovery against the emulator', () => {
     expect(at(sBig)).toMatch(/^metadata is \d+ bytes; the limit is 8192$/);
     expect(at(sHash)).toMatch(/does not match the SHA-256 in its memo/);
     expect(at(sSelf)).toBe(`reference cycle: hcs://2/${selfTopic} → hcs://2/${selfTopic}`);
-    expect(result.skipped.at(-1)).toEqual({ ref: '(more)', reason: expect.stringMatching(/^\d+ more entries were skipped/) });
+    expect(result.skipped.at(-1)).toEqual({
+      ref: '(more)',
+      reason: expect.stringMatching(/^\d+ more entries were skipped/),
+    });
     expect(result.skipped.length).toBeLessThanOrEqual(500 + 3 + 1);
   });
 });

@@ -31,8 +31,13 @@ export async function startWriter(): Promise<Writer> {
   const der = node.operator.privateKey;
   const publicKey = PrivateKey.fromStringDer(der).publicKey;
   const keyObject = createPrivateKey({ key: Buffer.from(der, 'hex'), format: 'der', type: 'pkcs8' });
-  client.setOperatorWith(node.operator.accountId, publicKey, async (m: Uint8Array) => new Uint8Array(sign(null, m, keyObject)));
-  const text = (body: unknown): string | Uint8Array => (typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body));
+  client.setOperatorWith(
+    node.operator.accountId,
+    publicKey,
+    async (m: Uint8Array) => new Uint8Array(sign(null, m, keyObject)),
+  );
+  const text = (body: unknown): string | Uint8Array =>
+    typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
 
   return {
     node,
@@ -46,7 +51,10 @@ export async function startWriter(): Promise<Writer> {
       return receipt.topicId!.toString();
     },
     async submit(topicId, body) {
-      const responses = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(text(body)).executeAll(client);
+      const responses = await new TopicMessageSubmitTransaction()
+        .setTopicId(topicId)
+        .setMessage(text(body))
+        .executeAll(client);
       const receipt = await responses.at(-1)!.getReceipt(client);
       return Number(receipt.topicSequenceNumber!.toString());
     },

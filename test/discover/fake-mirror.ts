@@ -57,12 +57,21 @@ export class FakeMirror {
 
   createTopic(memo: string, keys: { admin?: boolean; submit?: boolean } = {}): string {
     const id = `0.0.${this.nextTopic++}`;
-    this.topics.set(id, { memo, admin_key: keys.admin ? KEY : null, submit_key: keys.submit === false ? null : KEY, messages: [] });
+    this.topics.set(id, {
+      memo,
+      admin_key: keys.admin ? KEY : null,
+      submit_key: keys.submit === false ? null : KEY,
+      messages: [],
+    });
     return id;
   }
 
   /** Appends a message; with `chunkSize`, splits it into chunks like the SDK does. Returns the sequence numbers. */
-  submit(topicId: string, body: string | Buffer | object, options: { payer?: string; chunkSize?: number } = {}): number[] {
+  submit(
+    topicId: string,
+    body: string | Buffer | object,
+    options: { payer?: string; chunkSize?: number } = {},
+  ): number[] {
     const topic = this.topics.get(topicId);
     if (!topic) throw new Error(`no topic ${topicId}`);
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
@@ -72,11 +81,18 @@ export class FakeMirror {
     const validStart = `${this.clockSec}.000000001`;
     const seqs: number[] = [];
     for (let n = 1; n <= total; n++) {
-      seqs.push(this.push(topic, topicId, bytes.subarray((n - 1) * size, n * size), payer, {
-        initial_transaction_id: { account_id: payer, nonce: 0, scheduled: false, transaction_valid_start: validStart },
-        number: n,
-        total,
-      }));
+      seqs.push(
+        this.push(topic, topicId, bytes.subarray((n - 1) * size, n * size), payer, {
+          initial_transaction_id: {
+            account_id: payer,
+            nonce: 0,
+            scheduled: false,
+            transaction_valid_start: validStart,
+          },
+          number: n,
+          total,
+        }),
+      );
     }
     return seqs;
   }
@@ -110,13 +126,17 @@ export class FakeMirror {
     if (this.failing?.test(url.pathname)) return void res.writeHead(503).end();
     const fault = this.faults.shift();
     if (fault?.status === 'hang') return; // never answers; the client's timeout must fire
-    if (fault?.status === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
+    if (fault?.status === 'garbage')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{not json');
     if (fault) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (fault.retryAfter) headers['retry-after'] = fault.retryAfter;
-      return void res.writeHead(fault.status, headers).end(JSON.stringify({ _status: { messages: [{ message: 'fault' }] } }));
+      return void res
+        .writeHead(fault.status, headers)
+        .end(JSON.stringify({ _status: { messages: [{ message: 'fault' }] } }));
     }
-    const send = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const send = (status: number, body: unknown): void =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     const notFound = (): void => send(404, { _status: { messages: [{ message: 'Not found' }] } });
     let m = /^\/api\/v1\/topics\/(\d+\.\d+\.\d+)$/.exec(url.pathname);
     if (m) {
@@ -125,7 +145,15 @@ export class FakeMirror {
         notFound();
         return;
       }
-      send(200, { topic_id: m[1], memo: t.memo, admin_key: t.admin_key, submit_key: t.submit_key, deleted: false, fee_schedule_key: null, custom_fees: { fixed_fees: [] } });
+      send(200, {
+        topic_id: m[1],
+        memo: t.memo,
+        admin_key: t.admin_key,
+        submit_key: t.submit_key,
+        deleted: false,
+        fee_schedule_key: null,
+        custom_fees: { fixed_fees: [] },
+      });
       return;
     }
     m = /^\/api\/v1\/accounts\/(\d+\.\d+\.\d+)$/.exec(url.pathname);

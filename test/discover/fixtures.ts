@@ -16,7 +16,11 @@ export function msg(seq: number, body: unknown, extra: Partial<TopicMessage> = {
 }
 
 /** A random walk of registry messages: `pick(seq, rnd)` gives the body of message `seq` (rnd in [0, 1)). */
-export function randomMessages(n: number, seed: number, pick: (seq: number, rnd: () => number) => unknown): TopicMessage[] {
+export function randomMessages(
+  n: number,
+  seed: number,
+  pick: (seq: number, rnd: () => number) => unknown,
+): TopicMessage[] {
   let s = seed >>> 0;
   const rnd = () => {
     s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
@@ -30,7 +34,13 @@ export function randomMessages(n: number, seed: number, pick: (seq: number, rnd:
  * `entryOf` alone (what `hcs25 watch` does), and checks that copy equals `entries()` after every message.
  */
 export function checkTrackedChanges<E extends { uid: number }>(
-  folder: { trackChanges(): void; takeChanged(): number[]; entryOf(uid: number): E | undefined; entries(): E[]; add(m: TopicMessage): void },
+  folder: {
+    trackChanges(): void;
+    takeChanged(): number[];
+    entryOf(uid: number): E | undefined;
+    entries(): E[];
+    add(m: TopicMessage): void;
+  },
   messages: TopicMessage[],
 ): number {
   folder.trackChanges();
@@ -46,7 +56,8 @@ export function checkTrackedChanges<E extends { uid: number }>(
     }
     const want = folder.entries();
     const got = [...copy.values()].sort((a, b) => a.uid - b.uid);
-    if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`after #${m.sequenceNumber}: tracked ${JSON.stringify(got)} ≠ entries ${JSON.stringify(want)}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      throw new Error(`after #${m.sequenceNumber}: tracked ${JSON.stringify(got)} ≠ entries ${JSON.stringify(want)}`);
   }
   return changed;
 }

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hcs1Error, assembleHcs1, encodeHcs1File, parseHcs1Memo, readHcs1File, zstdFramesProblem } from '../../src/hedera/hcs1.js';
+import {
+  Hcs1Error,
+  assembleHcs1,
+  encodeHcs1File,
+  parseHcs1Memo,
+  readHcs1File,
+  zstdFramesProblem,
+} from '../../src/hedera/hcs1.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { FakeMirror } from './fake-mirror.js';
 
@@ -32,7 +39,11 @@ function chunksOf(text: string, size: number): Map<number, string> {
 describe('HCS-1 memo', () => {
   it('parses <sha256>:<zstd|brotli>:base64 and nothing else', () => {
     const h = 'A'.repeat(64);
-    expect(parseHcs1Memo(`${h}:zstd:base64`)).toEqual({ sha256: 'a'.repeat(64), compression: 'zstd', encoding: 'base64' });
+    expect(parseHcs1Memo(`${h}:zstd:base64`)).toEqual({
+      sha256: 'a'.repeat(64),
+      compression: 'zstd',
+      encoding: 'base64',
+    });
     expect(parseHcs1Memo(`${h}:brotli:base64`)?.compression).toBe('brotli');
     expect(parseHcs1Memo(`${h}:gzip:base64`)).toBeNull();
     expect(parseHcs1Memo(`${h.slice(1)}:zstd:base64`)).toBeNull();
@@ -51,10 +62,14 @@ describe('assembleHcs1', () => {
   });
 
   it('round-trips the brotli writer', () => {
-    const body = Buffer.from(JSON.stringify({ names: Array.from({ length: 300 }, (_, i) => `agent-${i * 7919 % 1000}`) }));
+    const body = Buffer.from(
+      JSON.stringify({ names: Array.from({ length: 300 }, (_, i) => `agent-${(i * 7919) % 1000}`) }),
+    );
     const enc = encodeHcs1File(body, 'application/json', 500);
     expect(enc.messages.length).toBeGreaterThan(1);
-    const chunks = new Map(enc.messages.map((m) => JSON.parse(m) as { o: number; c: string }).map((c) => [c.o, c.c] as const));
+    const chunks = new Map(
+      enc.messages.map((m) => JSON.parse(m) as { o: number; c: string }).map((c) => [c.o, c.c] as const),
+    );
     const file = assembleHcs1(parseHcs1Memo(enc.memo)!, chunks);
     expect(file.bytes.equals(body)).toBe(true);
   });
@@ -72,13 +87,21 @@ describe('assembleHcs1', () => {
     const zeros = Buffer.alloc(4_000_000);
     const brotli = brotliCompressSync(zeros).toString('base64');
     expect(() =>
-      assembleHcs1({ sha256: sha(zeros), compression: 'brotli', encoding: 'base64' }, chunksOf(brotli, 1000), { maxBytes: 100_000 }),
+      assembleHcs1({ sha256: sha(zeros), compression: 'brotli', encoding: 'base64' }, chunksOf(brotli, 1000), {
+        maxBytes: 100_000,
+      }),
     ).toThrow(/decompresses to more than 100000 bytes/);
     expect(() =>
-      assembleHcs1({ sha256: sha(zeros), compression: 'zstd', encoding: 'base64' }, chunksOf(ZSTD_BOMB_B64, 1000), { maxBytes: 100_000 }),
+      assembleHcs1({ sha256: sha(zeros), compression: 'zstd', encoding: 'base64' }, chunksOf(ZSTD_BOMB_B64, 1000), {
+        maxBytes: 100_000,
+      }),
     ).toThrow(/decompresses to more than 100000 bytes/);
     // Within the cap the same bomb decodes and verifies.
-    expect(assembleHcs1({ sha256: sha(zeros), compression: 'zstd', encoding: 'base64' }, chunksOf(ZSTD_BOMB_B64, 1000), { maxBytes: 5_000_000 }).bytes.length).toBe(4_000_000);
+    expect(
+      assembleHcs1({ sha256: sha(zeros), compression: 'zstd', encoding: 'base64' }, chunksOf(ZSTD_BOMB_B64, 1000), {
+        maxBytes: 5_000_000,
+      }).bytes.length,
+    ).toBe(4_000_000);
   });
 
   it('refuses zstd frames that would allocate huge windows before decoding them', () => {
@@ -91,7 +114,10 @@ describe('assembleHcs1', () => {
     expect(zstdFramesProblem(Buffer.from(ZSTD_PROFILE_B64, 'base64'), 8 << 20, 1 << 20)).toBeNull();
     expect(zstdFramesProblem(Uint8Array.from([1, 2, 3, 4, 5]), 8 << 20, 1 << 20)).toBe('no zstd frame');
     expect(() =>
-      assembleHcs1({ sha256: 'a'.repeat(64), compression: 'zstd', encoding: 'base64' }, new Map([[0, Buffer.from(huge).toString('base64')]])),
+      assembleHcs1(
+        { sha256: 'a'.repeat(64), compression: 'zstd', encoding: 'base64' },
+        new Map([[0, Buffer.from(huge).toString('base64')]]),
+      ),
     ).toThrow(/not usable zstd data/);
   });
 });
@@ -129,7 +155,9 @@ describe('readHcs1File', () => {
   it('enforces the topic rules and reports unknown topics', async () => {
     await expect(readHcs1File(client, inscribe('{}', { admin: true }))).rejects.toThrow(/has an admin key/);
     await expect(readHcs1File(client, inscribe('{}', { submit: false }))).rejects.toThrow(/no submit key/);
-    expect((await readHcs1File(client, inscribe('{}', { admin: true }), { requireKeys: false })).bytes.toString()).toBe('{}');
+    expect((await readHcs1File(client, inscribe('{}', { admin: true }), { requireKeys: false })).bytes.toString()).toBe(
+      '{}',
+    );
     await expect(readHcs1File(client, '0.0.424242')).rejects.toThrow(/does not exist/);
     const notHcs1 = mirror.createTopic('hcs-2:0:60');
     await expect(readHcs1File(client, notHcs1)).rejects.toThrow(/is not an HCS-1 file/);
@@ -147,7 +175,9 @@ describe('readHcs1File', () => {
     const topic = mirror.createTopic(enc.memo, { submit: true });
     for (let o = 1; o <= 1200; o++) mirror.submit(topic, o % 2 ? { o: o + 5, c: '' } : 'junk');
     for (const m of enc.messages) mirror.submit(topic, m);
-    await expect(readHcs1File(client, topic, { maxBytes: 2000 })).rejects.toThrow(/spans more than 1000 messages, larger than/);
+    await expect(readHcs1File(client, topic, { maxBytes: 2000 })).rejects.toThrow(
+      /spans more than 1000 messages, larger than/,
+    );
     // The same file without the flood reads.
     const clean = mirror.createTopic(enc.memo, { submit: true });
     for (const m of enc.messages) mirror.submit(clean, m);

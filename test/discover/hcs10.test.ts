@@ -15,7 +15,10 @@ function fold(messages: ReturnType<typeof msg>[]) {
 describe('parseHcs10RegistryMemo', () => {
   it('reads registry memos with and without a metadata topic, and nothing else', () => {
     expect(parseHcs10RegistryMemo('hcs-10:0:60:3')).toEqual({ ttl: 60 });
-    expect(parseHcs10RegistryMemo('hcs-10:0:86400:3:0.0.998877')).toEqual({ ttl: 86400, metadataTopicId: '0.0.998877' });
+    expect(parseHcs10RegistryMemo('hcs-10:0:86400:3:0.0.998877')).toEqual({
+      ttl: 86400,
+      metadataTopicId: '0.0.998877',
+    });
     expect(parseHcs10RegistryMemo('hcs-10:0:60:0:0.0.5')).toBeNull(); // an inbound topic
     expect(parseHcs10RegistryMemo('hcs-2:0:60')).toBeNull();
   });
@@ -27,16 +30,39 @@ describe('Hcs10Folder', () => {
       msg(1, { p: 'hcs-10', op: 'register', account_id: '0.0.101', m: 'Registering AI agent.' }),
       msg(2, { p: 'hcs-10', op: 'register', account_id: '0.0.102', inbound_topic_id: '0.0.202' }),
       msg(3, {
-        p: 'hcs-10', op: 'register', account_id: '0.0.103', inbound_topic_id: '0.0.203', outbound_topic_id: '0.0.303',
-        metadata: { name: 'Draft Agent', description: 'd', tags: ['a'], type: 'autonomous', version: '1', socials: { x: 'y' } },
+        p: 'hcs-10',
+        op: 'register',
+        account_id: '0.0.103',
+        inbound_topic_id: '0.0.203',
+        outbound_topic_id: '0.0.303',
+        metadata: {
+          name: 'Draft Agent',
+          description: 'd',
+          tags: ['a'],
+          type: 'autonomous',
+          version: '1',
+          socials: { x: 'y' },
+        },
       }),
-      msg(4, { p: 'hcs-10', op: 'register', account_id: '0.0.104', requester_topic_id: '0.0.204', metadata: { name: 'Jan', socials: { twitter: 't' } } }),
+      msg(4, {
+        p: 'hcs-10',
+        op: 'register',
+        account_id: '0.0.104',
+        requester_topic_id: '0.0.204',
+        metadata: { name: 'Jan', socials: { twitter: 't' } },
+      }),
     ]);
     expect(skipped).toEqual([]);
     expect(entries).toEqual([
       expect.objectContaining({ uid: 1, accountId: '0.0.101' }),
       expect.objectContaining({ uid: 2, accountId: '0.0.102', inboundTopicId: '0.0.202' }),
-      expect.objectContaining({ uid: 3, accountId: '0.0.103', inboundTopicId: '0.0.203', outboundTopicId: '0.0.303', metadata: expect.objectContaining({ name: 'Draft Agent' }) }),
+      expect.objectContaining({
+        uid: 3,
+        accountId: '0.0.103',
+        inboundTopicId: '0.0.203',
+        outboundTopicId: '0.0.303',
+        metadata: expect.objectContaining({ name: 'Draft Agent' }),
+      }),
       expect.objectContaining({ uid: 4, accountId: '0.0.104', inboundTopicId: '0.0.204' }),
     ]);
     expect(entries[0]).not.toHaveProperty('inboundTopicId');
@@ -63,7 +89,7 @@ describe('Hcs10Folder', () => {
     ]);
   });
 
-  it('a delete by account removes exactly that account\'s live registrations, after deletes by uid', () => {
+  it("a delete by account removes exactly that account's live registrations, after deletes by uid", () => {
     const { entries, skipped } = fold([
       msg(1, { p: 'hcs-10', op: 'register', account_id: '0.0.101' }),
       msg(2, { p: 'hcs-10', op: 'register', account_id: '0.0.102' }),

@@ -114,13 +114,19 @@ describe('Hcs2Folder (non-indexed)', () => {
       msg(4, 'junk'),
     ]);
     expect(entries).toEqual([expect.objectContaining({ uid: 2, metadata: 'b' })]);
-    expect(skipped.map((s) => s.reason)).toEqual(['delete is not valid in a non-indexed registry', expect.stringMatching(/^invalid JSON/)]);
+    expect(skipped.map((s) => s.reason)).toEqual([
+      'delete is not valid in a non-indexed registry',
+      expect.stringMatching(/^invalid JSON/),
+    ]);
   });
 });
 
 describe('agreement with the standards-sdk HCS-2 schemas', () => {
   it('accepts every message the SDK schemas accept (with numeric uids)', async () => {
-    const sdk = (await import('@hashgraphonline/standards-sdk')) as unknown as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+    const sdk = (await import('@hashgraphonline/standards-sdk')) as unknown as Record<
+      string,
+      { safeParse(v: unknown): { success: boolean } }
+    >;
     const valid = [
       { p: 'hcs-2', op: 'register', t_id: '0.0.123456', metadata: 'hcs://1/0.0.456789', m: 'register t' },
       { p: 'hcs-2', op: 'register', t_id: '0.0.123456' },
@@ -128,9 +134,16 @@ describe('agreement with the standards-sdk HCS-2 schemas', () => {
       { p: 'hcs-2', op: 'update', uid: '1', t_id: '0.0.123456', metadata: 'hcs://1/0.0.456789', m: 'update' },
       { p: 'hcs-2', op: 'delete', uid: '2', m: 'remove entry' },
     ];
-    const schemaFor: Record<string, string> = { register: 'registerMessageSchema', update: 'updateMessageSchema', delete: 'deleteMessageSchema' };
+    const schemaFor: Record<string, string> = {
+      register: 'registerMessageSchema',
+      update: 'updateMessageSchema',
+      delete: 'deleteMessageSchema',
+    };
     for (const v of valid) expect(sdk[schemaFor[v.op]!]!.safeParse(v).success).toBe(true);
-    const { skipped } = fold(true, valid.map((v, i) => msg(i + 1, v)));
+    const { skipped } = fold(
+      true,
+      valid.map((v, i) => msg(i + 1, v)),
+    );
     expect(skipped).toEqual([]);
     // And both refuse an over-long memo.
     const long = { p: 'hcs-2', op: 'register', t_id: '0.0.1', m: 'z'.repeat(501) };
@@ -153,7 +166,10 @@ describe('Hcs2Folder change tracking (hcs25 watch reads only what changed)', () 
   it('takeChanged + entryOf keep a copy equal to entries() after every message (indexed and not)', () => {
     for (const indexed of [true, false]) {
       for (const seed of [1, 2, 3]) {
-        const changed = checkTrackedChanges(new Hcs2Folder(T, indexed, new SkipList(0)), randomMessages(400, seed, body));
+        const changed = checkTrackedChanges(
+          new Hcs2Folder(T, indexed, new SkipList(0)),
+          randomMessages(400, seed, body),
+        );
         expect(changed).toBeGreaterThan(200);
       }
     }

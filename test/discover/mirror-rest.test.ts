@@ -1,6 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkAssembler } from '../../src/hedera/chunks.js';
-import { MirrorError, MirrorRestClient, type DroppedChunk, type RawTopicMessage, type TopicMessage } from '../../src/hedera/mirror-rest.js';
+import {
+  MirrorError,
+  MirrorRestClient,
+  type DroppedChunk,
+  type RawTopicMessage,
+  type TopicMessage,
+} from '../../src/hedera/mirror-rest.js';
 import { FakeMirror } from './fake-mirror.js';
 
 let mirror: FakeMirror;
@@ -8,7 +14,12 @@ let client: MirrorRestClient;
 
 beforeAll(async () => {
   mirror = await new FakeMirror().start();
-  client = new MirrorRestClient({ baseUrl: `${mirror.url}/api/v1/`, minBackoffMs: 5, maxBackoffMs: 20, timeoutMs: 2_000 });
+  client = new MirrorRestClient({
+    baseUrl: `${mirror.url}/api/v1/`,
+    minBackoffMs: 5,
+    maxBackoffMs: 20,
+    timeoutMs: 2_000,
+  });
 });
 afterAll(async () => {
   await client.close();
@@ -64,7 +75,11 @@ describe('MirrorRestClient', () => {
     for (const [i, m] of t.messages.entries()) m.sequence_number = i + 1;
     expect(seqs).toHaveLength(3);
     const msgs = await collect(client.topicMessages(topic));
-    expect(msgs.map((m) => [m.message.length, m.chunks])).toEqual([[6, 1], [7, 1], [2500, 3]]);
+    expect(msgs.map((m) => [m.message.length, m.chunks])).toEqual([
+      [6, 1],
+      [7, 1],
+      [2500, 3],
+    ]);
     expect(msgs[2]).toMatchObject({ sequenceNumber: 5, firstSequenceNumber: 2 });
     // Descending, a chunked message is whole once its first chunk is read (after "between").
     const desc = await collect(client.topicMessages(topic, { order: 'desc' }));
@@ -146,7 +161,8 @@ describe('ChunkAssembler', () => {
     runningHash: '',
     chunkInfo: info,
   });
-  const chunk = (seq: number, number: number, total: number, tx = '0.0.9@1000.000000001', ts?: number) => raw(seq, { initialTransactionId: tx, number, total }, ts);
+  const chunk = (seq: number, number: number, total: number, tx = '0.0.9@1000.000000001', ts?: number) =>
+    raw(seq, { initialTransactionId: tx, number, total }, ts);
 
   it('drops contradictory, duplicate and out-of-range chunks with reasons', () => {
     const dropped: DroppedChunk[] = [];

@@ -4,7 +4,13 @@ import { parseUaid } from '../../src/discover/uaid.js';
 describe('parseUaid', () => {
   it('reads the id and the routing parameters', () => {
     const parts = parseUaid('uaid:aid:abc;uid=0;registry=hol;proto=a2a;nativeId=agent.example.com');
-    expect(parts).toMatchObject({ target: 'aid', id: 'abc', registry: 'hol', proto: 'a2a', nativeId: 'agent.example.com' });
+    expect(parts).toMatchObject({
+      target: 'aid',
+      id: 'abc',
+      registry: 'hol',
+      proto: 'a2a',
+      nativeId: 'agent.example.com',
+    });
     expect(Object.entries(parts.params)).toEqual([
       ['uid', '0'],
       ['registry', 'hol'],

@@ -14,7 +14,9 @@ const http: fc.Arbitrary<UaidInput> = fc.record({
   name: text,
   protocol: fc.constantFrom('http', 'openai', 'mcp', 'a2a'),
   network: fc.constantFrom('mainnet', 'testnet', 'local'),
-  endpoint: fc.tuple(fc.constantFrom('http', 'https'), host, fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined })).map(([s, h, port]) => `${s}://${h}${port ? `:${port}` : ''}/v1`),
+  endpoint: fc
+    .tuple(fc.constantFrom('http', 'https'), host, fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined }))
+    .map(([s, h, port]) => `${s}://${h}${port ? `:${port}` : ''}/v1`),
   version: fc.option(fc.constantFrom('1.0.0', ' 2.1 ', '0.0.1-beta'), { nil: undefined }),
   skills: fc.option(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 6 }), { nil: undefined }),
 }) as fc.Arbitrary<UaidInput>;
@@ -23,7 +25,10 @@ const hcs10: fc.Arbitrary<UaidInput> = fc.record({
   protocol: fc.constantFrom('hcs-10', 'http'),
   network: fc.constantFrom('mainnet', 'testnet', 'previewnet', 'local', 'custom'),
   accountId: fc.nat({ max: 9_999_999 }).map((n) => `0.0.${n}`),
-  inboundTopicId: fc.option(fc.nat({ max: 9_999_999 }).map((n) => `0.0.${n}`), { nil: undefined }),
+  inboundTopicId: fc.option(
+    fc.nat({ max: 9_999_999 }).map((n) => `0.0.${n}`),
+    { nil: undefined },
+  ),
   skills: fc.option(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 6 }), { nil: undefined }),
 }) as fc.Arbitrary<UaidInput>;
 
@@ -40,10 +45,22 @@ describe('buildUaid', () => {
   });
 
   it('keeps a known UAID (pinned: a change would give every agent a new subject)', async () => {
-    const uaid = await buildUaid({ name: 'agent-1', protocol: 'openai', network: 'local', endpoint: 'http://a1.bench.invalid/v1' });
-    const { data, params } = aidOf({ name: 'agent-1', protocol: 'openai', network: 'local', endpoint: 'http://a1.bench.invalid/v1' });
+    const uaid = await buildUaid({
+      name: 'agent-1',
+      protocol: 'openai',
+      network: 'local',
+      endpoint: 'http://a1.bench.invalid/v1',
+    });
+    const { data, params } = aidOf({
+      name: 'agent-1',
+      protocol: 'openai',
+      network: 'local',
+      endpoint: 'http://a1.bench.invalid/v1',
+    });
     expect(uaid).toBe(await (await sdk()).createUaid(data, params));
-    expect(uaid).toMatch(/^uaid:aid:[1-9A-HJ-NP-Za-km-z]{60,70};uid=0;registry=self;proto=openai;nativeId=a1\.bench\.invalid$/);
+    expect(uaid).toMatch(
+      /^uaid:aid:[1-9A-HJ-NP-Za-km-z]{60,70};uid=0;registry=self;proto=openai;nativeId=a1\.bench\.invalid$/,
+    );
   });
 
   it("rejects what the SDK's validation rejects (an empty name)", async () => {

@@ -152,6 +152,8 @@ describe('prepareChoiceQuestion', () => {
     const prepared = reads();
     for (const r of replies) grade(r);
     expect(reads()).toBe(prepared);
-    expect(replies.map((r) => grade(r))).toEqual(replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })));
+    expect(replies.map((r) => grade(r))).toEqual(
+      replies.map((r) => gradeChoice(r, { options: ['Oxygen', 'Carbon dioxide', 'Vitamin D', 'Helium'], answer: 'B' })),
+    );
   });
 });

@@ -53,7 +53,11 @@ describe('generateMathQuestion', () => {
   it('draws each operation with operands in the seed ranges and a correct expected answer', () => {
     for (const q of qs) {
       if (q.op === 'add') {
-        expect([q.a >= 10 && q.a <= 100, q.b >= 10 && q.b <= 100, q.expected === q.a + q.b]).toEqual([true, true, true]);
+        expect([q.a >= 10 && q.a <= 100, q.b >= 10 && q.b <= 100, q.expected === q.a + q.b]).toEqual([
+          true,
+          true,
+          true,
+        ]);
       } else if (q.op === 'sub') {
         expect([q.a >= 10 && q.a <= 100, q.b >= 1 && q.b <= 50, q.expected === q.a - q.b]).toEqual([true, true, true]);
       } else {
@@ -73,7 +77,10 @@ describe('generateMathQuestion', () => {
       prompt: 'Answer with just the number.\n\nWhat is 37 + 58?',
     });
     expect(buildMathQuestion('sub', 80, 12).id).toBe('math:sub:80-12');
-    expect(buildMathQuestion('mul', 7, 8)).toMatchObject({ id: 'math:mul:7*8', prompt: expect.stringContaining('What is 7 × 8?') });
+    expect(buildMathQuestion('mul', 7, 8)).toMatchObject({
+      id: 'math:mul:7*8',
+      prompt: expect.stringContaining('What is 7 × 8?'),
+    });
     const instructions = new Set(qs.map((q) => q.prompt.split('\n\n')[0]));
     expect([...instructions].sort()).toEqual([...MATH_INSTRUCTIONS].sort());
   });
@@ -83,7 +90,10 @@ describe('seeded runs', () => {
   const bank = loadScienceBank();
   function run(seed: string) {
     const rng = createRng(seed);
-    return Array.from({ length: 10 }, () => ({ math: generateMathQuestion(rng), science: pickScienceQuestion(bank, rng) }));
+    return Array.from({ length: 10 }, () => ({
+      math: generateMathQuestion(rng),
+      science: pickScienceQuestion(bank, rng),
+    }));
   }
 
   it('asks the same questions with the same option order for the same seed', () => {
@@ -94,7 +104,9 @@ describe('seeded runs', () => {
     const a = run('seed-a');
     const b = run('seed-b');
     expect(a.map((x) => x.math.id)).not.toEqual(b.map((x) => x.math.id));
-    expect(a.map((x) => x.science.id + x.science.options.join())).not.toEqual(b.map((x) => x.science.id + x.science.options.join()));
+    expect(a.map((x) => x.science.id + x.science.options.join())).not.toEqual(
+      b.map((x) => x.science.id + x.science.options.join()),
+    );
   });
 
   it('shuffles options per run and keeps the answer pointing at the same text', () => {

@@ -15,7 +15,13 @@ async function collect(it: AsyncIterable<AnyEvalResult>): Promise<AnyEvalResult[
   return out;
 }
 
-const base: RunnerOptions = { evals: ['availability', 'math', 'science'], budgetMs: 5_000, concurrency: 4, seed: 'runner-test', allowPrivateEndpoints: false };
+const base: RunnerOptions = {
+  evals: ['availability', 'math', 'science'],
+  budgetMs: 5_000,
+  concurrency: 4,
+  seed: 'runner-test',
+  allowPrivateEndpoints: false,
+};
 
 describe('runner against the sample agent fleet', () => {
   let fleet: AgentFleet;
@@ -32,26 +38,41 @@ describe('runner against the sample agent fleet', () => {
       ...(r.model ? { model: r.model } : {}),
     }));
     results = await collect(
-      runEvals(agents, { ...base, budgetMs: 3_000, concurrency: 8, allowPrivateEndpoints: true, onProgress: (p) => progress.push(p) }),
+      runEvals(agents, {
+        ...base,
+        budgetMs: 3_000,
+        concurrency: 8,
+        allowPrivateEndpoints: true,
+        onProgress: (p) => progress.push(p),
+      }),
     );
   }, 60_000);
   afterAll(async () => {
     await fleet.stop();
   });
 
-  const evalOf = (name: string, kind: 'math' | 'science') => results.find((r): r is EvalResult => r.agent.name === name && r.kind === kind)!;
-  const probeOf = (name: string) => results.find((r): r is ProbeEvalResult => r.agent.name === name && r.kind === 'availability')!;
+  const evalOf = (name: string, kind: 'math' | 'science') =>
+    results.find((r): r is EvalResult => r.agent.name === name && r.kind === kind)!;
+  const probeOf = (name: string) =>
+    results.find((r): r is ProbeEvalResult => r.agent.name === name && r.kind === 'availability')!;
 
   it('returns one result per agent and eval', () => {
     expect(results).toHaveLength(fleet.agents.length * 3);
   });
 
-  it.each(['perfect', 'a2a-calc', 'a2a-legacy', 'plain-http'])('%s answers both evals correctly and compliantly', (name) => {
-    for (const kind of ['math', 'science'] as const) {
-      expect(evalOf(name, kind), `${name} ${kind}`).toMatchObject({ outcome: 'correct', score: 100, compliant: true });
-    }
-    expect(probeOf(name)).toMatchObject({ reachable: true });
-  });
+  it.each(['perfect', 'a2a-calc', 'a2a-legacy', 'plain-http'])(
+    '%s answers both evals correctly and compliantly',
+    (name) => {
+      for (const kind of ['math', 'science'] as const) {
+        expect(evalOf(name, kind), `${name} ${kind}`).toMatchObject({
+          outcome: 'correct',
+          score: 100,
+          compliant: true,
+        });
+      }
+      expect(probeOf(name)).toMatchObject({ reachable: true });
+    },
+  );
 
   it('verbose is correct but not compliant', () => {
     expect(evalOf('verbose', 'math')).toMatchObject({ outcome: 'correct', score: 100, compliant: false });
@@ -113,10 +134,11 @@ describe('runner scheduling (injected transports)', () => {
       runEvals(agents, {
         ...base,
         concurrency: 5,
-        transportFactory: () => fakeTransport(log, async (p) => {
-          await new Promise((r) => setTimeout(r, 5));
-          return ok(rightAnswer(p));
-        }),
+        transportFactory: () =>
+          fakeTransport(log, async (p) => {
+            await new Promise((r) => setTimeout(r, 5));
+            return ok(rightAnswer(p));
+          }),
       }),
     );
     expect(results).toHaveLength(60);
@@ -133,10 +155,11 @@ describe('runner scheduling (injected transports)', () => {
     const iterator = runEvals(agents, {
       ...base,
       evals: ['math'],
-      transportFactory: (agent) => fakeTransport(log, async (p) => {
-        if (agent.name !== 'fake-0') await gate;
-        return ok(rightAnswer(p));
-      }),
+      transportFactory: (agent) =>
+        fakeTransport(log, async (p) => {
+          if (agent.name !== 'fake-0') await gate;
+          return ok(rightAnswer(p));
+        }),
     })[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.value).toMatchObject({ agent: { name: 'fake-0' }, outcome: 'correct' });
@@ -153,7 +176,13 @@ describe('runner scheduling (injected transports)', () => {
     const ids = async (seed: string) => {
       const log = newLog();
       const results = await collect(
-        runEvals(agents, { ...base, evals: ['math', 'science'], seed, concurrency: 7, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) }),
+        runEvals(agents, {
+          ...base,
+          evals: ['math', 'science'],
+          seed,
+          concurrency: 7,
+          transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))),
+        }),
       );
       return new Map(results.map((r) => [`${r.agent.subject} ${r.kind}`, (r as EvalResult).questionId]));
     };
@@ -173,14 +202,16 @@ describe('runner scheduling (injected transports)', () => {
       ...base,
       signal: ctl.signal,
       transportFactory: () =>
-        fakeTransport(log, (p, _n, o) =>
-          new Promise((resolve) => {
-            const t = setTimeout(() => resolve(ok(rightAnswer(p))), 20);
-            o.signal?.addEventListener('abort', () => {
-              clearTimeout(t);
-              resolve({ ok: false, kind: 'timeout', message: 'aborted', transient: false, latencyMs: 0 });
-            });
-          }),
+        fakeTransport(
+          log,
+          (p, _n, o) =>
+            new Promise((resolve) => {
+              const t = setTimeout(() => resolve(ok(rightAnswer(p))), 20);
+              o.signal?.addEventListener('abort', () => {
+                clearTimeout(t);
+                resolve({ ok: false, kind: 'timeout', message: 'aborted', transient: false, latencyMs: 0 });
+              });
+            }),
         ),
     });
     for await (const r of run) {
@@ -194,7 +225,10 @@ describe('runner scheduling (injected transports)', () => {
 
   it('cleans up when the consumer stops early', async () => {
     const log = newLog();
-    for await (const r of runEvals(fakeAgents(10), { ...base, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) })) {
+    for await (const r of runEvals(fakeAgents(10), {
+      ...base,
+      transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))),
+    })) {
       expect(r).toBeDefined();
       break;
     }
@@ -207,7 +241,12 @@ describe('runner scheduling (injected transports)', () => {
       const footprint = { ready: 0, maxReady: 0, queued: 0, maxQueued: 0, openTransports: 0, maxOpenTransports: 0 };
       const log = newLog();
       let count = 0;
-      for await (const r of runEvals(fakeAgents(n), { ...base, concurrency: 4, footprint, transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))) })) {
+      for await (const r of runEvals(fakeAgents(n), {
+        ...base,
+        concurrency: 4,
+        footprint,
+        transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p))),
+      })) {
         expect(r).toBeDefined();
         count++;
         // A consumer that yields to the event loop between results: the agents (zero latency) are faster.
@@ -242,7 +281,10 @@ describe('runner scheduling (injected transports)', () => {
           const log = newLog();
           logs.set(agent.name, log);
           return fakeTransport(log, (p) => ok(rightAnswer(p)), {
-            probe: () => (dead(agent.name) ? { reachable: false, latencyMs: 3, reason: 'connection refused' } : { reachable: true, latencyMs: 1, httpStatus: 200 }),
+            probe: () =>
+              dead(agent.name)
+                ? { reachable: false, latencyMs: 3, reason: 'connection refused' }
+                : { reachable: true, latencyMs: 1, httpStatus: 200 },
           });
         },
       }),
@@ -260,7 +302,9 @@ describe('runner scheduling (injected transports)', () => {
         for (const r of mine.slice(1)) {
           expect(r).toMatchObject({ outcome: 'skipped', score: 0, latencyMs: 0, response: null });
           expect((r as EvalResult).reason).toMatch(/^probe-unreachable: .*connection refused/);
-          expect((r as EvalResult).questionId).toBe(questionFor(r.kind as 'math', agent.subject, base.seed, loadScienceBank()).id);
+          expect((r as EvalResult).questionId).toBe(
+            questionFor(r.kind as 'math', agent.subject, base.seed, loadScienceBank()).id,
+          );
         }
       } else {
         expect(log.asks).toBe(2);
@@ -272,7 +316,12 @@ describe('runner scheduling (injected transports)', () => {
   it('without the probe, every eval is asked', async () => {
     const log = newLog();
     const results = await collect(
-      runEvals(fakeAgents(5), { ...base, evals: ['math', 'science'], transportFactory: () => fakeTransport(log, (p) => ok(rightAnswer(p)), { probe: () => ({ reachable: false, latencyMs: 1 }) }) }),
+      runEvals(fakeAgents(5), {
+        ...base,
+        evals: ['math', 'science'],
+        transportFactory: () =>
+          fakeTransport(log, (p) => ok(rightAnswer(p)), { probe: () => ({ reachable: false, latencyMs: 1 }) }),
+      }),
     );
     expect(results).toHaveLength(10);
     expect(log.asks).toBe(10);
@@ -304,17 +353,21 @@ describe('retries and outcome mapping', () => {
         ...base,
         evals: ['math'],
         budgetMs,
-        transportFactory: () => fakeTransport(log, (p, n) => {
-          const a = answers[Math.min(n, answers.length - 1)]!;
-          return a.ok ? ok(rightAnswer(p)) : a;
-        }),
+        transportFactory: () =>
+          fakeTransport(log, (p, n) => {
+            const a = answers[Math.min(n, answers.length - 1)]!;
+            return a.ok ? ok(rightAnswer(p)) : a;
+          }),
       }),
     );
     return { result: result as EvalResult, asks: log.asks };
   }
 
   it('retries a transient failure once, then grades the answer', async () => {
-    const { result, asks } = await mathWith([failure('refused', { transient: true, message: 'connection reset' }), ok('')]);
+    const { result, asks } = await mathWith([
+      failure('refused', { transient: true, message: 'connection reset' }),
+      ok(''),
+    ]);
     expect(asks).toBe(2);
     expect(result).toMatchObject({ outcome: 'correct', reason: 'answered on retry' });
   });
@@ -362,7 +415,10 @@ describe('retries and outcome mapping', () => {
   it('skips evals on a transport that cannot ask, without asking', async () => {
     const log = newLog();
     const results = await collect(
-      runEvals(fakeAgents(1, 'mcp'), { ...base, transportFactory: () => fakeTransport(log, () => ok('1'), { canAsk: false }) }),
+      runEvals(fakeAgents(1, 'mcp'), {
+        ...base,
+        transportFactory: () => fakeTransport(log, () => ok('1'), { canAsk: false }),
+      }),
     );
     expect(log.asks).toBe(0);
     expect(results.filter((r) => r.kind !== 'availability')).toEqual([
@@ -391,6 +447,8 @@ describe('progress bar', () => {
     expect(renderProgress({ total: 4, done: 2, running: 1, correct: 1, wrong: 1, failed: 0, skipped: 0 })).toBe(
       `[${'█'.repeat(12)}${'░'.repeat(12)}] 2/4  correct 1  wrong 1  failed 0  (1 running)`,
     );
-    expect(renderProgress({ total: 2, done: 2, running: 0, correct: 0, wrong: 0, failed: 1, skipped: 1 })).toMatch(/\] 2\/2 {2}correct 0 {2}wrong 0 {2}failed 1 {2}skipped 1$/);
+    expect(renderProgress({ total: 2, done: 2, running: 0, correct: 0, wrong: 0, failed: 1, skipped: 1 })).toMatch(
+      /\] 2\/2 {2}correct 0 {2}wrong 0 {2}failed 1 {2}skipped 1$/,
+    );
   });
 });

@@ -90,7 +90,13 @@ describe('loadScienceBank with a private file', () => {
   const good = {
     version: 1,
     questions: [
-      { id: 'sci:astronomy:moons-of-mars', category: 'astronomy', stem: 'How many moons does Mars have?', options: ['2', '0', '1', '4'], answer: 'A' },
+      {
+        id: 'sci:astronomy:moons-of-mars',
+        category: 'astronomy',
+        stem: 'How many moons does Mars have?',
+        options: ['2', '0', '1', '4'],
+        answer: 'A',
+      },
     ],
   };
 

@@ -5,7 +5,8 @@ export const RUN = '01JDX3V9W5Q8K6T2N4M7P1R0ZA';
 export const RUN_KEY = Buffer.alloc(32, 7);
 
 export const agent: Agent = {
-  subject: 'uaid:aid:2ayFqipw6krtLto6minZALXx9qyKUrr17pEPCqtMyHHCZFzMRvSCKhr3dEVcRaM23i;uid=0;registry=hol;proto=a2a;nativeId=calc.example.com',
+  subject:
+    'uaid:aid:2ayFqipw6krtLto6minZALXx9qyKUrr17pEPCqtMyHHCZFzMRvSCKhr3dEVcRaM23i;uid=0;registry=hol;proto=a2a;nativeId=calc.example.com',
   name: 'calc-bot',
   protocol: 'a2a',
   endpoint: 'https://calc.example.com',
@@ -31,5 +32,14 @@ export function evalResult(extra: Partial<EvalResult> = {}): EvalResult {
 }
 
 export function probeResult(extra: Partial<ProbeEvalResult> = {}): ProbeEvalResult {
-  return { kind: 'availability', agent, reachable: true, latencyMs: 120, httpStatus: 200, transport: 'a2a', fetchedAt: '2026-11-21T10:00:00.000Z', ...extra };
+  return {
+    kind: 'availability',
+    agent,
+    reachable: true,
+    latencyMs: 120,
+    httpStatus: 200,
+    transport: 'a2a',
+    fetchedAt: '2026-11-21T10:00:00.000Z',
+    ...extra,
+  };
 }

@@ -26,7 +26,13 @@ export function fleetAgent(i: number): Agent {
   const host = `agent-${i}.${DOMAINS[i % DOMAINS.length]}`;
   const id = base58(createHash('sha384').update(`agent-${i}`).digest());
   const proto = protocol === 'http' ? 'rest' : protocol;
-  return { subject: `uaid:aid:${id};uid=0;registry=self;proto=${proto};nativeId=${host}`, name: `agent-${i}`, protocol, endpoint: `https://${host}`, source: 'hcs://2/0.0.4815162' };
+  return {
+    subject: `uaid:aid:${id};uid=0;registry=self;proto=${proto};nativeId=${host}`,
+    name: `agent-${i}`,
+    protocol,
+    endpoint: `https://${host}`,
+    source: 'hcs://2/0.0.4815162',
+  };
 }
 
 /** Probe, math and science results of agent i, with varied outcomes and latencies. */
@@ -43,15 +49,44 @@ export function fleetResults(i: number): AnyEvalResult[] {
   const answer = String(correct ? a + b : a + b + 1);
   const letter = 'ABCD'[r(4) % 4]!;
   return [
-    { kind: 'availability', agent, reachable: r(5) % 10 !== 0, latencyMs: 40 + (r(6) % 900), httpStatus: 200, transport, fetchedAt: iso(0) },
-    { ...common, kind: 'math', questionId: `math:add:${a}+${b}`, outcome: correct ? 'correct' : 'wrong', score: correct ? 100 : 0, answer, latencyMs: 300 + (r(7) % 4000), response: answer, fetchedAt: iso(1_000 + (r(8) % 3000)) },
-    { ...common, kind: 'science', questionId: `sci:physics:q${r(9) % 200}`, outcome: 'correct', score: 100, answer: letter, latencyMs: 300 + (r(10) % 4000), response: `${letter}`, fetchedAt: iso(2_000 + (r(11) % 3000)) },
+    {
+      kind: 'availability',
+      agent,
+      reachable: r(5) % 10 !== 0,
+      latencyMs: 40 + (r(6) % 900),
+      httpStatus: 200,
+      transport,
+      fetchedAt: iso(0),
+    },
+    {
+      ...common,
+      kind: 'math',
+      questionId: `math:add:${a}+${b}`,
+      outcome: correct ? 'correct' : 'wrong',
+      score: correct ? 100 : 0,
+      answer,
+      latencyMs: 300 + (r(7) % 4000),
+      response: answer,
+      fetchedAt: iso(1_000 + (r(8) % 3000)),
+    },
+    {
+      ...common,
+      kind: 'science',
+      questionId: `sci:physics:q${r(9) % 200}`,
+      outcome: 'correct',
+      score: 100,
+      answer: letter,
+      latencyMs: 300 + (r(10) % 4000),
+      response: `${letter}`,
+      fetchedAt: iso(2_000 + (r(11) % 3000)),
+    },
   ];
 }
 
 /** The v2 signals of agents 0..n-1, in the order a run publishes them (agent by agent). */
 export function fleetSignals(n: number): SignalMessageV2[] {
   const out: SignalMessageV2[] = [];
-  for (let i = 0; i < n; i++) for (const result of fleetResults(i)) out.push(buildSignalV2(result, { run: RUN, runKey: RUN_KEY }).message);
+  for (let i = 0; i < n; i++)
+    for (const result of fleetResults(i)) out.push(buildSignalV2(result, { run: RUN, runKey: RUN_KEY }).message);
   return out;
 }

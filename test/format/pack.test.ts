@@ -2,7 +2,17 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MessageTooLargeError } from '../../src/core/errors.js';
 import { buildSignalV2 } from '../../src/format/write.js';
-import { PACK_MODES, SignalPacker, packBody, packBodySchema, readMessage, signalKey, type PackMode, type PackedMessage, type SignalMessageV2 } from '../../src/format/index.js';
+import {
+  PACK_MODES,
+  SignalPacker,
+  packBody,
+  packBodySchema,
+  readMessage,
+  signalKey,
+  type PackMode,
+  type PackedMessage,
+  type SignalMessageV2,
+} from '../../src/format/index.js';
 import { RUN, RUN_KEY, agent, evalResult, probeResult } from './fixtures.js';
 import { fleetAgent, fleetSignals } from './fleet.js';
 import { MessagePacker, type PackFormat } from '../../src/format/pack.js';
@@ -37,27 +47,33 @@ describe('SignalPacker', () => {
     expect(Math.min(...lengths)).toBeGreaterThanOrEqual(120);
   });
 
-  it.each(PACK_MODES)('%s: each message\'s bytes own their ArrayBuffer (held in flight and posted to the submission worker whole)', (mode) => {
-    const messages = packAll(mode, fleet.slice(0, 300));
-    expect(messages.length).toBeGreaterThan(0);
-    for (const m of messages) expect(m.bytes.buffer.byteLength).toBe(m.bytes.length);
-  });
+  it.each(PACK_MODES)(
+    "%s: each message's bytes own their ArrayBuffer (held in flight and posted to the submission worker whole)",
+    (mode) => {
+      const messages = packAll(mode, fleet.slice(0, 300));
+      expect(messages.length).toBeGreaterThan(0);
+      for (const m of messages) expect(m.bytes.buffer.byteLength).toBe(m.bytes.length);
+    },
+  );
 
-  it.each(PACK_MODES)('%s: round trip; every message ≤ 1024 bytes; each signal addressable once by (message, index)', (mode) => {
-    const messages = packAll(mode);
-    for (const m of messages) {
-      expect(m.bytes.length).toBeLessThanOrEqual(1024);
-      expect(m.keys).toEqual(m.signals.map(signalKey));
-    }
-    const back = readBack(messages);
-    expect(back.map((b) => b.message)).toEqual(messages.flatMap((m) => m.signals));
-    // Every signal exactly once, in the order the packer says (the journal's record of what each message holds).
-    const byKey = (list: readonly unknown[]) => new Map(list.map((s) => [signalKey(s as SignalMessageV2), s]));
-    const read = byKey(back.map((b) => b.message));
-    expect(read.size).toBe(fleet.length);
-    for (const [key, s] of byKey(fleet)) expect(read.get(key)).toEqual(s);
-    expect(new Set(back.map((b) => b.at.join(':'))).size).toBe(back.length);
-  });
+  it.each(PACK_MODES)(
+    '%s: round trip; every message ≤ 1024 bytes; each signal addressable once by (message, index)',
+    (mode) => {
+      const messages = packAll(mode);
+      for (const m of messages) {
+        expect(m.bytes.length).toBeLessThanOrEqual(1024);
+        expect(m.keys).toEqual(m.signals.map(signalKey));
+      }
+      const back = readBack(messages);
+      expect(back.map((b) => b.message)).toEqual(messages.flatMap((m) => m.signals));
+      // Every signal exactly once, in the order the packer says (the journal's record of what each message holds).
+      const byKey = (list: readonly unknown[]) => new Map(list.map((s) => [signalKey(s as SignalMessageV2), s]));
+      const read = byKey(back.map((b) => b.message));
+      expect(read.size).toBe(fleet.length);
+      for (const [key, s] of byKey(fleet)) expect(read.get(key)).toEqual(s);
+      expect(new Set(back.map((b) => b.at.join(':'))).size).toBe(back.length);
+    },
+  );
 
   it('dense: ≤ 0.375 messages per agent for 1,000 agents × 3 signals, zlib bytes filled close to 1024', () => {
     const messages = packAll('dense');
@@ -78,7 +94,12 @@ describe('SignalPacker', () => {
     for (const m of bySubject) {
       expect(new Set(m.signals.map((s) => s.subject)).size).toBe(1);
       expect(m.bytes[0]).toBe(0x7b);
-      expect(JSON.parse(m.bytes.toString('utf8'))).toMatchObject({ p: 'hcs-25', op: 'pack', v: 2, ids: expect.any(Array) });
+      expect(JSON.parse(m.bytes.toString('utf8'))).toMatchObject({
+        p: 'hcs-25',
+        op: 'pack',
+        v: 2,
+        ids: expect.any(Array),
+      });
     }
     const single = packAll('none');
     expect(single).toHaveLength(fleet.length);
@@ -96,7 +117,7 @@ describe('SignalPacker', () => {
     expect(packer.flush()).toEqual([]);
   });
 
-  it('groups a subject\'s signals arriving apart, and the index order is what the reader sees', () => {
+  it("groups a subject's signals arriving apart, and the index order is what the reader sees", () => {
     const [p0, m0, , p1, m1] = fleet;
     const packer = new SignalPacker({ mode: 'dense' });
     for (const s of [p0!, p1!, m0!, m1!]) expect(packer.add(s)).toEqual([]);
@@ -127,8 +148,12 @@ describe('SignalPacker', () => {
     expect(() => new SignalPacker({ mode: 'subject', maxBytes: 300 }).add(big)).toThrow(MessageTooLargeError);
   });
 
-  it('keeps sources and per-signal transports that differ from the subject\'s', () => {
-    const a = buildSignalV2(probeResult({ transport: 'http' }), { run: RUN, runKey: RUN_KEY, sources: ['hcs://2/0.0.1', 'hcs://2/0.0.2'] }).message;
+  it("keeps sources and per-signal transports that differ from the subject's", () => {
+    const a = buildSignalV2(probeResult({ transport: 'http' }), {
+      run: RUN,
+      runKey: RUN_KEY,
+      sources: ['hcs://2/0.0.1', 'hcs://2/0.0.2'],
+    }).message;
     const b = buildSignalV2(evalResult(), { run: RUN, runKey: RUN_KEY, sources: ['hcs://2/0.0.2'] }).message;
     const [m] = packAll('subject', [a, b]);
     expect(readBack([m!]).map((x) => x.message)).toEqual([a, b]);

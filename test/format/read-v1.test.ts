@@ -3,7 +3,8 @@ import { buildSignalMessage, parseSignalMessage } from '../../src/format/index.j
 import { RUN, RUN_KEY, evalResult } from './fixtures.js';
 
 const good = buildSignalMessage(evalResult(), { run: RUN, runKey: RUN_KEY });
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64');
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64');
 
 describe('parseSignalMessage', () => {
   it('accepts a built message from a mirror-node base64 body', () => {

@@ -30,16 +30,28 @@ describe('readMessage', () => {
   });
 
   it('counts what it does not know instead of rejecting it', () => {
-    expect(items(readMessage(json({ ...v2, v: 3 })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'version', name: '3' }]);
-    expect(items(readMessage(json({ ...v2, op: 'vote' })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'op', name: 'vote' }]);
-    expect(items(readMessage(json({ ...v1, op: 'pack' })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'op', name: 'pack' }]);
-    expect(items(readMessage(json({ ...v2, signal: 'reputation.stars', data: 7 })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'signal', name: 'reputation.stars' }]);
-    expect(items(readMessage(json({ ...v1, signal: 'simple-evals.a2a_math' })))).toEqual([{ kind: 'unknown', index: 0, unknown: 'signal', name: 'simple-evals.a2a_math' }]);
+    expect(items(readMessage(json({ ...v2, v: 3 })))).toEqual([
+      { kind: 'unknown', index: 0, unknown: 'version', name: '3' },
+    ]);
+    expect(items(readMessage(json({ ...v2, op: 'vote' })))).toEqual([
+      { kind: 'unknown', index: 0, unknown: 'op', name: 'vote' },
+    ]);
+    expect(items(readMessage(json({ ...v1, op: 'pack' })))).toEqual([
+      { kind: 'unknown', index: 0, unknown: 'op', name: 'pack' },
+    ]);
+    expect(items(readMessage(json({ ...v2, signal: 'reputation.stars', data: 7 })))).toEqual([
+      { kind: 'unknown', index: 0, unknown: 'signal', name: 'reputation.stars' },
+    ]);
+    expect(items(readMessage(json({ ...v1, signal: 'simple-evals.a2a_math' })))).toEqual([
+      { kind: 'unknown', index: 0, unknown: 'signal', name: 'simple-evals.a2a_math' },
+    ]);
   });
 
   it('reads score and reveal records, v1 and v2 (a record shaped the way the reference builds it included)', () => {
     const reveal = buildRevealMessage(RUN, RUN_KEY).message;
-    expect(items(readMessage(json(reveal)))).toEqual([{ kind: 'reveal', index: 0, v: 1, message: reveal, validated: true }]);
+    expect(items(readMessage(json(reveal)))).toEqual([
+      { kind: 'reveal', index: 0, v: 1, message: reveal, validated: true },
+    ]);
     const reference = {
       p: 'hcs-25',
       op: 'score',
@@ -50,7 +62,9 @@ describe('readMessage', () => {
       trustScoreConfigVersion: 1,
       trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z',
     };
-    expect(items(readMessage(json(reference)))).toEqual([{ kind: 'score', index: 0, v: 2, message: reference, validated: true }]);
+    expect(items(readMessage(json(reference)))).toEqual([
+      { kind: 'score', index: 0, v: 2, message: reference, validated: true },
+    ]);
     expect(readMessage(json({ ...reveal, key: 'short' }))).toMatchObject({ ok: false, reason: 'schema' });
     expect(readMessage(json({ ...reference, trustScore: 'high' }))).toMatchObject({ ok: false, reason: 'schema' });
   });
@@ -87,10 +101,18 @@ describe('readMessage', () => {
   it('rejects a pack with a dangling table index or a bad packed signal, naming it', () => {
     const [a, b] = fleetSignals(1);
     const body = packBody([a!, b!]).body;
-    expect(readMessage(json({ ...body, ids: ['availability.probe'] }))).toMatchObject({ ok: false, reason: 'schema', detail: expect.stringMatching(/ids\[1\]/) });
+    expect(readMessage(json({ ...body, ids: ['availability.probe'] }))).toMatchObject({
+      ok: false,
+      reason: 'schema',
+      detail: expect.stringMatching(/ids\[1\]/),
+    });
     const bad = structuredClone(body);
     (bad.subjects[0]!.sig[1]!.d as { score: number }).score = 55;
-    expect(readMessage(json(bad))).toMatchObject({ ok: false, reason: 'schema', detail: expect.stringMatching(/^signal 1: data\.score/) });
+    expect(readMessage(json(bad))).toMatchObject({
+      ok: false,
+      reason: 'schema',
+      detail: expect.stringMatching(/^signal 1: data\.score/),
+    });
   });
 
   it('a packed signal gets the verdict and detail of the whole v2 signal schema on its expanded form', () => {
@@ -122,7 +144,10 @@ describe('readMessage', () => {
           const got = readMessage(json(bad));
           expect(got.ok).toBe(expected.ok);
           if (!got.ok) expect(got.detail).toBe(expected.detail);
-          else expect((got.items[1] as { message: unknown }).message).toEqual(signalMessageV2Schema.parse(expandPack(bad)[1]));
+          else
+            expect((got.items[1] as { message: unknown }).message).toEqual(
+              signalMessageV2Schema.parse(expandPack(bad)[1]),
+            );
         },
       ),
       { numRuns: 300 },

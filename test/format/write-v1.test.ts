@@ -29,7 +29,15 @@ describe('buildSignalMessage', () => {
       fetchedAt: '2026-11-21T10:00:00.000Z',
       run: RUN,
       sources: ['hcs://2/0.0.1234'],
-      data: { outcome: 'correct', score: 100, answer: '95', compliant: true, latencyMs: 842, grader: 'first-token@1', transport: 'a2a' },
+      data: {
+        outcome: 'correct',
+        score: 100,
+        answer: '95',
+        compliant: true,
+        latencyMs: 842,
+        grader: 'first-token@1',
+        transport: 'a2a',
+      },
     });
     expect(bytes).toBe(Buffer.byteLength(json));
     expect(bytes).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
@@ -37,7 +45,11 @@ describe('buildSignalMessage', () => {
   });
 
   it('hashes the question id with HMAC-SHA256 of the run key, first 16 bytes, base64url', () => {
-    const expected = createHmac('sha256', RUN_KEY).update('math:add:37+58').digest().subarray(0, 16).toString('base64url');
+    const expected = createHmac('sha256', RUN_KEY)
+      .update('math:add:37+58')
+      .digest()
+      .subarray(0, 16)
+      .toString('base64url');
     const { message } = buildSignalMessage(evalResult(), { run: RUN, runKey: RUN_KEY });
     expect(message.signal !== 'availability.probe' && message.data.questionHash).toBe(`hs256:${expected}`);
     expect(questionHash(Buffer.alloc(32, 8), 'math:add:37+58')).not.toBe(`hs256:${expected}`);
@@ -50,8 +62,20 @@ describe('buildSignalMessage', () => {
   });
 
   it.each(EVAL_OUTCOMES)('maps outcome %s to an HCS-25 status and a 0/100 score', (outcome) => {
-    const { message } = buildSignalMessage(evalResult({ outcome, answer: null, response: null }), { run: RUN, runKey: RUN_KEY });
-    const expected = { correct: 'ok', wrong: 'ok', unparseable: 'ok', empty: 'ok', timeout: 'timeout', error: 'error', 'upstream-error': 'error', skipped: 'missing' }[outcome];
+    const { message } = buildSignalMessage(evalResult({ outcome, answer: null, response: null }), {
+      run: RUN,
+      runKey: RUN_KEY,
+    });
+    const expected = {
+      correct: 'ok',
+      wrong: 'ok',
+      unparseable: 'ok',
+      empty: 'ok',
+      timeout: 'timeout',
+      error: 'error',
+      'upstream-error': 'error',
+      skipped: 'missing',
+    }[outcome];
     expect(message.status).toBe(expected);
     expect(statusForOutcome(outcome)).toBe(expected);
     expect(message.signal !== 'availability.probe' && message.data.score).toBe(outcome === 'correct' ? 100 : 0);
@@ -59,23 +83,44 @@ describe('buildSignalMessage', () => {
 
   it('builds availability probes', () => {
     const up = buildSignalMessage(probeResult(), { run: RUN, runKey: RUN_KEY }).message;
-    expect(up).toMatchObject({ signal: 'availability.probe', status: 'ok', data: { reachable: true, score: 100, httpStatus: 200, latencyMs: 120 } });
-    const down = buildSignalMessage(probeResult({ reachable: false, reason: 'timeout after 5000 ms', httpStatus: undefined }), { run: RUN, runKey: RUN_KEY }).message;
+    expect(up).toMatchObject({
+      signal: 'availability.probe',
+      status: 'ok',
+      data: { reachable: true, score: 100, httpStatus: 200, latencyMs: 120 },
+    });
+    const down = buildSignalMessage(
+      probeResult({ reachable: false, reason: 'timeout after 5000 ms', httpStatus: undefined }),
+      { run: RUN, runKey: RUN_KEY },
+    ).message;
     expect(down).toMatchObject({ status: 'timeout', data: { reachable: false, score: 0, reason: 'timeout' } });
-    const refused = buildSignalMessage(probeResult({ reachable: false, reason: 'refused: ECONNREFUSED', httpStatus: undefined }), { run: RUN, runKey: RUN_KEY }).message;
+    const refused = buildSignalMessage(
+      probeResult({ reachable: false, reason: 'refused: ECONNREFUSED', httpStatus: undefined }),
+      { run: RUN, runKey: RUN_KEY },
+    ).message;
     expect(refused).toMatchObject({ status: 'error', data: { reason: 'refused' } });
   });
 
   it('keeps only reason codes, never free text', () => {
-    const { message } = buildSignalMessage(evalResult({ outcome: 'unparseable', reason: 'ambiguous', response: 'A or B' }), { run: RUN, runKey: RUN_KEY });
+    const { message } = buildSignalMessage(
+      evalResult({ outcome: 'unparseable', reason: 'ambiguous', response: 'A or B' }),
+      { run: RUN, runKey: RUN_KEY },
+    );
     expect(message.signal !== 'availability.probe' && message.data.reason).toBe('ambiguous');
-    const free = buildSignalMessage(evalResult({ outcome: 'error', reason: '«Sorry, I cannot»' }), { run: RUN, runKey: RUN_KEY }).message;
+    const free = buildSignalMessage(evalResult({ outcome: 'error', reason: '«Sorry, I cannot»' }), {
+      run: RUN,
+      runKey: RUN_KEY,
+    }).message;
     expect(free.signal !== 'availability.probe' && free.data.reason).toBe('error');
   });
 
   it('refuses a message over 1024 bytes with a typed error', () => {
     const long = { ...agent, subject: `uaid:aid:${'x'.repeat(500)}`, source: `hcs://2/${'9'.repeat(150)}` };
-    const run = () => buildSignalMessage(evalResult({ agent: long }), { run: RUN, runKey: RUN_KEY, sources: Array(4).fill(`hcs://2/${'9'.repeat(150)}`) });
+    const run = () =>
+      buildSignalMessage(evalResult({ agent: long }), {
+        run: RUN,
+        runKey: RUN_KEY,
+        sources: Array(4).fill(`hcs://2/${'9'.repeat(150)}`),
+      });
     expect(run).toThrow(MessageTooLargeError);
     try {
       run();
@@ -108,7 +153,9 @@ describe('buildSignalMessage', () => {
 describe('redaction property', () => {
   const outcome = fc.constantFrom(...EVAL_OUTCOMES);
   const questionId = fc.oneof(
-    fc.tuple(fc.integer({ min: 10, max: 100 }), fc.integer({ min: 10, max: 100 })).map(([a, b]) => `math:add:${a}+${b}`),
+    fc
+      .tuple(fc.integer({ min: 10, max: 100 }), fc.integer({ min: 10, max: 100 }))
+      .map(([a, b]) => `math:add:${a}+${b}`),
     fc.tuple(fc.integer({ min: 2, max: 12 }), fc.integer({ min: 2, max: 12 })).map(([a, b]) => `math:mul:${a}*${b}`),
     fc.stringMatching(/^[a-z]{3,12}$/).map((slug) => `sci:physics:${slug}`),
   );
@@ -117,16 +164,26 @@ describe('redaction property', () => {
 
   it('no raw response and no plain question id ever appear in a built message', () => {
     fc.assert(
-      fc.property(outcome, questionId, response, fc.string({ maxLength: 40 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), (o, qid, resp, answer, key) => {
-        const built = buildSignalMessage(evalResult({ outcome: o, questionId: qid, response: resp, answer, reason: resp }), {
-          run: RUN,
-          runKey: Buffer.from(key),
-        });
-        expect(built.json.includes(qid)).toBe(false);
-        expect(built.json.includes(JSON.stringify(resp).slice(1, -1))).toBe(false);
-        expect(built.bytes).toBeLessThanOrEqual(1024);
-        expect(signalMessageSchema.safeParse(JSON.parse(built.json)).success).toBe(true);
-      }),
+      fc.property(
+        outcome,
+        questionId,
+        response,
+        fc.string({ maxLength: 40 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (o, qid, resp, answer, key) => {
+          const built = buildSignalMessage(
+            evalResult({ outcome: o, questionId: qid, response: resp, answer, reason: resp }),
+            {
+              run: RUN,
+              runKey: Buffer.from(key),
+            },
+          );
+          expect(built.json.includes(qid)).toBe(false);
+          expect(built.json.includes(JSON.stringify(resp).slice(1, -1))).toBe(false);
+          expect(built.bytes).toBeLessThanOrEqual(1024);
+          expect(signalMessageSchema.safeParse(JSON.parse(built.json)).success).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -44,18 +44,31 @@ describe('buildSignalV2', () => {
       },
     });
     expect(bytes).toBe(Buffer.byteLength(json));
-    expect(readMessage(json, { encoding: 'utf8' })).toEqual({ ok: true, encoding: 'json', items: [{ kind: 'signal', index: 0, message }] });
+    expect(readMessage(json, { encoding: 'utf8' })).toEqual({
+      ok: true,
+      encoding: 'json',
+      items: [{ kind: 'signal', index: 0, message }],
+    });
   });
 
   it('science and availability get their catalog ids; http is published as rest, like the UAID proto', () => {
-    expect(buildSignalV2(evalResult({ kind: 'science', questionId: 'sci:physics:x', answer: 'B' }), ctx).message.signal).toBe('simple-evals.a2a_science');
+    expect(
+      buildSignalV2(evalResult({ kind: 'science', questionId: 'sci:physics:x', answer: 'B' }), ctx).message.signal,
+    ).toBe('simple-evals.a2a_science');
     const probe = buildSignalV2(probeResult({ transport: 'http' }), ctx).message;
-    expect(probe).toMatchObject({ signal: 'availability.probe', status: 'ok', data: { reachable: true, score: 100, transport: 'rest', httpStatus: 200 } });
+    expect(probe).toMatchObject({
+      signal: 'availability.probe',
+      status: 'ok',
+      data: { reachable: true, score: 100, transport: 'rest', httpStatus: 200 },
+    });
     expect(probe.data).not.toHaveProperty('reason');
   });
 
   it('a skipped eval carries no question hash (no question was asked), no answer and no response hash', () => {
-    const { message } = buildSignalV2(evalResult({ outcome: 'skipped', score: 0, answer: null, response: null, reason: 'MCP has no chat operation' }), ctx);
+    const { message } = buildSignalV2(
+      evalResult({ outcome: 'skipped', score: 0, answer: null, response: null, reason: 'MCP has no chat operation' }),
+      ctx,
+    );
     expect(message.status).toBe('missing');
     expect(message.data).not.toHaveProperty('questionHash');
     expect(message.data).not.toHaveProperty('answer');
@@ -68,23 +81,73 @@ describe('buildSignalV2', () => {
     expect(status(evalResult({ outcome: 'wrong', score: 0, answer: '96' }))).toBe('ok');
     expect(status(evalResult({ outcome: 'unparseable', score: 0, answer: null, reason: 'ambiguous' }))).toBe('ok');
     expect(status(evalResult({ outcome: 'empty', score: 0, answer: null, response: '' }))).toBe('ok');
-    expect(status(evalResult({ outcome: 'timeout', score: 0, answer: null, response: null, reason: 'timeout: no answer within 30000 ms' }))).toBe('timeout');
-    expect(status(evalResult({ outcome: 'upstream-error', score: 0, answer: null, response: null, reason: 'http-error: HTTP 503' }))).toBe('error');
+    expect(
+      status(
+        evalResult({
+          outcome: 'timeout',
+          score: 0,
+          answer: null,
+          response: null,
+          reason: 'timeout: no answer within 30000 ms',
+        }),
+      ),
+    ).toBe('timeout');
+    expect(
+      status(
+        evalResult({
+          outcome: 'upstream-error',
+          score: 0,
+          answer: null,
+          response: null,
+          reason: 'http-error: HTTP 503',
+        }),
+      ),
+    ).toBe('error');
     const down = buildSignalV2(probeResult({ reachable: false, httpStatus: 500, reason: 'server error' }), ctx).message;
     expect(down).toMatchObject({ status: 'ok', data: { reachable: false, score: 0, reason: 'http-5xx' } });
-    expect(status(probeResult({ reachable: false, httpStatus: undefined, reason: 'timeout: no answer within 5000 ms' }))).toBe('ok');
-    expect(status(probeResult({ reachable: false, httpStatus: undefined, reason: 'refused: refused to connect to non-public address 10.0.0.1 (private endpoints are not allowed; see --allow-private-endpoints)' }))).toBe('missing');
-    expect(status(probeResult({ reachable: false, httpStatus: undefined, reason: 'timeout: aborted by the caller' }))).toBe('missing');
+    expect(
+      status(probeResult({ reachable: false, httpStatus: undefined, reason: 'timeout: no answer within 5000 ms' })),
+    ).toBe('ok');
+    expect(
+      status(
+        probeResult({
+          reachable: false,
+          httpStatus: undefined,
+          reason:
+            'refused: refused to connect to non-public address 10.0.0.1 (private endpoints are not allowed; see --allow-private-endpoints)',
+        }),
+      ),
+    ).toBe('missing');
+    expect(
+      status(probeResult({ reachable: false, httpStatus: undefined, reason: 'timeout: aborted by the caller' })),
+    ).toBe('missing');
   });
 
   it('every built v2 signal validates, and reasons appear only on failures', () => {
     const result = fc.oneof(
-      fc.record({ outcome: fc.constantFrom(...EVAL_OUTCOMES), reason: fc.option(fc.string(), { nil: undefined }), kind: fc.constantFrom('math' as const, 'science' as const) }).map(({ outcome, reason, kind }) =>
-        evalResult({ kind, outcome, score: outcome === 'correct' ? 100 : 0, ...(reason === undefined ? {} : { reason }) }),
-      ),
-      fc.record({ reachable: fc.boolean(), reason: fc.option(fc.string(), { nil: undefined }), httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }) }).map(({ reachable, reason, httpStatus }) =>
-        probeResult({ reachable, httpStatus, ...(reason === undefined ? {} : { reason }) }),
-      ),
+      fc
+        .record({
+          outcome: fc.constantFrom(...EVAL_OUTCOMES),
+          reason: fc.option(fc.string(), { nil: undefined }),
+          kind: fc.constantFrom('math' as const, 'science' as const),
+        })
+        .map(({ outcome, reason, kind }) =>
+          evalResult({
+            kind,
+            outcome,
+            score: outcome === 'correct' ? 100 : 0,
+            ...(reason === undefined ? {} : { reason }),
+          }),
+        ),
+      fc
+        .record({
+          reachable: fc.boolean(),
+          reason: fc.option(fc.string(), { nil: undefined }),
+          httpStatus: fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
+        })
+        .map(({ reachable, reason, httpStatus }) =>
+          probeResult({ reachable, httpStatus, ...(reason === undefined ? {} : { reason }) }),
+        ),
     );
     fc.assert(
       fc.property(result, (r) => {
@@ -111,7 +174,8 @@ describe('buildSignalV2 edges', () => {
 });
 
 describe('failureReason', () => {
-  const probe = (reason: string, httpStatus?: number) => failureReason(probeResult({ reachable: false, reason, httpStatus }));
+  const probe = (reason: string, httpStatus?: number) =>
+    failureReason(probeResult({ reachable: false, reason, httpStatus }));
   const failed = (outcome: 'timeout' | 'error' | 'upstream-error' | 'skipped', reason: string) =>
     failureReason(evalResult({ outcome, score: 0, answer: null, response: null, reason }));
 
@@ -131,7 +195,11 @@ describe('failureReason', () => {
     ['account 0.0.5 has no HCS-11 profile (memo hcs-11:…)', undefined, 'no-endpoint'],
     ['inbound topic with a submit key (controlled access)', undefined, 'auth-required'],
     ['inbound topic 0.0.9 does not exist', undefined, 'unreachable'],
-    ["HCS-10 agents need the runner's HCS-10 identity and a Hedera client (hcs25 identity create)", undefined, 'unsupported-protocol'],
+    [
+      "HCS-10 agents need the runner's HCS-10 identity and a Hedera client (hcs25 identity create)",
+      undefined,
+      'unsupported-protocol',
+    ],
     ['endpoint is not a valid URL', undefined, 'bad-endpoint'],
     ['something nobody foresaw', undefined, 'unreachable'],
   ])('probe %j (HTTP %s) → %s', (reason, status, expected) => {
@@ -149,7 +217,11 @@ describe('failureReason', () => {
     ['error', 'protocol-error: chat completion: response is not JSON (text/html)', 'bad-body'],
     ['error', 'protocol-error: a2a agent has no endpoint', 'no-endpoint'],
     ['error', 'protocol-error: malformed HTTP response (HPE_INVALID_CHUNK_SIZE)', 'protocol-error'],
-    ['error', 'refused: refused to connect to x.local: it resolves to non-public address 127.0.0.1 (private endpoints are not allowed; see --allow-private-endpoints)', 'private-address'],
+    [
+      'error',
+      'refused: refused to connect to x.local: it resolves to non-public address 127.0.0.1 (private endpoints are not allowed; see --allow-private-endpoints)',
+      'private-address',
+    ],
     ['skipped', 'auth-required: HTTP 401: the agent requires authentication', 'auth-required'],
     ['skipped', 'MCP has no chat operation', 'not-chat-capable'],
   ] as const)('%s eval %j → %s', (outcome, reason, expected) => {
@@ -159,12 +231,19 @@ describe('failureReason', () => {
   it('graded answers: correct and wrong carry no reason; unparseable keeps the grader code', () => {
     expect(failureReason(evalResult({ reason: 'answered on retry' }))).toBeUndefined();
     expect(failureReason(evalResult({ outcome: 'wrong', score: 0, reason: 'answered on retry' }))).toBeUndefined();
-    expect(failureReason(evalResult({ outcome: 'unparseable', score: 0, reason: 'ambiguous; answered on retry' }))).toBe('ambiguous');
+    expect(
+      failureReason(evalResult({ outcome: 'unparseable', score: 0, reason: 'ambiguous; answered on retry' })),
+    ).toBe('ambiguous');
     expect(failureReason(evalResult({ outcome: 'unparseable', score: 0, reason: 'get out' }))).toBe('no-answer');
   });
 
   it('successful probes never carry a reason, whatever text the transport gave (no "get", "agent", "public")', () => {
-    for (const reason of ['agent card (v0.3)', 'public inbound topic', 'get /health 200', 'mcp 2025-06-18 calc, 3 tools']) {
+    for (const reason of [
+      'agent card (v0.3)',
+      'public inbound topic',
+      'get /health 200',
+      'mcp 2025-06-18 calc, 3 tools',
+    ]) {
       expect(failureReason(probeResult({ reachable: true, reason }))).toBeUndefined();
       expect(buildSignalV2(probeResult({ reachable: true, reason }), ctx).message.data).not.toHaveProperty('reason');
     }
@@ -173,7 +252,16 @@ describe('failureReason', () => {
 
 describe('signalStatus', () => {
   it('maps eval outcomes as the reference does', () => {
-    const expected = { correct: 'ok', wrong: 'ok', unparseable: 'ok', empty: 'ok', timeout: 'timeout', error: 'error', 'upstream-error': 'error', skipped: 'missing' };
+    const expected = {
+      correct: 'ok',
+      wrong: 'ok',
+      unparseable: 'ok',
+      empty: 'ok',
+      timeout: 'timeout',
+      error: 'error',
+      'upstream-error': 'error',
+      skipped: 'missing',
+    };
     for (const outcome of EVAL_OUTCOMES) expect(signalStatus(evalResult({ outcome }))).toBe(expected[outcome]);
   });
 });

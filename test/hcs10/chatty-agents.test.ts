@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HCS10_CHATTY_BEHAVIOURS, SAMPLE_GREETING, SDK_GREETING, SDK_GREETING_MEMO, startHcs10Fleet, type Hcs10Fleet } from '../../src/devtools/hcs10-agents.js';
+import {
+  HCS10_CHATTY_BEHAVIOURS,
+  SAMPLE_GREETING,
+  SDK_GREETING,
+  SDK_GREETING_MEMO,
+  startHcs10Fleet,
+  type Hcs10Fleet,
+} from '../../src/devtools/hcs10-agents.js';
 import { runEvals } from '../../src/evaluate/runner.js';
 import type { AnyEvalResult, EvalResult } from '../../src/evaluate/types.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
@@ -18,7 +25,7 @@ import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import type { Agent } from '../../src/core/agent.js';
 import { createTransport } from '../../src/evaluate/transports/index.js';
 
-describe('sorting an agent\'s messages after our question (#7)', () => {
+describe("sorting an agent's messages after our question (#7)", () => {
   const first = { questionSeq: 7, firstFromAgent: true, tagsReplies: false };
   const later = { questionSeq: 7, firstFromAgent: false, tagsReplies: false };
   const tagging = { questionSeq: 7, firstFromAgent: false, tagsReplies: true };
@@ -60,12 +67,26 @@ describe('through the emulator with mirror lag', () => {
   const results: AnyEvalResult[] = [];
 
   beforeAll(async () => {
-    const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, mirrorLagMs: 300, quiet: true });
-    const w: World = { node, client: node.client(), mirror: new MirrorRestClient({ baseUrl: node.mirrorRestUrl, timeoutMs: 5_000 }), stateDir: mkdtempSync(join(tmpdir(), 'hcs25-chatty-')) };
+    const node = await startLocalNode({
+      ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 },
+      mirrorLagMs: 300,
+      quiet: true,
+    });
+    const w: World = {
+      node,
+      client: node.client(),
+      mirror: new MirrorRestClient({ baseUrl: node.mirrorRestUrl, timeoutMs: 5_000 }),
+      stateDir: mkdtempSync(join(tmpdir(), 'hcs25-chatty-')),
+    };
     world = w;
     fleet = w.fleet = await startHcs10Fleet({ node, pollMs: 100, include: [...HCS10_CHATTY_BEHAVIOURS, 'silent'] });
-    const identity: StoredIdentity = (await ensureRunnerIdentity({ client: w.client, stateDir: w.stateDir, network: 'local' })).identity;
-    const agents: Agent[] = fleet.agents.map((record) => ({ ...record, subject: `uaid:aid:${record.name};uid=0;proto=hcs-10;nativeId=${record.accountId}` }));
+    const identity: StoredIdentity = (
+      await ensureRunnerIdentity({ client: w.client, stateDir: w.stateDir, network: 'local' })
+    ).identity;
+    const agents: Agent[] = fleet.agents.map((record) => ({
+      ...record,
+      subject: `uaid:aid:${record.name};uid=0;proto=hcs-10;nativeId=${record.accountId}`,
+    }));
     for await (const r of runEvals(agents, {
       evals: ['math', 'science'],
       budgetMs: 30_000,
@@ -74,7 +95,13 @@ describe('through the emulator with mirror lag', () => {
       allowPrivateEndpoints: true,
       transportFactory: (agent) =>
         createTransport(agent, {
-          hcs10: { client: w.client, identity, mirror: w.mirror, poll: { minMs: 100, maxMs: 400, factor: 1.5 }, budgetMs: agent.name === 'hcs10-silent' ? 3_000 : 30_000 },
+          hcs10: {
+            client: w.client,
+            identity,
+            mirror: w.mirror,
+            poll: { minMs: 100, maxMs: 400, factor: 1.5 },
+            budgetMs: agent.name === 'hcs10-silent' ? 3_000 : 30_000,
+          },
         }),
     })) {
       results.push(r);
@@ -90,7 +117,8 @@ describe('through the emulator with mirror lag', () => {
     rmSync(world.stateDir, { recursive: true, force: true });
   });
 
-  const of = (name: string, kind: string) => results.find((r) => r.agent.name === name && r.kind === kind) as EvalResult;
+  const of = (name: string, kind: string) =>
+    results.find((r) => r.agent.name === name && r.kind === kind) as EvalResult;
 
   it.each(HCS10_CHATTY_BEHAVIOURS)('grades only the reply to our question from the %s agent', (behaviour) => {
     for (const kind of ['math', 'science']) {
@@ -103,11 +131,19 @@ describe('through the emulator with mirror lag', () => {
 
   it('asked every chatty agent both questions on one connection, and greeted once', () => {
     for (const behaviour of HCS10_CHATTY_BEHAVIOURS) {
-      expect(fleet.running.find((a) => a.behaviour === behaviour)!.stats, behaviour).toMatchObject({ connections: 1, messages: 2, replies: 2 });
+      expect(fleet.running.find((a) => a.behaviour === behaviour)!.stats, behaviour).toMatchObject({
+        connections: 1,
+        messages: 2,
+        replies: 2,
+      });
     }
   });
 
   it('still times a silent agent out within its budget', () => {
-    for (const kind of ['math', 'science']) expect(of('hcs10-silent', kind)).toMatchObject({ outcome: 'timeout', reason: expect.stringMatching(/no reply within 3000 ms/) });
+    for (const kind of ['math', 'science'])
+      expect(of('hcs10-silent', kind)).toMatchObject({
+        outcome: 'timeout',
+        reason: expect.stringMatching(/no reply within 3000 ms/),
+      });
   });
 });

@@ -18,7 +18,14 @@ import { inscribeHcs1 } from '../../src/hedera/hcs1-write.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { createTopic, submitMessage } from '../../src/hedera/tx.js';
 import { ensureRunnerIdentity, loadIdentity, type StoredIdentity } from '../../src/hcs10/identity.js';
-import { connectionCreatedOp, connectionTopicMemo, inboundTopicMemo, messageOp, parseIncoming, type SubmittedOp } from '../../src/hcs10/messages.js';
+import {
+  connectionCreatedOp,
+  connectionTopicMemo,
+  inboundTopicMemo,
+  messageOp,
+  parseIncoming,
+  type SubmittedOp,
+} from '../../src/hcs10/messages.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
 import { createSignalTopic } from '../../src/publish/topic.js';
 import { discoverRegistry } from '../../src/discover/discover.js';
@@ -69,7 +76,11 @@ function transportFor(agent: Agent, overrides: Partial<Hcs10TransportOptions> = 
 }
 
 beforeAll(async () => {
-  node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, mirrorLagMs: MIRROR_LAG_MS, quiet: true });
+  node = await startLocalNode({
+    ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 },
+    mirrorLagMs: MIRROR_LAG_MS,
+    quiet: true,
+  });
   client = node.client();
   mirror = new MirrorRestClient({ baseUrl: node.mirrorRestUrl, timeoutMs: 5_000 });
   stateDir = mkdtempSync(join(tmpdir(), 'hcs25-hcs10-'));
@@ -92,10 +103,17 @@ describe('runner identity', () => {
     expect(again.created).toBe(false);
     expect(again.identity).toEqual(identity);
     const profile = await eventually(
-      () => resolveAccountProfile('0.0.2', chainResolveContext(mirror)).catch(() => undefined).then((p) => p ?? undefined),
+      () =>
+        resolveAccountProfile('0.0.2', chainResolveContext(mirror))
+          .catch(() => undefined)
+          .then((p) => p ?? undefined),
       'the runner profile on the mirror',
     );
-    expect(profile.doc).toMatchObject({ type: 1, inboundTopicId: identity.inboundTopicId, outboundTopicId: identity.outboundTopicId });
+    expect(profile.doc).toMatchObject({
+      type: 1,
+      inboundTopicId: identity.inboundTopicId,
+      outboundTopicId: identity.outboundTopicId,
+    });
   });
 });
 
@@ -105,7 +123,10 @@ describe('HCS-1 writer', () => {
     const file = await inscribeHcs1(client, bytes, { mimeType: 'application/octet-stream' });
     expect(file.chunks).toBeGreaterThanOrEqual(7);
     // The reader refuses a topic without a submit key or with an admin key, and checks the SHA-256 in the memo.
-    const read = await eventually(() => readHcs1File(mirror, file.topicId).catch(() => undefined), 'the file on the mirror');
+    const read = await eventually(
+      () => readHcs1File(mirror, file.topicId).catch(() => undefined),
+      'the file on the mirror',
+    );
     expect(read.bytes.equals(bytes)).toBe(true);
     expect(read.mimeType).toBe('application/octet-stream');
   });
@@ -117,7 +138,12 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
 
   it('discovers every registered agent with its account and inbound topic', async () => {
     const found = await eventually(async () => {
-      const r = await discoverRegistry({ registry: fleet.registryTopicId, network: 'local', mirror, allowPrivateEndpoints: true });
+      const r = await discoverRegistry({
+        registry: fleet.registryTopicId,
+        network: 'local',
+        mirror,
+        allowPrivateEndpoints: true,
+      });
       return r.agents.length === fleet.agents.length ? r : undefined;
     }, 'all registrations on the mirror');
     expect(found.registry.kind).toBe('hcs-10');
@@ -125,7 +151,11 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
     agents = found.agents;
     for (const record of fleet.agents) {
       const agent = agents.find((a) => a.accountId === record.accountId);
-      expect(agent, record.name).toMatchObject({ protocol: 'hcs-10', name: record.name, inboundTopicId: record.inboundTopicId });
+      expect(agent, record.name).toMatchObject({
+        protocol: 'hcs-10',
+        name: record.name,
+        inboundTopicId: record.inboundTopicId,
+      });
     }
   });
 
@@ -167,7 +197,10 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
       expect(paid.reason).toMatch(/fee-gated inbound topic \(HIP-991: 0\.5 ℏ.*--allow-topic-fees/);
     }
     expect((of('hcs10-silent', 'availability') as ProbeEvalResult).reachable).toBe(true);
-    expect(of('hcs10-paid', 'availability')).toMatchObject({ reachable: true, reason: expect.stringMatching(/fee-gated/) });
+    expect(of('hcs10-paid', 'availability')).toMatchObject({
+      reachable: true,
+      reason: expect.stringMatching(/fee-gated/),
+    });
   });
 
   it('reused one connection per agent for its evals and closed it', async () => {
@@ -177,7 +210,10 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
     // The silent agent's connection was dropped after the first timeout, so the second eval asked on a new one.
     expect(byAgent.get('hcs10-silent')).toMatchObject({ requests: 2, connections: 2, replies: 0 });
     expect(byAgent.get('hcs10-paid')!.requests).toBe(0);
-    await eventually(async () => (byAgent.get('hcs10-correct')!.closed === 1 ? true : undefined), 'close_connection seen by the agent');
+    await eventually(
+      async () => (byAgent.get('hcs10-correct')!.closed === 1 ? true : undefined),
+      'close_connection seen by the agent',
+    );
   });
 
   it('publishes the results as HCS-25 signals that read back valid', async () => {
@@ -195,27 +231,45 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
     }, 'signals on the mirror');
     const signals = read.map((m) => parseSignalMessage(m.message));
     expect(signals.every((s) => s.ok)).toBe(true);
-    const statuses = signals.flatMap((s) => (s.ok && s.message.op === 'signal' ? [`${s.message.signal}:${s.message.status}`] : []));
+    const statuses = signals.flatMap((s) =>
+      s.ok && s.message.op === 'signal' ? [`${s.message.signal}:${s.message.status}`] : [],
+    );
     expect(statuses.filter((s) => s === 'simple-evals.math:ok')).toHaveLength(2);
     expect(statuses.filter((s) => s === 'simple-evals.math:timeout')).toHaveLength(1);
     expect(statuses.filter((s) => s === 'simple-evals.science:missing')).toHaveLength(1);
-    expect(signals.every((s) => s.ok && s.message.op === 'signal' && s.message.subject.includes('proto=hcs-10'))).toBe(true);
+    expect(signals.every((s) => s.ok && s.message.op === 'signal' && s.message.subject.includes('proto=hcs-10'))).toBe(
+      true,
+    );
   });
 });
 
 describe('HIP-991 fee-gated inbound topics', () => {
   it('are paid when allowed, up to the cap', async () => {
     const paid = fleet.agents.find((a) => a.name === 'hcs10-paid')!;
-    const agent: Agent = { subject: 'uaid:test', name: paid.name, protocol: 'hcs-10', accountId: paid.accountId, inboundTopicId: paid.inboundTopicId };
+    const agent: Agent = {
+      subject: 'uaid:test',
+      name: paid.name,
+      protocol: 'hcs-10',
+      accountId: paid.accountId,
+      inboundTopicId: paid.inboundTopicId,
+    };
 
     const capped = transportFor(agent, { topicFees: { allow: true, maxHbar: 0.25 } });
     const refused = await capped.ask('What is 2 + 3?', { budgetMs: 30_000 });
-    expect(refused).toMatchObject({ ok: false, kind: 'auth-required', message: expect.stringMatching(/above the cap of 0\.25/) });
+    expect(refused).toMatchObject({
+      ok: false,
+      kind: 'auth-required',
+      message: expect.stringMatching(/above the cap of 0\.25/),
+    });
     await capped.close?.();
 
     const allowed = transportFor(agent, { topicFees: { allow: true, maxHbar: 1 } });
     const answer = await allowed.ask('What is 2 + 3?', { budgetMs: 30_000 });
-    expect(answer).toMatchObject({ ok: true, text: '5', meta: { topicFeeTinybars: 50_000_000, reusedConnection: false } });
+    expect(answer).toMatchObject({
+      ok: true,
+      text: '5',
+      meta: { topicFeeTinybars: 50_000_000, reusedConnection: false },
+    });
     const second = await allowed.ask('What is 4 * 3?', { budgetMs: 30_000 });
     expect(second).toMatchObject({ ok: true, text: '12', meta: { reusedConnection: true } });
     await allowed.close?.();
@@ -237,31 +291,53 @@ describe('who may answer for an agent', () => {
     }, 'a connection request');
     const topicId = await createTopic(as, { memo: connectionTopicMemo(inboundTopicId, requestSeq) });
     const operatorId = `${inboundTopicId}@${agentAccountId}`;
-    const created = connectionCreatedOp({ connectionTopicId: topicId, connectedAccountId: '0.0.2', operatorId, connectionId: requestSeq });
+    const created = connectionCreatedOp({
+      connectionTopicId: topicId,
+      connectedAccountId: '0.0.2',
+      operatorId,
+      connectionId: requestSeq,
+    });
     await submitMessage(as, inboundTopicId, created.body, created.memo);
     // A requester that did not believe the confirmation never asks: stop waiting after its budget.
-    const asked = await eventually(async () => {
-      for await (const m of mirror.topicMessages(topicId)) if (parseIncoming(m.message).ok) return true;
-      return undefined;
-    }, 'the question', 4_000).catch(() => false);
+    const asked = await eventually(
+      async () => {
+        for await (const m of mirror.topicMessages(topicId)) if (parseIncoming(m.message).ok) return true;
+        return undefined;
+      },
+      'the question',
+      4_000,
+    ).catch(() => false);
     if (!asked) return;
     const reply = messageOp({ operatorId, data: '5' });
     await submitMessage(as, topicId, reply.body, reply.memo);
   }
 
-  it('only the agent\'s own account: a confirmation and answer paid by anyone else are ignored', async () => {
+  it("only the agent's own account: a confirmation and answer paid by anyone else are ignored", async () => {
     const [owner, forger] = node.accounts.filter((a) => a.type === 'ED25519');
     const ownerClient = node.client(owner!);
     const forgerClient = node.client(forger!);
     try {
-      for (const [as, expectOk] of [[forgerClient, false], [ownerClient, true]] as const) {
+      for (const [as, expectOk] of [
+        [forgerClient, false],
+        [ownerClient, true],
+      ] as const) {
         const inbound = await createTopic(client, { memo: inboundTopicMemo(owner!.accountId) });
-        const agent: Agent = { subject: 'uaid:manual', name: 'manual', protocol: 'hcs-10', accountId: owner!.accountId, inboundTopicId: inbound };
+        const agent: Agent = {
+          subject: 'uaid:manual',
+          name: 'manual',
+          protocol: 'hcs-10',
+          accountId: owner!.accountId,
+          inboundTopicId: inbound,
+        };
         await eventually(() => mirror.getTopic(inbound).then((t) => t ?? undefined), 'the inbound topic');
         const transport = transportFor(agent, { budgetMs: 3_000, recordOutbound: false, closeOnFinish: false });
-        const [result] = await Promise.all([transport.ask('What is 2 + 3?', { budgetMs: 3_000 }), answerAs(as, inbound, owner!.accountId)]);
+        const [result] = await Promise.all([
+          transport.ask('What is 2 + 3?', { budgetMs: 3_000 }),
+          answerAs(as, inbound, owner!.accountId),
+        ]);
         if (expectOk) expect(result).toMatchObject({ ok: true, text: '5' });
-        else expect(result).toMatchObject({ ok: false, kind: 'timeout', message: 'no connection_created within 3000 ms' });
+        else
+          expect(result).toMatchObject({ ok: false, kind: 'timeout', message: 'no connection_created within 3000 ms' });
         await transport.close?.();
       }
     } finally {
@@ -286,7 +362,10 @@ describe('transaction memos', () => {
     // What the mirror node recorded for each transaction, and what each message is, agree with the table.
     for (const s of submitted) {
       expect(expected[s.op], s.op).toContain(s.memo);
-      const tx = await eventually(() => mirror.getTransaction(s.transactionId).then((t) => t ?? undefined), `transaction ${s.transactionId}`);
+      const tx = await eventually(
+        () => mirror.getTransaction(s.transactionId).then((t) => t ?? undefined),
+        `transaction ${s.transactionId}`,
+      );
       expect(Buffer.from(tx[0]!.memo_base64 ?? '', 'base64').toString('utf8')).toBe(s.memo);
       const msg = await mirror.getTopicMessage(s.topicId, s.seq);
       const parsed = JSON.parse(msg!.message.toString('utf8')) as { p: string; op: string };

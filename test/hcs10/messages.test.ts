@@ -63,21 +63,37 @@ describe('HCS-10 builders match the standards-sdk (payload and transaction memo)
   it('connection_request on an inbound topic: hcs-10:op:3:1', () => {
     const op = connectionRequestOp({ operatorId: ME, m: 'eval' });
     expect(op.memo).toBe('hcs-10:op:3:1');
-    expect(ours(op)).toEqual(wire(sdk.buildHcs10SubmitConnectionRequestTx({ inboundTopicId: '0.0.2001', operatorId: ME, memo: 'eval' })));
+    expect(ours(op)).toEqual(
+      wire(sdk.buildHcs10SubmitConnectionRequestTx({ inboundTopicId: '0.0.2001', operatorId: ME, memo: 'eval' })),
+    );
   });
 
   it('connection_created on an inbound topic: hcs-10:op:4:1', () => {
     const args = { connectionTopicId: '0.0.3000', connectedAccountId: '0.0.2', operatorId: AGENT, connectionId: 7 };
     const op = connectionCreatedOp({ ...args, m: 'ok' });
     expect(op.memo).toBe('hcs-10:op:4:1');
-    expect(ours(op)).toEqual(wire(sdk.buildHcs10ConfirmConnectionTx({ inboundTopicId: '0.0.2001', ...args, memo: 'ok' })));
+    expect(ours(op)).toEqual(
+      wire(sdk.buildHcs10ConfirmConnectionTx({ inboundTopicId: '0.0.2001', ...args, memo: 'ok' })),
+    );
   });
 
   it('outbound records: hcs-10:op:3:2 and hcs-10:op:4:2', () => {
-    const req = outboundConnectionRequestOp({ operatorId: AGENT, outboundTopicId: '0.0.1000', connectionRequestId: 7, m: 'r' });
+    const req = outboundConnectionRequestOp({
+      operatorId: AGENT,
+      outboundTopicId: '0.0.1000',
+      connectionRequestId: 7,
+      m: 'r',
+    });
     expect(req.memo).toBe('hcs-10:op:3:2');
     expect(ours(req)).toEqual(
-      wire(sdk.buildHcs10OutboundConnectionRequestRecordTx({ outboundTopicId: '0.0.1000', operatorId: AGENT, connectionRequestId: 7, memo: 'r' })),
+      wire(
+        sdk.buildHcs10OutboundConnectionRequestRecordTx({
+          outboundTopicId: '0.0.1000',
+          operatorId: AGENT,
+          connectionRequestId: 7,
+          memo: 'r',
+        }),
+      ),
     );
     const created = {
       connectionTopicId: '0.0.3000',
@@ -95,22 +111,46 @@ describe('HCS-10 builders match the standards-sdk (payload and transaction memo)
   it('message on a connection topic: hcs-10:op:6:3', () => {
     const op = messageOp({ operatorId: ME, data: 'What is 2 + 2?', m: 'q' });
     expect(op.memo).toBe('hcs-10:op:6:3');
-    expect(ours(op)).toEqual(wire(sdk.buildHcs10SendMessageTx({ connectionTopicId: '0.0.3000', operatorId: ME, data: 'What is 2 + 2?', memo: 'q' })));
+    expect(ours(op)).toEqual(
+      wire(
+        sdk.buildHcs10SendMessageTx({
+          connectionTopicId: '0.0.3000',
+          operatorId: ME,
+          data: 'What is 2 + 2?',
+          memo: 'q',
+        }),
+      ),
+    );
   });
 
   it('register on a registry: hcs-10:op:0:0', () => {
     const op = registerOp({ accountId: '0.0.2000', inboundTopicId: '0.0.2001', m: 'hi' });
     expect(op.memo).toBe('hcs-10:op:0:0');
-    expect(ours(op)).toEqual(wire(sdk.buildHcs10RegistryRegisterTx({ registryTopicId: '0.0.9', accountId: '0.0.2000', inboundTopicId: '0.0.2001', memo: 'hi' })));
+    expect(ours(op)).toEqual(
+      wire(
+        sdk.buildHcs10RegistryRegisterTx({
+          registryTopicId: '0.0.9',
+          accountId: '0.0.2000',
+          inboundTopicId: '0.0.2001',
+          memo: 'hi',
+        }),
+      ),
+    );
   });
 
   it('topic memos', () => {
     const memo = (tx: TopicTx): string | null => tx.getTopicMemo();
-    expect(inboundTopicMemo('0.0.2000')).toBe(memo(sdk.buildHcs10CreateInboundTopicTx({ accountId: '0.0.2000', ttl: 60 })));
+    expect(inboundTopicMemo('0.0.2000')).toBe(
+      memo(sdk.buildHcs10CreateInboundTopicTx({ accountId: '0.0.2000', ttl: 60 })),
+    );
     expect(outboundTopicMemo()).toBe(memo(sdk.buildHcs10CreateOutboundTopicTx({ ttl: 60 })));
-    expect(connectionTopicMemo('0.0.2001', 7)).toBe(memo(sdk.buildHcs10CreateConnectionTopicTx({ ttl: 60, inboundTopicId: '0.0.2001', connectionId: 7 })));
+    expect(connectionTopicMemo('0.0.2001', 7)).toBe(
+      memo(sdk.buildHcs10CreateConnectionTopicTx({ ttl: 60, inboundTopicId: '0.0.2001', connectionId: 7 })),
+    );
     expect(registryTopicMemo()).toBe(memo(sdk.buildHcs10CreateRegistryTopicTx({ ttl: 60 })));
-    expect(registryTopicMemo(60, '0.0.5')).toBe(memo(sdk.buildHcs10CreateRegistryTopicTx({ ttl: 60, metadataTopicId: '0.0.5' })));
+    expect(registryTopicMemo(60, '0.0.5')).toBe(
+      memo(sdk.buildHcs10CreateRegistryTopicTx({ ttl: 60, metadataTopicId: '0.0.5' })),
+    );
   });
 });
 
@@ -118,10 +158,23 @@ describe('HCS-10 builders without an SDK counterpart', () => {
   it('close_connection (hcs-10:op:5:3) and connection_closed (hcs-10:op:5:2) follow the spec examples', () => {
     const close = closeConnectionOp({ operatorId: ME, reason: 'Conversation completed', m: 'Closing connection.' });
     expect(close.memo).toBe('hcs-10:op:5:3');
-    expect(close.payload).toEqual({ p: 'hcs-10', op: 'close_connection', operator_id: ME, reason: 'Conversation completed', m: 'Closing connection.' });
+    expect(close.payload).toEqual({
+      p: 'hcs-10',
+      op: 'close_connection',
+      operator_id: ME,
+      reason: 'Conversation completed',
+      m: 'Closing connection.',
+    });
     const closed = outboundConnectionClosedOp({ connectionTopicId: '0.0.3000', operatorId: ME, reason: 'done' });
     expect(closed.memo).toBe('hcs-10:op:5:2');
-    expect(closed.payload).toEqual({ p: 'hcs-10', op: 'connection_closed', connection_topic_id: '0.0.3000', close_method: 'explicit', operator_id: ME, reason: 'done' });
+    expect(closed.payload).toEqual({
+      p: 'hcs-10',
+      op: 'connection_closed',
+      connection_topic_id: '0.0.3000',
+      close_method: 'explicit',
+      operator_id: ME,
+      reason: 'done',
+    });
   });
 
   it('the analytics topic enum is not the topic-memo enum', () => {
@@ -142,10 +195,22 @@ describe('parsing', () => {
   it('topic memos of each type, and junk', () => {
     expect(parseHcs10TopicMemo('hcs-10:0:60:0:0.0.2000')).toEqual({ type: 'inbound', ttl: 60, accountId: '0.0.2000' });
     expect(parseHcs10TopicMemo('hcs-10:0:60:1')).toEqual({ type: 'outbound', ttl: 60 });
-    expect(parseHcs10TopicMemo('hcs-10:1:60:2:0.0.2001:7')).toEqual({ type: 'connection', ttl: 60, inboundTopicId: '0.0.2001', connectionId: 7 });
+    expect(parseHcs10TopicMemo('hcs-10:1:60:2:0.0.2001:7')).toEqual({
+      type: 'connection',
+      ttl: 60,
+      inboundTopicId: '0.0.2001',
+      connectionId: 7,
+    });
     expect(parseHcs10TopicMemo('hcs-10:0:60:3')).toEqual({ type: 'registry', ttl: 60 });
     expect(parseHcs10TopicMemo('hcs-10:0:60:3:0.0.5')).toEqual({ type: 'registry', ttl: 60, metadataTopicId: '0.0.5' });
-    for (const bad of ['hcs-10:0:60:0', 'hcs-10:0:60:1:0.0.5', 'hcs-10:1:60:2:0.0.5', 'hcs-2:0:60', 'hcs-10:inbound:0.0.1', '']) {
+    for (const bad of [
+      'hcs-10:0:60:0',
+      'hcs-10:0:60:1:0.0.5',
+      'hcs-10:1:60:2:0.0.5',
+      'hcs-2:0:60',
+      'hcs-10:inbound:0.0.1',
+      '',
+    ]) {
       expect(parseHcs10TopicMemo(bad), bad).toBeNull();
     }
     // The registry memo we write is the one discovery reads.
@@ -159,9 +224,22 @@ describe('parsing', () => {
   });
 
   it('incoming ops: valid ones parse, hostile ones give reasons', () => {
-    const created = parseIncoming(Buffer.from(JSON.stringify({ p: 'hcs-10', op: 'connection_created', connection_topic_id: '0.0.3', connection_id: '12', operator_id: AGENT })));
+    const created = parseIncoming(
+      Buffer.from(
+        JSON.stringify({
+          p: 'hcs-10',
+          op: 'connection_created',
+          connection_topic_id: '0.0.3',
+          connection_id: '12',
+          operator_id: AGENT,
+        }),
+      ),
+    );
     expect(created).toMatchObject({ ok: true, op: { op: 'connection_created', connection_id: 12 } });
-    expect(parseIncoming(Buffer.from(connectionRequestOp({ operatorId: ME }).body))).toMatchObject({ ok: true, op: { op: 'connection_request' } });
+    expect(parseIncoming(Buffer.from(connectionRequestOp({ operatorId: ME }).body))).toMatchObject({
+      ok: true,
+      op: { op: 'connection_request' },
+    });
     const cases: [string | Buffer, RegExp][] = [
       ['not json', /JSON/],
       ['[1]', /object/],

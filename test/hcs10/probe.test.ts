@@ -25,18 +25,34 @@ describe('HCS-10 probe', () => {
   it('probes the inbound topic a registration named when the account has no profile', async () => {
     const inbound = mirror.createTopic('hcs-10:0:60:0:0.0.6101', { submit: false });
     mirror.accounts.set('0.0.6101', { memo: '' });
-    const agent = { subject: 'uaid:aid:x', name: 'bare', protocol: 'hcs-10' as const, accountId: '0.0.6101', inboundTopicId: inbound };
-    const probe = await createHcs10Transport(agent, { client: ledger, identity, mirror: client }).probe({ budgetMs: 5_000 });
+    const agent = {
+      subject: 'uaid:aid:x',
+      name: 'bare',
+      protocol: 'hcs-10' as const,
+      accountId: '0.0.6101',
+      inboundTopicId: inbound,
+    };
+    const probe = await createHcs10Transport(agent, { client: ledger, identity, mirror: client }).probe({
+      budgetMs: 5_000,
+    });
     expect(probe).toMatchObject({ reachable: true, reason: 'public inbound topic' });
 
     // With neither a profile nor a named inbound topic there is nothing to probe.
     const { inboundTopicId: _, ...noInbound } = agent;
-    const none = await createHcs10Transport(noInbound, { client: ledger, identity, mirror: client }).probe({ budgetMs: 5_000 });
+    const none = await createHcs10Transport(noInbound, { client: ledger, identity, mirror: client }).probe({
+      budgetMs: 5_000,
+    });
     expect(none).toMatchObject({ reachable: false, reason: 'account 0.0.6101 has no HCS-11 profile (memo hcs-11:…)' });
 
     // The named topic must still be the account's inbound topic.
     const foreign = mirror.createTopic('hcs-10:0:60:0:0.0.6999', { submit: false });
-    const wrong = await createHcs10Transport({ ...agent, inboundTopicId: foreign }, { client: ledger, identity, mirror: client }).probe({ budgetMs: 5_000 });
-    expect(wrong).toMatchObject({ reachable: false, reason: `topic ${foreign} is not the HCS-10 inbound topic of 0.0.6101` });
+    const wrong = await createHcs10Transport(
+      { ...agent, inboundTopicId: foreign },
+      { client: ledger, identity, mirror: client },
+    ).probe({ budgetMs: 5_000 });
+    expect(wrong).toMatchObject({
+      reachable: false,
+      reason: `topic ${foreign} is not the HCS-10 inbound topic of 0.0.6101`,
+    });
   });
 });

@@ -18,14 +18,19 @@ describe('HCS-11 profile', () => {
   it('passes the standards-sdk AI agent profile schema', async () => {
     // Declared locally: the SDK's bundled .d.ts re-exports cannot be followed under NodeNext.
     type Schema = { safeParse(v: unknown): { success: boolean; error?: { issues: unknown[] } } };
-    const { AIAgentProfileSchema } = (await import('@hashgraphonline/standards-sdk')) as unknown as { AIAgentProfileSchema: Schema };
+    const { AIAgentProfileSchema } = (await import('@hashgraphonline/standards-sdk')) as unknown as {
+      AIAgentProfileSchema: Schema;
+    };
     const parsed = AIAgentProfileSchema.safeParse(profile);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
   });
 
   it('is read back by discovery as an HCS-10 agent with its inbound topic', () => {
     const described = fromProfile(profile, '0.0.10');
-    expect(described).toMatchObject({ ok: true, description: { name: 'calc', protocol: 'hcs-10', inboundTopicId: '0.0.11' } });
+    expect(described).toMatchObject({
+      ok: true,
+      description: { name: 'calc', protocol: 'hcs-10', inboundTopicId: '0.0.11' },
+    });
     expect(parseHcs11Memo(hcs11AccountMemo('0.0.13'))).toBe('hcs://1/0.0.13');
   });
 });
@@ -43,9 +48,18 @@ describe('inbound topic access', () => {
   });
 
   it('a submit key: controlled, ours only when it is exactly our key', () => {
-    expect(classifyInbound(topic({ submit_key: { _type: 'ED25519', key: 'cd'.repeat(32) } }), mine)).toEqual({ kind: 'controlled', ours: false });
-    expect(classifyInbound(topic({ submit_key: { _type: 'ED25519', key: mine.toUpperCase() } }), mine)).toEqual({ kind: 'controlled', ours: true });
-    expect(classifyInbound(topic({ submit_key: { _type: 'ProtobufEncoded', key: mine } }), mine)).toEqual({ kind: 'controlled', ours: false });
+    expect(classifyInbound(topic({ submit_key: { _type: 'ED25519', key: 'cd'.repeat(32) } }), mine)).toEqual({
+      kind: 'controlled',
+      ours: false,
+    });
+    expect(classifyInbound(topic({ submit_key: { _type: 'ED25519', key: mine.toUpperCase() } }), mine)).toEqual({
+      kind: 'controlled',
+      ours: true,
+    });
+    expect(classifyInbound(topic({ submit_key: { _type: 'ProtobufEncoded', key: mine } }), mine)).toEqual({
+      kind: 'controlled',
+      ours: false,
+    });
   });
 
   it('HIP-991 fixed fees: fee-gated, HBAR summed, token fees counted', () => {
@@ -60,7 +74,12 @@ describe('inbound topic access', () => {
         },
       }),
     );
-    expect(access).toEqual({ kind: 'fee', hbarTinybars: 75_000_000, tokenFees: 1, collectors: ['0.0.10', '0.0.9', '0.0.9'] });
+    expect(access).toEqual({
+      kind: 'fee',
+      hbarTinybars: 75_000_000,
+      tokenFees: 1,
+      collectors: ['0.0.10', '0.0.9', '0.0.9'],
+    });
     expect(describeAccess(access)).toMatch(/0\.75 ℏ and 1 token fee/);
   });
 

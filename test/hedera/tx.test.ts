@@ -21,7 +21,9 @@ describe('newTransactionId', () => {
     const ids = Array.from({ length: 5_000 }, () => newTransactionId(payer));
     const after = Date.now();
     expect(new Set(ids.map((id) => id.toString())).size).toBe(ids.length);
-    const starts = ids.map((id) => BigInt(id.validStart!.seconds.toString()) * 1_000_000_000n + BigInt(id.validStart!.nanos.toString()));
+    const starts = ids.map(
+      (id) => BigInt(id.validStart!.seconds.toString()) * 1_000_000_000n + BigInt(id.validStart!.nanos.toString()),
+    );
     for (let i = 1; i < starts.length; i++) expect(starts[i]! > starts[i - 1]!).toBe(true);
     const firstMs = Number(starts[0]! / 1_000_000n);
     expect(firstMs).toBeLessThanOrEqual(before - 3_000);
@@ -33,7 +35,10 @@ describe('newTransactionId', () => {
 
 describe('boundTimestampMemory', () => {
   it('is installed by createClient: the SDK then generates through it (a receipt query makes a payment id it never uses)', () => {
-    const client = createClient({ network: { ledger: 'local', nodes: { '127.0.0.1:1': '0.0.3' }, mirrorGrpc: ['127.0.0.1:2'] } as never, operator: undefined });
+    const client = createClient({
+      network: { ledger: 'local', nodes: { '127.0.0.1:1': '0.0.3' }, mirrorGrpc: ['127.0.0.1:2'] } as never,
+      operator: undefined,
+    });
     client.close();
     const handle = boundTimestampMemory();
     const before = handle.remembered();
@@ -48,7 +53,13 @@ describe('boundTimestampMemory', () => {
     vi.spyOn(Date, 'now').mockImplementation(() => now);
     // jitter, nanoseconds: the same draws twice, then other nanoseconds.
     const random = vi.spyOn(Math, 'random');
-    random.mockReturnValueOnce(0.5).mockReturnValueOnce(0.5).mockReturnValueOnce(0.5).mockReturnValueOnce(0.5).mockReturnValueOnce(0.5).mockReturnValueOnce(0.25);
+    random
+      .mockReturnValueOnce(0.5)
+      .mockReturnValueOnce(0.5)
+      .mockReturnValueOnce(0.5)
+      .mockReturnValueOnce(0.5)
+      .mockReturnValueOnce(0.5)
+      .mockReturnValueOnce(0.25);
     const a = Timestamp.generate();
     const b = Timestamp.generate();
     expect(a.toString()).toBe('1699999994.500500000');

@@ -45,7 +45,14 @@ beforeAll(async () => {
   node = await startEphemeral();
   client = node.client();
   const receipt = await (
-    await (await new AccountCreateTransaction().setKeyWithoutAlias(key.publicKey).setInitialBalance(new Hbar(25)).setAccountMemo('hcs-11:hcs://1/0.0.1234').freezeWith(client).sign(key)).execute(client)
+    await (
+      await new AccountCreateTransaction()
+        .setKeyWithoutAlias(key.publicKey)
+        .setInitialBalance(new Hbar(25))
+        .setAccountMemo('hcs-11:hcs://1/0.0.1234')
+        .freezeWith(client)
+        .sign(key)
+    ).execute(client)
   ).getReceipt(client);
   accountId = receipt.accountId as AccountId;
 });
@@ -62,13 +69,24 @@ describe('crypto accounts', () => {
     expect(info.balance.toTinybars().toNumber()).toBe(25 * 1e8);
     expect(info.key.toString()).toBe(key.publicKey.toString());
     const rest = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/${accountId}`);
-    expect(rest.body).toMatchObject({ account: accountId.toString(), memo: 'hcs-11:hcs://1/0.0.1234', balance: { balance: 25 * 1e8 } });
+    expect(rest.body).toMatchObject({
+      account: accountId.toString(),
+      memo: 'hcs-11:hcs://1/0.0.1234',
+      balance: { balance: 25 * 1e8 },
+    });
   });
 
   it('updates the memo only with the account key', async () => {
-    const unsigned = await new AccountUpdateTransaction().setAccountId(accountId).setAccountMemo('hcs-11:stolen').execute(client);
+    const unsigned = await new AccountUpdateTransaction()
+      .setAccountId(accountId)
+      .setAccountMemo('hcs-11:stolen')
+      .execute(client);
     await expect(unsigned.getReceipt(client)).rejects.toBeInstanceOf(ReceiptStatusError);
-    const signed = await new AccountUpdateTransaction().setAccountId(accountId).setAccountMemo('hcs-11:hcs://1/0.0.5678').freezeWith(client).sign(key);
+    const signed = await new AccountUpdateTransaction()
+      .setAccountId(accountId)
+      .setAccountMemo('hcs-11:hcs://1/0.0.5678')
+      .freezeWith(client)
+      .sign(key);
     expect((await (await signed.execute(client)).getReceipt(client)).status.toString()).toBe('SUCCESS');
     const rest = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/${accountId}`);
     expect(rest.body.memo).toBe('hcs-11:hcs://1/0.0.5678');
@@ -76,22 +94,37 @@ describe('crypto accounts', () => {
 
   it('rotates the key when both old and new keys sign', async () => {
     const next = PrivateKey.generateECDSA();
-    const halfSigned = await new AccountUpdateTransaction().setAccountId(accountId).setKey(next.publicKey).freezeWith(client).sign(key);
+    const halfSigned = await new AccountUpdateTransaction()
+      .setAccountId(accountId)
+      .setKey(next.publicKey)
+      .freezeWith(client)
+      .sign(key);
     await expect((await halfSigned.execute(client)).getReceipt(client)).rejects.toThrow(/INVALID_SIGNATURE/);
-    const tx = await (await new AccountUpdateTransaction().setAccountId(accountId).setKey(next.publicKey).freezeWith(client).sign(key)).sign(next);
+    const tx = await (
+      await new AccountUpdateTransaction().setAccountId(accountId).setKey(next.publicKey).freezeWith(client).sign(key)
+    ).sign(next);
     expect((await (await tx.execute(client)).getReceipt(client)).status.toString()).toBe('SUCCESS');
     const rest = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/${accountId}`);
-    expect(rest.body.key).toEqual({ _type: 'ECDSA_SECP256K1', key: Buffer.from(next.publicKey.toBytesRaw()).toString('hex') });
+    expect(rest.body.key).toEqual({
+      _type: 'ECDSA_SECP256K1',
+      key: Buffer.from(next.publicKey.toBytesRaw()).toString('hex'),
+    });
   });
 
   it('creates an ECDSA account with its EVM address as alias, found by that address on the mirror', async () => {
     const ecdsa = PrivateKey.generateECDSA();
-    const tx = await new AccountCreateTransaction().setECDSAKeyWithAlias(ecdsa.publicKey).setInitialBalance(new Hbar(1)).freezeWith(client).sign(ecdsa);
+    const tx = await new AccountCreateTransaction()
+      .setECDSAKeyWithAlias(ecdsa.publicKey)
+      .setInitialBalance(new Hbar(1))
+      .freezeWith(client)
+      .sign(ecdsa);
     const created = (await (await tx.execute(client)).getReceipt(client)).accountId as AccountId;
     const evm = `0x${ecdsa.publicKey.toEvmAddress()}`;
     const rest = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/${evm}`);
     expect(rest.body).toMatchObject({ account: created.toString(), evm_address: evm });
-    const unsigned = await new AccountCreateTransaction().setECDSAKeyWithAlias(PrivateKey.generateECDSA().publicKey).execute(client);
+    const unsigned = await new AccountCreateTransaction()
+      .setECDSAKeyWithAlias(PrivateKey.generateECDSA().publicKey)
+      .execute(client);
     await expect(unsigned.getReceipt(client)).rejects.toThrow(/INVALID_SIGNATURE/);
   });
 
@@ -105,7 +138,10 @@ describe('crypto accounts', () => {
   it('transfers hbar; the sender must sign', async () => {
     const from = node.accounts.find((a) => a.type === 'ED25519')!;
     const before = await new AccountBalanceQuery().setAccountId(accountId).execute(client);
-    const unsigned = await new TransferTransaction().addHbarTransfer(from.accountId, new Hbar(-5)).addHbarTransfer(accountId, new Hbar(5)).execute(client);
+    const unsigned = await new TransferTransaction()
+      .addHbarTransfer(from.accountId, new Hbar(-5))
+      .addHbarTransfer(accountId, new Hbar(5))
+      .execute(client);
     await expect(unsigned.getReceipt(client)).rejects.toThrow(/INVALID_SIGNATURE/);
     const tx = await new TransferTransaction()
       .addHbarTransfer(from.accountId, new Hbar(-5))
@@ -122,18 +158,30 @@ describe('crypto accounts', () => {
   });
 });
 
-describe("standards-sdk HederaMirrorNode with customUrl", () => {
+describe('standards-sdk HederaMirrorNode with customUrl', () => {
   it('reads topic messages and account memos', async () => {
     const topicId = (await (await new TopicCreateTransaction().execute(client)).getReceipt(client)).topicId as TopicId;
     for (const n of [1, 2, 3]) {
-      await (await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(JSON.stringify({ p: 'hcs-25', n })).execute(client)).getReceipt(client);
+      await (
+        await new TopicMessageSubmitTransaction()
+          .setTopicId(topicId)
+          .setMessage(JSON.stringify({ p: 'hcs-25', n }))
+          .execute(client)
+      ).getReceipt(client);
     }
     // The package's .d.ts uses extensionless re-exports that NodeNext cannot follow: describe what we call.
     const sdk = (await import('@hashgraphonline/standards-sdk')) as unknown as StandardsSdk;
-    const mirror = new sdk.HederaMirrorNode('testnet', new sdk.Logger({ level: 'silent' }), { customUrl: node.mirrorRestUrl });
+    const mirror = new sdk.HederaMirrorNode('testnet', new sdk.Logger({ level: 'silent' }), {
+      customUrl: node.mirrorRestUrl,
+    });
     const messages = await mirror.getTopicMessages(topicId.toString());
     expect(messages.map((m) => m.n)).toEqual([1, 2, 3]);
-    expect(messages[0]).toMatchObject({ p: 'hcs-25', sequence_number: 1, payer: '0.0.2', topic_id: topicId.toString() });
+    expect(messages[0]).toMatchObject({
+      p: 'hcs-25',
+      sequence_number: 1,
+      payer: '0.0.2',
+      topic_id: topicId.toString(),
+    });
     expect(await mirror.getAccountMemo(accountId.toString())).toBe('hcs-11:hcs://1/0.0.5678');
     const info = await mirror.getTopicInfo(topicId.toString());
     expect(info.topic_id).toBe(topicId.toString());

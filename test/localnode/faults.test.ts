@@ -1,6 +1,15 @@
 /** Fault injection, consensus delay and mirror lag as the SDK experiences them (ephemeral ports). */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PrivateKey, ReceiptStatusError, Timestamp, TopicCreateTransaction, TopicMessageQuery, TopicMessageSubmitTransaction, type Client, type TopicId } from '@hashgraph/sdk';
+import {
+  PrivateKey,
+  ReceiptStatusError,
+  Timestamp,
+  TopicCreateTransaction,
+  TopicMessageQuery,
+  TopicMessageSubmitTransaction,
+  type Client,
+  type TopicId,
+} from '@hashgraph/sdk';
 import type { LocalNode } from '../../src/localnode/index.js';
 import { HANDLERS } from '../../src/localnode/ledger.js';
 import { eventually, getJson, startEphemeral } from './helpers.js';
@@ -10,7 +19,9 @@ let client: Client;
 let topicId: TopicId;
 
 async function submit(text: string): Promise<number> {
-  const receipt = await (await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(text).execute(client)).getReceipt(client);
+  const receipt = await (
+    await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(text).execute(client)
+  ).getReceipt(client);
   return receipt.topicSequenceNumber?.toNumber() ?? -1;
 }
 
@@ -102,7 +113,11 @@ describe('mirror lag', () => {
       handle = new TopicMessageQuery()
         .setTopicId(topicId)
         .setStartTime(start)
-        .subscribe(client, (_m, err) => reject(err), (m) => resolve(Buffer.from(m.contents).toString()));
+        .subscribe(
+          client,
+          (_m, err) => reject(err),
+          (m) => resolve(Buffer.from(m.contents).toString()),
+        );
     });
     await submit('live');
     expect(await received).toBe('live');
@@ -111,16 +126,28 @@ describe('mirror lag', () => {
 
   it('a topic created within the lag is unknown to the mirror', async () => {
     node.faults.setMirrorLag(60_000);
-    const fresh = (await (await new TopicCreateTransaction().setSubmitKey(PrivateKey.generateED25519().publicKey).execute(client)).getReceipt(client)).topicId;
+    const fresh = (
+      await (
+        await new TopicCreateTransaction().setSubmitKey(PrivateKey.generateED25519().publicKey).execute(client)
+      ).getReceipt(client)
+    ).topicId;
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/${fresh}`)).status).toBe(404);
   });
 
   it('a handler that throws during delayed consensus gives FAIL_INVALID instead of crashing the consensus timer', async () => {
     const original = HANDLERS.consensusSubmitMessage!;
-    HANDLERS.consensusSubmitMessage = { ...original, handle: () => { throw new Error('handler bug'); } };
+    HANDLERS.consensusSubmitMessage = {
+      ...original,
+      handle: () => {
+        throw new Error('handler bug');
+      },
+    };
     node.faults.setConsensusDelay(20);
     try {
-      const err = await submit('boom').then(() => undefined, (e: unknown) => e);
+      const err = await submit('boom').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ReceiptStatusError);
       expect((err as ReceiptStatusError).status.toString()).toBe('FAIL_INVALID');
     } finally {

@@ -1,6 +1,13 @@
 /** Mirror REST shapes and semantics (digest §3), fed through the real SDK, on ephemeral ports. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrivateKey, TopicCreateTransaction, TopicMessageSubmitTransaction, type Client, type TopicId, type TransactionResponse } from '@hashgraph/sdk';
+import {
+  PrivateKey,
+  TopicCreateTransaction,
+  TopicMessageSubmitTransaction,
+  type Client,
+  type TopicId,
+  type TransactionResponse,
+} from '@hashgraph/sdk';
 import type { LocalNode } from '../../src/localnode/index.js';
 import { getJson, startEphemeral } from './helpers.js';
 
@@ -40,12 +47,18 @@ async function pageAll(first: string): Promise<{ seqs: number[]; pages: number; 
 beforeAll(async () => {
   node = await startEphemeral();
   client = node.client();
-  const created = await (await new TopicCreateTransaction().setTopicMemo('rest topic').setSubmitKey(submitKey.publicKey).execute(client)).getReceipt(client);
+  const created = await (
+    await new TopicCreateTransaction().setTopicMemo('rest topic').setSubmitKey(submitKey.publicKey).execute(client)
+  ).getReceipt(client);
   topicId = created.topicId as TopicId;
   base = `${node.mirrorRestUrl}/api/v1/topics/${topicId}/messages`;
   // Sequential so that sequence number i carries payload i.
   for (let i = 1; i <= N; i++) {
-    const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(`{"n":${i}}`).freezeWith(client).sign(submitKey);
+    const tx = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage(`{"n":${i}}`)
+      .freezeWith(client)
+      .sign(submitKey);
     const r = await tx.execute(client);
     if (i === 1) firstResponse = r;
   }
@@ -63,15 +76,30 @@ describe('GET /api/v1/topics/{id}/messages', () => {
     expect(status).toBe(200);
     expect(seqs(body)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     const m = body.messages[0];
-    expect(Object.keys(m).sort()).toEqual(['chunk_info', 'consensus_timestamp', 'message', 'payer_account_id', 'running_hash', 'running_hash_version', 'sequence_number', 'topic_id']);
+    expect(Object.keys(m).sort()).toEqual([
+      'chunk_info',
+      'consensus_timestamp',
+      'message',
+      'payer_account_id',
+      'running_hash',
+      'running_hash_version',
+      'sequence_number',
+      'topic_id',
+    ]);
     expect(m.topic_id).toBe(topicId.toString());
     expect(m.payer_account_id).toBe('0.0.2');
     expect(m.running_hash_version).toBe(3);
     expect(Buffer.from(m.running_hash, 'base64')).toHaveLength(48);
     expect(Buffer.from(m.message, 'base64').toString()).toBe('{"n":1}');
     expect(m.consensus_timestamp).toMatch(/^\d{10}\.\d{9}$/);
-    expect(m.chunk_info).toMatchObject({ number: 1, total: 1, initial_transaction_id: { account_id: '0.0.2', nonce: 0, scheduled: false } });
-    expect(body.links.next).toBe(`/api/v1/topics/${topicId}/messages?timestamp=gt:${body.messages[24].consensus_timestamp}`);
+    expect(m.chunk_info).toMatchObject({
+      number: 1,
+      total: 1,
+      initial_transaction_id: { account_id: '0.0.2', nonce: 0, scheduled: false },
+    });
+    expect(body.links.next).toBe(
+      `/api/v1/topics/${topicId}/messages?timestamp=gt:${body.messages[24].consensus_timestamp}`,
+    );
   });
 
   it('caps limit at 100', async () => {
@@ -91,7 +119,9 @@ describe('GET /api/v1/topics/{id}/messages', () => {
   it('pages through everything by timestamp, ascending and descending', async () => {
     const asc = await pageAll(`${base}?limit=50`);
     expect(asc.seqs).toEqual(Array.from({ length: N }, (_, i) => i + 1));
-    expect(asc.links.every((l) => /^\/api\/v1\/topics\/0\.0\.\d+\/messages\?limit=50&timestamp=gt:\d+\.\d{9}$/.test(l))).toBe(true);
+    expect(
+      asc.links.every((l) => /^\/api\/v1\/topics\/0\.0\.\d+\/messages\?limit=50&timestamp=gt:\d+\.\d{9}$/.test(l)),
+    ).toBe(true);
     const desc = await pageAll(`${base}?limit=40&order=desc`);
     expect(desc.seqs).toEqual(Array.from({ length: N }, (_, i) => N - i));
     expect(desc.links[0]).toMatch(/order=desc&timestamp=lt:/);
@@ -113,7 +143,9 @@ describe('GET /api/v1/topics/{id}/messages', () => {
     expect(seqs((await getJson(`${base}?timestamp=eq:${t10}`)).body)).toEqual([10]);
     const range = await getJson(`${base}?timestamp=gte:${t10}&timestamp=lt:${t20}&limit=4`);
     expect(seqs(range.body)).toEqual([10, 11, 12, 13]);
-    expect(range.body.links.next).toBe(`/api/v1/topics/${topicId}/messages?timestamp=lt:${t20}&timestamp=gt:${range.body.messages[3].consensus_timestamp}&limit=4`);
+    expect(range.body.links.next).toBe(
+      `/api/v1/topics/${topicId}/messages?timestamp=lt:${t20}&timestamp=gt:${range.body.messages[3].consensus_timestamp}&limit=4`,
+    );
     const rest = await pageAll(`${base}?timestamp=gte:${t10}&timestamp=lt:${t20}&limit=4`);
     expect(rest.seqs).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
   });
@@ -140,7 +172,10 @@ describe('GET /api/v1/topics/{id}/messages', () => {
   });
 
   it('gives an empty page for an unknown topic and 400 for a malformed id', async () => {
-    expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/0.0.999999/messages`)).body).toEqual({ messages: [], links: { next: null } });
+    expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/0.0.999999/messages`)).body).toEqual({
+      messages: [],
+      links: { next: null },
+    });
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/not-a-topic/messages`)).status).toBe(400);
   });
 });
@@ -178,11 +213,20 @@ describe('single messages, topics, accounts, transactions', () => {
   it('GET /accounts/{id} by id and by EVM address', async () => {
     const { body } = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/0.0.2`);
     const operatorPublic = PrivateKey.fromStringDer(node.operator.privateKey).publicKey;
-    expect(body).toMatchObject({ account: '0.0.2', memo: '', deleted: false, key: { _type: 'ED25519', key: Buffer.from(operatorPublic.toBytesRaw()).toString('hex') } });
+    expect(body).toMatchObject({
+      account: '0.0.2',
+      memo: '',
+      deleted: false,
+      key: { _type: 'ED25519', key: Buffer.from(operatorPublic.toBytesRaw()).toString('hex') },
+    });
     expect(typeof body.balance.balance).toBe('number');
     const alias = node.accounts.find((a) => a.evmAddress);
     const byEvm = await getJson(`${node.mirrorRestUrl}/api/v1/accounts/${alias!.evmAddress}`);
-    expect(byEvm.body).toMatchObject({ account: alias!.accountId, evm_address: alias!.evmAddress, key: { _type: 'ECDSA_SECP256K1' } });
+    expect(byEvm.body).toMatchObject({
+      account: alias!.accountId,
+      evm_address: alias!.evmAddress,
+      key: { _type: 'ECDSA_SECP256K1' },
+    });
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/accounts/0.0.777777`)).status).toBe(404);
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/accounts/bogus!`)).status).toBe(400);
   });
@@ -193,7 +237,16 @@ describe('single messages, topics, accounts, transactions', () => {
     const { status, body } = await getJson(`${node.mirrorRestUrl}/api/v1/transactions/${mirrorId}`);
     expect(status).toBe(200);
     const tx = body.transactions[0];
-    expect(tx).toMatchObject({ name: 'CONSENSUSSUBMITMESSAGE', result: 'SUCCESS', entity_id: topicId.toString(), node: '0.0.3', transaction_id: mirrorId, valid_duration_seconds: '120', scheduled: false, nonce: 0 });
+    expect(tx).toMatchObject({
+      name: 'CONSENSUSSUBMITMESSAGE',
+      result: 'SUCCESS',
+      entity_id: topicId.toString(),
+      node: '0.0.3',
+      transaction_id: mirrorId,
+      valid_duration_seconds: '120',
+      scheduled: false,
+      nonce: 0,
+    });
     expect(Buffer.from(tx.transaction_hash, 'base64')).toEqual(Buffer.from(firstResponse.transactionHash));
     expect(tx.transfers.reduce((s: number, t: { amount: number }) => s + t.amount, 0)).toBe(0);
     expect(tx.charged_tx_fee).toBeGreaterThan(0);
@@ -202,6 +255,9 @@ describe('single messages, topics, accounts, transactions', () => {
   });
 
   it('answers 404 with the error shape for unknown routes', async () => {
-    expect(await getJson(`${node.mirrorRestUrl}/api/v1/nothing-here`)).toEqual({ status: 404, body: { _status: { messages: [{ message: 'Not found' }] } } });
+    expect(await getJson(`${node.mirrorRestUrl}/api/v1/nothing-here`)).toEqual({
+      status: 404,
+      body: { _status: { messages: [{ message: 'Not found' }] } },
+    });
   });
 });

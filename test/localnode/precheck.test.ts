@@ -26,7 +26,10 @@ let topicId: TopicId;
 const submitKey = PrivateKey.generateED25519();
 
 /** The status a PrecheckStatusError or ReceiptStatusError carries, or `ok` when the call succeeds. */
-async function statusOf(p: Promise<unknown>, kind: typeof PrecheckStatusError | typeof ReceiptStatusError): Promise<string> {
+async function statusOf(
+  p: Promise<unknown>,
+  kind: typeof PrecheckStatusError | typeof ReceiptStatusError,
+): Promise<string> {
   try {
     await p;
     return kind === PrecheckStatusError ? 'OK' : 'SUCCESS';
@@ -41,7 +44,9 @@ const receiptStatus = (p: Promise<unknown>): Promise<string> => statusOf(p, Rece
 beforeAll(async () => {
   node = await startEphemeral();
   client = node.client();
-  const receipt = await (await new TopicCreateTransaction().setSubmitKey(submitKey.publicKey).execute(client)).getReceipt(client);
+  const receipt = await (
+    await new TopicCreateTransaction().setSubmitKey(submitKey.publicKey).execute(client)
+  ).getReceipt(client);
   topicId = receipt.topicId as TopicId;
 });
 
@@ -52,7 +57,10 @@ afterAll(async () => {
 
 describe('precheck', () => {
   it('refuses a wrong payer signature with PrecheckStatusError INVALID_SIGNATURE', async () => {
-    const impostor = node.client({ accountId: node.operator.accountId, privateKey: PrivateKey.generateED25519().toStringDer() });
+    const impostor = node.client({
+      accountId: node.operator.accountId,
+      privateKey: PrivateKey.generateED25519().toStringDer(),
+    });
     try {
       const status = await precheckStatus(new TopicCreateTransaction().execute(impostor));
       expect(status).toBe('INVALID_SIGNATURE');
@@ -62,14 +70,22 @@ describe('precheck', () => {
   });
 
   it('refuses a submit without the submit key at consensus: ReceiptStatusError INVALID_SIGNATURE', async () => {
-    const response = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('unsigned').execute(client);
+    const response = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage('unsigned')
+      .execute(client);
     expect(await receiptStatus(response.getReceipt(client))).toBe('INVALID_SIGNATURE');
   });
 
   it('refuses a duplicate transaction id with DUPLICATE_TRANSACTION', async () => {
     const txId = TransactionId.generate(node.operator.accountId);
     const make = async (): Promise<TopicMessageSubmitTransaction> =>
-      new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('once').setTransactionId(txId).freezeWith(client).sign(submitKey);
+      new TopicMessageSubmitTransaction()
+        .setTopicId(topicId)
+        .setMessage('once')
+        .setTransactionId(txId)
+        .freezeWith(client)
+        .sign(submitKey);
     const first = await (await make()).execute(client);
     expect((await first.getReceipt(client)).topicSequenceNumber?.toNumber()).toBeGreaterThan(0);
     expect(await precheckStatus((await make()).execute(client))).toBe('DUPLICATE_TRANSACTION');
@@ -77,13 +93,17 @@ describe('precheck', () => {
 
   it('refuses an expired transaction with TRANSACTION_EXPIRED', async () => {
     const start = Timestamp.fromDate(new Date(Date.now() - 200_000));
-    const tx = new TopicCreateTransaction().setTransactionId(TransactionId.withValidStart(client.operatorAccountId as AccountId, start));
+    const tx = new TopicCreateTransaction().setTransactionId(
+      TransactionId.withValidStart(client.operatorAccountId as AccountId, start),
+    );
     expect(await precheckStatus(tx.execute(client))).toBe('TRANSACTION_EXPIRED');
   });
 
   it('refuses a valid start in the future with INVALID_TRANSACTION_START', async () => {
     const start = Timestamp.fromDate(new Date(Date.now() + 60_000));
-    const tx = new TopicCreateTransaction().setTransactionId(TransactionId.withValidStart(client.operatorAccountId as AccountId, start));
+    const tx = new TopicCreateTransaction().setTransactionId(
+      TransactionId.withValidStart(client.operatorAccountId as AccountId, start),
+    );
     expect(await precheckStatus(tx.execute(client))).toBe('INVALID_TRANSACTION_START');
   });
 
@@ -98,7 +118,10 @@ describe('precheck', () => {
   });
 
   it('answers NOT_SUPPORTED for transactions and queries it does not emulate', async () => {
-    const token = new TokenCreateTransaction().setTokenName('t').setTokenSymbol('T').setTreasuryAccountId(node.operator.accountId);
+    const token = new TokenCreateTransaction()
+      .setTokenName('t')
+      .setTokenSymbol('T')
+      .setTreasuryAccountId(node.operator.accountId);
     expect(await precheckStatus(token.execute(client))).toBe('NOT_SUPPORTED');
     expect(await precheckStatus(new FileContentsQuery().setFileId('0.0.111').execute(client))).toBe('NOT_SUPPORTED');
   });
@@ -111,7 +134,11 @@ describe('payer keys', () => {
     const payer = node.client({ accountId: ecdsa!.accountId, privateKey: ecdsa!.privateKey });
     const wrong = node.client({ accountId: ecdsa!.accountId, privateKey: PrivateKey.generateECDSA().toStringDer() });
     try {
-      const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('from ecdsa').freezeWith(payer).sign(submitKey);
+      const tx = await new TopicMessageSubmitTransaction()
+        .setTopicId(topicId)
+        .setMessage('from ecdsa')
+        .freezeWith(payer)
+        .sign(submitKey);
       const receipt = await (await tx.execute(payer)).getReceipt(payer);
       expect(receipt.status.toString()).toBe('SUCCESS');
       expect(await precheckStatus(new TopicCreateTransaction().execute(wrong))).toBe('INVALID_SIGNATURE');
@@ -123,16 +150,25 @@ describe('payer keys', () => {
 
   it('checks KeyList and ThresholdKey payers', async () => {
     const keys = [PrivateKey.generateED25519(), PrivateKey.generateECDSA(), PrivateKey.generateED25519()];
-    const threshold = new KeyList(keys.map((k) => k.publicKey), 2);
+    const threshold = new KeyList(
+      keys.map((k) => k.publicKey),
+      2,
+    );
     const all = new KeyList(keys.map((k) => k.publicKey));
     const create = async (key: KeyList): Promise<AccountId> => {
-      const r = await (await new AccountCreateTransaction().setKeyWithoutAlias(key).setInitialBalance(new Hbar(10)).execute(client)).getReceipt(client);
+      const r = await (
+        await new AccountCreateTransaction().setKeyWithoutAlias(key).setInitialBalance(new Hbar(10)).execute(client)
+      ).getReceipt(client);
       return r.accountId as AccountId;
     };
     const thresholdAccount = await create(threshold);
     const allAccount = await create(all);
     const submitAs = async (payer: AccountId, signers: PrivateKey[]): Promise<string> => {
-      let tx = new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('multi-sig payer').setTransactionId(TransactionId.generate(payer)).freezeWith(client);
+      let tx = new TopicMessageSubmitTransaction()
+        .setTopicId(topicId)
+        .setMessage('multi-sig payer')
+        .setTransactionId(TransactionId.generate(payer))
+        .freezeWith(client);
       for (const k of [submitKey, ...signers]) tx = await tx.sign(k);
       return precheckStatus(tx.execute(client).then((r) => r.getReceipt(client)));
     };

@@ -52,7 +52,12 @@ describe('Client.forLocalNode() against the emulator on the standard ports', () 
   });
 
   it('creates a topic with admin and submit keys', async () => {
-    const tx = await new TopicCreateTransaction().setTopicMemo('hcs-25:0:86400').setSubmitKey(submitKey.publicKey).setAdminKey(adminKey.publicKey).freezeWith(client).sign(adminKey);
+    const tx = await new TopicCreateTransaction()
+      .setTopicMemo('hcs-25:0:86400')
+      .setSubmitKey(submitKey.publicKey)
+      .setAdminKey(adminKey.publicKey)
+      .freezeWith(client)
+      .sign(adminKey);
     const receipt = await (await tx.execute(client)).getReceipt(client);
     expect(receipt.status.toString()).toBe('SUCCESS');
     expect(receipt.topicId).not.toBeNull();
@@ -61,14 +66,26 @@ describe('Client.forLocalNode() against the emulator on the standard ports', () 
 
   it('submits a single message: receipt sequence number and a running hash that matches the spec bytes', async () => {
     const before = await new TopicInfoQuery().setTopicId(topicId).execute(client);
-    const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('hello').freezeWith(client).sign(submitKey);
+    const tx = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage('hello')
+      .freezeWith(client)
+      .sign(submitKey);
     const response = await tx.execute(client);
     const receipt = await response.getReceipt(client);
     const record = await response.getRecord(client);
     expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
     expect(Buffer.from(record.transactionHash)).toEqual(Buffer.from(response.transactionHash));
     const ts = record.consensusTimestamp;
-    const expected = specRunningHash(before.runningHash, 2, topicId.num.toNumber(), BigInt(ts.seconds.toString()), ts.nanos.toNumber(), 1, Buffer.from('hello'));
+    const expected = specRunningHash(
+      before.runningHash,
+      2,
+      topicId.num.toNumber(),
+      BigInt(ts.seconds.toString()),
+      ts.nanos.toNumber(),
+      1,
+      Buffer.from('hello'),
+    );
     expect(Buffer.from(receipt.topicRunningHash as Uint8Array).toString('hex')).toBe(expected.toString('hex'));
     hashAfterFirst = expected;
     expect(record.transactionFee.toTinybars().toNumber()).toBeGreaterThan(0);
@@ -77,7 +94,11 @@ describe('Client.forLocalNode() against the emulator on the standard ports', () 
   it('submits a 3-chunk message; each chunk extends the running hash chain', async () => {
     const message = Buffer.alloc(3000);
     for (let i = 0; i < message.length; i++) message[i] = i % 251;
-    const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(message).freezeWith(client).sign(submitKey);
+    const tx = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage(message)
+      .freezeWith(client)
+      .sign(submitKey);
     const responses = await tx.executeAll(client);
     expect(responses).toHaveLength(3);
     let prev = hashAfterFirst;
@@ -87,7 +108,15 @@ describe('Client.forLocalNode() against the emulator on the standard ports', () 
       expect(receipt.topicSequenceNumber?.toNumber()).toBe(i + 2);
       const ts = record.consensusTimestamp;
       const chunk = message.subarray(i * 1024, (i + 1) * 1024);
-      prev = specRunningHash(prev, 2, topicId.num.toNumber(), BigInt(ts.seconds.toString()), ts.nanos.toNumber(), i + 2, chunk);
+      prev = specRunningHash(
+        prev,
+        2,
+        topicId.num.toNumber(),
+        BigInt(ts.seconds.toString()),
+        ts.nanos.toNumber(),
+        i + 2,
+        chunk,
+      );
       expect(Buffer.from(receipt.topicRunningHash as Uint8Array).toString('hex')).toBe(prev.toString('hex'));
     }
     const info = await new TopicInfoQuery().setTopicId(topicId).execute(client);
@@ -127,7 +156,11 @@ describe('Client.forLocalNode() against the emulator on the standard ports', () 
 
   it('recovers from an injected gRPC UNAVAILABLE (local-node retry mode)', async () => {
     node.faults.injectGrpcError('submitMessage', 14, 1);
-    const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage('after outage').freezeWith(client).sign(submitKey);
+    const tx = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage('after outage')
+      .freezeWith(client)
+      .sign(submitKey);
     const receipt = await (await tx.execute(client)).getReceipt(client);
     expect(receipt.topicSequenceNumber?.toNumber()).toBe(5);
   });

@@ -19,7 +19,9 @@ let node: LocalNode;
 let client: Client;
 const admin = PrivateKey.generateED25519();
 
-async function receiptOf(p: Promise<{ getReceipt(c: Client): Promise<{ status: { toString(): string }; topicId: TopicId | null }> }>): Promise<{ status: string; topicId: TopicId | null }> {
+async function receiptOf(
+  p: Promise<{ getReceipt(c: Client): Promise<{ status: { toString(): string }; topicId: TopicId | null }> }>,
+): Promise<{ status: string; topicId: TopicId | null }> {
   try {
     const r = await (await p).getReceipt(client);
     return { status: r.status.toString(), topicId: r.topicId };
@@ -42,26 +44,52 @@ afterAll(async () => {
 
 describe('topic admin key', () => {
   it('requires the admin key to sign the create', async () => {
-    expect((await receiptOf(new TopicCreateTransaction().setAdminKey(admin.publicKey).execute(client))).status).toBe('INVALID_SIGNATURE');
+    expect((await receiptOf(new TopicCreateTransaction().setAdminKey(admin.publicKey).execute(client))).status).toBe(
+      'INVALID_SIGNATURE',
+    );
   });
 
   it('updates only with the admin key, and deletes with it', async () => {
-    const { topicId } = await receiptOf((await new TopicCreateTransaction().setAdminKey(admin.publicKey).setTopicMemo('v1').freezeWith(client).sign(admin)).execute(client));
-    expect((await receiptOf(new TopicUpdateTransaction().setTopicId(topicId!).setTopicMemo('hijack').execute(client))).status).toBe('INVALID_SIGNATURE');
-    const update = await new TopicUpdateTransaction().setTopicId(topicId!).setTopicMemo('v2').freezeWith(client).sign(admin);
+    const { topicId } = await receiptOf(
+      (
+        await new TopicCreateTransaction()
+          .setAdminKey(admin.publicKey)
+          .setTopicMemo('v1')
+          .freezeWith(client)
+          .sign(admin)
+      ).execute(client),
+    );
+    expect(
+      (await receiptOf(new TopicUpdateTransaction().setTopicId(topicId!).setTopicMemo('hijack').execute(client)))
+        .status,
+    ).toBe('INVALID_SIGNATURE');
+    const update = await new TopicUpdateTransaction()
+      .setTopicId(topicId!)
+      .setTopicMemo('v2')
+      .freezeWith(client)
+      .sign(admin);
     expect((await receiptOf(update.execute(client))).status).toBe('SUCCESS');
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/${topicId}`)).body.memo).toBe('v2');
-    expect((await receiptOf(new TopicDeleteTransaction().setTopicId(topicId!).execute(client))).status).toBe('INVALID_SIGNATURE');
+    expect((await receiptOf(new TopicDeleteTransaction().setTopicId(topicId!).execute(client))).status).toBe(
+      'INVALID_SIGNATURE',
+    );
     const del = await new TopicDeleteTransaction().setTopicId(topicId!).freezeWith(client).sign(admin);
     expect((await receiptOf(del.execute(client))).status).toBe('SUCCESS');
-    expect((await receiptOf(new TopicMessageSubmitTransaction().setTopicId(topicId!).setMessage('gone').execute(client))).status).toBe('INVALID_TOPIC_ID');
+    expect(
+      (await receiptOf(new TopicMessageSubmitTransaction().setTopicId(topicId!).setMessage('gone').execute(client)))
+        .status,
+    ).toBe('INVALID_TOPIC_ID');
     expect((await getJson(`${node.mirrorRestUrl}/api/v1/topics/${topicId}`)).body.deleted).toBe(true);
   });
 
   it('a topic without an admin key cannot be updated or deleted', async () => {
     const { topicId } = await receiptOf(new TopicCreateTransaction().execute(client));
-    expect((await receiptOf(new TopicUpdateTransaction().setTopicId(topicId!).setTopicMemo('x').execute(client))).status).toBe('UNAUTHORIZED');
-    expect((await receiptOf(new TopicDeleteTransaction().setTopicId(topicId!).execute(client))).status).toBe('UNAUTHORIZED');
+    expect(
+      (await receiptOf(new TopicUpdateTransaction().setTopicId(topicId!).setTopicMemo('x').execute(client))).status,
+    ).toBe('UNAUTHORIZED');
+    expect((await receiptOf(new TopicDeleteTransaction().setTopicId(topicId!).execute(client))).status).toBe(
+      'UNAUTHORIZED',
+    );
   });
 });
 
@@ -70,15 +98,27 @@ describe('HIP-991 fixed HBAR fees', () => {
     const collector = node.accounts.find((a) => a.type === 'ED25519')!;
     const exempt = PrivateKey.generateED25519();
     const fee = new CustomFixedFee().setHbarAmount(new Hbar(2)).setFeeCollectorAccountId(collector.accountId);
-    const { topicId } = await receiptOf(new TopicCreateTransaction().setCustomFees([fee]).setFeeExemptKeys([exempt.publicKey]).execute(client));
-    const balance = async (): Promise<number> => (await new AccountBalanceQuery().setAccountId(collector.accountId).execute(client)).hbars.toTinybars().toNumber();
+    const { topicId } = await receiptOf(
+      new TopicCreateTransaction().setCustomFees([fee]).setFeeExemptKeys([exempt.publicKey]).execute(client),
+    );
+    const balance = async (): Promise<number> =>
+      (await new AccountBalanceQuery().setAccountId(collector.accountId).execute(client)).hbars.toTinybars().toNumber();
     const before = await balance();
-    expect((await receiptOf(new TopicMessageSubmitTransaction().setTopicId(topicId!).setMessage('paid').execute(client))).status).toBe('SUCCESS');
+    expect(
+      (await receiptOf(new TopicMessageSubmitTransaction().setTopicId(topicId!).setMessage('paid').execute(client)))
+        .status,
+    ).toBe('SUCCESS');
     expect((await balance()) - before).toBe(2e8);
-    const free = await new TopicMessageSubmitTransaction().setTopicId(topicId!).setMessage('exempt').freezeWith(client).sign(exempt);
+    const free = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId!)
+      .setMessage('exempt')
+      .freezeWith(client)
+      .sign(exempt);
     expect((await receiptOf(free.execute(client))).status).toBe('SUCCESS');
     expect((await balance()) - before).toBe(2e8);
     const rest = await getJson(`${node.mirrorRestUrl}/api/v1/topics/${topicId}`);
-    expect(rest.body.custom_fees.fixed_fees).toEqual([{ amount: 2e8, collector_account_id: collector.accountId, denominating_token_id: null }]);
+    expect(rest.body.custom_fees.fixed_fees).toEqual([
+      { amount: 2e8, collector_account_id: collector.accountId, denominating_token_id: null },
+    ]);
   });
 });

@@ -2,7 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { PrivateKey } from '@hashgraph/sdk';
 import { proto } from '@hashgraph/proto';
-import { parseEntityId, parseTsString, parseTxId, toLong, tsFromProto, tsString, tsToProto, txIdKey, longToBigInt } from '../../src/localnode/codec.js';
+import {
+  parseEntityId,
+  parseTsString,
+  parseTxId,
+  toLong,
+  tsFromProto,
+  tsString,
+  tsToProto,
+  txIdKey,
+  longToBigInt,
+} from '../../src/localnode/codec.js';
 import { FaultPlan } from '../../src/localnode/faults.js';
 import { genesisAccounts, OPERATOR_KEY_DER, OPERATOR_PUBLIC } from '../../src/localnode/genesis.js';
 import { SignatureSet, isSatisfied, isValidKey } from '../../src/localnode/keys.js';
@@ -33,13 +43,23 @@ describe('codec', () => {
 
 describe('running hash v3', () => {
   it('hashes the 211-byte Java serialization stream of the spec', () => {
-    const input = { previous: Buffer.alloc(48, 7), payer: { shard: 0, realm: 0, num: 1001 }, topic: { shard: 0, realm: 0, num: 1002 }, consensusSeconds: 1795254521n, consensusNanos: 426000000, sequenceNumber: 9, message: Buffer.from('a') };
+    const input = {
+      previous: Buffer.alloc(48, 7),
+      payer: { shard: 0, realm: 0, num: 1001 },
+      topic: { shard: 0, realm: 0, num: 1002 },
+      consensusSeconds: 1795254521n,
+      consensusNanos: 426000000,
+      sequenceNumber: 9,
+      message: Buffer.from('a'),
+    };
     const pre = runningHashPreimage(input);
     expect(pre).toHaveLength(211);
     expect(pre.subarray(0, 4).toString('hex')).toBe('aced0005');
     expect(pre.subarray(75, 77).toString('hex')).toBe('774c');
     expect(pre.subarray(153, 163).toString('hex')).toBe('7571007e000000000030');
-    expect(nextRunningHash(input).toString('hex')).toBe(specRunningHash(input.previous, 1001, 1002, 1795254521n, 426000000, 9, input.message).toString('hex'));
+    expect(nextRunningHash(input).toString('hex')).toBe(
+      specRunningHash(input.previous, 1001, 1002, 1795254521n, 426000000, 9, input.message).toString('hex'),
+    );
   });
 });
 
@@ -48,7 +68,11 @@ describe('keys and signatures', () => {
   const sigs = (signers: PrivateKey[]): SignatureSet =>
     new SignatureSet(
       body,
-      signers.map((k) => (k.type === 'ED25519' ? { pubKeyPrefix: k.publicKey.toBytesRaw(), ed25519: k.sign(body) } : { pubKeyPrefix: k.publicKey.toBytesRaw(), ECDSASecp256k1: k.sign(body) })),
+      signers.map((k) =>
+        k.type === 'ED25519'
+          ? { pubKeyPrefix: k.publicKey.toBytesRaw(), ed25519: k.sign(body) }
+          : { pubKeyPrefix: k.publicKey.toBytesRaw(), ECDSASecp256k1: k.sign(body) },
+      ),
     );
   const ed = PrivateKey.generateED25519();
   const ec = PrivateKey.generateECDSA();
@@ -63,10 +87,23 @@ describe('keys and signatures', () => {
   });
 
   it('evaluates KeyList and ThresholdKey', () => {
-    const t: proto.IKey = { thresholdKey: { threshold: 2, keys: { keys: [{ ed25519: ed.publicKey.toBytesRaw() }, { ECDSASecp256k1: ec.publicKey.toBytesRaw() }, { ed25519: other.publicKey.toBytesRaw() }] } } };
+    const t: proto.IKey = {
+      thresholdKey: {
+        threshold: 2,
+        keys: {
+          keys: [
+            { ed25519: ed.publicKey.toBytesRaw() },
+            { ECDSASecp256k1: ec.publicKey.toBytesRaw() },
+            { ed25519: other.publicKey.toBytesRaw() },
+          ],
+        },
+      },
+    };
     expect(isSatisfied(t, sigs([ed, ec]))).toBe(true);
     expect(isSatisfied(t, sigs([other]))).toBe(false);
-    const all: proto.IKey = { keyList: { keys: [{ ed25519: ed.publicKey.toBytesRaw() }, { ECDSASecp256k1: ec.publicKey.toBytesRaw() }] } };
+    const all: proto.IKey = {
+      keyList: { keys: [{ ed25519: ed.publicKey.toBytesRaw() }, { ECDSASecp256k1: ec.publicKey.toBytesRaw() }] },
+    };
     expect(isSatisfied(all, sigs([ed, ec]))).toBe(true);
     expect(isSatisfied(all, sigs([ed]))).toBe(false);
     expect(isSatisfied({ keyList: { keys: [] } }, sigs([ed]))).toBe(false);
@@ -82,7 +119,9 @@ describe('genesis', () => {
     expect(OPERATOR_PUBLIC.toString('hex')).toBe('0aa8e21064c61eab86e2a9c164565b4e7a9a4146106e0a6cd03a8c395a110e92');
     const accounts = genesisAccounts(11).map((a) => a.info);
     expect(accounts.map((a) => a.accountId).slice(0, 3)).toEqual(['0.0.1002', '0.0.1003', '0.0.1004']);
-    expect(accounts.find((a) => a.accountId === '0.0.1013')?.evmAddress).toBe('0x67d8d32e9bf1a9968a5ff53b87d777aa8ebbee69');
+    expect(accounts.find((a) => a.accountId === '0.0.1013')?.evmAddress).toBe(
+      '0x67d8d32e9bf1a9968a5ff53b87d777aa8ebbee69',
+    );
     for (const a of accounts) {
       const k = PrivateKey.fromStringDer(a.privateKey);
       expect(k.publicKey.toStringDer()).toBe(a.publicKey);
@@ -109,21 +148,35 @@ describe('faults', () => {
     f.injectPrecheck('submitMessage', 'BUSY', 2);
     f.injectGrpcError('CryptoService/getTransactionReceipts', 14);
     expect(f.take('/proto.CryptoService/cryptoGetBalance')).toBeUndefined();
-    expect(f.take('/proto.ConsensusService/submitMessage')).toEqual({ kind: 'precheck', status: proto.ResponseCodeEnum.BUSY });
+    expect(f.take('/proto.ConsensusService/submitMessage')).toEqual({
+      kind: 'precheck',
+      status: proto.ResponseCodeEnum.BUSY,
+    });
     expect(f.take('/proto.CryptoService/getTransactionReceipts', ['precheck'])).toBeUndefined();
     expect(f.take('/proto.CryptoService/getTransactionReceipts')).toEqual({ kind: 'grpc', code: 14 });
     expect(f.take('/proto.ConsensusService/submitMessage')).toBeDefined();
     expect(f.take('/proto.ConsensusService/submitMessage')).toBeUndefined();
     f.injectPrecheck('*', 'PLATFORM_NOT_ACTIVE', Number.POSITIVE_INFINITY);
-    for (let i = 0; i < 5; i++) expect(f.take('/com.hedera.mirror.api.proto.ConsensusService/subscribeTopic')?.kind).toBe('precheck');
+    for (let i = 0; i < 5; i++)
+      expect(f.take('/com.hedera.mirror.api.proto.ConsensusService/subscribeTopic')?.kind).toBe('precheck');
     f.clear();
     expect(f.take('/proto.ConsensusService/submitMessage')).toBeUndefined();
   });
 
   it('parses CLI fault specs', () => {
     expect(parseFaultSpec('busy:3')).toEqual({ kind: 'precheck', status: 'BUSY', method: '*', count: 3 });
-    expect(parseFaultSpec('not-created@submitMessage:1')).toEqual({ kind: 'precheck', status: 'PLATFORM_TRANSACTION_NOT_CREATED', method: 'submitMessage', count: 1 });
-    expect(parseFaultSpec('unavailable:always')).toEqual({ kind: 'grpc', code: 14, method: '*', count: Number.POSITIVE_INFINITY });
+    expect(parseFaultSpec('not-created@submitMessage:1')).toEqual({
+      kind: 'precheck',
+      status: 'PLATFORM_TRANSACTION_NOT_CREATED',
+      method: 'submitMessage',
+      count: 1,
+    });
+    expect(parseFaultSpec('unavailable:always')).toEqual({
+      kind: 'grpc',
+      code: 14,
+      method: '*',
+      count: Number.POSITIVE_INFINITY,
+    });
     expect(parseFaultSpec('PLATFORM_NOT_ACTIVE:2')).toMatchObject({ kind: 'precheck', status: 'PLATFORM_NOT_ACTIVE' });
     expect(parseFaultSpec('drop:5000')).toEqual({ kind: 'drop', everyMs: 5000 });
     expect(() => parseFaultSpec('drop:5')).toThrow(/at least 100 ms/);
@@ -141,11 +194,25 @@ describe('mirror subscriptions', () => {
     const { TopicStreams } = await import('../../src/localnode/mirror-grpc.js');
     const state = new LedgerState();
     state.addTopic({
-      num: 1001, memo: '', feeExemptKeys: [], customFees: [], autoRenewPeriod: 7_776_000, expirySeconds: 0, createdNs: 1n, createdWallMs: 0,
-      deleted: false, sequenceNumber: 0, runningHash: Buffer.alloc(48), messages: [],
+      num: 1001,
+      memo: '',
+      feeExemptKeys: [],
+      customFees: [],
+      autoRenewPeriod: 7_776_000,
+      expirySeconds: 0,
+      createdNs: 1n,
+      createdWallMs: 0,
+      deleted: false,
+      sequenceNumber: 0,
+      runningHash: Buffer.alloc(48),
+      messages: [],
     });
     const request = Buffer.from(
-      com.hedera.mirror.api.proto.ConsensusTopicQuery.encode({ topicID: { topicNum: toLong(1001) }, consensusStartTime: { seconds: toLong(0) }, consensusEndTime: { seconds: toLong(4_000_000_000) } }).finish(),
+      com.hedera.mirror.api.proto.ConsensusTopicQuery.encode({
+        topicID: { topicNum: toLong(1001) },
+        consensusStartTime: { seconds: toLong(0) },
+        consensusEndTime: { seconds: toLong(4_000_000_000) },
+      }).finish(),
     );
     const call = Object.assign(new EventEmitter(), { request, write: () => true, end: () => undefined });
     call.on('error', () => undefined);

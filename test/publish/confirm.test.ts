@@ -8,14 +8,21 @@ function fakeMirror(messages: RawTopicMessage[]) {
   const mirror = {
     async *rawTopicMessages(_topic: string, options: { afterSequence?: number; beforeSequence?: number }) {
       ranges.push({ afterSequence: options.afterSequence, beforeSequence: options.beforeSequence });
-      yield messages.filter((m) => m.sequenceNumber > (options.afterSequence ?? 0) && m.sequenceNumber < (options.beforeSequence ?? Infinity));
+      yield messages.filter(
+        (m) =>
+          m.sequenceNumber > (options.afterSequence ?? 0) && m.sequenceNumber < (options.beforeSequence ?? Infinity),
+      );
     },
   } as unknown as MirrorRestClient;
   return { mirror, ranges };
 }
 
 function raw(seq: number, text: string): RawTopicMessage {
-  return { sequenceNumber: seq, message: Buffer.from(text), consensusTimestamp: `1700000000.${String(seq).padStart(9, '0')}` } as RawTopicMessage;
+  return {
+    sequenceNumber: seq,
+    message: Buffer.from(text),
+    consensusTimestamp: `1700000000.${String(seq).padStart(9, '0')}`,
+  } as RawTopicMessage;
 }
 
 describe('confirmOnMirror', () => {
@@ -35,7 +42,11 @@ describe('confirmOnMirror', () => {
 
   it('handles a run of hundreds of thousands of signals', async () => {
     const { mirror, ranges } = fakeMirror([]);
-    const expected: Expected[] = Array.from({ length: 300_000 }, (_, i) => ({ key: `k${i}`, seq: i + 1, message: '{}' }));
+    const expected: Expected[] = Array.from({ length: 300_000 }, (_, i) => ({
+      key: `k${i}`,
+      seq: i + 1,
+      message: '{}',
+    }));
     const found = await confirmOnMirror(mirror, '0.0.1', expected, { timeoutMs: 0 });
     expect(found.missing).toHaveLength(300_000);
     expect(ranges[0]).toEqual({ afterSequence: 0, beforeSequence: 300_001 });

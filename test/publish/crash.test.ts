@@ -9,7 +9,14 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSolver, scienceFacts, startAgentFleet, startOpenAiAgent, type AgentFleet, type RunningServer } from '../../src/devtools/agents/index.js';
+import {
+  createSolver,
+  scienceFacts,
+  startAgentFleet,
+  startOpenAiAgent,
+  type AgentFleet,
+  type RunningServer,
+} from '../../src/devtools/agents/index.js';
 import { loadScienceBank } from '../../src/evaluate/science.js';
 import { readJournal, signalReceipt } from '../../src/publish/journal.js';
 import type { RunReport } from '../../src/publish/report.js';
@@ -28,7 +35,10 @@ let agentCount: number;
 beforeAll(async () => {
   // Receipts arrive 300 ms after a submission: a window in which a kill leaves sent-but-unconfirmed transactions.
   h = await startHarness({ consensusDelayMs: 300, mirrorLagMs: 100 });
-  fleet = await startAgentFleet({ slowMs: 4_000, include: ['perfect', 'verbose', 'wrong', 'slow', 'a2a-calc', 'plain-http'] });
+  fleet = await startAgentFleet({
+    slowMs: 4_000,
+    include: ['perfect', 'verbose', 'wrong', 'slow', 'a2a-calc', 'plain-http'],
+  });
   const solve = createSolver(scienceFacts(loadScienceBank()));
   const records: unknown[] = [...fleet.agents];
   for (let i = 0; i < EXTRA_AGENTS; i++) {
@@ -80,7 +90,22 @@ describe('crash and resume', () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = join(tmp.dir, 'state');
     // One signal per message: many transactions in flight at once, the window this test kills in.
-    const args = ['run', '--agents', agentsFile, '--topic', topic, '--state-dir', stateDir, '--budget-ms', '1500', '--concurrency', '4', '--json', '--pack', 'none'];
+    const args = [
+      'run',
+      '--agents',
+      agentsFile,
+      '--topic',
+      topic,
+      '--state-dir',
+      stateDir,
+      '--budget-ms',
+      '1500',
+      '--concurrency',
+      '4',
+      '--json',
+      '--pack',
+      'none',
+    ];
     const first = hcs25(args);
 
     // Kill once the node has received several submissions whose receipts are not journaled yet.
@@ -102,7 +127,9 @@ describe('crash and resume', () => {
     expect(killedWith, `the run ended before it could be killed: ${killed.stderr}`).toBeDefined();
     expect(killed.signal).toBe('SIGKILL');
 
-    const runId = readdirSync(join(stateDir, 'runs')).find((f) => f.endsWith('.jsonl'))!.replace(/\.jsonl$/, '');
+    const runId = readdirSync(join(stateDir, 'runs'))
+      .find((f) => f.endsWith('.jsonl'))!
+      .replace(/\.jsonl$/, '');
     const afterKill = await readJournal(join(stateDir, 'runs', `${runId}.jsonl`));
     expect(afterKill.state.end).toBeUndefined();
     const unconfirmed = [...afterKill.state.packs.values()].filter((p) => p.txIds.length > 0 && !p.receipt);
@@ -137,11 +164,18 @@ describe('crash and resume', () => {
     expect(seqs.every((s) => s !== undefined)).toBe(true);
     expect(new Set(seqs).size).toBe(seqs.length);
     const bySeq = new Map(onTopic.map((m) => [m.sequenceNumber, m.message.toString('utf8')]));
-    for (const s of final.state.signals.values()) expect(bySeq.get(signalReceipt(final.state, s)!.seq)).toBe(s.message!.json);
+    for (const s of final.state.signals.values())
+      expect(bySeq.get(signalReceipt(final.state, s)!.seq)).toBe(s.message!.json);
 
     // The operator key is in neither process's output nor the journal.
     const secret = h.node.operator.privateKey.slice(-64);
-    for (const text of [killed.stdout, killed.stderr, resumed.stdout, resumed.stderr, readFileSync(join(stateDir, 'runs', `${runId}.jsonl`), 'utf8')]) {
+    for (const text of [
+      killed.stdout,
+      killed.stderr,
+      resumed.stdout,
+      resumed.stderr,
+      readFileSync(join(stateDir, 'runs', `${runId}.jsonl`), 'utf8'),
+    ]) {
       expect(text).not.toContain(secret);
     }
     process.stderr.write(
@@ -155,7 +189,20 @@ describe('crash and resume', () => {
     const expected = agentCount * 3;
     const kills: string[] = [];
     let runId: string | undefined;
-    let args = ['run', '--agents', agentsFile, '--topic', topic, '--state-dir', stateDir, '--budget-ms', '1500', '--concurrency', '4', '--json'];
+    let args = [
+      'run',
+      '--agents',
+      agentsFile,
+      '--topic',
+      topic,
+      '--state-dir',
+      stateDir,
+      '--budget-ms',
+      '1500',
+      '--concurrency',
+      '4',
+      '--json',
+    ];
     // Up to two kills (the run, then its first resume), each once the journal has grown by a random number of
     // records: anywhere from results not yet packed, through packs journaled but not sent, to packs awaiting receipts.
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -173,7 +220,9 @@ describe('crash and resume', () => {
         await new Promise((r) => setTimeout(r, 3));
       }
       const ended = await child.done;
-      runId ??= readdirSync(join(stateDir, 'runs')).find((f) => f.endsWith('.jsonl'))!.replace(/\.jsonl$/, '');
+      runId ??= readdirSync(join(stateDir, 'runs'))
+        .find((f) => f.endsWith('.jsonl'))!
+        .replace(/\.jsonl$/, '');
       if (!killedAt) {
         expect(ended.code, ended.stderr).toBe(0);
         break;
@@ -210,6 +259,8 @@ describe('crash and resume', () => {
       const m = byPlace.get(`${receipt!.seq}.${receipt!.index}`);
       expect(m && `${m.subject}`).toBe(s.result.agent.subject);
     }
-    process.stderr.write(`crash test (dense): killed at ${kills.join('; then ')}; ${report.messages.count} messages for ${expected} signals\n`);
+    process.stderr.write(
+      `crash test (dense): killed at ${kills.join('; then ')}; ${report.messages.count} messages for ${expected} signals\n`,
+    );
   });
 });

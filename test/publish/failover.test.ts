@@ -19,7 +19,13 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function run(harness: Harness, n: number, prefix: string, onEvent: (e: SubmitEvent, submitter: Submitter) => void, extra: Partial<SubmitterOptions> = {}) {
+async function run(
+  harness: Harness,
+  n: number,
+  prefix: string,
+  onEvent: (e: SubmitEvent, submitter: Submitter) => void,
+  extra: Partial<SubmitterOptions> = {},
+) {
   const { topicId } = await createSignalTopic(harness.client);
   const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
   const journal = await journalWith(tmp.dir, keys, topicId);
@@ -62,7 +68,8 @@ describe('publisher failover', () => {
     const { topicId, keys, journal, submitter, outcomes } = await run(harness, 40, 'fo', (e) => {
       if (e.type !== 'sent') return;
       sentVia.set(e.nodeId, (sentVia.get(e.nodeId) ?? 0) + 1);
-      if (!stopping && [...sentVia.values()].reduce((a, b) => a + b, 0) === 10) stopping = harness.node.stopConsensusNode(e.nodeId);
+      if (!stopping && [...sentVia.values()].reduce((a, b) => a + b, 0) === 10)
+        stopping = harness.node.stopConsensusNode(e.nodeId);
     });
     await stopping;
     expect(harness.node.consensusNodes().filter((n) => !n.running)).toHaveLength(1);
@@ -117,13 +124,15 @@ describe('publisher failover', () => {
 
 describe('classifySend on gRPC errors the SDK passes through', () => {
   // The SDK rethrows codes it does not retry itself as grpc-js's own error object, not as GrpcServiceError.
-  const raw = (code: number, details: string): Error => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new Metadata() });
+  const raw = (code: number, details: string): Error =>
+    Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new Metadata() });
 
   it('counts CANCELLED, UNAVAILABLE and INTERNAL from a node going down as transient', () => {
-    for (const code of [1, 13, 14]) expect(classifySend(raw(code, 'Call cancelled')).kind, String(code)).toBe('transient');
+    for (const code of [1, 13, 14])
+      expect(classifySend(raw(code, 'Call cancelled')).kind, String(code)).toBe('transient');
   });
 
-  it('stops on a gRPC code that is the request\'s fault, and on anything unknown', () => {
+  it("stops on a gRPC code that is the request's fault, and on anything unknown", () => {
     const invalid = classifySend(raw(3, 'bad request'));
     expect(invalid.kind === 'fatal' && invalid.error.status).toBe('GRPC');
     const unknown = classifySend(Object.assign(new Error('boom'), { code: 1 }));

@@ -4,7 +4,9 @@ import { EXCHANGE_RATE, transactionFee } from '../../src/localnode/fees.js';
 import { DENSE_SIGNALS_PER_MESSAGE, estimateSubmitFee, expectedMessages } from '../../src/publish/fees.js';
 
 function mirrorAt(cents: number, hbars: number): MirrorRestClient {
-  return { getJson: async () => ({ current_rate: { cent_equivalent: cents, hbar_equivalent: hbars } }) } as unknown as MirrorRestClient;
+  return {
+    getJson: async () => ({ current_rate: { cent_equivalent: cents, hbar_equivalent: hbars } }),
+  } as unknown as MirrorRestClient;
 }
 
 describe('fee forecast', () => {
@@ -13,7 +15,7 @@ describe('fee forecast', () => {
     expect(estimate).toEqual({ tinybar: transactionFee('consensusSubmitMessage'), source: 'mirror' });
   });
 
-  it('is $0.0008 a message on Hedera (2026 fee schedule) at the mirror node\'s exchange rate', async () => {
+  it("is $0.0008 a message on Hedera (2026 fee schedule) at the mirror node's exchange rate", async () => {
     // 5 ¢ per ℏ: $0.0008 = 0.016 ℏ = 1,600,000 tinybars.
     expect((await estimateSubmitFee('mainnet', mirrorAt(5, 1))).tinybar).toBe(1_600_000n);
     expect((await estimateSubmitFee('testnet', mirrorAt(30, 1))).tinybar).toBe(266_667n);

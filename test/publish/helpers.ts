@@ -31,11 +31,22 @@ export interface Harness {
 }
 
 /** An emulator on ephemeral ports (`nodes` consensus nodes, default 1) and a client made by the project's own client factory. */
-export async function startHarness(options: Pick<LocalNodeOptions, 'mirrorLagMs' | 'consensusDelayMs' | 'nodes' | 'ports'> = {}): Promise<Harness> {
-  const node = await startLocalNode({ ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 }, quiet: true, accounts: 2, ...options });
+export async function startHarness(
+  options: Pick<LocalNodeOptions, 'mirrorLagMs' | 'consensusDelayMs' | 'nodes' | 'ports'> = {},
+): Promise<Harness> {
+  const node = await startLocalNode({
+    ports: { consensus: 0, mirrorGrpc: 0, mirrorRest: 0 },
+    quiet: true,
+    accounts: 2,
+    ...options,
+  });
   const config = {
     network: { ...localNetwork('127.0.0.1', node.ports), nodes: node.network },
-    operator: { accountId: node.operator.accountId, privateKey: new Secret(node.operator.privateKey), keyType: 'der' as const },
+    operator: {
+      accountId: node.operator.accountId,
+      privateKey: new Secret(node.operator.privateKey),
+      keyType: 'der' as const,
+    },
   };
   const client = createClient(config, { grpcDeadlineMs: 3_000, requestTimeoutMs: 20_000 });
   // The tests' own SDK calls (no explicit node list) would otherwise find no node for 8 s after an injected fault:
@@ -76,7 +87,12 @@ export function tempDir(): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export const TEST_AGENT: Agent = { subject: 'uaid:aid:test;uid=0;proto=http;nativeId=127.0.0.1', name: 'test', protocol: 'http', endpoint: 'http://127.0.0.1:1/' };
+export const TEST_AGENT: Agent = {
+  subject: 'uaid:aid:test;uid=0;proto=http;nativeId=127.0.0.1',
+  name: 'test',
+  protocol: 'http',
+  endpoint: 'http://127.0.0.1:1/',
+};
 
 /** A journal with a start record and one result record per key, as a run would have before submitting. */
 export async function journalWith(stateDir: string, keys: string[], topic = '0.0.1001'): Promise<Journal> {
@@ -85,14 +101,28 @@ export async function journalWith(stateDir: string, keys: string[], topic = '0.0
     seed: 'test',
     runKey: Buffer.alloc(32, 7).toString('base64url'),
     topic,
-    config: { network: 'local', evals: ['availability'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: true },
+    config: {
+      network: 'local',
+      evals: ['availability'],
+      concurrency: 1,
+      budgetMs: 1000,
+      maxFeeHbar: 5,
+      keepResponses: true,
+    },
     agents: [TEST_AGENT],
   });
   for (const key of keys) {
     journal.append({
       t: 'result',
       key,
-      result: { kind: 'availability', agent: TEST_AGENT, reachable: true, latencyMs: 1, transport: 'http', fetchedAt: new Date().toISOString() },
+      result: {
+        kind: 'availability',
+        agent: TEST_AGENT,
+        reachable: true,
+        latencyMs: 1,
+        transport: 'http',
+        fetchedAt: new Date().toISOString(),
+      },
       message: { json: messageFor(key), bytes: Buffer.byteLength(messageFor(key)) },
     });
   }
@@ -104,7 +134,13 @@ export async function journalWith(stateDir: string, keys: string[], topic = '0.0
  * A new topic, a journal holding `n` results keyed `<prefix>-<i>`, and a Submitter for them on the harness (backoff
  * above the client's node backoff, ≤ 1 s, so a quarantined single node is back before attempts run out).
  */
-export async function submitterSetup(h: Harness, stateDir: string, n: number, prefix: string, extra: Partial<SubmitterOptions> = {}) {
+export async function submitterSetup(
+  h: Harness,
+  stateDir: string,
+  n: number,
+  prefix: string,
+  extra: Partial<SubmitterOptions> = {},
+) {
   const { topicId } = await createSignalTopic(h.client);
   const keys = Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
   const journal = await journalWith(stateDir, keys, topicId);
@@ -128,7 +164,12 @@ export function messageFor(key: string): string {
 }
 
 /** Every whole message on a topic, waiting until at least `atLeast` are visible (mirror lag). */
-export async function readTopic(mirror: MirrorRestClient, topicId: string, atLeast = 0, timeoutMs = 15_000): Promise<TopicMessage[]> {
+export async function readTopic(
+  mirror: MirrorRestClient,
+  topicId: string,
+  atLeast = 0,
+  timeoutMs = 15_000,
+): Promise<TopicMessage[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const all: TopicMessage[] = [];
@@ -176,8 +217,14 @@ export interface CliResult {
 }
 
 /** Runs the built CLI (`dist/`) against the harness's emulator, configured through the environment only. */
-export function spawnCli(h: Harness, cwd: string, args: string[], env: Record<string, string> = {}): { child: ChildProcess; done: Promise<CliResult> } {
-  if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: these tests run the built CLI; run \`npm run build\` first`);
+export function spawnCli(
+  h: Harness,
+  cwd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  if (!existsSync(CLI_MAIN))
+    throw new Error(`${CLI_MAIN} is missing: these tests run the built CLI; run \`npm run build\` first`);
   const child = spawn(process.execPath, [CLI_MAIN, ...args], {
     cwd,
     env: {
@@ -194,12 +241,17 @@ export function spawnCli(h: Harness, cwd: string, args: string[], env: Record<st
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<CliResult>((resolve) => child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr }))));
+  const done = new Promise<CliResult>((resolve) =>
+    child.on('exit', (code, signal) => setImmediate(() => resolve({ code, signal, stdout, stderr }))),
+  );
   return { child, done };
 }
 
 /** `runSignals` with an hcs25 client made for `config` (over a prepared SDK client when given) and closed afterwards. */
-export async function runWith(config: ResolvedConfig, parameters: RunSignalsParameters & { client?: Client }): Promise<RunReport> {
+export async function runWith(
+  config: ResolvedConfig,
+  parameters: RunSignalsParameters & { client?: Client },
+): Promise<RunReport> {
   const { client: sdk, ...rest } = parameters;
   const client = createHcs25Client(config, sdk ? { sdk } : {});
   try {

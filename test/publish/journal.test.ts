@@ -1,7 +1,18 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Journal, JournalError, hasResult, listRuns, packBytes, parseJournal, readJournal, resultKey, revealKey, signalReceipt } from '../../src/publish/journal.js';
+import {
+  Journal,
+  JournalError,
+  hasResult,
+  listRuns,
+  packBytes,
+  parseJournal,
+  readJournal,
+  resultKey,
+  revealKey,
+  signalReceipt,
+} from '../../src/publish/journal.js';
 import { journalWith, messageFor, tempDir, TEST_AGENT } from './helpers.js';
 
 const tmp = tempDir();
@@ -29,8 +40,12 @@ describe('run journal', () => {
     await journal.close();
     const lines = readFileSync(journal.path, 'utf8').split('\n');
     expect(lines.at(-1)).toBe('');
-    expect(lines[0]).toMatch(/^\{"t":"start","v":1,"run":"[0-9A-Z]{26}",.*,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
-    expect(lines.at(-2)).toMatch(/^\{"t":"fees","spentTinybar":"12","confirmed":3,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/);
+    expect(lines[0]).toMatch(
+      /^\{"t":"start","v":1,"run":"[0-9A-Z]{26}",.*,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/,
+    );
+    expect(lines.at(-2)).toMatch(
+      /^\{"t":"fees","spentTinybar":"12","confirmed":3,"at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/,
+    );
     const resumed = await Journal.open(`${tmp.dir}/format`, journal.runId);
     await resumed.journal.close();
     expect(resumed.state.spentTinybar).toBe(12n);
@@ -41,7 +56,9 @@ describe('run journal', () => {
     const probe = await open(`${tmp.dir}/probe`, 'w');
     const handle = Object.getPrototypeOf(probe) as { datasync(): Promise<void> };
     await probe.close();
-    const failing = vi.spyOn(handle, 'datasync').mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
+    const failing = vi
+      .spyOn(handle, 'datasync')
+      .mockRejectedValueOnce(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }));
     try {
       await expect(journalWith(dir, [])).rejects.toThrow(/EIO/);
     } finally {
@@ -62,10 +79,17 @@ describe('run journal', () => {
     expect(readdirSync(`${dir}/runs`)).toEqual([`${journal.runId}.jsonl`]);
   });
 
-  it('rebuilds packs: the bytes as submitted, each signal at its index, the pack\'s ids and receipt', async () => {
+  it("rebuilds packs: the bytes as submitted, each signal at its index, the pack's ids and receipt", async () => {
     const journal = await journalWith(tmp.dir, ['k1', 'k2', 'k3']);
     const zlib = Buffer.from([0x78, 0xda, 1, 2, 3, 0xff]);
-    journal.append({ t: 'pack', key: 'pack|0', encoding: 'zlib', data: zlib.toString('base64'), bytes: zlib.length, signals: ['k2', 'k1'] });
+    journal.append({
+      t: 'pack',
+      key: 'pack|0',
+      encoding: 'zlib',
+      data: zlib.toString('base64'),
+      bytes: zlib.length,
+      signals: ['k2', 'k1'],
+    });
     journal.append({ t: 'pack', key: 'pack|1', encoding: 'json', data: '{"p":"hcs-25"}', bytes: 14, signals: ['k3'] });
     journal.append({ t: 'tx', key: 'pack|0', txId: TX(1), validSeconds: 120 });
     journal.append({ t: 'receipt', key: 'pack|0', txId: TX(1), seq: 4, duplicate: true });
@@ -78,7 +102,13 @@ describe('run journal', () => {
     expect(packBytes(state.packs.get('pack|0')!).equals(zlib)).toBe(true);
     expect(packBytes(state.packs.get('pack|1')!).toString('utf8')).toBe('{"p":"hcs-25"}');
     expect(state.signals.get('k1')!.pack).toEqual({ key: 'pack|0', index: 1 });
-    expect(signalReceipt(state, state.signals.get('k1')!)).toEqual({ txId: TX(1), seq: 4, duplicate: true, consensusTimestamp: '1700000001.000000001', index: 1 });
+    expect(signalReceipt(state, state.signals.get('k1')!)).toEqual({
+      txId: TX(1),
+      seq: 4,
+      duplicate: true,
+      consensusTimestamp: '1700000001.000000001',
+      index: 1,
+    });
     expect(signalReceipt(state, state.signals.get('k2')!)).toMatchObject({ seq: 4, index: 0 });
     // Sent, not confirmed: a resume resends pack|1 under its journaled id.
     expect(signalReceipt(state, state.signals.get('k3')!)).toBeUndefined();
@@ -97,13 +127,23 @@ describe('run journal', () => {
       expect([bytes.byteOffset, bytes.buffer.byteLength]).toEqual([0, bytes.length]);
     }
     // Base64 with whitespace (byteLength overcounts it): exactly the decoded bytes.
-    expect(packBytes({ encoding: 'zlib', data: 'eNo B\nAg==' }).equals(Buffer.from('eNo B\nAg==', 'base64'))).toBe(true);
+    expect(packBytes({ encoding: 'zlib', data: 'eNo B\nAg==' }).equals(Buffer.from('eNo B\nAg==', 'base64'))).toBe(
+      true,
+    );
   });
 
   it('refuses a pack of a signal it has no result for, and a tx of an unknown pack', () => {
     const start = readFileSync(journalPathOf(tmp.dir), 'utf8').split('\n')[0]!;
     const at = '2026-01-01T00:00:00.000Z';
-    const pack = JSON.stringify({ t: 'pack', at, key: 'pack|0', encoding: 'json', data: '{}', bytes: 2, signals: ['nope'] });
+    const pack = JSON.stringify({
+      t: 'pack',
+      at,
+      key: 'pack|0',
+      encoding: 'json',
+      data: '{}',
+      bytes: 2,
+      signals: ['nope'],
+    });
     expect(() => parseJournal(`${start}\n${pack}\n`)).toThrow(JournalError);
     const tx = JSON.stringify({ t: 'tx', at, key: 'pack|3', txId: TX(1), validSeconds: 120 });
     expect(() => parseJournal(`${start}\n${tx}\n`)).toThrow(/pack pack\|3 before its pack record/);
@@ -114,7 +154,15 @@ describe('run journal', () => {
     journal.append({ t: 'tx', key: 'k1', txId: TX(1), validSeconds: 120 });
     journal.append({ t: 'receipt', key: 'k1', txId: TX(1), seq: 7 });
     journal.append({ t: 'tx', key: 'k2', txId: TX(2), validSeconds: 120 });
-    journal.append({ t: 'failure', key: 'k2', txId: TX(2), code: 'INVALID_SIGNATURE', message: 'x', fatal: true, consumed: true });
+    journal.append({
+      t: 'failure',
+      key: 'k2',
+      txId: TX(2),
+      code: 'INVALID_SIGNATURE',
+      message: 'x',
+      fatal: true,
+      consumed: true,
+    });
     journal.append({ t: 'tx', key: 'k2', txId: TX(3), validSeconds: 120, reason: 'failed' });
     journal.append({ t: 'fees', spentTinybar: '12345', confirmed: 1 });
     journal.append({ t: 'landed', entries: [{ key: 'k1', seq: 7, consensusTimestamp: '1700000001.000000001' }] });
@@ -125,7 +173,11 @@ describe('run journal', () => {
 
     const { state, tornBytes } = await readJournal(journal.path);
     expect(tornBytes).toBe(0);
-    expect(state.signals.get('k1')!.receipt).toEqual({ txId: TX(1), seq: 7, consensusTimestamp: '1700000001.000000001' });
+    expect(state.signals.get('k1')!.receipt).toEqual({
+      txId: TX(1),
+      seq: 7,
+      consensusTimestamp: '1700000001.000000001',
+    });
     expect(state.signals.get('k2')!.txIds).toEqual([
       { txId: TX(2), validSeconds: 120, consumed: true },
       { txId: TX(3), validSeconds: 120, consumed: false },
@@ -163,7 +215,12 @@ describe('run journal', () => {
     await reopened.close();
     const after = readFileSync(journal.path, 'utf8');
     expect(after.startsWith(whole)).toBe(true);
-    expect(after.split('\n').filter(Boolean).every((l) => JSON.parse(l))).toBe(true);
+    expect(
+      after
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => JSON.parse(l)),
+    ).toBe(true);
     expect((await readJournal(journal.path)).state.signals.get('t1')!.receipt?.seq).toBe(3);
   });
 
@@ -240,7 +297,9 @@ describe('run journal', () => {
   it('finishes a short write before syncing, so a nearly full disk never leaves half a line mid-file', async () => {
     const keys = ['s1', 's2', 's3'];
     const journal = await journalWith(tmp.dir, keys);
-    const proto = Object.getPrototypeOf((journal as unknown as { fh: object }).fh) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number }> };
+    const proto = Object.getPrototypeOf((journal as unknown as { fh: object }).fh) as {
+      write: (...args: unknown[]) => Promise<{ bytesWritten: number }>;
+    };
     const original = proto.write;
     let shortened = false;
     // The first write(2) takes only half of the data, as the kernel may when the disk is nearly full.
@@ -273,14 +332,42 @@ describe('run journal', () => {
 
 describe('run journal read for a resume (compact, line by line)', () => {
   it('keeps only what is not confirmed, counts the rest, and knows every result as done', async () => {
-    const journal = await journalWith(`${tmp.dir}/compact`, ['availability|a', 'math|a', 'science|a', 'availability|b', 'math|b']);
-    journal.append({ t: 'pack', key: 'pack|0', encoding: 'json', data: '{"p":"hcs-25","n":0}', bytes: 20, signals: ['math|a', 'availability|a', 'science|a'] });
+    const journal = await journalWith(`${tmp.dir}/compact`, [
+      'availability|a',
+      'math|a',
+      'science|a',
+      'availability|b',
+      'math|b',
+    ]);
+    journal.append({
+      t: 'pack',
+      key: 'pack|0',
+      encoding: 'json',
+      data: '{"p":"hcs-25","n":0}',
+      bytes: 20,
+      signals: ['math|a', 'availability|a', 'science|a'],
+    });
     journal.append({ t: 'tx', key: 'pack|0', txId: TX(1), validSeconds: 120 });
     journal.append({ t: 'receipt', key: 'pack|0', txId: TX(1), seq: 4, duplicate: true });
     // Records about a settled pack after its receipt: ignored, not an error.
     journal.append({ t: 'landed', entries: [{ key: 'pack|0', seq: 4, consensusTimestamp: '1700000001.000000001' }] });
-    journal.append({ t: 'failure', key: 'pack|0', txId: TX(1), code: 'X', message: 'late', fatal: false, consumed: true });
-    journal.append({ t: 'pack', key: 'pack|1', encoding: 'json', data: '{"p":"hcs-25","n":1}', bytes: 20, signals: ['availability|b'] });
+    journal.append({
+      t: 'failure',
+      key: 'pack|0',
+      txId: TX(1),
+      code: 'X',
+      message: 'late',
+      fatal: false,
+      consumed: true,
+    });
+    journal.append({
+      t: 'pack',
+      key: 'pack|1',
+      encoding: 'json',
+      data: '{"p":"hcs-25","n":1}',
+      bytes: 20,
+      signals: ['availability|b'],
+    });
     journal.append({ t: 'tx', key: 'pack|1', txId: TX(2), validSeconds: 120 });
     await journal.close();
 
@@ -291,9 +378,15 @@ describe('run journal read for a resume (compact, line by line)', () => {
     expect(state.packs.get('pack|1')!.txIds).toHaveLength(1);
     expect(state.packCount).toBe(2);
     expect(state.results).toBe(5);
-    for (const key of ['availability|a', 'math|a', 'science|a', 'availability|b', 'math|b']) expect(key).toSatisfy((k: string) => hasResult(state, k));
+    for (const key of ['availability|a', 'math|a', 'science|a', 'availability|b', 'math|b'])
+      expect(key).toSatisfy((k: string) => hasResult(state, k));
     expect(hasResult(state, 'science|b')).toBe(false);
-    expect(state.settled).toMatchObject({ signals: 3, published: 3, duplicates: 3, messages: { count: 1, bytes: 20, maxBytes: 20 } });
+    expect(state.settled).toMatchObject({
+      signals: 3,
+      published: 3,
+      duplicates: 3,
+      messages: { count: 1, bytes: 20, maxBytes: 20 },
+    });
     expect(state.settled.list.map((l) => [l.key, l.seq, l.index])).toEqual([
       ['math|a', 4, 0],
       ['availability|a', 4, 1],
@@ -304,7 +397,11 @@ describe('run journal read for a resume (compact, line by line)', () => {
     const full = await readJournal(journal.path);
     expect(full.state.signals.size).toBe(5);
     expect(full.state.packs.size).toBe(2);
-    expect(signalReceipt(full.state, full.state.signals.get('science|a')!)).toMatchObject({ seq: 4, index: 2, consensusTimestamp: '1700000001.000000001' });
+    expect(signalReceipt(full.state, full.state.signals.get('science|a')!)).toMatchObject({
+      seq: 4,
+      index: 2,
+      consensusTimestamp: '1700000001.000000001',
+    });
 
     // Journal.open reads compact.
     const opened = await Journal.open(`${tmp.dir}/compact`, journal.runId);
@@ -318,7 +415,15 @@ describe('run journal read for a resume (compact, line by line)', () => {
     journal.append({ t: 'receipt', key: 'k1', txId: TX(1), seq: 7 });
     journal.append({ t: 'landed', entries: [{ key: 'k1', seq: 7, consensusTimestamp: '1700000001.000000001' }] });
     journal.append({ t: 'tx', key: 'k2', txId: TX(2), validSeconds: 120 });
-    journal.append({ t: 'failure', key: 'k2', txId: TX(2), code: 'INVALID_SIGNATURE', message: 'x', fatal: true, consumed: true });
+    journal.append({
+      t: 'failure',
+      key: 'k2',
+      txId: TX(2),
+      code: 'INVALID_SIGNATURE',
+      message: 'x',
+      fatal: true,
+      consumed: true,
+    });
     await journal.close();
     const { state } = await readJournal(journal.path, { keep: 'pending' });
     expect([...state.signals.keys()]).toEqual(['k2', 'k3']);
@@ -328,18 +433,41 @@ describe('run journal read for a resume (compact, line by line)', () => {
   });
 
   it('reads lines longer than its read buffer, and a torn last line, as the text parser does', async () => {
-    const agents = Array.from({ length: 6_000 }, (_, i) => ({ ...TEST_AGENT, subject: `uaid:aid:${'x'.repeat(150)}${i};uid=0;proto=http;nativeId=127.0.0.1`, name: `agent ${i}` }));
+    const agents = Array.from({ length: 6_000 }, (_, i) => ({
+      ...TEST_AGENT,
+      subject: `uaid:aid:${'x'.repeat(150)}${i};uid=0;proto=http;nativeId=127.0.0.1`,
+      name: `agent ${i}`,
+    }));
     const journal = await Journal.create(`${tmp.dir}/long`, {
       run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB',
       seed: 'long',
       runKey: Buffer.alloc(32, 7).toString('base64url'),
       topic: '0.0.1001',
-      config: { network: 'local', evals: ['availability'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: true },
+      config: {
+        network: 'local',
+        evals: ['availability'],
+        concurrency: 1,
+        budgetMs: 1000,
+        maxFeeHbar: 5,
+        keepResponses: true,
+      },
       agents,
     });
     for (const agent of agents.slice(0, 3000)) {
       const key = `availability|${agent.subject}`;
-      journal.append({ t: 'result', key, result: { kind: 'availability', agent, reachable: true, latencyMs: 1, transport: 'http', fetchedAt: '2026-01-01T00:00:00.000Z' }, message: { json: messageFor(key), bytes: 10 } });
+      journal.append({
+        t: 'result',
+        key,
+        result: {
+          kind: 'availability',
+          agent,
+          reachable: true,
+          latencyMs: 1,
+          transport: 'http',
+          fetchedAt: '2026-01-01T00:00:00.000Z',
+        },
+        message: { json: messageFor(key), bytes: 10 },
+      });
     }
     await journal.close();
     appendFileSync(journal.path, '{"t":"end","at":"x","sta');
@@ -350,7 +478,11 @@ describe('run journal read for a resume (compact, line by line)', () => {
     expect(streamed.state.start.agents).toHaveLength(6_000);
     expect(streamed.state.results).toBe(3_000);
     expect(streamed.state.signals.size).toBe(3_000);
-    expect([streamed.records, streamed.validBytes, streamed.tornBytes]).toEqual([parsed.records, parsed.validBytes, parsed.tornBytes]);
+    expect([streamed.records, streamed.validBytes, streamed.tornBytes]).toEqual([
+      parsed.records,
+      parsed.validBytes,
+      parsed.tornBytes,
+    ]);
     expect(streamed.tornBytes).toBe(Buffer.byteLength('{"t":"end","at":"x","sta'));
   });
 });

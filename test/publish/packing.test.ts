@@ -17,12 +17,23 @@ const journalKey = (s: SignalMessageV2) => `j:${signalKey(s)}`;
 function expected(mode: PackMode): Array<Omit<PackedOut, 'bytes'> & { bytes: number[] }> {
   const packer = new SignalPacker({ mode });
   const messages = [...signals.flatMap((s) => packer.add(s, JSON.stringify(s).length)), ...packer.flush()];
-  return messages.map((m) => ({ encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: [...m.bytes], keys: m.signals.map(journalKey) }));
+  return messages.map((m) => ({
+    encoding: m.encoding,
+    data: packData(m.encoding, m.bytes),
+    bytes: [...m.bytes],
+    keys: m.signals.map(journalKey),
+  }));
 }
 
 function packAll(mode: PackMode, extra: Partial<PackingOptions> = {}) {
   const out: PackedOut[] = [];
-  const packing = new SignalPacking({ mode, flushMs: 60_000, perSubject: 3, onPacked: (m) => out.push(...m), ...extra });
+  const packing = new SignalPacking({
+    mode,
+    flushMs: 60_000,
+    perSubject: 3,
+    onPacked: (m) => out.push(...m),
+    ...extra,
+  });
   for (const s of signals) packing.add(journalKey(s), JSON.stringify(s));
   packing.flush();
   packing.stop();
@@ -30,13 +41,21 @@ function packAll(mode: PackMode, extra: Partial<PackingOptions> = {}) {
 }
 
 describe('SignalPacking', () => {
-  it.each(['dense', 'none'] as const)('%s: the SignalPacker\'s messages, with the journal keys of their signals', (mode) => {
-    expect(packAll(mode)).toEqual(expected(mode));
-  });
+  it.each(['dense', 'none'] as const)(
+    "%s: the SignalPacker's messages, with the journal keys of their signals",
+    (mode) => {
+      expect(packAll(mode)).toEqual(expected(mode));
+    },
+  );
 
-  it('subject mode: a subject\'s message goes out once its evals are in, without a flush', async () => {
+  it("subject mode: a subject's message goes out once its evals are in, without a flush", async () => {
     const out: PackedOut[] = [];
-    const packing = new SignalPacking({ mode: 'subject', flushMs: 60_000, perSubject: 3, onPacked: (m) => out.push(...m) });
+    const packing = new SignalPacking({
+      mode: 'subject',
+      flushMs: 60_000,
+      perSubject: 3,
+      onPacked: (m) => out.push(...m),
+    });
     const first = signals.filter((s) => s.subject === signals[0]!.subject);
     expect(first).toHaveLength(3);
     for (const s of first) packing.add(journalKey(s), JSON.stringify(s));

@@ -54,13 +54,35 @@ async function publish(
 ): Promise<{ topic: string; messages: number; journal: string }> {
   const { flushMs } = options;
   const topic = options.topic ?? (await createSignalTopic(h.client)).topicId;
-  const config = { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 5, keepResponses: true, pack };
+  const config = {
+    network: 'local',
+    evals: ['availability', 'math', 'science'],
+    concurrency: 4,
+    budgetMs: 1500,
+    maxFeeHbar: 5,
+    keepResponses: true,
+    pack,
+  };
   // One run id per topic would do as well; the same id shows the topics differ in packing only.
-  const journal = await Journal.create(`${tmp.dir}/${pack}-${flushMs ?? 'default'}`, { run, seed: 'same', runKey, topic, config, agents });
+  const journal = await Journal.create(`${tmp.dir}/${pack}-${flushMs ?? 'default'}`, {
+    run,
+    seed: 'same',
+    runKey,
+    topic,
+    config,
+    agents,
+  });
   const { state } = await readJournal(journal.path);
   const estimate = await estimateSubmitFee('local', client.mirror);
   const signals = Array.isArray(built) ? each(built) : built;
-  const published = await publishSignals(client, { journal, state, signals, estimateTinybar: estimate.tinybar, stop: new AbortController(), ...(flushMs !== undefined && { flushMs }) });
+  const published = await publishSignals(client, {
+    journal,
+    state,
+    signals,
+    estimateTinybar: estimate.tinybar,
+    stop: new AbortController(),
+    ...(flushMs !== undefined && { flushMs }),
+  });
   expect(published.status).toBe('complete');
   return { topic, messages: state.packs.size, journal: journal.path };
 }
@@ -69,7 +91,12 @@ describe('hcs25 scores on packed and unpacked topics', () => {
   it('gives the same scores for the same signals whether packed dense, by subject or not at all', async () => {
     const run = ulid();
     const runKey = encodeRunKey(newRunKey());
-    const results = evaluateAgents(client, { agents, evals: ['availability', 'math', 'science'], seed: 'same', budgetMs: 1_500 });
+    const results = evaluateAgents(client, {
+      agents,
+      evals: ['availability', 'math', 'science'],
+      seed: 'same',
+      budgetMs: 1_500,
+    });
     const built: BuiltSignal[] = [];
     for await (const b of buildSignals(results, { run, runKey: decodeRunKey(runKey) })) built.push(b);
     expect(built.every((b) => b.message)).toBe(true);
@@ -85,7 +112,9 @@ describe('hcs25 scores on packed and unpacked topics', () => {
       const r = await spawnCli(h, tmp.dir, ['--json', 'scores', '--topic', topic, '--now', now]).done;
       expect(r.code, r.stderr).toBe(0);
       // Where and when the signals landed (topic, sequence numbers, consensus times) differs; what they score must not.
-      scores[pack] = JSON.parse(r.stdout.replaceAll(topic, 'TOPIC'), (k, v: unknown) => (/^(sequenceNumber|consensus\w*|lastSeq|seq|firstAt|lastAt)$/i.test(k) ? undefined : v));
+      scores[pack] = JSON.parse(r.stdout.replaceAll(topic, 'TOPIC'), (k, v: unknown) =>
+        /^(sequenceNumber|consensus\w*|lastSeq|seq|firstAt|lastAt)$/i.test(k) ? undefined : v,
+      );
     }
     expect(messages.none).toBe(signals);
     expect(messages.subject).toBe(agents.length);
@@ -98,7 +127,12 @@ describe('hcs25 scores on packed and unpacked topics', () => {
   it('flush timer: a partly filled pack goes out while a slow agent is still being asked, not after it', async () => {
     const run = ulid();
     const runKey = encodeRunKey(newRunKey());
-    const results = evaluateAgents(client, { agents: agents.slice(0, 2), evals: ['availability'], seed: 'flush', budgetMs: 1_500 });
+    const results = evaluateAgents(client, {
+      agents: agents.slice(0, 2),
+      evals: ['availability'],
+      seed: 'flush',
+      budgetMs: 1_500,
+    });
     const built: BuiltSignal[] = [];
     for await (const b of buildSignals(results, { run, runKey: decodeRunKey(runKey) })) built.push(b);
     let resumeSlow: () => void = () => undefined;

@@ -33,12 +33,14 @@ describe('revealRun', () => {
         HCS25_STATE_DIR: tmp.dir,
       },
     });
-    await expect(revealRun(createHcs25Client(config), { run: journal.runId, force: true })).rejects.toThrow(/ran on local, not custom/);
+    await expect(revealRun(createHcs25Client(config), { run: journal.runId, force: true })).rejects.toThrow(
+      /ran on local, not custom/,
+    );
     const { state } = await readJournal(journal.path);
     expect(state.reveals.size).toBe(0);
   });
 
-  it("reveals from the state its publisher left, without reading the journal again, and journals the reveal", async () => {
+  it('reveals from the state its publisher left, without reading the journal again, and journals the reveal', async () => {
     const h = await startHarness();
     const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: tmp.dir }));
     try {
@@ -47,7 +49,9 @@ describe('revealRun', () => {
       await journal.close();
       // The file has no end record, so a reveal that reads it refuses; the state in memory says the run is complete,
       // as publishSignals leaves it, so a reveal given that state has not read the file.
-      await expect(revealRun(client, { run: journal.runId })).rejects.toThrow(/has not finished publishing \(no end record\)/);
+      await expect(revealRun(client, { run: journal.runId })).rejects.toThrow(
+        /has not finished publishing \(no end record\)/,
+      );
       const { state } = await readJournal(journal.path, { keep: 'pending' });
       state.end = { t: 'end', at: new Date().toISOString(), status: 'complete' };
       const revealed = await revealRun(client, { run: journal.runId, state });
@@ -73,7 +77,15 @@ describe('revealMessageFor (reveal v2)', () => {
       seed: 'a1b2c3d4e5f60718',
       runKey: Buffer.alloc(32, 7).toString('base64url'),
       topic: '0.0.1001',
-      config: { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 1, budgetMs: 1000, maxFeeHbar: 5, keepResponses: false, ...config },
+      config: {
+        network: 'local',
+        evals: ['availability', 'math', 'science'],
+        concurrency: 1,
+        budgetMs: 1000,
+        maxFeeHbar: 5,
+        keepResponses: false,
+        ...config,
+      },
       agents: [],
     });
 

@@ -22,8 +22,20 @@ const bankFile = join(tmp.dir, 'private-bank.json');
 const bank = {
   version: 1,
   questions: [
-    { id: 'sci:astronomy:red-planet', category: 'astronomy', stem: 'Which planet is known as the Red Planet?', options: ['Venus', 'Mars', 'Jupiter', 'Mercury'], answer: 'B' },
-    { id: 'sci:astronomy:star-sun', category: 'astronomy', stem: 'What kind of object is the Sun?', options: ['A planet', 'A comet', 'A star', 'A moon'], answer: 'C' },
+    {
+      id: 'sci:astronomy:red-planet',
+      category: 'astronomy',
+      stem: 'Which planet is known as the Red Planet?',
+      options: ['Venus', 'Mars', 'Jupiter', 'Mercury'],
+      answer: 'B',
+    },
+    {
+      id: 'sci:astronomy:star-sun',
+      category: 'astronomy',
+      stem: 'What kind of object is the Sun?',
+      options: ['A planet', 'A comet', 'A star', 'A moon'],
+      answer: 'C',
+    },
   ],
 };
 
@@ -49,13 +61,29 @@ describe('run with a private science bank and a grader', () => {
 
   it('asks from the private bank, grades with the chosen grader and journals both', async () => {
     const record = fleet.agents[0]!;
-    const agent: Agent = { subject: 'uaid:aid:perfect;uid=0;registry=self;proto=openai;nativeId=127.0.0.1', name: record.name, protocol: 'openai', endpoint: (record as { endpoint: string }).endpoint };
-    const report = await runWith(config(), { source: { agents: [agent] }, topic, evals: ['math', 'science'], grader: 'last-answer@1', scienceBank: bankFile, client: h.client });
+    const agent: Agent = {
+      subject: 'uaid:aid:perfect;uid=0;registry=self;proto=openai;nativeId=127.0.0.1',
+      name: record.name,
+      protocol: 'openai',
+      endpoint: (record as { endpoint: string }).endpoint,
+    };
+    const report = await runWith(config(), {
+      source: { agents: [agent] },
+      topic,
+      evals: ['math', 'science'],
+      grader: 'last-answer@1',
+      scienceBank: bankFile,
+      client: h.client,
+    });
     expect(report.status).toBe('complete');
     expect(report.evals.correct).toBe(2);
     run = report.run;
     const { state } = await readJournal(join(tmp.dir, 'state', 'runs', `${run}.jsonl`));
-    expect(state.start.config.extra).toMatchObject({ grader: 'last-answer@1', scienceBank: bankFile, scienceBankSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(state.start.config.extra).toMatchObject({
+      grader: 'last-answer@1',
+      scienceBank: bankFile,
+      scienceBankSha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const results = [...state.signals.values()].map((s) => s.result);
     const science = results.find((r) => r.kind === 'science');
     expect(science && 'questionId' in science && science.questionId).toMatch(/^sci:astronomy:/);

@@ -16,7 +16,14 @@ import { createSignalTopic } from '../../src/publish/topic.js';
 import { encodeRunKey, newRunKey } from '../../src/format/hashing.js';
 import type { Transport } from '../../src/evaluate/transports/types.js';
 import { ulid } from 'ulid';
-import { fakeAgents, fakeTransport, newLog, ok, rightAnswer, type FakeTransportLog } from '../evaluate/runner-helpers.js';
+import {
+  fakeAgents,
+  fakeTransport,
+  newLog,
+  ok,
+  rightAnswer,
+  type FakeTransportLog,
+} from '../evaluate/runner-helpers.js';
 import { fleetResults } from '../format/fleet.js';
 import { emulatorConfig, runWith, startHarness, tempDir, topicSignals, type Harness } from './helpers.js';
 
@@ -36,23 +43,44 @@ function transports(log: FakeTransportLog): (agent: Agent) => Transport {
   return (agent) => {
     const dead = Number(agent.name.split('-')[1]) % 3 === 0;
     return fakeTransport(log, (p) => ok(rightAnswer(p)), {
-      probe: () => (dead ? { reachable: false, latencyMs: 2, reason: 'connection refused' } : { reachable: true, latencyMs: 1, httpStatus: 200 }),
+      probe: () =>
+        dead
+          ? { reachable: false, latencyMs: 2, reason: 'connection refused' }
+          : { reachable: true, latencyMs: 1, httpStatus: 200 },
     });
   };
 }
 
 describe('publishing holds what is in flight, not the run', () => {
   /** Publishes n built signals one message each (`--pack none`) through a window of 4; returns the most signals (or packs) held at once. */
-  async function held(n: number): Promise<{ maxHeld: number; state: ReturnType<typeof emptyRunState>; outcomes: number }> {
+  async function held(
+    n: number,
+  ): Promise<{ maxHeld: number; state: ReturnType<typeof emptyRunState>; outcomes: number }> {
     const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: `${tmp.dir}/held-${n}` }));
     try {
       const run = ulid();
       const runKey = newRunKey();
       const topic = (await createSignalTopic(h.client)).topicId;
-      const results = Array.from({ length: Math.ceil(n / 3) }, (_, i) => fleetResults(i)).flat().slice(0, n);
+      const results = Array.from({ length: Math.ceil(n / 3) }, (_, i) => fleetResults(i))
+        .flat()
+        .slice(0, n);
       const agents = [...new Map(results.map((r) => [r.agent.subject, r.agent])).values()];
-      const start = { run, seed: 'held', runKey: encodeRunKey(runKey), topic, agents,
-        config: { network: 'local', evals: ['availability', 'math', 'science'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 50, keepResponses: false, pack: 'none' as const } };
+      const start = {
+        run,
+        seed: 'held',
+        runKey: encodeRunKey(runKey),
+        topic,
+        agents,
+        config: {
+          network: 'local',
+          evals: ['availability', 'math', 'science'],
+          concurrency: 4,
+          budgetMs: 1500,
+          maxFeeHbar: 50,
+          keepResponses: false,
+          pack: 'none' as const,
+        },
+      };
       const journal = await Journal.create(`${tmp.dir}/held-${n}`, start);
       const state = emptyRunState({ t: 'start', v: 1, at: new Date().toISOString(), ...start });
       let maxHeld = 0;
@@ -63,7 +91,14 @@ describe('publishing holds what is in flight, not the run', () => {
         }
       }
       const estimate = await estimateSubmitFee('local', client.mirror);
-      const published = await publishSignals(client, { journal, state, signals: signals(), estimateTinybar: estimate.tinybar, stop: new AbortController(), submitter: { window: 4 } });
+      const published = await publishSignals(client, {
+        journal,
+        state,
+        signals: signals(),
+        estimateTinybar: estimate.tinybar,
+        stop: new AbortController(),
+        submitter: { window: 4 },
+      });
       expect(published.status).toBe('complete');
       expect(state.settled.published).toBe(n);
       expect(state.settled.messages.count).toBe(n);
@@ -73,7 +108,9 @@ describe('publishing holds what is in flight, not the run', () => {
     }
   }
 
-  it('keeps at most the submitter backlog of unconfirmed signals, however many the run publishes', { timeout: 120_000 }, async () => {
+  it('keeps at most the submitter backlog of unconfirmed signals, however many the run publishes', {
+    timeout: 120_000,
+  }, async () => {
     const small = await held(30);
     const large = await held(150);
     // Window 4, backlog 2 × 4 messages of one signal each, plus the one being pulled.
@@ -88,7 +125,12 @@ describe('publishing holds what is in flight, not the run', () => {
     }
     expect(large.state.results).toBe(150);
     // The journal has every result: a resume reads it back as done.
-    const resumed = await readJournal(readdirSync(`${tmp.dir}/held-150/runs`).filter((f) => f.endsWith('.jsonl')).map((f) => `${tmp.dir}/held-150/runs/${f}`)[0]!, { keep: 'pending' });
+    const resumed = await readJournal(
+      readdirSync(`${tmp.dir}/held-150/runs`)
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => `${tmp.dir}/held-150/runs/${f}`)[0]!,
+      { keep: 'pending' },
+    );
     expect(resumed.state.results).toBe(150);
     expect(resumed.state.signals.size).toBe(0);
     expect(resumed.state.settled.published).toBe(150);
@@ -107,11 +149,16 @@ describe('the fee forecast', () => {
       runner: { transportFactory: transports(log) },
       onNote: (line) => notes.push(line),
     });
-    const error = await run.then(() => undefined, (err: unknown) => err);
+    const error = await run.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(error).toBeInstanceOf(Hcs25Error);
     expect((error as Hcs25Error).code).toBe('FEE_CAP');
     expect((error as Hcs25Error).hint).toMatch(/--max-fee-hbar \d+ \(the forecast \+ 25%\)/);
-    expect(notes.find((n) => n.startsWith('fee forecast:'))).toMatch(/200 agents × 3 evals → about 75 messages \(dense, 8 signals per message\)/);
+    expect(notes.find((n) => n.startsWith('fee forecast:'))).toMatch(
+      /200 agents × 3 evals → about 75 messages \(dense, 8 signals per message\)/,
+    );
     // Nothing was asked, nothing journaled.
     expect(log.probes + log.asks).toBe(0);
     expect(existsSync(`${stateDir}/runs`) ? readdirSync(`${stateDir}/runs`) : []).toEqual([]);
@@ -119,11 +166,18 @@ describe('the fee forecast', () => {
 });
 
 describe('dead agents', () => {
-  it('are asked nothing after a failed probe; their evals are on the topic as not measured (missing, probe-unreachable)', { timeout: 60_000 }, async () => {
+  it('are asked nothing after a failed probe; their evals are on the topic as not measured (missing, probe-unreachable)', {
+    timeout: 60_000,
+  }, async () => {
     const log = newLog();
     const agents = fakeAgents(9);
     const topic = (await createSignalTopic(h.client)).topicId;
-    const report = await runWith(emulatorConfig(h, tmp.dir, { stateDir: `${tmp.dir}/dead` }), { source: { agents }, topic, seed: 'dead', runner: { transportFactory: transports(log) } });
+    const report = await runWith(emulatorConfig(h, tmp.dir, { stateDir: `${tmp.dir}/dead` }), {
+      source: { agents },
+      topic,
+      seed: 'dead',
+      runner: { transportFactory: transports(log) },
+    });
     expect(report.status).toBe('complete');
     // 3 of 9 agents are dead: 9 probes, 2 asks for each of the 6 live ones.
     expect(log.probes).toBe(9);
@@ -133,7 +187,9 @@ describe('dead agents', () => {
 
     const read = await topicSignals(h.mirror, topic, 27);
     expect(read.signals).toHaveLength(27);
-    const notMeasured = read.signals.map((s) => s.message).filter((m) => (m.data as { reason?: string }).reason === 'probe-unreachable');
+    const notMeasured = read.signals
+      .map((s) => s.message)
+      .filter((m) => (m.data as { reason?: string }).reason === 'probe-unreachable');
     expect(notMeasured).toHaveLength(6);
     for (const m of notMeasured) {
       expect(m.status).toBe('missing');

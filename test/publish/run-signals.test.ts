@@ -37,10 +37,18 @@ function configFor(stateDir: string, extra: Record<string, unknown> = {}): Resol
 
 beforeAll(async () => {
   h = await startHarness({ mirrorLagMs: 150 });
-  fleet = await startAgentFleet({ slowMs: 5_000, include: ['perfect', 'verbose', 'wrong', 'slow', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'] });
+  fleet = await startAgentFleet({
+    slowMs: 5_000,
+    include: ['perfect', 'verbose', 'wrong', 'slow', 'garbage', 'a2a-calc', 'mcp-tools', 'plain-http'],
+  });
   registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
   for (const record of fleet.agents) {
-    await submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }), undefined);
+    await submitMessage(
+      h.client,
+      registry,
+      JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }),
+      undefined,
+    );
   }
   // The mirror lags consensus: discovery must see the whole registry.
   await readTopic(h.mirror, registry, fleet.agents.length);
@@ -54,7 +62,8 @@ afterAll(async () => {
 
 const ajv = new Ajv2020({ strict: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-const schema = (name: string) => ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as object);
+const schema = (name: string) =>
+  ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as object);
 const validateSignal = schema('signal-v2.schema.json');
 const validatePack = schema('pack-v2.schema.json');
 
@@ -69,11 +78,20 @@ describe('hcs25 run on the emulator', () => {
     expect(report.status).toBe('complete');
     expect(report.agents).toBe(fleet.agents.length);
     expect(report.evals.total).toBe(fleet.agents.length * 3);
-    expect(report.signals).toMatchObject({ expected: fleet.agents.length * 3, published: fleet.agents.length * 3, unsent: 0, buildErrors: 0 });
+    expect(report.signals).toMatchObject({
+      expected: fleet.agents.length * 3,
+      published: fleet.agents.length * 3,
+      unsent: 0,
+      buildErrors: 0,
+    });
     expect(BigInt(report.fees.spentTinybar)).toBeGreaterThan(0n);
     expect(report.mirror).toEqual({ confirmed: report.signals.expected, missing: 0, mismatched: 0 });
     const journaled = await readJournal(report.journal!);
-    expect([...journaled.state.signals.values()].every((s) => /^\d+\.\d{9}$/.test(signalReceipt(journaled.state, s)?.consensusTimestamp ?? ''))).toBe(true);
+    expect(
+      [...journaled.state.signals.values()].every((s) =>
+        /^\d+\.\d{9}$/.test(signalReceipt(journaled.state, s)?.consensusTimestamp ?? ''),
+      ),
+    ).toBe(true);
 
     // Packed: fewer messages than signals, each signal once, at the (sequence, index) the report names.
     expect(report.messages.count).toBeLessThan(report.signals.expected);
@@ -128,9 +146,18 @@ describe('hcs25 run on the emulator', () => {
 
   it('--no-keep-responses keeps no raw response in the journal', async () => {
     const t = (await createSignalTopic(h.client)).topicId;
-    const r = await runWith(configFor(`${tmp.dir}/nokeep`), { source: { agents: [] as never[] }, topic: t, keepResponses: false }).catch((e: Error) => e);
+    const r = await runWith(configFor(`${tmp.dir}/nokeep`), {
+      source: { agents: [] as never[] },
+      topic: t,
+      keepResponses: false,
+    }).catch((e: Error) => e);
     expect(r).toBeInstanceOf(Error); // no agents: refused before a journal is written
-    const report2 = await runWith(configFor(`${tmp.dir}/nokeep`), { source: { registry }, topic: t, keepResponses: false, evals: ['math'] });
+    const report2 = await runWith(configFor(`${tmp.dir}/nokeep`), {
+      source: { registry },
+      topic: t,
+      keepResponses: false,
+      evals: ['math'],
+    });
     expect(report2.status).toBe('complete');
     const { state } = await readJournal(report2.journal!);
     for (const s of state.signals.values()) expect((s.result as { response?: unknown }).response ?? null).toBeNull();
@@ -143,7 +170,13 @@ describe('hcs25 run on the emulator', () => {
     h.node.faults.injectGrpcError('getTransactionReceipts', 14, 1);
     // The SDK's own BUSY backoff (500 ms doubling to 8 s) is right for a throttled network; the test shortens it.
     h.client.setMaxBackoff(1_000);
-    const r = await runWith(configFor(`${tmp.dir}/faults`), { source: { registry }, topic: t, evals: ['availability', 'math'], client: h.client, submitter: { minBackoffMs: 100, maxBackoffMs: 1_000 } });
+    const r = await runWith(configFor(`${tmp.dir}/faults`), {
+      source: { registry },
+      topic: t,
+      evals: ['availability', 'math'],
+      client: h.client,
+      submitter: { minBackoffMs: 100, maxBackoffMs: 1_000 },
+    });
     h.node.faults.clear();
     expect(r.error).toBeUndefined();
     expect(r.status).toBe('complete');
@@ -157,8 +190,14 @@ describe('hcs25 run on the emulator', () => {
   it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
     // A key list: the pre-run check cannot tell whether the operator is in it (a single foreign key is refused
     // before evaluating: test/cli/run-topic-check.test.ts), so the network's INVALID_SIGNATURE stops the run.
-    const t = (await createSignalTopic(h.client, { submitKey: new KeyList([PrivateKey.generateED25519().publicKey], 1) })).topicId;
-    const r = await runWith(configFor(`${tmp.dir}/badkey`), { source: { registry }, topic: t, evals: ['availability', 'math'] });
+    const t = (
+      await createSignalTopic(h.client, { submitKey: new KeyList([PrivateKey.generateED25519().publicKey], 1) })
+    ).topicId;
+    const r = await runWith(configFor(`${tmp.dir}/badkey`), {
+      source: { registry },
+      topic: t,
+      evals: ['availability', 'math'],
+    });
     expect(r.status).toBe('stopped');
     expect(r.error?.code).toBe('SUBMIT_INVALID_SIGNATURE');
     expect(r.error?.message).toMatch(/INVALID_SIGNATURE/);
@@ -182,9 +221,32 @@ describe('hcs25 run on the emulator', () => {
     const run = ulid();
     const runKey = newRunKey();
     // A v1 journal as the previous release wrote it: no pack mode, one agent evaluated and built, nothing sent.
-    const config = { network: 'local', operator: h.node.operator.accountId, evals: ['availability'], concurrency: 4, budgetMs: 1500, maxFeeHbar: 5, keepResponses: true };
-    const journal = await Journal.create(stateDir, { run, seed: 'v1', runKey: encodeRunKey(runKey), topic: t, config, agents });
-    const result = { kind: 'availability' as const, agent: agents[0]!, reachable: true, latencyMs: 3, httpStatus: 200, transport: 'http' as const, fetchedAt: new Date().toISOString() };
+    const config = {
+      network: 'local',
+      operator: h.node.operator.accountId,
+      evals: ['availability'],
+      concurrency: 4,
+      budgetMs: 1500,
+      maxFeeHbar: 5,
+      keepResponses: true,
+    };
+    const journal = await Journal.create(stateDir, {
+      run,
+      seed: 'v1',
+      runKey: encodeRunKey(runKey),
+      topic: t,
+      config,
+      agents,
+    });
+    const result = {
+      kind: 'availability' as const,
+      agent: agents[0]!,
+      reachable: true,
+      latencyMs: 3,
+      httpStatus: 200,
+      transport: 'http' as const,
+      fetchedAt: new Date().toISOString(),
+    };
     const v1 = buildSignalMessage(result, { run, runKey });
     journal.append({ t: 'result', key: resultKey(result), result, message: { json: v1.json, bytes: v1.bytes } });
     await journal.close();

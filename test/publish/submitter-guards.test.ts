@@ -48,7 +48,10 @@ describe('Submitter guards', () => {
   it('refuses a journaled message over 1024 bytes without giving it an id, and goes on with the others', async () => {
     const journal = await journalWith(tmp.dir, ['big-0']);
     const submitter = submitterFor(journal);
-    const outcome = await submitter.submit({ key: 'big-0', message: JSON.stringify({ p: 'test', pad: 'é'.repeat(520) }) });
+    const outcome = await submitter.submit({
+      key: 'big-0',
+      message: JSON.stringify({ p: 'test', pad: 'é'.repeat(520) }),
+    });
     await journal.close();
     expect(outcome.status).toBe('unsent');
     expect(outcome.status === 'unsent' && outcome.reason).toMatch(/1061 bytes.*limit is 1024/);

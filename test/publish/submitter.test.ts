@@ -5,7 +5,16 @@ import { FeeMeter } from '../../src/publish/fees.js';
 import { readJournal } from '../../src/publish/journal.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../../src/publish/submitter.js';
 import { createSignalTopic } from '../../src/publish/topic.js';
-import { countBy, journalWith, messageFor, readTopic, startHarness, submitterSetup, tempDir, type Harness } from './helpers.js';
+import {
+  countBy,
+  journalWith,
+  messageFor,
+  readTopic,
+  startHarness,
+  submitterSetup,
+  tempDir,
+  type Harness,
+} from './helpers.js';
 
 let h: Harness;
 const tmp = tempDir();
@@ -45,7 +54,11 @@ describe('Submitter on the emulator', () => {
       expect(s.receipt?.txId).toBe(s.txIds[0]!.txId);
     }
     // The tx record of each message precedes its receipt record in the file.
-    const lines = (await import('node:fs')).readFileSync(journal.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; key?: string });
+    const lines = (await import('node:fs'))
+      .readFileSync(journal.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { t: string; key?: string });
     for (const key of keys) {
       const txAt = lines.findIndex((l) => l.t === 'tx' && l.key === key);
       const receiptAt = lines.findIndex((l) => l.t === 'receipt' && l.key === key);
@@ -79,25 +92,49 @@ describe('Submitter on the emulator', () => {
     // As after a crash between send and receipt: the same id is sent again.
     const again = await submitter.submit({ key, message: messageFor(key), prior });
     await journal.close();
-    expect(again).toMatchObject({ status: 'confirmed', duplicate: true, txId: prior[0]!.txId, seq: (first as { seq: number }).seq });
+    expect(again).toMatchObject({
+      status: 'confirmed',
+      duplicate: true,
+      txId: prior[0]!.txId,
+      seq: (first as { seq: number }).seq,
+    });
     expectExactlyOnce(await readTopic(h.mirror, topicId, 1), [key]);
   });
 
   it('after an id expired: finds it on the mirror node if it landed, re-issues a journaled id if it did not', async () => {
     let offsetMs = 0;
-    const { topicId, journal, submitter } = await setup(2, 'exp', { now: () => Date.now() + offsetMs, mirrorGraceMs: 0 });
+    const { topicId, journal, submitter } = await setup(2, 'exp', {
+      now: () => Date.now() + offsetMs,
+      mirrorGraceMs: 0,
+    });
 
     // landed: sent by hand under a pre-set id, receipt never read by the submitter.
     const landedId = TransactionId.generate(h.node.operator.accountId);
-    const tx = await new TopicMessageSubmitTransaction().setTopicId(topicId).setMessage(messageFor('exp-0')).setTransactionId(landedId).freezeWith(h.client).sign(PrivateKey.fromStringDer(h.node.operator.privateKey));
+    const tx = await new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage(messageFor('exp-0'))
+      .setTransactionId(landedId)
+      .freezeWith(h.client)
+      .sign(PrivateKey.fromStringDer(h.node.operator.privateKey));
     await (await tx.execute(h.client)).getReceipt(h.client);
     // never sent: an id from long ago.
-    const oldId = TransactionId.withValidStart(TransactionId.generate(h.node.operator.accountId).accountId!, new Timestamp(Math.floor(Date.now() / 1000) - 3600, 0));
+    const oldId = TransactionId.withValidStart(
+      TransactionId.generate(h.node.operator.accountId).accountId!,
+      new Timestamp(Math.floor(Date.now() / 1000) - 3600, 0),
+    );
 
     offsetMs = 200_000; // the submitter now believes both ids are past their 120 s validity
     const [a, b] = await Promise.all([
-      submitter.submit({ key: 'exp-0', message: messageFor('exp-0'), prior: [{ txId: landedId.toString(), validSeconds: 120, consumed: false }] }),
-      submitter.submit({ key: 'exp-1', message: messageFor('exp-1'), prior: [{ txId: oldId.toString(), validSeconds: 120, consumed: false }] }),
+      submitter.submit({
+        key: 'exp-0',
+        message: messageFor('exp-0'),
+        prior: [{ txId: landedId.toString(), validSeconds: 120, consumed: false }],
+      }),
+      submitter.submit({
+        key: 'exp-1',
+        message: messageFor('exp-1'),
+        prior: [{ txId: oldId.toString(), validSeconds: 120, consumed: false }],
+      }),
     ]);
     await journal.close();
     expect(a).toMatchObject({ status: 'confirmed', via: 'mirror', duplicate: true, txId: landedId.toString() });
@@ -114,7 +151,16 @@ describe('Submitter on the emulator', () => {
     const { topicId } = await createSignalTopic(h.client, { submitKey: other.publicKey });
     const keys = Array.from({ length: 20 }, (_, i) => `locked-${i}`);
     const journal = await journalWith(tmp.dir, keys, topicId);
-    const submitter = new Submitter({ client: h.client, signer: h.signer, operatorId: h.node.operator.accountId, topicId, journal, memo: TRANSACTION_MEMOS.signal, mirror: h.mirror, window: 4 });
+    const submitter = new Submitter({
+      client: h.client,
+      signer: h.signer,
+      operatorId: h.node.operator.accountId,
+      topicId,
+      journal,
+      memo: TRANSACTION_MEMOS.signal,
+      mirror: h.mirror,
+      window: 4,
+    });
     const outcomes = await Promise.all(keys.map((key) => submitter.submit({ key, message: messageFor(key) })));
     await journal.close();
     expect(submitter.fatal?.code).toBe('SUBMIT_INVALID_SIGNATURE');
@@ -130,7 +176,15 @@ describe('Submitter on the emulator', () => {
 
   it('stops on an unknown topic with INVALID_TOPIC_ID', async () => {
     const journal = await journalWith(tmp.dir, ['nt-0'], '0.0.999999');
-    const submitter = new Submitter({ client: h.client, signer: h.signer, operatorId: h.node.operator.accountId, topicId: '0.0.999999', journal, memo: TRANSACTION_MEMOS.signal, mirror: h.mirror });
+    const submitter = new Submitter({
+      client: h.client,
+      signer: h.signer,
+      operatorId: h.node.operator.accountId,
+      topicId: '0.0.999999',
+      journal,
+      memo: TRANSACTION_MEMOS.signal,
+      mirror: h.mirror,
+    });
     const outcome = await submitter.submit({ key: 'nt-0', message: messageFor('nt-0') });
     await journal.close();
     expect(outcome.status).toBe('unsent');
@@ -138,7 +192,16 @@ describe('Submitter on the emulator', () => {
   });
 
   it('enforces the fee cap: stops before a submission could pass it', async () => {
-    const balance = async (_final: boolean) => (await new (await import('@hashgraph/sdk')).AccountBalanceQuery().setAccountId(h.node.operator.accountId).execute(h.client)).hbars.toTinybars().toBigInt();
+    const balance = async (_final: boolean) =>
+      (
+        await new (
+          await import('@hashgraph/sdk')
+        ).AccountBalanceQuery()
+          .setAccountId(h.node.operator.accountId)
+          .execute(h.client)
+      ).hbars
+        .toTinybars()
+        .toBigInt();
     // Estimate 0.001 ℏ, cap 0.0105 ℏ: at most 10 submissions may be started.
     const fees = new FeeMeter({ capTinybar: 1_050_000n, estimateTinybar: 100_000n, balance });
     const { keys, journal, submitter } = await setup(25, 'cap', { fees, window: 4 });

@@ -11,11 +11,18 @@ const B = uaid('b.example.com');
 
 describe('names file', () => {
   it('reads a subject → name object', () => {
-    expect(parseNamesFile(JSON.stringify({ [A]: ' Calc ', [B]: 'Files' }), 'n.json')).toEqual({ bySubject: { [A]: 'Calc', [B]: 'Files' }, records: [] });
+    expect(parseNamesFile(JSON.stringify({ [A]: ' Calc ', [B]: 'Files' }), 'n.json')).toEqual({
+      bySubject: { [A]: 'Calc', [B]: 'Files' },
+      records: [],
+    });
   });
 
   it('reads agent records as a list, as {"agents": [...]} (discover --json) and as JSON lines (hcs25 agents)', () => {
-    const records = [{ name: 'Calc', uaid: A }, { name: 'Files', subject: B }, { name: 'new', protocol: 'a2a', endpoint: 'https://n.example.com' }];
+    const records = [
+      { name: 'Calc', uaid: A },
+      { name: 'Files', subject: B },
+      { name: 'new', protocol: 'a2a', endpoint: 'https://n.example.com' },
+    ];
     const expected = { bySubject: { [A]: 'Calc', [B]: 'Files' }, records: [records[2]] };
     expect(parseNamesFile(JSON.stringify(records), 'n.json')).toEqual(expected);
     expect(parseNamesFile(JSON.stringify({ registry: {}, agents: records, skipped: [] }), 'n.json')).toEqual(expected);
@@ -23,7 +30,9 @@ describe('names file', () => {
   });
 
   it('refuses what it cannot read, naming the line', () => {
-    expect(() => parseNamesFile(`${JSON.stringify({ name: 'x', uaid: A })}\nnot json\n`, 'n.jsonl')).toThrow(/n\.jsonl: line 2 is not JSON/);
+    expect(() => parseNamesFile(`${JSON.stringify({ name: 'x', uaid: A })}\nnot json\n`, 'n.jsonl')).toThrow(
+      /n\.jsonl: line 2 is not JSON/,
+    );
     expect(() => parseNamesFile(JSON.stringify({ 'not-a-uaid': 'x' }), 'n.json')).toThrow(/map subject UAIDs to names/);
     expect(() => parseNamesFile('42', 'n.json')).toThrow(/expected a JSON object/);
   });

@@ -36,16 +36,35 @@ function hostileTopic(): string {
   fake.submit(topic, msg(good), { payer: PUBLISHER }); // 1 ok
   fake.submit(topic, 'not json at all', { payer: PUBLISHER }); // 2 bad-json
   fake.submit(topic, msg(good), { payer: FORGER }); // 3 publisher-not-allowed (same content, other payer)
-  fake.submit(topic, JSON.stringify({ ...good.message, data: { ...good.message.data, pad: 'x'.repeat(1200) } }), { payer: PUBLISHER }); // 4-5 too-large (2 chunks)
+  fake.submit(topic, JSON.stringify({ ...good.message, data: { ...good.message.data, pad: 'x'.repeat(1200) } }), {
+    payer: PUBLISHER,
+  }); // 4-5 too-large (2 chunks)
   fake.submit(topic, JSON.stringify({ ...good.message, v: 3 }), { payer: PUBLISHER }); // 6 unknown version: counted
   fake.submit(topic, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { payer: PUBLISHER }); // 7 not-utf8
   fake.submit(topic, JSON.stringify({ ...good.message, status: 'great' }), { payer: PUBLISHER }); // 8 schema
   fake.submit(topic, JSON.stringify({ p: 'hcs-2', op: 'register' }), { payer: PUBLISHER }); // 9 not-hcs25
-  fake.submit(topic, JSON.stringify({ p: 'hcs-25', op: 'score', v: 1, subject: A, trustScores: { total: 99 }, trustScoreConfigVersion: 1, trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z' }), { payer: PUBLISHER }); // 10 a score record
+  fake.submit(
+    topic,
+    JSON.stringify({
+      p: 'hcs-25',
+      op: 'score',
+      v: 1,
+      subject: A,
+      trustScores: { total: 99 },
+      trustScoreConfigVersion: 1,
+      trustScoreUpdatedAt: '2026-11-21T10:00:00.000Z',
+    }),
+    { payer: PUBLISHER },
+  ); // 10 a score record
   fake.submit(topic, msg(good), { payer: PUBLISHER }); // 11 duplicate
   fake.submit(topic, msg(evalSignal(A, 'math', 'correct', { seq: 2, at: Date.now(), run: 1 })), { payer: PUBLISHER }); // 12 ok
   fake.push(fake.topic(topic), topic, Buffer.from('{"p":"hcs-25",'), PUBLISHER, {
-    initial_transaction_id: { account_id: PUBLISHER, nonce: 0, scheduled: false, transaction_valid_start: '1700000000.000000001' },
+    initial_transaction_id: {
+      account_id: PUBLISHER,
+      nonce: 0,
+      scheduled: false,
+      transaction_valid_start: '1700000000.000000001',
+    },
     number: 1,
     total: 2,
   }); // 13 incomplete-chunks
@@ -56,7 +75,11 @@ function hostileTopic(): string {
 describe('readSignals', () => {
   it('a hostile topic produces reasons, never a crash, and only genuine signals', async () => {
     const topic = hostileTopic();
-    const { signals, rejected, records, unknown, lastSequence } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    const { signals, rejected, records, unknown, lastSequence } = await collectTopicSignals({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+    });
     expect(signals.map((s) => [s.sequenceNumber, s.message.signal, s.payerAccountId])).toEqual([
       [1, 'availability.probe', PUBLISHER],
       [12, 'simple-evals.math', PUBLISHER],
@@ -89,17 +112,34 @@ describe('readSignals', () => {
     for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER] })) events.push(e);
     const handed: Array<{ message: unknown; sequenceNumber: number; ms: number; payer: string }> = [];
     const others: TopicEvent[] = [];
-    const into = { addSignal: (message: unknown, sequenceNumber: number, ms: number, payer: string) => void handed.push({ message, sequenceNumber, ms, payer }) };
+    const into = {
+      addSignal: (message: unknown, sequenceNumber: number, ms: number, payer: string) =>
+        void handed.push({ message, sequenceNumber, ms, payer }),
+    };
     for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER], into })) others.push(e);
     const signals = events.flatMap((e) => (e.type === 'signal' ? [e.signal] : []));
     expect(signals).toHaveLength(3);
-    expect(handed).toEqual(signals.map((s) => ({ message: s.message, sequenceNumber: s.sequenceNumber, ms: Date.parse(s.consensusAt), payer: s.payerAccountId })));
+    expect(handed).toEqual(
+      signals.map((s) => ({
+        message: s.message,
+        sequenceNumber: s.sequenceNumber,
+        ms: Date.parse(s.consensusAt),
+        payer: s.payerAccountId,
+      })),
+    );
     // Rejections (the duplicate too), the score record with its time and the unknown version: as before.
     expect(others).toEqual(events.filter((e) => e.type !== 'signal'));
     expect(others.some((e) => e.type === 'record')).toBe(true);
 
     const subjects: string[] = [];
-    for await (const e of readTopic({ topic, mirror, publishers: [PUBLISHER], subject: B, into: { addSignal: (m) => void subjects.push(m.subject) } })) expect(e.type).not.toBe('signal');
+    for await (const e of readTopic({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+      subject: B,
+      into: { addSignal: (m) => void subjects.push(m.subject) },
+    }))
+      expect(e.type).not.toBe('signal');
     expect(subjects).toEqual([B]);
   });
 
@@ -117,7 +157,13 @@ describe('readSignals', () => {
 
     const all = fake.topic(topic).messages;
     const since = all[11]!.consensus_timestamp; // seq 12
-    const windowed = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], since, until: all[12]!.consensus_timestamp });
+    const windowed = await collectTopicSignals({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+      since,
+      until: all[12]!.consensus_timestamp,
+    });
     expect(windowed.signals.map((s) => s.sequenceNumber)).toEqual([12]);
     // The time window is asked of the mirror node, not just applied to the whole history.
     const windowRequest = fake.requests.findLast((r) => r.includes(`/topics/${topic}/messages`)) ?? '';
@@ -126,9 +172,21 @@ describe('readSignals', () => {
     expect(windowed.rejected).toEqual([]);
 
     const seen = new Map<string, number>();
-    const first = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], seen, until: all[9]!.consensus_timestamp });
+    const first = await collectTopicSignals({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+      seen,
+      until: all[9]!.consensus_timestamp,
+    });
     expect(first.signals.map((s) => s.sequenceNumber)).toEqual([1]);
-    const resumed = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER], seen, afterSequence: first.lastSequence });
+    const resumed = await collectTopicSignals({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+      seen,
+      afterSequence: first.lastSequence,
+    });
     expect(resumed.signals.map((s) => s.sequenceNumber)).toEqual([12, 14]);
     expect(resumed.rejected.find((r) => r.sequenceNumber === 11)?.reason).toBe('duplicate');
   });
@@ -139,9 +197,15 @@ describe('readSignals', () => {
     const abort = new AbortController();
     const events: TopicEvent[] = [];
     const reading = (async () => {
-      for await (const e of readTopic({ topic, mirror, follow: { minIntervalMs: 20, maxIntervalMs: 40 }, signal: abort.signal })) {
+      for await (const e of readTopic({
+        topic,
+        mirror,
+        follow: { minIntervalMs: 20, maxIntervalMs: 40 },
+        signal: abort.signal,
+      })) {
         events.push(e);
-        if (events.length === 1) fake.submit(topic, msg(probe(A, { seq: 2, at: Date.now(), run: 2 })), { payer: PUBLISHER });
+        if (events.length === 1)
+          fake.submit(topic, msg(probe(A, { seq: 2, at: Date.now(), run: 2 })), { payer: PUBLISHER });
         if (events.length === 2) abort.abort();
       }
     })();
@@ -166,7 +230,13 @@ describe('readSignals', () => {
     submit(JSON.stringify({ ...v1, signal: 'simple-evals.poetry' })); // 4 unknown v1 signal id
     submit(JSON.stringify({ p: 'hcs-25', op: 'vote', v: 2, subject: A })); // 5 unknown op
     submit(JSON.stringify({ p: 'hcs-25', op: 'signal', v: 7, anything: true })); // 6 unknown version
-    const reveal = buildRevealMessageV2({ run, key: RUN_KEY.toString('base64url'), seed: 'seed', generator: 'hcs25-questions@1', grader: 'first-token@1' }).message;
+    const reveal = buildRevealMessageV2({
+      run,
+      key: RUN_KEY.toString('base64url'),
+      seed: 'seed',
+      generator: 'hcs25-questions@1',
+      grader: 'first-token@1',
+    }).message;
     submit(JSON.stringify({ ...reveal, salt: 's' })); // 7 v2 reveal with an extra field: validated, extra kept
     for (const m of dense) submit(m.bytes); // 8 dense pack (zlib)
     for (const m of bySubject) submit(m.bytes); // 9 subject pack
@@ -174,7 +244,11 @@ describe('readSignals', () => {
     expect(dense).toHaveLength(1);
     expect(bySubject).toHaveLength(1);
 
-    const { signals, rejected, records, unknown } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    const { signals, rejected, records, unknown } = await collectTopicSignals({
+      topic,
+      mirror,
+      publishers: [PUBLISHER],
+    });
     expect(signals.map((s) => [s.sequenceNumber, s.index, s.message.v, s.message.signal])).toEqual([
       [1, 0, 1, 'availability.probe'],
       [2, 0, 2, 'availability.probe'],
@@ -187,7 +261,11 @@ describe('readSignals', () => {
     ]);
     expect(signals[1]!.message).toMatchObject({ future: { x: 1 }, data: { jitterMs: 3 } });
     expect(signals.slice(2).map((s) => s.message)).toEqual([m0, m1, m2, m3, m4, m5]);
-    expect(unknown).toEqual({ version: { '7': 1 }, op: { vote: 1 }, signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 } });
+    expect(unknown).toEqual({
+      version: { '7': 1 },
+      op: { vote: 1 },
+      signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 },
+    });
     expect(records.map((r) => [r.sequenceNumber, r.kind, r.validated])).toEqual([[7, 'reveal', true]]);
     expect(records[0]!.message).toMatchObject({ salt: 's', seed: 'seed' });
     expect(rejected.map((r) => [r.sequenceNumber, r.reason])).toEqual([[10, 'schema']]);
@@ -204,7 +282,9 @@ describe('readSignals', () => {
   });
 
   it('rejects an invalid since/until', async () => {
-    await expect(collectTopicSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(/since is not a time/);
+    await expect(collectTopicSignals({ topic: '0.0.1', mirror, since: 'yesterday-ish' })).rejects.toThrow(
+      /since is not a time/,
+    );
   });
 });
 
@@ -214,7 +294,8 @@ describe('consensus timestamps', () => {
     expect(consensusMs('1763719200.5')).toBe(1_763_719_200_500);
     expect(consensusMs('1763719200')).toBe(1_763_719_200_000);
     expect(consensusIso('1763719200.000999999')).toBe('2025-11-21T10:00:00.000Z');
-    for (const bad of ['', 'x', '1.', '.5', '-1.0', '1.1234567890', '1763719200.5Z']) expect(consensusMs(bad), bad).toBeNaN();
+    for (const bad of ['', 'x', '1.', '.5', '-1.0', '1.1234567890', '1763719200.5Z'])
+      expect(consensusMs(bad), bad).toBeNaN();
     expect(consensusIso('not a time')).toBe('');
   });
 });

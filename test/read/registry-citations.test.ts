@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RegistryCitations } from '../../src/read/resolve-names.js';
 import type { ReadSignal } from '../../src/read/types.js';
 
-const signal = (subject: string, sources?: string[]) => ({ message: { subject, ...(sources && { sources }) } }) as unknown as ReadSignal;
+const signal = (subject: string, sources?: string[]) =>
+  ({ message: { subject, ...(sources && { sources }) } }) as unknown as ReadSignal;
 
 describe('RegistryCitations', () => {
   it('gathers the HCS-2/HCS-10 registries signals cite, with their subjects, in first-cited order, one signal at a time', () => {

@@ -15,15 +15,22 @@ function sample() {
   for (const [i, subject] of [uaid('calc.example.com'), uaid('files.mcp.dev', 'mcp'), HOSTILE, LONG].entries()) {
     for (let run = 0; run < 6; run++) {
       const at = T0 + run * HOUR + i * 1000;
-      signals.push(probe(subject, { seq: seq++, at, run, reachable: (run + i) % 4 !== 0, latencyMs: 100 + run * 10 + i }));
+      signals.push(
+        probe(subject, { seq: seq++, at, run, reachable: (run + i) % 4 !== 0, latencyMs: 100 + run * 10 + i }),
+      );
       if (!subject.includes('proto=mcp')) {
         signals.push(evalSignal(subject, 'math', run % 2 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
-        signals.push(evalSignal(subject, 'science', run % 3 ? 'correct' : 'timeout', { seq: seq++, at: at + 200, run }));
+        signals.push(
+          evalSignal(subject, 'science', run % 3 ? 'correct' : 'timeout', { seq: seq++, at: at + 200, run }),
+        );
       }
     }
   }
   const now = new Date(T0 + 10 * HOUR);
-  return { signals, report: computeScores(signals, DEFAULT_SCORING_CONFIG, { now, topic: '0.0.1234', rejected: { 'bad-json': 1 } }) };
+  return {
+    signals,
+    report: computeScores(signals, DEFAULT_SCORING_CONFIG, { now, topic: '0.0.1234', rejected: { 'bad-json': 1 } }),
+  };
 }
 
 describe('terminal table', () => {
@@ -55,7 +62,9 @@ describe('csv', () => {
     const { report } = sample();
     const lines = renderScoresCsv(report).trimEnd().split('\r\n');
     expect(lines).toHaveLength(1 + report.subjects.length);
-    expect(lines[0]).toMatch(/^rank,subject,name,registry,protocol,native_id,trust_score,trust_confidence,score_availability,/);
+    expect(lines[0]).toMatch(
+      /^rank,subject,name,registry,protocol,native_id,trust_score,trust_confidence,score_availability,/,
+    );
     expect(renderScoresCsv(report)).toContain(",'=cmd|calc,");
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ScoringConfigError, aggregateTrustScore, type AdapterInput, type AggregateInput } from '../../src/score/aggregate.js';
+import {
+  ScoringConfigError,
+  aggregateTrustScore,
+  type AdapterInput,
+  type AggregateInput,
+} from '../../src/score/aggregate.js';
 
 const now = new Date('2026-11-21T10:00:00.000Z');
 
@@ -11,7 +16,12 @@ function vector1(reputation: AdapterInput): AggregateInput {
     staleMultiplier: 1,
     now,
     adapters: [
-      { adapterId: 'availability', contributionMode: 'scoped', weight: 1, components: [{ key: 'availability.uptime', value: 90, status: 'ok' }] },
+      {
+        adapterId: 'availability',
+        contributionMode: 'scoped',
+        weight: 1,
+        components: [{ key: 'availability.uptime', value: 90, status: 'ok' }],
+      },
       {
         adapterId: 'simple-evals',
         contributionMode: 'scoped',
@@ -29,7 +39,12 @@ function vector1(reputation: AdapterInput): AggregateInput {
 describe('aggregateTrustScore — HCS-25 test vectors', () => {
   it('test vector 1: missingness penalized → 57.5', () => {
     const r = aggregateTrustScore(
-      vector1({ adapterId: 'reputation', contributionMode: 'scoped', weight: 1, components: [{ key: 'reputation.stars', value: 40, status: 'ok' }] }),
+      vector1({
+        adapterId: 'reputation',
+        contributionMode: 'scoped',
+        weight: 1,
+        components: [{ key: 'reputation.stars', value: 40, status: 'ok' }],
+      }),
     );
     expect(r.trustScores).toEqual({ total: 57.5, availability: 90, 'simple-evals': 50, reputation: 40 });
     expect(r.components['simple-evals.science']).toEqual({ value: 0, status: 'missing' });
@@ -38,14 +53,19 @@ describe('aggregateTrustScore — HCS-25 test vectors', () => {
   });
 
   it('test vector 2: sparse conditional adapter leaves the denominator → 63.33', () => {
-    const r = aggregateTrustScore(vector1({ adapterId: 'reputation', contributionMode: 'conditional', weight: 1, components: [] }));
+    const r = aggregateTrustScore(
+      vector1({ adapterId: 'reputation', contributionMode: 'conditional', weight: 1, components: [] }),
+    );
     expect(r.trustScores.total).toBe(63.33);
     expect(r.trustScores.reputation).toBeUndefined();
     expect(r.denominator.map((d) => d.adapterId)).toEqual(['availability', 'simple-evals']);
   });
 });
 
-function one(adapter: Partial<AdapterInput> & { components: AdapterInput['components'] }, extra: Partial<AggregateInput> = {}) {
+function one(
+  adapter: Partial<AdapterInput> & { components: AdapterInput['components'] },
+  extra: Partial<AggregateInput> = {},
+) {
   return aggregateTrustScore({
     subject: { id: 's', registry: 'hol', protocol: 'a2a' },
     trustScoreConfigVersion: 3,
@@ -60,7 +80,14 @@ function one(adapter: Partial<AdapterInput> & { components: AdapterInput['compon
 
 describe('aggregateTrustScore — normalization', () => {
   it('clamps component values into [0,100] and treats non-finite values as 0', () => {
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 250, status: 'ok' }, { key: 'probe.b', value: -5, status: 'ok' }, { key: 'probe.c', value: Number.NaN, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'scoped',
+      components: [
+        { key: 'probe.a', value: 250, status: 'ok' },
+        { key: 'probe.b', value: -5, status: 'ok' },
+        { key: 'probe.c', value: Number.NaN, status: 'ok' },
+      ],
+    });
     expect(r.components['probe.a']!.value).toBe(100);
     expect(r.components['probe.b']!.value).toBe(0);
     expect(r.components['probe.c']!.value).toBe(0);
@@ -68,24 +95,47 @@ describe('aggregateTrustScore — normalization', () => {
   });
 
   it('multiplies stale values by the stale multiplier, default 1', () => {
-    expect(one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 80, status: 'stale' }] }, { staleMultiplier: 0.5 }).trustScores.probe).toBe(40);
-    expect(one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 80, status: 'stale' }] }).trustScores.probe).toBe(80);
+    expect(
+      one(
+        { contributionMode: 'scoped', components: [{ key: 'probe.a', value: 80, status: 'stale' }] },
+        { staleMultiplier: 0.5 },
+      ).trustScores.probe,
+    ).toBe(40);
+    expect(
+      one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 80, status: 'stale' }] }).trustScores
+        .probe,
+    ).toBe(80);
   });
 
   it.each(['missing', 'timeout', 'error'] as const)('a %s component scores 0 whatever its value', (status) => {
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 90, status }, { key: 'probe.b', value: 60, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'scoped',
+      components: [
+        { key: 'probe.a', value: 90, status },
+        { key: 'probe.b', value: 60, status: 'ok' },
+      ],
+    });
     expect(r.trustScores.probe).toBe(30);
   });
 
   it('omits an unavailable non-scorable component and reports it', () => {
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 90, status: 'timeout', nonScorable: true }, { key: 'probe.b', value: 60, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'scoped',
+      components: [
+        { key: 'probe.a', value: 90, status: 'timeout', nonScorable: true },
+        { key: 'probe.b', value: 60, status: 'ok' },
+      ],
+    });
     expect(r.trustScores.probe).toBe(60);
     expect(r.unavailable).toEqual(['probe.a']);
     expect(r.components['probe.a']).toBeUndefined();
   });
 
   it('a non-scorable component that is ok still counts', () => {
-    expect(one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 90, status: 'ok', nonScorable: true }] }).trustScores.probe).toBe(90);
+    expect(
+      one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 90, status: 'ok', nonScorable: true }] })
+        .trustScores.probe,
+    ).toBe(90);
   });
 });
 
@@ -104,14 +154,20 @@ describe('aggregateTrustScore — contribution modes and weights', () => {
   });
 
   it('a required adapter whose only components are non-scorable and unavailable falls back to the default key', () => {
-    const r = one({ contributionMode: 'universal', components: [{ key: 'probe.a', value: 0, status: 'error', nonScorable: true }] });
+    const r = one({
+      contributionMode: 'universal',
+      components: [{ key: 'probe.a', value: 0, status: 'error', nonScorable: true }],
+    });
     expect(r.unavailable).toEqual(['probe.a']);
     expect(r.components['probe.score']).toEqual({ value: 0, status: 'missing' });
     expect(r.trustScores.total).toBe(25);
   });
 
   it('a conditional adapter emptied by non-scorable omission leaves the denominator', () => {
-    const r = one({ contributionMode: 'conditional', components: [{ key: 'probe.a', value: 0, status: 'error', nonScorable: true }] });
+    const r = one({
+      contributionMode: 'conditional',
+      components: [{ key: 'probe.a', value: 0, status: 'error', nonScorable: true }],
+    });
     expect(r.trustScores.total).toBe(50);
   });
 
@@ -121,22 +177,41 @@ describe('aggregateTrustScore — contribution modes and weights', () => {
   });
 
   it('weight 0 is informational: shown but out of the denominator', () => {
-    const r = one({ contributionMode: 'universal', weight: 0, components: [{ key: 'probe.a', value: 100, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'universal',
+      weight: 0,
+      components: [{ key: 'probe.a', value: 100, status: 'ok' }],
+    });
     expect(r.trustScores.probe).toBe(100);
     expect(r.trustScores.total).toBe(50);
   });
 
   it('weights are coefficients of a weighted mean', () => {
-    expect(one({ contributionMode: 'scoped', weight: 3, components: [{ key: 'probe.a', value: 100, status: 'ok' }] }).trustScores.total).toBe(87.5);
+    expect(
+      one({ contributionMode: 'scoped', weight: 3, components: [{ key: 'probe.a', value: 100, status: 'ok' }] })
+        .trustScores.total,
+    ).toBe(87.5);
   });
 
   it('an empty denominator gives 0', () => {
-    const r = aggregateTrustScore({ subject: { id: 's' }, trustScoreConfigVersion: 1, now, adapters: [{ adapterId: 'a', components: [] }] });
+    const r = aggregateTrustScore({
+      subject: { id: 's' },
+      trustScoreConfigVersion: 1,
+      now,
+      adapters: [{ adapterId: 'a', components: [] }],
+    });
     expect(r.trustScores).toEqual({ total: 0 });
   });
 
   it('rounds to two decimals', () => {
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 100, status: 'ok' }, { key: 'probe.b', value: 100, status: 'ok' }, { key: 'probe.c', value: 0, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'scoped',
+      components: [
+        { key: 'probe.a', value: 100, status: 'ok' },
+        { key: 'probe.b', value: 100, status: 'ok' },
+        { key: 'probe.c', value: 0, status: 'ok' },
+      ],
+    });
     expect(r.trustScores.probe).toBe(66.67);
     // The composite is taken over rounded adapter totals, as the reference implementation does: (50 + 66.67) / 2.
     // Rounding only at the end would give 58.33.
@@ -146,20 +221,33 @@ describe('aggregateTrustScore — contribution modes and weights', () => {
 
   it('rounds each component before the adapter total', () => {
     // 0.005 → 0.01 and 0.004 → 0, mean 0.005 → 0.01; the unrounded mean 0.0045 would round to 0.
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.005, status: 'ok' }, { key: 'probe.b', value: 0.004, status: 'ok' }] });
+    const r = one({
+      contributionMode: 'scoped',
+      components: [
+        { key: 'probe.a', value: 0.005, status: 'ok' },
+        { key: 'probe.b', value: 0.004, status: 'ok' },
+      ],
+    });
     expect(r.components['probe.a']!.value).toBe(0.01);
     expect(r.trustScores.probe).toBe(0.01);
   });
 
   it('rounds a stale value before and after m_stale', () => {
     // 0.025 → 0.03, × 0.5 = 0.015 → 0.02; multiplying first (0.0125) would give 0.01.
-    const r = one({ contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.025, status: 'stale' }] }, { staleMultiplier: 0.5 });
+    const r = one(
+      { contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.025, status: 'stale' }] },
+      { staleMultiplier: 0.5 },
+    );
     expect(r.components['probe.a']!.value).toBe(0.02);
   });
 });
 
 describe('aggregateTrustScore — applicability', () => {
-  const adapter = (extra: Partial<AdapterInput>) => ({ contributionMode: 'universal' as const, components: [{ key: 'probe.a', value: 100, status: 'ok' as const }], ...extra });
+  const adapter = (extra: Partial<AdapterInput>) => ({
+    contributionMode: 'universal' as const,
+    components: [{ key: 'probe.a', value: 100, status: 'ok' as const }],
+    ...extra,
+  });
 
   it('an include list that does not name the registry keeps the adapter out of the denominator', () => {
     const r = one(adapter({ includeRegistries: ['agentverse'] }));
@@ -173,7 +261,12 @@ describe('aggregateTrustScore — applicability', () => {
   });
 
   it('an include list does not apply to a subject without a registry', () => {
-    const r = aggregateTrustScore({ subject: { id: 's' }, trustScoreConfigVersion: 1, now, adapters: [{ adapterId: 'a', includeRegistries: ['hol'], contributionMode: 'universal', components: [] }] });
+    const r = aggregateTrustScore({
+      subject: { id: 's' },
+      trustScoreConfigVersion: 1,
+      now,
+      adapters: [{ adapterId: 'a', includeRegistries: ['hol'], contributionMode: 'universal', components: [] }],
+    });
     expect(r.notApplicable).toEqual(['a']);
   });
 
@@ -191,21 +284,50 @@ describe('aggregateTrustScore — applicability', () => {
 describe('aggregateTrustScore — validation', () => {
   const base = { subject: { id: 's' }, trustScoreConfigVersion: 1, now };
   it.each(['simple_evals', 'Availability', '1abc', 'a--b', 'a-', '', 'total'])('rejects adapter id %j', (adapterId) => {
-    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId, components: [] }] })).toThrow(ScoringConfigError);
+    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId, components: [] }] })).toThrow(
+      ScoringConfigError,
+    );
   });
   it('rejects duplicate adapter ids, bad weights, bad stale multipliers, bad versions, whitespace keys and duplicate keys', () => {
-    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId: 'a', components: [] }, { adapterId: 'a', components: [] }] })).toThrow(/twice/);
-    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId: 'a', weight: -1, components: [] }] })).toThrow(/weight/);
-    expect(() => aggregateTrustScore({ ...base, staleMultiplier: 1.5, adapters: [] })).toThrow(/staleMultiplier/);
-    expect(() => aggregateTrustScore({ ...base, trustScoreConfigVersion: 0, adapters: [] })).toThrow(/trustScoreConfigVersion/);
-    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId: 'a', components: [{ key: 'a b', value: 1, status: 'ok' }] }] })).toThrow(/whitespace/);
     expect(() =>
-      aggregateTrustScore({ ...base, adapters: [{ adapterId: 'a', components: [{ key: 'k', value: 1, status: 'ok' }] }, { adapterId: 'b', components: [{ key: 'k', value: 1, status: 'ok' }] }] }),
+      aggregateTrustScore({
+        ...base,
+        adapters: [
+          { adapterId: 'a', components: [] },
+          { adapterId: 'a', components: [] },
+        ],
+      }),
+    ).toThrow(/twice/);
+    expect(() => aggregateTrustScore({ ...base, adapters: [{ adapterId: 'a', weight: -1, components: [] }] })).toThrow(
+      /weight/,
+    );
+    expect(() => aggregateTrustScore({ ...base, staleMultiplier: 1.5, adapters: [] })).toThrow(/staleMultiplier/);
+    expect(() => aggregateTrustScore({ ...base, trustScoreConfigVersion: 0, adapters: [] })).toThrow(
+      /trustScoreConfigVersion/,
+    );
+    expect(() =>
+      aggregateTrustScore({
+        ...base,
+        adapters: [{ adapterId: 'a', components: [{ key: 'a b', value: 1, status: 'ok' }] }],
+      }),
+    ).toThrow(/whitespace/);
+    expect(() =>
+      aggregateTrustScore({
+        ...base,
+        adapters: [
+          { adapterId: 'a', components: [{ key: 'k', value: 1, status: 'ok' }] },
+          { adapterId: 'b', components: [{ key: 'k', value: 1, status: 'ok' }] },
+        ],
+      }),
     ).toThrow(/twice/);
   });
 
   it('is deterministic', () => {
-    const input = vector1({ adapterId: 'reputation', contributionMode: 'scoped', components: [{ key: 'reputation.stars', value: 40, status: 'ok' }] });
+    const input = vector1({
+      adapterId: 'reputation',
+      contributionMode: 'scoped',
+      components: [{ key: 'reputation.stars', value: 40, status: 'ok' }],
+    });
     expect(JSON.stringify(aggregateTrustScore(input))).toBe(JSON.stringify(aggregateTrustScore(input)));
   });
 });

@@ -41,7 +41,12 @@ beforeAll(async () => {
   // One signal topic: the test-vector subject, then an MCP subject. Submitted one by one: order is what "latest" means.
   topic = await writer.createTopic('hcs-25:0:86400');
   const start = Date.now() - HOUR;
-  const signals = [...vectorSignals(A2A, 1, start), ...Array.from({ length: 10 }, (_, i) => probe(MCP, { seq: 100 + i, at: start + i * 1000, run: 50 + i, reachable: i !== 0 }))];
+  const signals = [
+    ...vectorSignals(A2A, 1, start),
+    ...Array.from({ length: 10 }, (_, i) =>
+      probe(MCP, { seq: 100 + i, at: start + i * 1000, run: 50 + i, reachable: i !== 0 }),
+    ),
+  ];
   for (const s of signals) await writer.submit(topic, s.message);
 });
 
@@ -54,22 +59,38 @@ const soon = () => new Date(Date.now() + 60_000);
 
 describe('consumer on the emulator', () => {
   it('the spec test vectors through the full path: SDK submit → mirror REST → reader → scores', async () => {
-    const { signals, rejected } = await collectTopicSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const { signals, rejected } = await collectTopicSignals({
+      topic,
+      mirror: writer.mirrorRestUrl,
+      publishers: [operator],
+    });
     expect(rejected).toEqual([]);
     expect(signals).toHaveLength(26);
     const tv1 = computeScores(signals, parseScoringConfig(vectorConfig(1)), { now: soon() });
-    expect(tv1.subjects.find((s) => s.subject === A2A)!.trustScores).toEqual({ total: 57.5, availability: 90, 'simple-evals': 50, reputation: 40 });
+    expect(tv1.subjects.find((s) => s.subject === A2A)!.trustScores).toEqual({
+      total: 57.5,
+      availability: 90,
+      'simple-evals': 50,
+      reputation: 40,
+    });
     const tv2 = computeScores(signals, parseScoringConfig(vectorConfig(2)), { now: soon() });
     expect(tv2.subjects.find((s) => s.subject === A2A)!.trustScores.total).toBe(63.33);
   });
 
   it('default config: a non-applicable adapter leaves the denominator; old signals go stale', async () => {
     const { signals } = await collectTopicSignals({ topic, mirror: writer.mirrorRestUrl, publishers: [operator] });
-    const fresh = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: soon() }).subjects.find((s) => s.subject === MCP)!;
+    const fresh = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: soon() }).subjects.find(
+      (s) => s.subject === MCP,
+    )!;
     expect(fresh.trustScores).toEqual({ total: 90, availability: 90 });
-    expect(fresh.adapters.filter((a) => !a.applicable).map((a) => a.adapterId)).toEqual(['simple-math', 'simple-science']);
+    expect(fresh.adapters.filter((a) => !a.applicable).map((a) => a.adapterId)).toEqual([
+      'simple-math',
+      'simple-science',
+    ]);
     const later = new Date(Date.now() + 10 * 24 * HOUR);
-    const stale = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: later }).subjects.find((s) => s.subject === MCP)!;
+    const stale = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: later }).subjects.find(
+      (s) => s.subject === MCP,
+    )!;
     expect(stale.components['availability.uptime']!.status).toBe('stale');
     expect(stale.trustScores.total).toBe(45);
   });
@@ -78,10 +99,16 @@ describe('consumer on the emulator', () => {
     const hostile = await writer.createTopic('hcs-25:0:86400');
     const good = probe(A2A, { seq: 1, at: Date.now(), run: 7 }).message;
     await writer.submit(hostile, 'definitely { not json');
-    await (await new TopicMessageSubmitTransaction().setTopicId(hostile).setMessage(JSON.stringify(good)).execute(other)).getReceipt(other);
+    await (
+      await new TopicMessageSubmitTransaction().setTopicId(hostile).setMessage(JSON.stringify(good)).execute(other)
+    ).getReceipt(other);
     await writer.submit(hostile, { ...good, data: { ...good.data, reason: 'x'.repeat(2000) } }); // the SDK chunks it
     await writer.submit(hostile, { ...good, v: 3 });
-    const { signals, rejected, unknown } = await collectTopicSignals({ topic: hostile, mirror: writer.mirrorRestUrl, publishers: [operator] });
+    const { signals, rejected, unknown } = await collectTopicSignals({
+      topic: hostile,
+      mirror: writer.mirrorRestUrl,
+      publishers: [operator],
+    });
     expect(signals).toEqual([]);
     expect(rejected.map((r) => r.reason)).toEqual(['bad-json', 'publisher-not-allowed', 'too-large']);
     expect(unknown.version).toEqual({ '3': 1 }); // a later version is counted, not an error
@@ -106,11 +133,24 @@ describe('consumer on the emulator', () => {
         HCS25_MIRROR_GRPC: `127.0.0.1:${writer.node.ports.mirrorGrpc}`,
       };
     };
-    const hcs25 = (args: string[]) => run(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: tmpdir(), env: env(), timeout: 60_000 });
+    const hcs25 = (args: string[]) =>
+      run(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: tmpdir(), env: env(), timeout: 60_000 });
 
     it('hcs25 signals --jsonl streams signals and rejections', async () => {
-      const { stdout } = await hcs25(['signals', '--topic', topic, '--publisher', operator, '--jsonl', '--subject', MCP]);
-      const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; message: { subject: string } });
+      const { stdout } = await hcs25([
+        'signals',
+        '--topic',
+        topic,
+        '--publisher',
+        operator,
+        '--jsonl',
+        '--subject',
+        MCP,
+      ]);
+      const lines = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; message: { subject: string } });
       expect(lines).toHaveLength(10);
       expect(lines.every((l) => l.type === 'signal' && l.message.subject === MCP)).toBe(true);
     });
@@ -132,17 +172,31 @@ describe('consumer on the emulator', () => {
       const scoreTopic = await writer.createTopic('hcs-25:0:86400');
       // One op "score" record per message, as the reference implementation reads them (the default packs them).
       const published = await hcs25([...args, '--json', '--publish', '--score-topic', scoreTopic, '--pack', 'none']);
-      const out = JSON.parse(published.stdout) as { published: Array<{ subject: string; sequenceNumber: number; transactionId: string }> };
+      const out = JSON.parse(published.stdout) as {
+        published: Array<{ subject: string; sequenceNumber: number; transactionId: string }>;
+      };
       // Submitted concurrently: the order on the topic is not the rank order.
       expect(out.published.map((p) => p.subject)).toEqual([MCP, A2A]);
       expect(out.published.map((p) => p.sequenceNumber).sort()).toEqual([1, 2]);
-      const page = (await (await fetch(`${writer.mirrorRestUrl}/api/v1/topics/${scoreTopic}/messages`)).json()) as { messages: Array<{ message: string }> };
-      const scores = page.messages.map((m) => scoreMessageV2Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))));
-      expect(scores.find((m) => m.subject === MCP)).toMatchObject({ trustScore: 90, trustScores: { total: 90, 'availability.uptime': 90 } });
-      expect(scores.find((m) => m.subject === A2A)).toMatchObject({ trustScoreConfigVersion: 2, trustScoreUpdatedAt: now });
+      const page = (await (await fetch(`${writer.mirrorRestUrl}/api/v1/topics/${scoreTopic}/messages`)).json()) as {
+        messages: Array<{ message: string }>;
+      };
+      const scores = page.messages.map((m) =>
+        scoreMessageV2Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))),
+      );
+      expect(scores.find((m) => m.subject === MCP)).toMatchObject({
+        trustScore: 90,
+        trustScores: { total: 90, 'availability.uptime': 90 },
+      });
+      expect(scores.find((m) => m.subject === A2A)).toMatchObject({
+        trustScoreConfigVersion: 2,
+        trustScoreUpdatedAt: now,
+      });
       // What was published recomputes from its own explanation, with the config the command used.
       for (const score of scores) {
-        expect(checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 2 })).toMatchObject({ ok: true });
+        expect(
+          checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 2 }),
+        ).toMatchObject({ ok: true });
       }
       const mirror = new MirrorRestClient({ baseUrl: writer.mirrorRestUrl });
       const [tx] = (await mirror.getTransaction(out.published[0]!.transactionId)) ?? [];
@@ -174,7 +228,8 @@ describe('consumer on the emulator', () => {
       await writer.submit(named, probe(orphan, { seq: 2, at, run: 1, sources: ['hcs://2/0.0.987654'] }).message);
       const args = ['scores', '--topic', named, '--publisher', operator];
       type Json = { subjects: Array<{ subject: string; label?: string }> };
-      const labels = (stdout: string) => Object.fromEntries((JSON.parse(stdout) as Json).subjects.map((x) => [x.subject, x.label]));
+      const labels = (stdout: string) =>
+        Object.fromEntries((JSON.parse(stdout) as Json).subjects.map((x) => [x.subject, x.label]));
 
       // From the registry (discovery blanks control characters); the registry that does not exist is one note, and its subject keeps its native id.
       const fromRegistry = await hcs25([...args, '--json']);
@@ -198,10 +253,17 @@ describe('consumer on the emulator', () => {
       const fromFile = labels((await hcs25([...args, '--json', '--names', join(dir, 'names.json')])).stdout);
       expect(fromFile[orphan]).toBe('Orphan');
       expect(fromFile[subject]).toHaveLength(48);
-      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'discovered.json')])).stdout)[subject]).toBe('Calc [31m bot');
+      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'discovered.json')])).stdout)[subject]).toBe(
+        'Calc [31m bot',
+      );
       // (A name read from a file is escaped, not blanked.)
-      writeFileSync(join(dir, 'agents.jsonl'), `${JSON.stringify(record)}\n${JSON.stringify({ name: 'other', protocol: 'http', endpoint: 'http://127.0.0.1:1' })}\n`);
-      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'agents.jsonl')])).stdout)[subject]).toBe('Calc\\x1b[31m bot');
+      writeFileSync(
+        join(dir, 'agents.jsonl'),
+        `${JSON.stringify(record)}\n${JSON.stringify({ name: 'other', protocol: 'http', endpoint: 'http://127.0.0.1:1' })}\n`,
+      );
+      expect(labels((await hcs25([...args, '--json', '--names', join(dir, 'agents.jsonl')])).stdout)[subject]).toBe(
+        'Calc\\x1b[31m bot',
+      );
       await expect(hcs25([...args, '--names', join(dir, 'missing.json')])).rejects.toMatchObject({ code: 2 });
     });
 

@@ -31,7 +31,10 @@ afterAll(async () => {
 function subjects(n: number) {
   const signals = Array.from({ length: n }, (_, i) => [
     probe(uaid(`agent-${i}.example.com`), { seq: 2 * i + 1, at: T0 + i * 1000, reachable: i % 3 !== 0 }),
-    evalSignal(uaid(`agent-${i}.example.com`), 'math', i % 2 ? 'correct' : 'wrong', { seq: 2 * i + 2, at: T0 + i * 1000 + 500 }),
+    evalSignal(uaid(`agent-${i}.example.com`), 'math', i % 2 ? 'correct' : 'wrong', {
+      seq: 2 * i + 2,
+      at: T0 + i * 1000 + 500,
+    }),
   ]).flat();
   return computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) }).subjects;
 }
@@ -40,7 +43,11 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
   it('--pack none publishes one v2 score record per subject, in the report order, each journaled with its receipt', async () => {
     const scored = subjects(24);
     const { topicId } = await createTopic(client, {});
-    const { published, publication, messages } = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored, pack: 'none' });
+    const { published, publication, messages } = await publishScoreRecords(client, {
+      scoreTopic: topicId,
+      subjects: scored,
+      pack: 'none',
+    });
     expect(messages).toBe(24);
     expect(published.every((p) => p.index === 0)).toBe(true);
     expect(published.map((p) => p.subject)).toEqual(scored.map((s) => s.subject));
@@ -74,32 +81,51 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
       if (!read.ok) throw new Error(read.detail);
       return read.items.map((item) => {
         if (item.kind !== 'score') throw new Error(`unexpected ${item.kind}`);
-        return { sequenceNumber: m.sequenceNumber, consensusTimestamp: '1.0', consensusAt: '', payerAccountId: '0.0.2', ...item };
+        return {
+          sequenceNumber: m.sequenceNumber,
+          consensusTimestamp: '1.0',
+          consensusAt: '',
+          payerAccountId: '0.0.2',
+          ...item,
+        };
       });
     });
-    expect(records.map((r) => [r.sequenceNumber, r.index, r.message.subject])).toEqual(published.map((p) => [p.sequenceNumber, p.index, p.subject]));
+    expect(records.map((r) => [r.sequenceNumber, r.index, r.message.subject])).toEqual(
+      published.map((p) => [p.sequenceNumber, p.index, p.subject]),
+    );
     expect(checkScoreRecords(records).counts).toEqual({ verified: 40, mismatch: 0, unverifiable: 0 });
   });
 
-  it.each(['dense', 'none'] as const)('%s: a publication that lost its receipts (a crash after sending) resumes under the journaled ids: nothing lands twice', async (pack) => {
-    const scored = subjects(30);
-    const { topicId } = await createTopic(client, {});
-    const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored, pack });
-    const n = first.messages;
-    await readTopic(h.mirror, topicId, n);
-    // The process died after every send and before any receipt was journaled.
-    const path = journalPath(tmp.dir, first.publication);
-    const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '' && !/"t":"(receipt|end)"/.test(l));
-    writeFileSync(path, `${lines.join('\n')}\n`);
+  it.each(['dense', 'none'] as const)(
+    '%s: a publication that lost its receipts (a crash after sending) resumes under the journaled ids: nothing lands twice',
+    async (pack) => {
+      const scored = subjects(30);
+      const { topicId } = await createTopic(client, {});
+      const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored, pack });
+      const n = first.messages;
+      await readTopic(h.mirror, topicId, n);
+      // The process died after every send and before any receipt was journaled.
+      const path = journalPath(tmp.dir, first.publication);
+      const lines = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '' && !/"t":"(receipt|end)"/.test(l));
+      writeFileSync(path, `${lines.join('\n')}\n`);
 
-    const resumed = await publishScoreRecords(client, { scoreTopic: topicId, subjects: [], resume: first.publication });
-    expect(resumed.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber, p.index])).toEqual(first.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber, p.index]));
-    expect(resumed.published).toHaveLength(30);
-    expect(await readTopic(h.mirror, topicId, n)).toHaveLength(n);
-    const { state } = await readJournal(path);
-    expect(state.end?.status).toBe('complete');
-    expect([...state.scores!.values()].every((r) => r.txIds.length === 1)).toBe(true);
-  });
+      const resumed = await publishScoreRecords(client, {
+        scoreTopic: topicId,
+        subjects: [],
+        resume: first.publication,
+      });
+      expect(resumed.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber, p.index])).toEqual(
+        first.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber, p.index]),
+      );
+      expect(resumed.published).toHaveLength(30);
+      expect(await readTopic(h.mirror, topicId, n)).toHaveLength(n);
+      const { state } = await readJournal(path);
+      expect(state.end?.status).toBe('complete');
+      expect([...state.scores!.values()].every((r) => r.txIds.length === 1)).toBe(true);
+    },
+  );
 
   it('a journal from before packing (one `score` record per message) resumes as it began', async () => {
     const scored = subjects(6);
@@ -113,11 +139,20 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
       .map((l) => {
         const r = JSON.parse(l) as Record<string, unknown>;
         if (r.t !== 'scores') return l;
-        return JSON.stringify({ t: 'score', at: r.at, key: r.key, json: r.data, bytes: r.bytes, subject: (r.subjects as string[])[0] });
+        return JSON.stringify({
+          t: 'score',
+          at: r.at,
+          key: r.key,
+          json: r.data,
+          bytes: r.bytes,
+          subject: (r.subjects as string[])[0],
+        });
       });
     writeFileSync(path, `${old.join('\n')}\n`);
     const resumed = await publishScoreRecords(client, { scoreTopic: topicId, subjects: [], resume: first.publication });
-    expect(resumed.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber])).toEqual(first.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber]));
+    expect(resumed.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber])).toEqual(
+      first.published.map((p) => [p.subject, p.transactionId, p.sequenceNumber]),
+    );
     expect(await readTopic(h.mirror, topicId, 6)).toHaveLength(6);
   });
 
@@ -127,7 +162,9 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     // What a crash before the journal's sync can leave: the start record (3 messages planned) and one of them.
     const lines = readFileSync(journalPath(tmp.dir, first.publication), 'utf8').split('\n');
     const cut = '01JZZZZZZZZZZZZZZZZZZZZZZX';
-    const partial = [lines[0]!, lines.find((l) => l.includes('"t":"scores"'))!].map((l) => l.replaceAll(first.publication, cut));
+    const partial = [lines[0]!, lines.find((l) => l.includes('"t":"scores"'))!].map((l) =>
+      l.replaceAll(first.publication, cut),
+    );
     expect(JSON.parse(partial[0]!).config.extra.messages).toBe(3);
     writeFileSync(journalPath(tmp.dir, cut), `${partial.join('\n')}\n`);
     await expect(publishScoreRecords(client, { scoreTopic: topicId, subjects: [], resume: cut })).rejects.toThrow(
@@ -138,16 +175,22 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
   it('refuses to resume a signal run, or a publication to another topic, and sends nothing', async () => {
     const run = await journalWith(tmp.dir, ['k']);
     await run.close();
-    await expect(publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: run.runId })).rejects.toThrow(/is a run, not a score publication/);
+    await expect(
+      publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: run.runId }),
+    ).rejects.toThrow(/is a run, not a score publication/);
     const { topicId } = await createTopic(client, {});
     const done = await publishScoreRecords(client, { scoreTopic: topicId, subjects: subjects(1) });
-    await expect(publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: done.publication })).rejects.toThrow(/went to .*, not 0\.0\.1001/);
+    await expect(
+      publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: done.publication }),
+    ).rejects.toThrow(/went to .*, not 0\.0\.1001/);
   });
 
   it('refuses before journaling anything when the forecast (messages × fee) exceeds --max-fee-hbar', async () => {
     const poor = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: tmp.dir, maxFeeHbar: 0.000001 }));
     try {
-      await expect(publishScoreRecords(poor, { scoreTopic: '0.0.1001', subjects: subjects(50) })).rejects.toMatchObject({ code: 'FEE_CAP' });
+      await expect(publishScoreRecords(poor, { scoreTopic: '0.0.1001', subjects: subjects(50) })).rejects.toMatchObject(
+        { code: 'FEE_CAP' },
+      );
     } finally {
       await poor.close();
     }
@@ -155,10 +198,14 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     const scored = subjects(50);
     const dense = packScores(scored, 'dense').length;
     const { tinybar } = await estimateSubmitFee(client.network.ledger, client.mirror);
-    const capped = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: tmp.dir, maxFeeHbar: Number(BigInt(dense) * tinybar) / 1e8 }));
+    const capped = createHcs25Client(
+      emulatorConfig(h, tmp.dir, { stateDir: tmp.dir, maxFeeHbar: Number(BigInt(dense) * tinybar) / 1e8 }),
+    );
     try {
       const { topicId } = await createTopic(client, {});
-      await expect(publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored, pack: 'none' })).rejects.toThrow(/^50 score messages at an estimated/);
+      await expect(
+        publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored, pack: 'none' }),
+      ).rejects.toThrow(/^50 score messages at an estimated/);
       expect((await publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored })).messages).toBe(dense);
     } finally {
       await capped.close();

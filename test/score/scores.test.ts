@@ -15,9 +15,19 @@ function score(signals: ReadSignal[], config: ScoringConfig = DEFAULT_SCORING_CO
   return computeScores(signals, config, { now: at });
 }
 
-function probes(subject: string, count: number, options: { start?: number; reachable?: (i: number) => boolean; firstSeq?: number } = {}): ReadSignal[] {
+function probes(
+  subject: string,
+  count: number,
+  options: { start?: number; reachable?: (i: number) => boolean; firstSeq?: number } = {},
+): ReadSignal[] {
   return Array.from({ length: count }, (_, i) =>
-    probe(subject, { seq: (options.firstSeq ?? 1) + i, at: (options.start ?? T0) + i * 1000, run: (options.firstSeq ?? 1) + i, reachable: options.reachable?.(i) ?? true, latencyMs: 100 + i }),
+    probe(subject, {
+      seq: (options.firstSeq ?? 1) + i,
+      at: (options.start ?? T0) + i * 1000,
+      run: (options.firstSeq ?? 1) + i,
+      reachable: options.reachable?.(i) ?? true,
+      latencyMs: 100 + i,
+    }),
   );
 }
 
@@ -35,7 +45,12 @@ describe('computeScores — HCS-25 test vectors from signals', () => {
     const s = r.subjects[0]!;
     expect(s.trustScores.total).toBe(63.33);
     expect(s.trustScores.reputation).toBeUndefined();
-    expect(s.adapters.find((a) => a.adapterId === 'reputation')).toMatchObject({ applicable: true, inDenominator: false, total: null, confidence: null });
+    expect(s.adapters.find((a) => a.adapterId === 'reputation')).toMatchObject({
+      applicable: true,
+      inDenominator: false,
+      total: null,
+      confidence: null,
+    });
   });
 });
 
@@ -112,8 +127,14 @@ describe('computeScores — default adapters', () => {
     const late = probe(MCP, { seq: 9, at: now.getTime() + 1000, reachable: false });
     const early = probe(MCP, { seq: 9, at: T0, reachable: false });
     // Text and number disagree only here, to show which one is read: the reader gives both from one timestamp.
-    expect(score([...probes(MCP, 3), { ...early, consensusMs: now.getTime() + 1000 }]).counts).toMatchObject({ signals: 3, ignoredAfterNow: 1 });
-    expect(score([...probes(MCP, 3), { ...late, consensusMs: T0 }]).counts).toMatchObject({ signals: 4, ignoredAfterNow: 0 });
+    expect(score([...probes(MCP, 3), { ...early, consensusMs: now.getTime() + 1000 }]).counts).toMatchObject({
+      signals: 3,
+      ignoredAfterNow: 1,
+    });
+    expect(score([...probes(MCP, 3), { ...late, consensusMs: T0 }]).counts).toMatchObject({
+      signals: 4,
+      ignoredAfterNow: 0,
+    });
     expect(score([...probes(MCP, 3), early]).counts).toMatchObject({ signals: 4, ignoredAfterNow: 0 });
   });
 
@@ -136,16 +157,32 @@ describe('computeScores — default adapters', () => {
       ...DEFAULT_SCORING_CONFIG,
       adapters: [
         DEFAULT_SCORING_CONFIG.adapters[0]!,
-        { adapterId: 'info', contributionMode: 'scoped', weight: 0, components: [{ key: 'info.math', signal: 'simple-evals.math', method: 'mean-score' }] },
+        {
+          adapterId: 'info',
+          contributionMode: 'scoped',
+          weight: 0,
+          components: [{ key: 'info.math', signal: 'simple-evals.math', method: 'mean-score' }],
+        },
         {
           adapterId: 'evals',
           contributionMode: 'scoped',
           weight: 1,
-          components: [{ key: 'evals.science', signal: 'simple-evals.science', method: 'mean-score', nonScorableWhenUnavailable: true }],
+          components: [
+            {
+              key: 'evals.science',
+              signal: 'simple-evals.science',
+              method: 'mean-score',
+              nonScorableWhenUnavailable: true,
+            },
+          ],
         },
       ],
     });
-    const signals = [...probes(A2A, 5), evalSignal(A2A, 'math', 'correct', { seq: 10, at: T0 + 10_000 }), evalSignal(A2A, 'science', 'timeout', { seq: 11, at: T0 + 11_000 })];
+    const signals = [
+      ...probes(A2A, 5),
+      evalSignal(A2A, 'math', 'correct', { seq: 10, at: T0 + 10_000 }),
+      evalSignal(A2A, 'science', 'timeout', { seq: 11, at: T0 + 11_000 }),
+    ];
     const s = score(signals, config).subjects[0]!;
     expect(s.trustScores).toEqual({ total: 50, availability: 100, info: 100, evals: 0 });
     expect(s.adapters.find((a) => a.adapterId === 'info')).toMatchObject({ inDenominator: false, total: 100 });
@@ -164,7 +201,9 @@ describe('computeScores — default adapters', () => {
   it('ranks by score, then confidence, when a hand-built config puts confidence above 1 (stale factor 2, past the schema)', () => {
     const config: ScoringConfig = { ...DEFAULT_SCORING_CONFIG, confidence: { fullAtSamples: 2, staleFactor: 2 } };
     const names = ['d.example', 'b.example', 'a.example', 'c.example'];
-    const signals = names.flatMap((name, i) => probes(uaid(name, 'mcp'), 1 + (i % 3), { firstSeq: 10 * i + 1, reachable: (k) => k !== 1 }));
+    const signals = names.flatMap((name, i) =>
+      probes(uaid(name, 'mcp'), 1 + (i % 3), { firstSeq: 10 * i + 1, reachable: (k) => k !== 1 }),
+    );
     const r = computeScores(signals, config, { now: new Date(T0 + 4 * 24 * HOUR) });
     expect(Math.max(...r.subjects.map((s) => s.trustConfidence))).toBeGreaterThan(1);
     expect(r.subjects.map((s) => [s.nativeId, s.trustScores.total, s.trustConfidence])).toEqual([
@@ -178,13 +217,21 @@ describe('computeScores — default adapters', () => {
   });
 
   it('each subject reports its own times and values (a newest observation one millisecond later, another value)', () => {
-    const r = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10, start: T0 + 1 })]);
+    const r = score([
+      ...probes(uaid('a.example', 'mcp'), 3),
+      ...probes(uaid('b.example', 'mcp'), 3, { firstSeq: 10, start: T0 + 1 }),
+    ]);
     const [a, b] = r.subjects as [SubjectScore, SubjectScore];
-    expect(Date.parse(b.components['availability.uptime']!.newestAt!)).toBe(Date.parse(a.components['availability.uptime']!.newestAt!) + 1);
+    expect(Date.parse(b.components['availability.uptime']!.newestAt!)).toBe(
+      Date.parse(a.components['availability.uptime']!.newestAt!) + 1,
+    );
     expect(Date.parse(b.counts.firstAt)).toBe(Date.parse(a.counts.firstAt) + 1);
     expect(b.latency).toEqual(a.latency);
     // Same times and samples, another value (one probe of three unreachable).
-    const c = score([...probes(uaid('a.example', 'mcp'), 3), ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 })]);
+    const c = score([
+      ...probes(uaid('a.example', 'mcp'), 3),
+      ...probes(uaid('c.example', 'mcp'), 3, { firstSeq: 20, reachable: (i) => i !== 1 }),
+    ]);
     const [best, worse] = c.subjects as [SubjectScore, SubjectScore];
     expect(best.components['availability.uptime']!.value).toBe(100);
     expect(worse.components['availability.uptime']!.value).toBe(66.67);
@@ -201,8 +248,12 @@ describe('computeScores — default adapters', () => {
     const signals = [...vectorSignals(A2A), ...probes(MCP, 12, { firstSeq: 100, reachable: (i) => i % 3 !== 0 })];
     const shuffled = [...signals].sort((x, y) => ((x.sequenceNumber * 7919) % 101) - ((y.sequenceNumber * 7919) % 101));
     expect(shuffled.map((s) => s.sequenceNumber)).not.toEqual(signals.map((s) => s.sequenceNumber));
-    const a = JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, { now, rejected: { duplicate: 1, 'bad-json': 2 } }));
-    const b = JSON.stringify(computeScores(shuffled, DEFAULT_SCORING_CONFIG, { now, rejected: { 'bad-json': 2, duplicate: 1 } }));
+    const a = JSON.stringify(
+      computeScores(signals, DEFAULT_SCORING_CONFIG, { now, rejected: { duplicate: 1, 'bad-json': 2 } }),
+    );
+    const b = JSON.stringify(
+      computeScores(shuffled, DEFAULT_SCORING_CONFIG, { now, rejected: { 'bad-json': 2, duplicate: 1 } }),
+    );
     expect(b).toBe(a);
   });
 });
@@ -212,19 +263,36 @@ describe('ScoreAccumulator — the compact form', () => {
     const subjects = Array.from({ length: 7 }, (_, i) => uaid(`agent-${i}.example.com`, i % 3 === 0 ? 'mcp' : 'a2a'));
     // Per run, an order of subject indexes: the same, reversed, rotated, with one left out, with one back and a
     // repeat: the subject that came next last time is guessed first, and every guess that misses must still be exact.
-    const orders = [[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [2, 3, 4, 5, 0, 1], [2, 4, 5, 0, 1], [6, 2, 3, 3, 4, 5, 0, 1]];
+    const orders = [
+      [0, 1, 2, 3, 4, 5],
+      [0, 1, 2, 3, 4, 5],
+      [5, 4, 3, 2, 1, 0],
+      [2, 3, 4, 5, 0, 1],
+      [2, 4, 5, 0, 1],
+      [6, 2, 3, 3, 4, 5, 0, 1],
+    ];
     const signals: ReadSignal[] = [];
     let seq = 0;
     orders.forEach((order, run) => {
       for (const i of order) {
         const at = T0 + seq * 1000;
-        signals.push(probe(subjects[i]!, { seq: ++seq, at, run: run + 1, reachable: (seq + i) % 4 !== 0, latencyMs: 100 + seq }));
-        if (i % 3 !== 0) signals.push(evalSignal(subjects[i]!, 'math', (seq + run) % 3 === 0 ? 'wrong' : 'correct', { seq: ++seq, at: at + 1, run: run + 1 }));
+        signals.push(
+          probe(subjects[i]!, { seq: ++seq, at, run: run + 1, reachable: (seq + i) % 4 !== 0, latencyMs: 100 + seq }),
+        );
+        if (i % 3 !== 0)
+          signals.push(
+            evalSignal(subjects[i]!, 'math', (seq + run) % 3 === 0 ? 'wrong' : 'correct', {
+              seq: ++seq,
+              at: at + 1,
+              run: run + 1,
+            }),
+          );
       }
     });
     const options = { now, publishers: ['0.0.1001'], topic: '0.0.5' };
     const compact = new ScoreAccumulator(DEFAULT_SCORING_CONFIG, now);
-    for (const s of signals) compact.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
+    for (const s of signals)
+      compact.addSignal(s.message, s.sequenceNumber, consensusMs(s.consensusTimestamp), s.payerAccountId);
     const report = compact.finish(options);
     expect(report.counts).toMatchObject({ subjects: 7, signals: signals.length });
     expect(JSON.stringify(report)).toBe(JSON.stringify(computeScores(signals, DEFAULT_SCORING_CONFIG, options)));
@@ -238,7 +306,13 @@ describe('computeScores — v1 and v2 signals of one subject', () => {
       { ...evalFixture(), agent: { ...agent, subject: A2A }, fetchedAt: new Date(T0 + 1000).toISOString() },
       { run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB', runKey: RUN_KEY },
     ).message;
-    const read: ReadSignal = { ...old, sequenceNumber: 2, consensusTimestamp: `${(T0 + 2000) / 1000}.000000000`, index: 1, message: v2 };
+    const read: ReadSignal = {
+      ...old,
+      sequenceNumber: 2,
+      consensusTimestamp: `${(T0 + 2000) / 1000}.000000000`,
+      index: 1,
+      message: v2,
+    };
     const s = score([old, read]).subjects[0]!;
     expect(s.components['simple-math.score']).toMatchObject({ value: 50, samples: 2 });
   });
@@ -247,16 +321,28 @@ describe('computeScores — v1 and v2 signals of one subject', () => {
 describe('computeScores — signal ids', () => {
   it('v1 ids are scored as their catalog (v2) ids: both feed the default components', () => {
     const v1 = evalSignal(A2A, 'math', 'correct', { seq: 2, at: T0 + 1000 });
-    const v2 = { ...v1, sequenceNumber: 3, message: { ...v1.message, signal: 'simple-evals.a2a_math' } } as unknown as ReadSignal;
+    const v2 = {
+      ...v1,
+      sequenceNumber: 3,
+      message: { ...v1.message, signal: 'simple-evals.a2a_math' },
+    } as unknown as ReadSignal;
     const wrong = evalSignal(A2A, 'math', 'wrong', { seq: 4, at: T0 + 2000 });
-    const s = score([probe(A2A, { seq: 1, at: T0 }), v1, v2, { ...wrong, message: { ...wrong.message, signal: 'simple-evals.a2a_math' } } as unknown as ReadSignal]).subjects[0]!;
+    const s = score([
+      probe(A2A, { seq: 1, at: T0 }),
+      v1,
+      v2,
+      { ...wrong, message: { ...wrong.message, signal: 'simple-evals.a2a_math' } } as unknown as ReadSignal,
+    ]).subjects[0]!;
     expect(DEFAULT_SCORING_CONFIG.adapters[1]!.components[0]!.signal).toBe('simple-evals.a2a_math');
     expect(s.components['simple-math.score']).toMatchObject({ value: 66.67, samples: 3 });
     expect(s.counts.bySignal).toEqual({ 'availability.probe': 1, 'simple-evals.a2a_math': 3 });
   });
 
   it('a failed v1 probe (status timeout/error) is a measured 0, status ok', () => {
-    const s = score([probe(MCP, { seq: 1, at: T0, reachable: false, status: 'error' }), probe(MCP, { seq: 2, at: T0 + 1000, reachable: false })]).subjects[0]!;
+    const s = score([
+      probe(MCP, { seq: 1, at: T0, reachable: false, status: 'error' }),
+      probe(MCP, { seq: 2, at: T0 + 1000, reachable: false }),
+    ]).subjects[0]!;
     expect(s.components['availability.uptime']).toMatchObject({ value: 0, status: 'ok', samples: 2 });
   });
 });

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ScoringConfigError } from '../../src/score/aggregate.js';
-import { DEFAULT_SCORING_CONFIG, loadScoringConfig, parseScoringConfig, scoringConfigSchema } from '../../src/score/scoring-config.js';
+import {
+  DEFAULT_SCORING_CONFIG,
+  loadScoringConfig,
+  parseScoringConfig,
+  scoringConfigSchema,
+} from '../../src/score/scoring-config.js';
 import { parseUaid } from '../../src/discover/uaid.js';
 
 describe('scoring config', () => {
@@ -70,7 +75,11 @@ describe('parseUaid', () => {
       proto: 'a2a',
       nativeId: 'calc.example.com',
     });
-    expect(parseUaid('uaid:did:z6Mk;uid=0;proto=hcs-10;nativeId=hedera:testnet:0.0.1')).toMatchObject({ target: 'did', proto: 'hcs-10', nativeId: 'hedera:testnet:0.0.1' });
+    expect(parseUaid('uaid:did:z6Mk;uid=0;proto=hcs-10;nativeId=hedera:testnet:0.0.1')).toMatchObject({
+      target: 'did',
+      proto: 'hcs-10',
+      nativeId: 'hedera:testnet:0.0.1',
+    });
   });
 
   it('tolerates junk: no params, repeated keys (first wins), empty pairs, percent-encoding, non-UAIDs', () => {

@@ -33,7 +33,8 @@ function fleetSignals(firstSeq: number, runs: number, runOffset = 0): ReadSignal
       const at = T0 + (r + runOffset) * HOUR + i * 1000;
       const run = r + runOffset;
       out.push(probe(subject, { seq: seq++, at, run, reachable: (r + i) % 4 !== 0 }));
-      if (!subject.includes('proto=mcp')) out.push(evalSignal(subject, 'math', (r + i) % 3 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
+      if (!subject.includes('proto=mcp'))
+        out.push(evalSignal(subject, 'math', (r + i) % 3 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
     }
   }
   return out;
@@ -59,22 +60,31 @@ interface Res {
   json: unknown;
 }
 
-function get(base: string, path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+function get(
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Res> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        let json: unknown;
-        try {
-          json = text && String(res.headers['content-type']).startsWith('application/json') ? JSON.parse(text) : undefined;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode!, headers: res.headers, text, json });
-      });
-    });
+    const req = request(
+      `${base}${path}`,
+      { method: options.method ?? 'GET', headers: options.headers ?? {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => {
+          let json: unknown;
+          try {
+            json =
+              text && String(res.headers['content-type']).startsWith('application/json') ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode!, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -97,7 +107,12 @@ async function startServer(limits = {}, cors: string[] = [], ownEvents = events,
     topics: [TOPIC],
     publishers: ['0.0.1001'],
     scoring: DEFAULT_SCORING_CONFIG,
-    live: livePage({ store, scoring: DEFAULT_SCORING_CONFIG, publishers: ['0.0.1001'], revision: () => events.revision() }),
+    live: livePage({
+      store,
+      scoring: DEFAULT_SCORING_CONFIG,
+      publishers: ['0.0.1001'],
+      revision: () => events.revision(),
+    }),
     port,
     cors,
     limits: { requestsPerSecond: 0, ...limits },
@@ -144,7 +159,10 @@ describe('GET /v1/subjects/{subject}/score', () => {
 describe('GET /v1/subjects/{subject}/signals', () => {
   it('pages through the history, newest first, rows as `hcs25 signals --json` prints them', async () => {
     const subject = SUBJECTS[0]!;
-    const expected = first.filter((s) => s.message.subject === subject).reverse().map(signalRow);
+    const expected = first
+      .filter((s) => s.message.subject === subject)
+      .reverse()
+      .map(signalRow);
     const rows: unknown[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -168,7 +186,11 @@ describe('GET /v1/subjects', () => {
   it('ranks by score and filters by protocol, publisher, minimum score and confidence', async () => {
     const all = await get(base, '/v1/subjects');
     check('/v1/subjects', all.status, all.json);
-    const subjects = (all.json as { subjects: Array<{ subject: string; protocol: string; trustScores: { total: number }; trustConfidence: number }> }).subjects;
+    const subjects = (
+      all.json as {
+        subjects: Array<{ subject: string; protocol: string; trustScores: { total: number }; trustConfidence: number }>;
+      }
+    ).subjects;
     expect(subjects.map((s) => s.subject).sort()).toEqual([...SUBJECTS].sort());
     const totals = subjects.map((s) => s.trustScores.total);
     expect(totals).toEqual([...totals].sort((a, b) => b - a));
@@ -201,8 +223,13 @@ describe('GET /v1/topics, /v1/runs, /v1/runs/{run}/verification', () => {
   it("reports each topic's indexing status", async () => {
     const res = await get(base, '/v1/topics');
     check('/v1/topics', res.status, res.json);
-    const [t] = (res.json as { topics: Array<{ topic: string; lastSequence: number; counts: { signals: number } }> }).topics;
-    expect(t).toMatchObject({ topic: TOPIC, lastSequence: first[first.length - 1]!.sequenceNumber, counts: { signals: first.length } });
+    const [t] = (res.json as { topics: Array<{ topic: string; lastSequence: number; counts: { signals: number } }> })
+      .topics;
+    expect(t).toMatchObject({
+      topic: TOPIC,
+      lastSequence: first[first.length - 1]!.sequenceNumber,
+      counts: { signals: first.length },
+    });
   });
 
   it('lists runs and answers a run verification (unrevealed: nothing to verify yet)', async () => {
@@ -287,7 +314,10 @@ describe('rules', () => {
     expect(ok.headers['access-control-allow-origin']).toBe('https://app.example');
     const no = await get(base, '/v1/topics', { headers: { Origin: 'https://evil.example' } });
     expect(no.headers['access-control-allow-origin']).toBeUndefined();
-    const pre = await get(base, '/v1/subjects', { method: 'OPTIONS', headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' } });
+    const pre = await get(base, '/v1/subjects', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example', 'Access-Control-Request-Method': 'GET' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
     const preNo = await get(base, '/v1/subjects', { method: 'OPTIONS', headers: { Origin: 'https://evil.example' } });
@@ -319,7 +349,10 @@ describe('rules', () => {
 
   it('says so when its port is taken', async () => {
     const port = Number(new URL(base).port);
-    await expect(startServer({}, [], new ServeEvents({ store, maxClients: 1 }), port)).rejects.toMatchObject({ code: 'PORT_IN_USE', message: `port 127.0.0.1:${port} is already in use` });
+    await expect(startServer({}, [], new ServeEvents({ store, maxClients: 1 }), port)).rejects.toMatchObject({
+      code: 'PORT_IN_USE',
+      message: `port 127.0.0.1:${port} is already in use`,
+    });
   });
 
   it('serves its OpenAPI document and a health check', async () => {
@@ -368,14 +401,17 @@ describe('the score cache', () => {
         expect(truth.score!.counts.signals).toBeGreaterThan((before[0]!.json as SubjectScore).counts.signals);
         for (const [i, b] of bases.entries()) {
           // Announced: from then on this instance answers the new score, with a new tag.
-          for (let seen = 0; seen < revision; ) seen = ((await streams[i]!.next('revision')) as { revision: number }).revision;
+          for (let seen = 0; seen < revision; )
+            seen = ((await streams[i]!.next('revision')) as { revision: number }).revision;
           const after = await get(b, path);
           check('/v1/subjects/{subject}/score', after.status, after.json);
           expect(after.status).toBe(200);
           expect(after.json).toEqual(JSON.parse(JSON.stringify(truth.score)));
           expect(after.headers['x-score-fresh']).toBe('true');
           expect(after.headers.etag).not.toBe(before[i]!.headers.etag);
-          expect((await get(b, path, { headers: { 'If-None-Match': before[i]!.headers.etag as string } })).status).toBe(200);
+          expect((await get(b, path, { headers: { 'If-None-Match': before[i]!.headers.etag as string } })).status).toBe(
+            200,
+          );
           expect((await get(b, path, { headers: { 'If-None-Match': after.headers.etag as string } })).status).toBe(304);
         }
       } finally {
@@ -437,7 +473,9 @@ async function openEvents(base: string, query = ''): Promise<{ next(type: string
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+          const fields = Object.fromEntries(
+            block.split('\n').map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+          );
           if (fields.event === type) return JSON.parse(fields.data!) as unknown;
         }
         const { value, done } = await reader.read();

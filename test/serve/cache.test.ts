@@ -36,7 +36,9 @@ function fakeStore() {
     /** Pages of scored subjects in name order; the cursor is the last name. */
     async storedScores({ cursor, limit = 100 }: PageOptions = {}): Promise<Page<StoredScore>> {
       asked.push(`page:${cursor ?? ''}`);
-      const names = [...version.keys()].filter((s) => version.get(s)! >= 0 && (cursor === undefined || s > cursor)).sort();
+      const names = [...version.keys()]
+        .filter((s) => version.get(s)! >= 0 && (cursor === undefined || s > cursor))
+        .sort();
       const items = names.slice(0, limit).map((s) => stored(s, version.get(s), TOPIC)!);
       await gate;
       return { items, next: names.length > limit ? items.at(-1)!.subject : null };

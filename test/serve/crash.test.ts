@@ -71,7 +71,8 @@ function runChild(url: string, killAfterDots?: number): Promise<{ out: string; k
 }
 
 beforeAll(async () => {
-  if (!existsSync(new URL('serve/store/index.js', DIST))) throw new Error('these tests run the built store; run `npm run build` first');
+  if (!existsSync(new URL('serve/store/index.js', DIST)))
+    throw new Error('these tests run the built store; run `npm run build` first');
   pg = await startPostgres();
 }, 60_000);
 

@@ -25,7 +25,11 @@ const fleet = fleetSignals(30);
 
 async function submit(topic: string, bodies: readonly Buffer[]): Promise<void> {
   for (const body of bodies) {
-    const tx = new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(body).setMaxChunks(1).setChunkSize(1024);
+    const tx = new TopicMessageSubmitTransaction()
+      .setTopicId(topic)
+      .setMessage(body)
+      .setMaxChunks(1)
+      .setChunkSize(1024);
     await (await tx.execute(h.client)).getReceipt(h.client);
   }
 }
@@ -49,7 +53,17 @@ interface Running {
 function run(client: Hcs25Client, topics: string[], extra: Partial<Parameters<typeof startIndexer>[1]> = {}): Running {
   const abort = new AbortController();
   const notes: string[] = [];
-  const indexer = startIndexer(client, { store, topics, signal: abort.signal, minPollMs: 20, maxPollMs: 100, minRetryMs: 50, maxRetryMs: 200, onNote: (n) => notes.push(n), ...extra });
+  const indexer = startIndexer(client, {
+    store,
+    topics,
+    signal: abort.signal,
+    minPollMs: 20,
+    maxPollMs: 100,
+    minRetryMs: 50,
+    maxRetryMs: 200,
+    onNote: (n) => notes.push(n),
+    ...extra,
+  });
   return {
     indexer,
     notes,
@@ -79,7 +93,13 @@ afterAll(async () => {
 describe('startIndexer', () => {
   it('indexes v1, v2 and packed signals, records and rejections exactly as hcs25 signals reads them; resumes; follows', async () => {
     const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
-    const reveal = buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json;
+    const reveal = buildRevealMessageV2({
+      run: RUN,
+      key: RUN_KEY.toString('base64url'),
+      seed: 's',
+      generator: 'simple@1',
+      grader: 'first-token@1',
+    }).json;
     await submit(topic, [
       Buffer.from(buildSignalMessage(evalResult(), { run: RUN, runKey: RUN_KEY }).json),
       ...packed(fleet.slice(0, 6), 'none'),
@@ -101,13 +121,17 @@ describe('startIndexer', () => {
     expect(status!.counts.records).toEqual({ reveal: 1 });
     expect(status!.lastSequence).toBe(expected.lastSequence);
     const stored = await store.subjectSignals(fleet[0]!.subject, { topic, order: 'asc' });
-    expect(stored.items.map(({ topic: _, ...s }) => s)).toEqual(expected.signals.filter((s) => s.message.subject === fleet[0]!.subject).map(signalRow));
+    expect(stored.items.map(({ topic: _, ...s }) => s)).toEqual(
+      expected.signals.filter((s) => s.message.subject === fleet[0]!.subject).map(signalRow),
+    );
 
     // Restart: resumes from the cursor, stores nothing twice, then follows new messages.
     const second = run(clientWith(), [topic]);
     await submit(topic, packed(fleet.slice(75, 90), 'dense'));
     await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(91);
-    await expect.poll(async () => (await store.subjectScore(fleet[80]!.subject, { topic }))?.fresh, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(async () => (await store.subjectScore(fleet[80]!.subject, { topic }))?.fresh, { timeout: 15_000 })
+      .toBe(true);
     await second.stop();
     const after = (await store.topics()).find((t) => t.topic === topic)!;
     expect(after.counts.rejected).toEqual(status!.counts.rejected);
@@ -127,11 +151,20 @@ describe('startIndexer', () => {
 
     // The operator is no longer trusted: every signal of the topic is its, so nothing stays.
     const other = run(clientWith(), [topic], { publishers: ['0.0.9999'] });
-    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.counts.rejected['publisher-not-allowed'], { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(
+        async () => (await store.topics()).find((t) => t.topic === topic)?.counts.rejected['publisher-not-allowed'],
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThan(0);
     await expect.poll(scored, { timeout: 15_000 }).toBeNull();
     expect(await signalCount(topic)).toBe(0);
     await other.stop();
-    expect(other.notes.some((n) => n.includes(`${topic}: indexed under another publisher allow-list before: indexing it again from the start`))).toBe(true);
+    expect(
+      other.notes.some((n) =>
+        n.includes(`${topic}: indexed under another publisher allow-list before: indexing it again from the start`),
+      ),
+    ).toBe(true);
 
     // Trusted again: its signals are read again, and the same list at the next start changes nothing.
     for (let i = 0; i < 2; i++) {
@@ -147,11 +180,15 @@ describe('startIndexer', () => {
     const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
     h.node.faults.injectGrpcError('subscribeTopic', 14, 1);
     const r = run(clientWith(), [topic], { grpcPollMs: 60_000, maxPollMs: 100 });
-    await expect.poll(() => r.notes.some((n) => n.includes('mirror gRPC subscription failed')), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => r.notes.some((n) => n.includes('mirror gRPC subscription failed')), { timeout: 15_000 })
+      .toBe(true);
     await submit(topic, packed(fleet.slice(0, 3), 'none'));
     await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(3);
     // Back on gRPC (retried after 1 s): the long poll (60 s) is not what brings the next signals in.
-    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.source, { timeout: 15_000 }).toBe('grpc');
+    await expect
+      .poll(async () => (await store.topics()).find((t) => t.topic === topic)?.source, { timeout: 15_000 })
+      .toBe('grpc');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await submit(topic, packed(fleet.slice(3, 6), 'none'));
     await expect.poll(() => signalCount(topic), { timeout: 10_000 }).toBe(6);
@@ -176,7 +213,10 @@ describe('startIndexer', () => {
         return;
       }
       fetch(h.node.mirrorRestUrl + req.url!).then(
-        async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await r.arrayBuffer())),
+        async (r) =>
+          res
+            .writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' })
+            .end(Buffer.from(await r.arrayBuffer())),
         () => res.writeHead(502).end(),
       );
     });
@@ -187,11 +227,15 @@ describe('startIndexer', () => {
     await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(3);
     down = true;
     await submit(topic, packed(fleet.slice(3, 9), 'none'));
-    await expect.poll(() => r.notes.some((n) => n.includes(`${topic}:`) && n.includes('retrying in')), { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => r.notes.some((n) => n.includes(`${topic}:`) && n.includes('retrying in')), { timeout: 15_000 })
+      .toBe(true);
     expect((await store.topics()).find((t) => t.topic === topic)?.note).toContain('retrying in');
     down = false;
     await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(9);
-    await expect.poll(async () => (await store.topics()).find((t) => t.topic === topic)?.note, { timeout: 15_000 }).toBeNull();
+    await expect
+      .poll(async () => (await store.topics()).find((t) => t.topic === topic)?.note, { timeout: 15_000 })
+      .toBeNull();
     expect(r.notes.some((n) => n.includes('reachable again'))).toBe(true);
     await r.stop();
     proxy.close();

@@ -48,7 +48,12 @@ beforeAll(async () => {
   topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
   await publish(HOSTILE, true);
   client = createHcs25Client(emulatorConfig(h, tmp.dir, {}));
-  server = await startServer(client, { topics: [topic], publishers: [h.node.operator.accountId], database: 'memory://', port: 0 });
+  server = await startServer(client, {
+    topics: [topic],
+    publishers: [h.node.operator.accountId],
+    database: 'memory://',
+    port: 0,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -62,47 +67,66 @@ afterAll(async () => {
 type Win = { liveMarker?: number; document: { documentElement: { dataset: Record<string, string | undefined> } } };
 
 describe('the live page in headless Chromium', () => {
-  it.skipIf(!hasChromium)(`updates the ranking and an open drill-down as signals arrive, without a reload${hasChromium ? '' : ` (${SKIP_REASON})`}`, async () => {
-    const score = async (subject: string) => (await fetch(`${server.url}/v1/subjects/${encodeURIComponent(subject)}/score`)).status;
-    await until(async () => (await score(HOSTILE)) === 200);
+  it.skipIf(!hasChromium)(
+    `updates the ranking and an open drill-down as signals arrive, without a reload${hasChromium ? '' : ` (${SKIP_REASON})`}`,
+    async () => {
+      const score = async (subject: string) =>
+        (await fetch(`${server.url}/v1/subjects/${encodeURIComponent(subject)}/score`)).status;
+      await until(async () => (await score(HOSTILE)) === 200);
 
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-      const problems = watchProblems(page, (u) => u.startsWith(`${server.url}/`));
-      await page.goto(`${server.url}/`, { waitUntil: 'load' });
-      expect(await page.title()).toBe(`HCS-25 trust scores · topic ${topic}`);
-      const rows = page.locator('table.rank tbody tr');
-      expect(await rows.count()).toBe(1);
-      // The hostile subject is text on the page, not markup.
-      expect(await page.locator('#s1 > .uaid').textContent()).toBe(HOSTILE);
-      expect(await page.locator('table.rank tbody tr').first().getAttribute('data-subject')).toBe(HOSTILE);
-      await page.waitForFunction(() => (globalThis as unknown as Win).document.documentElement.dataset.live === 'open');
-      // A marker a reload would wipe.
-      await page.evaluate(() => ((globalThis as unknown as Win).liveMarker = 42));
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        const problems = watchProblems(page, (u) => u.startsWith(`${server.url}/`));
+        await page.goto(`${server.url}/`, { waitUntil: 'load' });
+        expect(await page.title()).toBe(`HCS-25 trust scores · topic ${topic}`);
+        const rows = page.locator('table.rank tbody tr');
+        expect(await rows.count()).toBe(1);
+        // The hostile subject is text on the page, not markup.
+        expect(await page.locator('#s1 > .uaid').textContent()).toBe(HOSTILE);
+        expect(await page.locator('table.rank tbody tr').first().getAttribute('data-subject')).toBe(HOSTILE);
+        await page.waitForFunction(
+          () => (globalThis as unknown as Win).document.documentElement.dataset.live === 'open',
+        );
+        // A marker a reload would wipe.
+        await page.evaluate(() => ((globalThis as unknown as Win).liveMarker = 42));
 
-      // Open the subject's drill-down, then publish: a second signal about it, and a new subject.
-      await page.locator('#s1 details.signals summary').click();
-      expect(await page.locator('#s1 tr.sigrow').count()).toBe(1);
-      await publish(HOSTILE, false);
-      await publish(CALM, true);
+        // Open the subject's drill-down, then publish: a second signal about it, and a new subject.
+        await page.locator('#s1 details.signals summary').click();
+        expect(await page.locator('#s1 tr.sigrow').count()).toBe(1);
+        await publish(HOSTILE, false);
+        await publish(CALM, true);
 
-      await page.waitForFunction(() => (globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }).document.querySelectorAll('table.rank tbody tr').length === 2, undefined, { timeout: 30_000 });
-      const hostileCard = page.locator('article', { hasText: '<img/src=x/onerror=alert(1)>' });
-      await expectEventually(async () => (await hostileCard.locator('tr.sigrow').count()) === 2);
-      const order = await rows.evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('data-subject')));
-      // The calm agent (reachable) now outranks the hostile one (one probe of two failed).
-      expect(order).toEqual([CALM, HOSTILE]);
-      // Still the same document: no reload happened; the drill-down that was open is open again.
-      expect(await page.evaluate(() => (globalThis as unknown as Win).liveMarker)).toBe(42);
-      expect(Number(await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.liveUpdates))).toBeGreaterThan(0);
-      expect(await hostileCard.locator('details.signals').getAttribute('open')).not.toBeNull();
-      expect(await page.locator('#live-status').textContent()).toMatch(/^live/);
-      expect(problems).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  });
+        await page.waitForFunction(
+          () =>
+            (
+              globalThis as unknown as { document: { querySelectorAll(q: string): { length: number } } }
+            ).document.querySelectorAll('table.rank tbody tr').length === 2,
+          undefined,
+          { timeout: 30_000 },
+        );
+        const hostileCard = page.locator('article', { hasText: '<img/src=x/onerror=alert(1)>' });
+        await expectEventually(async () => (await hostileCard.locator('tr.sigrow').count()) === 2);
+        const order = await rows.evaluateAll((els) =>
+          els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('data-subject')),
+        );
+        // The calm agent (reachable) now outranks the hostile one (one probe of two failed).
+        expect(order).toEqual([CALM, HOSTILE]);
+        // Still the same document: no reload happened; the drill-down that was open is open again.
+        expect(await page.evaluate(() => (globalThis as unknown as Win).liveMarker)).toBe(42);
+        expect(
+          Number(
+            await page.evaluate(() => (globalThis as unknown as Win).document.documentElement.dataset.liveUpdates),
+          ),
+        ).toBeGreaterThan(0);
+        expect(await hostileCard.locator('details.signals').getAttribute('open')).not.toBeNull();
+        expect(await page.locator('#live-status').textContent()).toMatch(/^live/);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });
 
 async function until(ok: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

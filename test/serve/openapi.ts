@@ -7,7 +7,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 const BASE = 'https://github.com/hcs25/hcs25/schemas/';
-const read = (file: string) => JSON.parse(readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const read = (file: string) =>
+  JSON.parse(readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
 type Doc = {
   paths: Record<string, { get: { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> } }>;
@@ -49,6 +50,7 @@ export function openapiValidator(doc: object = OPENAPI) {
       validate = ajv.compile({ $ref: schemaAt });
       cache.set(schemaAt, validate);
     }
-    if (!validate(body)) throw new Error(`${path} ${status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
+    if (!validate(body))
+      throw new Error(`${path} ${status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
   };
 }

@@ -40,7 +40,10 @@ afterAll(async () => {
 
 const engines = [
   { name: 'pglite', open: async () => openStore('memory://', { stateDir }) },
-  { name: 'postgres', open: async () => openStore(await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }) },
+  {
+    name: 'postgres',
+    open: async () => openStore(await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }),
+  },
 ];
 
 describe.each(engines)('ServeStore on $name', ({ name, open }) => {
@@ -67,12 +70,19 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     const first = await store.applyBatch(topic, batch);
     expect(first).toMatchObject({ applied: true, signals: signals.length, duplicates: 0 });
     expect(first.revision).toBeGreaterThan(before);
-    expect(await store.cursor(topic)).toEqual({ sequence: messages.length, consensusTimestamp: messages.at(-1)!.consensusTimestamp });
+    expect(await store.cursor(topic)).toEqual({
+      sequence: messages.length,
+      consensusTimestamp: messages.at(-1)!.consensusTimestamp,
+    });
 
     // The same batch again (a crash after commit, before the indexer learnt of it): nothing changes.
     expect(await store.applyBatch(topic, batch)).toMatchObject({ applied: false, signals: 0 });
     const [status] = (await store.topics()).filter((t) => t.topic === topic);
-    expect(status).toMatchObject({ lastSequence: messages.length, source: 'rest', counts: { signals: signals.length, rejected: {} } });
+    expect(status).toMatchObject({
+      lastSequence: messages.length,
+      source: 'rest',
+      counts: { signals: signals.length, rejected: {} },
+    });
   });
 
   it('an overlapping batch stores only what is after the cursor; a re-published signal is a counted duplicate', async () => {
@@ -122,7 +132,15 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       Buffer.from('not json'),
       Buffer.from(JSON.stringify({ p: 'hcs-25', op: 'signal', v: 9 })),
       ...packed(signals.slice(0, 3), 'none'),
-      Buffer.from(buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json),
+      Buffer.from(
+        buildRevealMessageV2({
+          run: RUN,
+          key: RUN_KEY.toString('base64url'),
+          seed: 's',
+          generator: 'simple@1',
+          grader: 'first-token@1',
+        }).json,
+      ),
     ];
     const messages = [...toMessages(bodies), ...toMessages(packed(signals.slice(3, 4), 'none'), 5, '0.0.666')];
     await store.applyBatch(topic, batchOf(messages, [PAYER]));
@@ -160,7 +178,9 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
   it('pages every stored score with its freshness (what a score cache warms from)', async () => {
     const topic = '0.0.19';
     // The first signals, but one: the last of them whose subject has an earlier one comes later.
-    const k = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1].find((i) => signals.slice(0, i).some((o) => o.subject === signals[i]!.subject))!;
+    const k = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1].find((i) =>
+      signals.slice(0, i).some((o) => o.subject === signals[i]!.subject),
+    )!;
     const some = signals.slice(0, k);
     const newer = signals[k]!;
     await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
@@ -172,7 +192,8 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     do {
       const page = await store.storedScores({ limit: 3, ...(cursor !== undefined && { cursor }) });
       expect(page.items.length).toBeLessThanOrEqual(3);
-      for (const s of page.items) if (s.topic === topic) got.push({ subject: s.subject, fresh: s.fresh, total: s.score!.trustScores.total });
+      for (const s of page.items)
+        if (s.topic === topic) got.push({ subject: s.subject, fresh: s.fresh, total: s.score!.trustScores.total });
       cursor = page.next ?? undefined;
     } while (cursor);
     const subjects = [...new Set(some.map((s) => s.subject))].sort();
@@ -233,11 +254,20 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
 
   it('verifies a run against its reveal, and recomputes when a late signal arrives', async () => {
     const topic = '0.0.15';
-    const reveal = Buffer.from(buildRevealMessageV2({ run: RUN, key: RUN_KEY.toString('base64url'), seed: 's', generator: 'simple@1', grader: 'first-token@1' }).json);
+    const reveal = Buffer.from(
+      buildRevealMessageV2({
+        run: RUN,
+        key: RUN_KEY.toString('base64url'),
+        seed: 's',
+        generator: 'simple@1',
+        grader: 'first-token@1',
+      }).json,
+    );
     await store.applyBatch(topic, batchOf(toMessages([...packed(signals.slice(0, 6), 'none'), reveal])));
     const v = await store.runVerification(topic, RUN);
     expect(v).toMatchObject({ topic, run: RUN, revealed: true });
-    const total = v!.report.counts.verified + v!.report.counts.mismatch + v!.report.counts.unverifiable + v!.report.counts.ignored;
+    const total =
+      v!.report.counts.verified + v!.report.counts.mismatch + v!.report.counts.unverifiable + v!.report.counts.ignored;
     expect(total).toBe(6);
     expect((await store.runs({ topic })).items[0]!.verification).toEqual(v!.report.counts);
     // Stored: the same result until something changes.
@@ -280,12 +310,16 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     const subjects = [...new Set(some.map((s) => s.subject))];
     const applied = await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
     const byBatch = await store.changesSince(start, 100);
-    expect(new Set(byBatch!.map((c) => `${c.topic} ${c.subject}`))).toEqual(new Set(subjects.map((s) => `${topic} ${s}`)));
+    expect(new Set(byBatch!.map((c) => `${c.topic} ${c.subject}`))).toEqual(
+      new Set(subjects.map((s) => `${topic} ${s}`)),
+    );
     while ((await store.rescoreDirty({ now: NOW })).more);
     const scored = await store.revision();
     expect(scored).toBeGreaterThan(applied.revision);
     // After the batch's revision: only what the rescoring changed (the same subjects, now scored).
-    expect(new Set((await store.changesSince(applied.revision, 100))!.map((c) => c.subject))).toEqual(new Set(subjects));
+    expect(new Set((await store.changesSince(applied.revision, 100))!.map((c) => c.subject))).toEqual(
+      new Set(subjects),
+    );
     expect(await store.changesSince(scored, 100)).toEqual([]);
     // More than the limit: null (the caller drops every cached answer instead).
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
@@ -328,7 +362,11 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     await store.applyBatch(topic, batchOf(messages));
     while ((await store.rescoreDirty({ now: early })).more);
     const calls: number[] = [];
-    for (let n = await store.markStale({ now: later, limit: 3 }); n > 0; n = await store.markStale({ now: later, limit: 3 })) {
+    for (
+      let n = await store.markStale({ now: later, limit: 3 });
+      n > 0;
+      n = await store.markStale({ now: later, limit: 3 })
+    ) {
       calls.push(n);
       // The next round takes exactly what that call put back: the dirty row holds no more than a round.
       expect(await store.rescoreDirty({ now: later, limit: 3 })).toEqual({ subjects: n, more: false });
@@ -337,7 +375,12 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(calls.every((n) => n <= 3)).toBe(true);
     // Every subject ends rescored as `hcs25 scores` would at that time.
     for (const expected of computeScores(read, DEFAULT_SCORING_CONFIG, { now: later, topic }).subjects) {
-      expect(await store.subjectScore(expected.subject, { topic })).toEqual({ topic, subject: expected.subject, fresh: true, score: expected });
+      expect(await store.subjectScore(expected.subject, { topic })).toEqual({
+        topic,
+        subject: expected.subject,
+        fresh: true,
+        score: expected,
+      });
     }
   });
 
@@ -353,7 +396,9 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(await store.markStale({ now: early })).toBe(0);
     expect(await store.markStale({ now: later })).toBeGreaterThan(0);
     while ((await store.rescoreDirty({ now: later })).more);
-    const expected = computeScores(read, DEFAULT_SCORING_CONFIG, { now: later, topic }).subjects.find((x) => x.subject === subject)!;
+    const expected = computeScores(read, DEFAULT_SCORING_CONFIG, { now: later, topic }).subjects.find(
+      (x) => x.subject === subject,
+    )!;
     expect(Object.values(expected.components).some((c) => c.status === 'stale')).toBe(true);
     expect(await store.subjectScore(subject, { topic })).toEqual({ topic, subject, fresh: true, score: expected });
     // Each subject once: nothing is due again until a new signal makes a component ok again.
@@ -385,7 +430,11 @@ describe('PGlite, the sole writer: periodic questions cost no query while nothin
     };
     const store = createSqlStore({
       engine: 'pglite',
-      driver: { ...executor(db), transaction: (fn) => db.transaction((tx) => fn(executor(tx))), close: () => db.close() },
+      driver: {
+        ...executor(db),
+        transaction: (fn) => db.transaction((tx) => fn(executor(tx))),
+        close: () => db.close(),
+      },
       tryIndexerLock: async () => true,
       soleWriter: true,
     });
@@ -458,7 +507,11 @@ describe('PostgreSQL', () => {
 
   it('migrates once when instances start at once', async () => {
     const url = await pg.database('race');
-    const stores = await Promise.all([openStore(url, { stateDir }), openStore(url, { stateDir }), openStore(url, { stateDir })]);
+    const stores = await Promise.all([
+      openStore(url, { stateDir }),
+      openStore(url, { stateDir }),
+      openStore(url, { stateDir }),
+    ]);
     for (const s of stores) await s.close();
   });
 
@@ -469,7 +522,9 @@ describe('PostgreSQL', () => {
     await c.connect();
     const first = migrations()[0]!;
     expect(first.id).toBe('001_init');
-    await c.query('CREATE TABLE schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await c.query(
+      'CREATE TABLE schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     await c.query(first.sql);
     await c.query('INSERT INTO schema_migrations (id) VALUES ($1)', [first.id]);
     // What 001's indexer left: a stored signal whose subject was still waiting for its score.
@@ -480,7 +535,13 @@ describe('PostgreSQL', () => {
     await c.query(
       `INSERT INTO signals (tid, seq, idx, sh, rh, consensus, payer, dedupe, message)
        VALUES (1, 1, 0, $1, $2, $3, $4, gen_random_uuid(), $5::json)`,
-      [hash32(subject), hash32(signal!.message.run), signal!.consensusTimestamp, signal!.payerAccountId, JSON.stringify(signal!.message)],
+      [
+        hash32(subject),
+        hash32(signal!.message.run),
+        signal!.consensusTimestamp,
+        signal!.payerAccountId,
+        JSON.stringify(signal!.message),
+      ],
     );
     await c.query('INSERT INTO dirty_subjects (tid, subject, mark) VALUES (1, $1, 1)', [subject]);
     await c.end();
@@ -489,7 +550,12 @@ describe('PostgreSQL', () => {
     expect(await store.subjectScore(subject, { topic: '0.0.30' })).toMatchObject({ fresh: false, score: null });
     expect(await store.rescoreDirty({ now: NOW })).toEqual({ subjects: 1, more: false });
     const expected = computeScores([signal!], DEFAULT_SCORING_CONFIG, { now: NOW, topic: '0.0.30' }).subjects[0];
-    expect(await store.subjectScore(subject, { topic: '0.0.30' })).toEqual({ topic: '0.0.30', subject, fresh: true, score: expected });
+    expect(await store.subjectScore(subject, { topic: '0.0.30' })).toEqual({
+      topic: '0.0.30',
+      subject,
+      fresh: true,
+      score: expected,
+    });
     await store.close();
   });
 
@@ -541,7 +607,9 @@ async function collectTopicSignalsOf(messages: ReturnType<typeof toMessages>) {
 /** An hour after the newest observation of `read` (every component ok), and 4 days after it (past the 72 h window). */
 function scoringTimes(read: Parameters<typeof computeScores>[0]): { early: Date; later: Date } {
   const newest = Math.max(
-    ...computeScores(read, DEFAULT_SCORING_CONFIG, { now: NOW }).subjects.flatMap((x) => Object.values(x.components).map((c) => Date.parse(c.newestAt ?? ''))).filter(Number.isFinite),
+    ...computeScores(read, DEFAULT_SCORING_CONFIG, { now: NOW })
+      .subjects.flatMap((x) => Object.values(x.components).map((c) => Date.parse(c.newestAt ?? '')))
+      .filter(Number.isFinite),
   );
   return { early: new Date(newest + 3_600_000), later: new Date(newest + 4 * 86_400_000) };
 }

@@ -28,7 +28,12 @@ function fakeStore(): ServeStore {
     async subjectScore(subject: string): Promise<StoredScore | null> {
       if (subject === PENDING_SUBJECT) return { topic: TOPIC, subject, fresh: false, score: null };
       if (!KNOWN.includes(subject)) return null;
-      return { topic: TOPIC, subject, fresh: subject === KNOWN[0], score: { subject, trustScores: { total: KNOWN.indexOf(subject) + 50 } } } as unknown as StoredScore;
+      return {
+        topic: TOPIC,
+        subject,
+        fresh: subject === KNOWN[0],
+        score: { subject, trustScores: { total: KNOWN.indexOf(subject) + 50 } },
+      } as unknown as StoredScore;
     },
     storedScores: async () => ({ items: [], next: null }),
     close: async () => {},
@@ -43,7 +48,12 @@ interface Answer {
 }
 
 /** Sends `bytes` on one connection and reads `count` answers (Content-Length framed; 304 and HEAD have no body). */
-function exchange(url: string, bytes: string | string[], count: number, heads: boolean[] = []): Promise<{ answers: Answer[]; closed: boolean }> {
+function exchange(
+  url: string,
+  bytes: string | string[],
+  count: number,
+  heads: boolean[] = [],
+): Promise<{ answers: Answer[]; closed: boolean }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) });
@@ -66,8 +76,11 @@ function exchange(url: string, bytes: string | string[], count: number, heads: b
         if (end < 0) break;
         const lines = data.toString('latin1', 0, end).split('\r\n');
         const status = Number(lines[0]!.split(' ')[1]);
-        const headers = lines.slice(1).map((l): [string, string] => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
-        const length = status === 304 || heads[answers.length] ? 0 : Number(headers.find(([k]) => k === 'content-length')?.[1] ?? 0);
+        const headers = lines
+          .slice(1)
+          .map((l): [string, string] => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]);
+        const length =
+          status === 304 || heads[answers.length] ? 0 : Number(headers.find(([k]) => k === 'content-length')?.[1] ?? 0);
         if (data.length < end + 4 + length) break;
         answers.push({ status, headers, body: data.toString('utf8', end + 4, end + 4 + length) });
         data = data.subarray(end + 4 + length);
@@ -158,7 +171,9 @@ describe('score lookups on the wire', () => {
     for (const url of [server.url, uncached.url]) {
       const { answers } = await exchange(url, targets.map((s) => get(path(s))).join(''), targets.length);
       expect(answers.map((a) => a.status)).toEqual([200, 404, 200, 200]);
-      expect(answers.map((a) => (a.status === 200 ? (JSON.parse(a.body) as { subject: string }).subject : null))).toEqual([KNOWN[1], null, KNOWN[0], KNOWN[1]]);
+      expect(
+        answers.map((a) => (a.status === 200 ? (JSON.parse(a.body) as { subject: string }).subject : null)),
+      ).toEqual([KNOWN[1], null, KNOWN[0], KNOWN[1]]);
     }
     const split = [...get(path(KNOWN[0]!))];
     const { answers } = await exchange(server.url, split, 1);
@@ -166,7 +181,12 @@ describe('score lookups on the wire', () => {
   });
 
   it('answers lookups and other routes pipelined on one connection, in order', async () => {
-    const bytes = [get(path(KNOWN[0]!)), get('/healthz'), get(path(KNOWN[1]!)), get(`${path(KNOWN[0]!)}?topic=${TOPIC}`)].join('');
+    const bytes = [
+      get(path(KNOWN[0]!)),
+      get('/healthz'),
+      get(path(KNOWN[1]!)),
+      get(`${path(KNOWN[0]!)}?topic=${TOPIC}`),
+    ].join('');
     for (const url of [server.url, uncached.url]) {
       const { answers } = await exchange(url, bytes, 4);
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
@@ -191,7 +211,12 @@ describe('score lookups on the wire', () => {
   });
 
   it('closes after the answer when asked to (Connection: close), and answers HEAD without a body', async () => {
-    const head = await exchange(server.url, `HEAD ${path(KNOWN[0]!)} HTTP/1.1\r\nHost: test\r\n\r\n${get(path(KNOWN[1]!), 'Connection: close\r\n')}`, 2, [true]);
+    const head = await exchange(
+      server.url,
+      `HEAD ${path(KNOWN[0]!)} HTTP/1.1\r\nHost: test\r\n\r\n${get(path(KNOWN[1]!), 'Connection: close\r\n')}`,
+      2,
+      [true],
+    );
     expect(head.answers.map((a) => a.status)).toEqual([200, 200]);
     expect(head.answers[0]!.body).toBe('');
     expect(head.answers[1]!.headers).toContainEqual(['connection', 'close']);

@@ -11,7 +11,10 @@ export const SKIP_REASON = `skipped: no browser at ${CHROMIUM} (install it with:
 
 export async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 }
 
 /** What the page did that it must not: filled in as it happens; a test expects it to stay empty. */

@@ -29,7 +29,10 @@ export function useEmulatorEnv(node: LocalNode, stateDir: string): () => void {
 }
 
 /** Runs `hcs25 <args>` with the given command modules registered; returns what it printed and its exit code. */
-export async function runCli(commands: ((program: Command) => void)[], args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+export async function runCli(
+  commands: ((program: Command) => void)[],
+  args: string[],
+): Promise<{ stdout: string; stderr: string; code: number }> {
   const root = buildProgram(commands);
   let stdout = '';
   let stderr = '';

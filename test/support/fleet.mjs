@@ -27,9 +27,38 @@ export async function syntheticResults(agents, t0 = Date.parse('2026-11-21T10:00
     const letter = 'ABCD'[rand(i, 4) % 4];
     const reachable = rand(i, 5) % 10 !== 0;
     results.push(
-      { kind: 'availability', agent, reachable, latencyMs: 40 + (rand(i, 6) % 900), httpStatus: reachable ? 200 : 503, ...(reachable ? {} : { reason: 'server error' }), transport: protocol, fetchedAt: at(0) },
-      { ...common, kind: 'math', questionId: `math:add:${a}+${b}`, outcome: correct ? 'correct' : 'wrong', score: correct ? 100 : 0, answer, latencyMs: 300 + (rand(i, 7) % 4000), response: answer, fetchedAt: at(1000 + (rand(i, 8) % 3000)) },
-      { ...common, kind: 'science', questionId: `sci:physics:q${rand(i, 9) % 200}`, outcome: 'correct', score: 100, answer: letter, latencyMs: 300 + (rand(i, 10) % 4000), response: letter, fetchedAt: at(2000 + (rand(i, 11) % 3000)) },
+      {
+        kind: 'availability',
+        agent,
+        reachable,
+        latencyMs: 40 + (rand(i, 6) % 900),
+        httpStatus: reachable ? 200 : 503,
+        ...(reachable ? {} : { reason: 'server error' }),
+        transport: protocol,
+        fetchedAt: at(0),
+      },
+      {
+        ...common,
+        kind: 'math',
+        questionId: `math:add:${a}+${b}`,
+        outcome: correct ? 'correct' : 'wrong',
+        score: correct ? 100 : 0,
+        answer,
+        latencyMs: 300 + (rand(i, 7) % 4000),
+        response: answer,
+        fetchedAt: at(1000 + (rand(i, 8) % 3000)),
+      },
+      {
+        ...common,
+        kind: 'science',
+        questionId: `sci:physics:q${rand(i, 9) % 200}`,
+        outcome: 'correct',
+        score: 100,
+        answer: letter,
+        latencyMs: 300 + (rand(i, 10) % 4000),
+        response: letter,
+        fetchedAt: at(2000 + (rand(i, 11) % 3000)),
+      },
     );
   }
   return results;

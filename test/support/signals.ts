@@ -47,7 +47,8 @@ function wrap(message: SignalMessage | SignalMessageV2, c: Common): ReadSignal {
     consensusAt: consensusIso(ts),
     payerAccountId: c.payer ?? '0.0.1001',
     index: c.index ?? 0,
-    message: message.v === 2 ? (signalMessageV2Schema.parse(message) as SignalMessageV2) : signalMessageSchema.parse(message),
+    message:
+      message.v === 2 ? (signalMessageV2Schema.parse(message) as SignalMessageV2) : signalMessageSchema.parse(message),
   };
 }
 
@@ -63,14 +64,23 @@ function envelope(subject: string, c: Common) {
   } as const;
 }
 
-export function probe(subject: string, c: Common & { reachable?: boolean; latencyMs?: number; status?: 'ok' | 'timeout' | 'error' | 'missing' }): ReadSignal {
+export function probe(
+  subject: string,
+  c: Common & { reachable?: boolean; latencyMs?: number; status?: 'ok' | 'timeout' | 'error' | 'missing' },
+): ReadSignal {
   const reachable = c.reachable ?? true;
   return wrap(
     {
       ...envelope(subject, c),
       signal: SIGNAL_IDS.availability,
       status: c.status ?? (reachable ? 'ok' : 'timeout'),
-      data: { reachable, latencyMs: c.latencyMs ?? 100, transport: 'a2a', score: reachable ? 100 : 0, ...(reachable ? { httpStatus: 200 } : { reason: 'timeout' }) },
+      data: {
+        reachable,
+        latencyMs: c.latencyMs ?? 100,
+        transport: 'a2a',
+        score: reachable ? 100 : 0,
+        ...(reachable ? { httpStatus: 200 } : { reason: 'timeout' }),
+      },
     },
     c,
   );
@@ -87,7 +97,12 @@ const STATUS: Record<Outcome, 'ok' | 'timeout' | 'error' | 'missing'> = {
   skipped: 'missing',
 };
 
-export function evalSignal(subject: string, kind: 'math' | 'science', outcome: Outcome, c: Common & { latencyMs?: number }): ReadSignal {
+export function evalSignal(
+  subject: string,
+  kind: 'math' | 'science',
+  outcome: Outcome,
+  c: Common & { latencyMs?: number },
+): ReadSignal {
   return wrap(
     {
       ...envelope(subject, c),
@@ -123,13 +138,23 @@ export function vectorConfig(vector: 1 | 2) {
     freshnessSeconds: 86_400,
     window: { kind: 'latest', count: 10 },
     adapters: [
-      { adapterId: 'availability', contributionMode: 'scoped', weight: 1, components: [{ key: 'availability.uptime', signal: 'availability.probe', method: 'reachable-share' }] },
+      {
+        adapterId: 'availability',
+        contributionMode: 'scoped',
+        weight: 1,
+        components: [{ key: 'availability.uptime', signal: 'availability.probe', method: 'reachable-share' }],
+      },
       {
         adapterId: 'simple-evals',
         contributionMode: 'scoped',
         weight: 2,
         components: [
-          { key: 'simple-evals.math', signal: 'simple-evals.math', method: 'mean-score', window: { kind: 'latest', count: 1 } },
+          {
+            key: 'simple-evals.math',
+            signal: 'simple-evals.math',
+            method: 'mean-score',
+            window: { kind: 'latest', count: 1 },
+          },
           { key: 'simple-evals.science', signal: 'simple-evals.science', method: 'mean-score' },
         ],
       },
@@ -137,7 +162,14 @@ export function vectorConfig(vector: 1 | 2) {
         adapterId: 'reputation',
         contributionMode: vector === 1 ? 'scoped' : 'conditional',
         weight: 1,
-        components: [{ key: 'reputation.stars', signal: vector === 1 ? 'simple-evals.math' : 'reputation.stars', method: 'mean-score', window: { kind: 'latest', count: 5 } }],
+        components: [
+          {
+            key: 'reputation.stars',
+            signal: vector === 1 ? 'simple-evals.math' : 'reputation.stars',
+            method: 'mean-score',
+            window: { kind: 'latest', count: 5 },
+          },
+        ],
       },
     ],
   } as const;
@@ -147,9 +179,11 @@ export function vectorConfig(vector: 1 | 2) {
 export function vectorSignals(subject: string, firstSeq = 1, start = T0): ReadSignal[] {
   const out: ReadSignal[] = [];
   let seq = firstSeq;
-  for (let i = 0; i < 10; i++) out.push(probe(subject, { seq: seq++, at: start + i * 60_000, run: i, reachable: i !== 3 }));
+  for (let i = 0; i < 10; i++)
+    out.push(probe(subject, { seq: seq++, at: start + i * 60_000, run: i, reachable: i !== 3 }));
   const math: Outcome[] = ['wrong', 'correct', 'wrong', 'wrong', 'correct'];
-  for (const [i, o] of math.entries()) out.push(evalSignal(subject, 'math', o, { seq: seq++, at: start + (20 + i) * 60_000, run: i }));
+  for (const [i, o] of math.entries())
+    out.push(evalSignal(subject, 'math', o, { seq: seq++, at: start + (20 + i) * 60_000, run: i }));
   out.push(evalSignal(subject, 'science', 'skipped', { seq: seq++, at: start + 30 * 60_000, run: 0 }));
   return out;
 }
@@ -166,11 +200,17 @@ export function signalV2(
   if (kind === 'probe') {
     const reachable = outcome === 'reachable';
     return wrap(
-      { ...base, signal: SIGNAL_IDS_V2.availability, status: 'ok', data: { reachable, score: reachable ? 100 : 0, latencyMs: c.latencyMs ?? 100, transport: 'a2a', ...reason } },
+      {
+        ...base,
+        signal: SIGNAL_IDS_V2.availability,
+        status: 'ok',
+        data: { reachable, score: reachable ? 100 : 0, latencyMs: c.latencyMs ?? 100, transport: 'a2a', ...reason },
+      },
       c,
     );
   }
-  const status = outcome === 'timeout' ? 'timeout' : outcome === 'error' ? 'error' : outcome === 'skipped' ? 'missing' : 'ok';
+  const status =
+    outcome === 'timeout' ? 'timeout' : outcome === 'error' ? 'error' : outcome === 'skipped' ? 'missing' : 'ok';
   return wrap(
     {
       ...base,

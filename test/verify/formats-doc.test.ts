@@ -16,7 +16,8 @@ import { verifySignals, type VerifiableReveal, type VerifiableSignal } from '../
 const page = readFileSync(new URL('../../docs/formats.md', import.meta.url), 'utf8');
 const section = page.slice(page.indexOf('## Version 2'), page.indexOf('## Reading rules'));
 const v1Section = page.slice(page.indexOf('## Version 1'), page.indexOf('## Other schemas'));
-const jsonBlocks = (text: string) => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.stringify(JSON.parse(m[1]!)));
+const jsonBlocks = (text: string) =>
+  [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.stringify(JSON.parse(m[1]!)));
 const blocks = jsonBlocks(section);
 const v1Blocks = jsonBlocks(v1Section);
 const denseBlock = /\*\*Dense pack\*\*[\s\S]*?```text\n([\s\S]*?)```/.exec(section)?.[1]?.trim() ?? '';
@@ -38,7 +39,12 @@ describe('docs/formats.md examples', () => {
   });
 
   it('the signals verify against the reveal shown (bundled bank), and the score record recomputes', () => {
-    const [single, pack, score, reveal] = blocks.map(items) as [MessageItem[], MessageItem[], MessageItem[], MessageItem[]];
+    const [single, pack, score, reveal] = blocks.map(items) as [
+      MessageItem[],
+      MessageItem[],
+      MessageItem[],
+      MessageItem[],
+    ];
     const signals = [...single, ...pack].map((i) => (i as { message: VerifiableSignal }).message);
     const report = verifySignals({
       signals,
@@ -51,7 +57,10 @@ describe('docs/formats.md examples', () => {
     expect(report.signals.every((s) => s.responseChecked)).toBe(true);
 
     const record = (score[0] as { message: unknown }).message as ScoreRecordLike;
-    const check = checkPublishedScore(record, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: DEFAULT_SCORING_CONFIG.trustScoreConfigVersion });
+    const check = checkPublishedScore(record, {
+      configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG),
+      configVersion: DEFAULT_SCORING_CONFIG.trustScoreConfigVersion,
+    });
     expect(check).toMatchObject({ status: 'verified', expected: 75, actual: 75 });
   });
 
@@ -71,7 +80,9 @@ describe('docs/formats.md examples', () => {
     const message = (i: MessageItem) => (i as { message: { subject: string } }).message;
     const subjectPack = items(blocks[1]!).map(message);
     expect(read.items.slice(0, 3).map(message)).toEqual(subjectPack);
-    expect(read.items.slice(3).map(message)).toEqual(subjectPack.map((m) => ({ ...m, subject: expect.stringContaining('nativeId=quiz.example.org') })));
+    expect(read.items.slice(3).map(message)).toEqual(
+      subjectPack.map((m) => ({ ...m, subject: expect.stringContaining('nativeId=quiz.example.org') })),
+    );
   });
 
   it('shows a v1 signal, score record and reveal that the strict v1 parser accepts', () => {

@@ -44,13 +44,28 @@ function referenceRecord(vector: 1 | 2): unknown {
     v: 2,
     subject: SUBJECT,
     trustScore: total,
-    trustScores: { total, 'availability.uptime': 90, 'simple-evals.math': 100, 'simple-evals.science': 0, ...(vector === 1 ? { 'reputation.stars': 40 } : {}) },
+    trustScores: {
+      total,
+      'availability.uptime': 90,
+      'simple-evals.math': 100,
+      'simple-evals.science': 0,
+      ...(vector === 1 ? { 'reputation.stars': 40 } : {}),
+    },
     trustScoreConfigVersion: 1,
     trustScoreUpdatedAt: '2026-11-21T10:05:00Z',
     trustConfidence: 0.75,
     breakdown: {
       adapters: [
-        { adapterId: 'availability', contributionMode: 'scoped', applicable: true, inDenominator: true, weight: 1, components: [{ key: 'availability.uptime', value: 90, status: 'ok', weight: 1 }], unavailable: [], total: 90 },
+        {
+          adapterId: 'availability',
+          contributionMode: 'scoped',
+          applicable: true,
+          inDenominator: true,
+          weight: 1,
+          components: [{ key: 'availability.uptime', value: 90, status: 'ok', weight: 1 }],
+          unavailable: [],
+          total: 90,
+        },
         {
           adapterId: 'simple-evals',
           contributionMode: 'scoped',
@@ -65,9 +80,35 @@ function referenceRecord(vector: 1 | 2): unknown {
           total: 50,
         },
         vector === 1
-          ? { adapterId: 'reputation', contributionMode: 'scoped', applicable: true, inDenominator: true, weight: 1, components: [{ key: 'reputation.stars', value: 40, status: 'ok' }], unavailable: [], total: 40 }
-          : { adapterId: 'reputation', contributionMode: 'conditional', applicable: true, inDenominator: false, weight: 1, components: [], unavailable: ['reputation.stars'], total: 0 },
-        { adapterId: 'x402', contributionMode: 'scoped', applicable: false, inDenominator: false, weight: 1, components: [], total: 0 },
+          ? {
+              adapterId: 'reputation',
+              contributionMode: 'scoped',
+              applicable: true,
+              inDenominator: true,
+              weight: 1,
+              components: [{ key: 'reputation.stars', value: 40, status: 'ok' }],
+              unavailable: [],
+              total: 40,
+            }
+          : {
+              adapterId: 'reputation',
+              contributionMode: 'conditional',
+              applicable: true,
+              inDenominator: false,
+              weight: 1,
+              components: [],
+              unavailable: ['reputation.stars'],
+              total: 0,
+            },
+        {
+          adapterId: 'x402',
+          contributionMode: 'scoped',
+          applicable: false,
+          inDenominator: false,
+          weight: 1,
+          components: [],
+          total: 0,
+        },
       ],
     },
     extraFieldFromTheFuture: { kept: true },
@@ -81,10 +122,21 @@ describe('score records v2 — HCS-25 test vectors', () => {
   ] as const)('vector %i: our explanation recomputes to %d and builds a record that checks', (vector, total) => {
     const explanation = vectorExplanation(vector);
     expect(recomputeScore({ staleMultiplier: 1, adapters: explanation.adapters }).total).toBe(total);
-    const built = buildScoreMessageV2({ subject: SUBJECT, total, trustScoreConfigVersion: 1, trustScoreUpdatedAt: UPDATED, explanation });
+    const built = buildScoreMessageV2({
+      subject: SUBJECT,
+      total,
+      trustScoreConfigVersion: 1,
+      trustScoreUpdatedAt: UPDATED,
+      explanation,
+    });
     expect(built.message.trustScore).toBe(total);
     expect(built.message.trustScores['simple-evals.math']).toBe(100);
-    expect(checkPublishedScore(scoreMessageV2Schema.parse(JSON.parse(built.json)))).toMatchObject({ ok: true, status: 'verified', expected: total, actual: total });
+    expect(checkPublishedScore(scoreMessageV2Schema.parse(JSON.parse(built.json)))).toMatchObject({
+      ok: true,
+      status: 'verified',
+      expected: total,
+      actual: total,
+    });
   });
 
   it.each([
@@ -100,12 +152,17 @@ describe('score records v2 — HCS-25 test vectors', () => {
   });
 
   it('the scorer computes the vectors from signals, and its published records recompute to the same totals', () => {
-    for (const [vector, total] of [[1, 57.5], [2, 63.33]] as const) {
+    for (const [vector, total] of [
+      [1, 57.5],
+      [2, 63.33],
+    ] as const) {
       const config = parseScoringConfig(vectorConfig(vector));
       const s = computeScores(vectorSignals(SUBJECT), config, { now: new Date(T0 + HOUR) }).subjects[0]!;
       expect(s.trustScores.total).toBe(total);
       const record = scoreMessageV2Schema.parse(JSON.parse(scoreMessageFor(s).json));
-      expect(checkPublishedScore(record, { configDigest: scoringConfigDigest(config), configVersion: 1 })).toMatchObject({ ok: true, expected: total });
+      expect(
+        checkPublishedScore(record, { configDigest: scoringConfigDigest(config), configVersion: 1 }),
+      ).toMatchObject({ ok: true, expected: total });
     }
   });
 });
@@ -114,25 +171,61 @@ describe('score records v2 — rounding where the order matters', () => {
   const explanation = (t: number): ScoreExplanation => ({
     configDigest: DIGEST,
     adapters: [
-      { id: 'a', mode: 'scoped', w: 1, in: true, t, c: [{ k: 'a.x', v: 100, s: 'ok' }, { k: 'a.y', v: 100, s: 'ok' }, { k: 'a.z', v: 0, s: 'ok' }] },
+      {
+        id: 'a',
+        mode: 'scoped',
+        w: 1,
+        in: true,
+        t,
+        c: [
+          { k: 'a.x', v: 100, s: 'ok' },
+          { k: 'a.y', v: 100, s: 'ok' },
+          { k: 'a.z', v: 0, s: 'ok' },
+        ],
+      },
       { id: 'b', mode: 'scoped', w: 1, in: true, t: 50, c: [{ k: 'b.x', v: 50, s: 'ok' }] },
     ],
   });
 
   it('the composite is taken over adapter totals rounded to 2 decimals: 58.34, not 58.33', () => {
     expect(recomputeScore({ staleMultiplier: 1, adapters: explanation(66.67).adapters }).total).toBe(58.34);
-    const record = buildScoreMessageV2({ subject: SUBJECT, total: 58.33, trustScoreConfigVersion: 1, trustScoreUpdatedAt: UPDATED, explanation: explanation(66.67) }).message;
-    expect(checkPublishedScore(record)).toMatchObject({ ok: false, status: 'mismatch', field: 'trustScores.total', expected: 58.34, actual: 58.33 });
+    const record = buildScoreMessageV2({
+      subject: SUBJECT,
+      total: 58.33,
+      trustScoreConfigVersion: 1,
+      trustScoreUpdatedAt: UPDATED,
+      explanation: explanation(66.67),
+    }).message;
+    expect(checkPublishedScore(record)).toMatchObject({
+      ok: false,
+      status: 'mismatch',
+      field: 'trustScores.total',
+      expected: 58.34,
+      actual: 58.33,
+    });
   });
 
   it('a stale component is multiplied by m_stale after rounding, and rounded again', () => {
-    const e: ScoreExplanation = { configDigest: DIGEST, staleMultiplier: 0.5, adapters: [{ id: 'a', mode: 'scoped', w: 1, in: true, t: 0.02, c: [{ k: 'a.x', v: 0.03, s: 'stale' }] }] };
-    expect(recomputeScore(explanationOf({ trustScores: { total: 0 }, trustScoreConfigVersion: 1, explanation: e })!).total).toBe(0.02);
+    const e: ScoreExplanation = {
+      configDigest: DIGEST,
+      staleMultiplier: 0.5,
+      adapters: [{ id: 'a', mode: 'scoped', w: 1, in: true, t: 0.02, c: [{ k: 'a.x', v: 0.03, s: 'stale' }] }],
+    };
+    expect(
+      recomputeScore(explanationOf({ trustScores: { total: 0 }, trustScoreConfigVersion: 1, explanation: e })!).total,
+    ).toBe(0.02);
   });
 });
 
 describe('checkPublishedScore — drift', () => {
-  const good = () => buildScoreMessageV2({ subject: SUBJECT, total: 57.5, trustScoreConfigVersion: 1, trustScoreUpdatedAt: UPDATED, explanation: vectorExplanation(1) }).message;
+  const good = () =>
+    buildScoreMessageV2({
+      subject: SUBJECT,
+      total: 57.5,
+      trustScoreConfigVersion: 1,
+      trustScoreUpdatedAt: UPDATED,
+      explanation: vectorExplanation(1),
+    }).message;
 
   it('names the field: total, trustScore, a component value, an adapter total, denominator membership', () => {
     const total = { ...good(), trustScore: 80, trustScores: { ...good().trustScores, total: 80 } };
@@ -140,20 +233,36 @@ describe('checkPublishedScore — drift', () => {
     const mirrored = scoreMessageV2Schema.parse({ ...good(), trustScore: 80 });
     expect(checkPublishedScore(mirrored)).toMatchObject({ field: 'trustScore', expected: 57.5, actual: 80 });
     const component = { ...good(), trustScores: { ...good().trustScores, 'reputation.stars': 90 } };
-    expect(checkPublishedScore(component)).toMatchObject({ field: 'trustScores.reputation.stars', expected: 40, actual: 90 });
+    expect(checkPublishedScore(component)).toMatchObject({
+      field: 'trustScores.reputation.stars',
+      expected: 40,
+      actual: 90,
+    });
     const e = vectorExplanation(1);
     e.adapters[1] = { ...e.adapters[1]!, t: 70 };
-    expect(checkPublishedScore({ ...good(), explanation: e })).toMatchObject({ field: 'explanation.adapters[1].t', expected: 50, actual: 70 });
+    expect(checkPublishedScore({ ...good(), explanation: e })).toMatchObject({
+      field: 'explanation.adapters[1].t',
+      expected: 50,
+      actual: 70,
+    });
     const out = vectorExplanation(1);
     out.adapters[2] = { ...out.adapters[2]!, in: false };
-    expect(checkPublishedScore({ ...good(), explanation: out })).toMatchObject({ field: 'explanation.adapters[2].in', expected: true, actual: false });
+    expect(checkPublishedScore({ ...good(), explanation: out })).toMatchObject({
+      field: 'explanation.adapters[2].in',
+      expected: true,
+      actual: false,
+    });
   });
 
   it('checks the config digest and version when the caller knows them', () => {
     const other = scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 1 }));
     expect(other).not.toBe(DIGEST);
     expect(checkPublishedScore(good(), { configDigest: other })).toMatchObject({ field: 'explanation.configDigest' });
-    expect(checkPublishedScore(good(), { configVersion: 2 })).toMatchObject({ field: 'trustScoreConfigVersion', expected: 2, actual: 1 });
+    expect(checkPublishedScore(good(), { configVersion: 2 })).toMatchObject({
+      field: 'trustScoreConfigVersion',
+      expected: 2,
+      actual: 1,
+    });
   });
 
   it('a record without an explanation (v1) is unverifiable, not a mismatch', () => {
@@ -164,7 +273,8 @@ describe('checkPublishedScore — drift', () => {
 
 describe('score records v2 — from the scorer', () => {
   // The reference implementation's example UAID: a long one, to measure the size.
-  const LONG = 'uaid:aid:2ayFqipw6krtLto6minZALXx9qyKUrr17pEPCqtMyHHCZFzMRvSCKhr3dEVcRaM23i;uid=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q;registry=agentverse;proto=a2a;nativeId=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q';
+  const LONG =
+    'uaid:aid:2ayFqipw6krtLto6minZALXx9qyKUrr17pEPCqtMyHHCZFzMRvSCKhr3dEVcRaM23i;uid=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q;registry=agentverse;proto=a2a;nativeId=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q';
 
   function scored(subject: string, at = T0) {
     const signals = [
@@ -183,8 +293,16 @@ describe('score records v2 — from the scorer', () => {
     const s = scored(LONG);
     const built = scoreMessageFor(s);
     expect(built.bytes).toBeLessThanOrEqual(1024);
-    expect(built.message.trustScores).toEqual({ total: 50, 'availability.uptime': 66.67, 'simple-math.score': 33.33, 'simple-science.score': 33.33 });
-    expect(checkPublishedScore(scoreMessageV2Schema.parse(JSON.parse(built.json)))).toMatchObject({ ok: true, expected: 50 });
+    expect(built.message.trustScores).toEqual({
+      total: 50,
+      'availability.uptime': 66.67,
+      'simple-math.score': 33.33,
+      'simple-science.score': 33.33,
+    });
+    expect(checkPublishedScore(scoreMessageV2Schema.parse(JSON.parse(built.json)))).toMatchObject({
+      ok: true,
+      expected: 50,
+    });
   });
 
   it('a subject id too long for the explanation is published without it, and checks as unverifiable', () => {
@@ -209,25 +327,69 @@ describe('score records v2 — from the scorer', () => {
 
   it('non-applicable adapters are left out; omitted and synthesized components are explained', () => {
     const mcp = uaid('files.mcp.dev', 'mcp');
-    const s = computeScores([probe(mcp, { seq: 1, at: T0 })], DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) }).subjects[0]!;
+    const s = computeScores([probe(mcp, { seq: 1, at: T0 })], DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) })
+      .subjects[0]!;
     expect(explanationFor(s).adapters.map((a) => a.id)).toEqual(['availability']);
 
     const config = parseScoringConfig({
       ...DEFAULT_SCORING_CONFIG,
       adapters: [
         DEFAULT_SCORING_CONFIG.adapters[0]!,
-        { adapterId: 'info', contributionMode: 'scoped', weight: 0, components: [{ key: 'info.math', signal: 'simple-evals.math', method: 'mean-score' }] },
-        { adapterId: 'evals', contributionMode: 'scoped', weight: 1, components: [{ key: 'evals.science', signal: 'simple-evals.science', method: 'mean-score', nonScorableWhenUnavailable: true }] },
-        { adapterId: 'extra', contributionMode: 'conditional', weight: 1, components: [{ key: 'extra.x', signal: 'extra.signal', method: 'mean-score' }] },
+        {
+          adapterId: 'info',
+          contributionMode: 'scoped',
+          weight: 0,
+          components: [{ key: 'info.math', signal: 'simple-evals.math', method: 'mean-score' }],
+        },
+        {
+          adapterId: 'evals',
+          contributionMode: 'scoped',
+          weight: 1,
+          components: [
+            {
+              key: 'evals.science',
+              signal: 'simple-evals.science',
+              method: 'mean-score',
+              nonScorableWhenUnavailable: true,
+            },
+          ],
+        },
+        {
+          adapterId: 'extra',
+          contributionMode: 'conditional',
+          weight: 1,
+          components: [{ key: 'extra.x', signal: 'extra.signal', method: 'mean-score' }],
+        },
       ],
     });
-    const signals = [probe(SUBJECT, { seq: 1, at: T0 }), evalSignal(SUBJECT, 'math', 'correct', { seq: 2, at: T0 }), evalSignal(SUBJECT, 'science', 'timeout', { seq: 3, at: T0 })];
+    const signals = [
+      probe(SUBJECT, { seq: 1, at: T0 }),
+      evalSignal(SUBJECT, 'math', 'correct', { seq: 2, at: T0 }),
+      evalSignal(SUBJECT, 'science', 'timeout', { seq: 3, at: T0 }),
+    ];
     const t = computeScores(signals, config, { now: new Date(T0 + HOUR) }).subjects[0]!;
     const record = scoreMessageFor(t).message;
     expect(record.explanation!.adapters).toEqual([
-      { id: 'availability', mode: 'universal', w: 1, in: true, t: 100, c: [{ k: 'availability.uptime', v: 100, s: 'ok' }] },
+      {
+        id: 'availability',
+        mode: 'universal',
+        w: 1,
+        in: true,
+        t: 100,
+        c: [{ k: 'availability.uptime', v: 100, s: 'ok' }],
+      },
       { id: 'info', mode: 'scoped', w: 0, in: false, t: 100, c: [{ k: 'info.math', v: 100, s: 'ok' }] },
-      { id: 'evals', mode: 'scoped', w: 1, in: true, t: 0, c: [{ k: 'evals.science', v: null, s: 'timeout' }, { k: 'evals.score', v: 0, s: 'missing' }] },
+      {
+        id: 'evals',
+        mode: 'scoped',
+        w: 1,
+        in: true,
+        t: 0,
+        c: [
+          { k: 'evals.science', v: null, s: 'timeout' },
+          { k: 'evals.score', v: 0, s: 'missing' },
+        ],
+      },
       { id: 'extra', mode: 'conditional', w: 1, in: false, t: 0, c: [] },
     ]);
     expect(record.trustScores).toEqual({ total: 50, 'availability.uptime': 100, 'info.math': 100, 'evals.score': 0 });
@@ -239,6 +401,8 @@ describe('score records v2 — from the scorer', () => {
     expect(Object.keys(reversed)[1]).toBe('adapters');
     const reordered = parseScoringConfig(JSON.parse(JSON.stringify(reversed)));
     expect(scoringConfigDigest(reordered)).toBe(DIGEST);
-    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }))).not.toBe(DIGEST);
+    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }))).not.toBe(
+      DIGEST,
+    );
   });
 });

@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_SCIENCE_BANK_ID, PRIVATE_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../../src/evaluate/generator.js';
+import {
+  BUILTIN_SCIENCE_BANK_ID,
+  PRIVATE_SCIENCE_BANK_ID,
+  QUESTION_GENERATOR,
+  scienceBankDigest,
+} from '../../src/evaluate/generator.js';
 import { gradeQuestion } from '../../src/evaluate/graders.js';
 import { questionFor, runEvals } from '../../src/evaluate/runner.js';
 import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
@@ -63,13 +68,20 @@ function honestRun(bank: readonly ScienceBankEntry[] = BANK, seed = SEED): Publi
         grader: GRADER,
         fetchedAt: '2026-11-21T10:00:00.000Z',
       };
-      out.push({ message: buildSignalMessage(result, { run: RUN, runKey: KEY }).message as EvalSignalMessage, response });
+      out.push({
+        message: buildSignalMessage(result, { run: RUN, runKey: KEY }).message as EvalSignalMessage,
+        response,
+      });
     }
   }
   return out;
 }
 
-function reveal(extra: Partial<RevealMessageV2> = {}, bank: readonly ScienceBankEntry[] = BANK, bankId = BUILTIN_SCIENCE_BANK_ID): RevealMessageV2 {
+function reveal(
+  extra: Partial<RevealMessageV2> = {},
+  bank: readonly ScienceBankEntry[] = BANK,
+  bankId = BUILTIN_SCIENCE_BANK_ID,
+): RevealMessageV2 {
   return buildRevealMessageV2({
     run: RUN,
     key: KEY.toString('base64url'),
@@ -96,7 +108,11 @@ describe('verifySignals — an honest run', () => {
   it('checks v1 response hashes where responses are supplied, and re-grades them', () => {
     const run = honestRun();
     const responses = new Map(run.map((p) => [`${p.message.signal}|${p.message.subject}`, p.response]));
-    const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: (s) => responses.get(`${s.signal}|${s.subject}`) });
+    const report = verifySignals({
+      signals: signals(run),
+      reveals: [reveal()],
+      responseOf: (s) => responses.get(`${s.signal}|${s.subject}`),
+    });
     expect(report.counts.verified).toBe(12);
     expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
   });
@@ -140,7 +156,10 @@ describe('verifySignals — an honest run', () => {
       seed: SEED,
       grader: GRADER,
       allowPrivateEndpoints: false,
-      transportFactory: () => fakeTransport(log, () => ok('x'), { probe: () => ({ reachable: false, latencyMs: 1, reason: 'connection refused' }) }),
+      transportFactory: () =>
+        fakeTransport(log, () => ok('x'), {
+          probe: () => ({ reachable: false, latencyMs: 1, reason: 'connection refused' }),
+        }),
     })) {
       results.push(r);
     }
@@ -149,7 +168,9 @@ describe('verifySignals — an honest run', () => {
     expect(evals.every((r) => r.outcome === 'skipped' && r.reason?.startsWith('probe-unreachable'))).toBe(true);
     const v1 = evals.map((r) => buildSignalMessage(r, { run: RUN, runKey: KEY }).message as EvalSignalMessage);
     const v2 = evals.map((r) => buildSignalV2(r, { run: RUN, runKey: KEY }).message as unknown as VerifiableSignal);
-    expect(v2.every((s) => s.status === 'missing' && (s.data as { reason?: string }).reason === 'probe-unreachable')).toBe(true);
+    expect(
+      v2.every((s) => s.status === 'missing' && (s.data as { reason?: string }).reason === 'probe-unreachable'),
+    ).toBe(true);
     for (const signals of [v1, v2]) {
       const report = verifySignals({ signals, reveals: [reveal()] });
       expect(report.counts).toEqual({ verified: 12, mismatch: 0, unverifiable: 0, ignored: 0 });
@@ -158,7 +179,12 @@ describe('verifySignals — an honest run', () => {
 
   it('ignores signals that carry no question (availability) and counts them', () => {
     const probe = { subject: agents[0]!.subject, signal: 'availability.probe', run: RUN, status: 'ok' };
-    expect(verifySignals({ signals: [probe], reveals: [reveal()] }).counts).toEqual({ verified: 0, mismatch: 0, unverifiable: 0, ignored: 1 });
+    expect(verifySignals({ signals: [probe], reveals: [reveal()] }).counts).toEqual({
+      verified: 0,
+      mismatch: 0,
+      unverifiable: 0,
+      ignored: 1,
+    });
   });
 });
 
@@ -186,7 +212,10 @@ describe('verifySignals — tampering', () => {
   });
 
   it('a changed question hash is a mismatch on questionHash', () => {
-    expect(tampered(1, { questionHash: 'hs256:AAAAAAAAAAAAAAAAAAAAAA' })).toMatchObject({ verdict: 'mismatch', field: 'questionHash' });
+    expect(tampered(1, { questionHash: 'hs256:AAAAAAAAAAAAAAAAAAAAAA' })).toMatchObject({
+      verdict: 'mismatch',
+      field: 'questionHash',
+    });
   });
 
   it('a score that does not follow the outcome is a mismatch on score', () => {
@@ -199,20 +228,29 @@ describe('verifySignals — tampering', () => {
     expect(tampered(index, { answer: '7' })).toMatchObject({ field: 'answer' });
   });
 
-  it('a grader other than the run\'s is a mismatch on grader', () => {
+  it("a grader other than the run's is a mismatch on grader", () => {
     expect(tampered(0, { grader: 'last-answer@1' })).toMatchObject({ field: 'grader' });
   });
 
   it('a response that does not hash to the published hash is a mismatch on responseHash', () => {
     const run = honestRun();
-    const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: (s) => (s.subject === agents[0]!.subject ? 'something else' : null) });
-    expect(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field)).toEqual(['responseHash', 'responseHash']);
+    const report = verifySignals({
+      signals: signals(run),
+      reveals: [reveal()],
+      responseOf: (s) => (s.subject === agents[0]!.subject ? 'something else' : null),
+    });
+    expect(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field)).toEqual([
+      'responseHash',
+      'responseHash',
+    ]);
   });
 
   it('a reveal with another seed makes every asked question a questionHash mismatch', () => {
     const report = verifySignals({ signals: signals(honestRun()), reveals: [reveal({ seed: 'other' })] });
     expect(report.counts.mismatch).toBeGreaterThanOrEqual(11);
-    expect(new Set(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field))).toEqual(new Set(['questionHash']));
+    expect(new Set(report.signals.filter((s) => s.verdict === 'mismatch').map((s) => s.field))).toEqual(
+      new Set(['questionHash']),
+    );
   });
 });
 
@@ -225,12 +263,18 @@ describe('verifySignals — unverifiable', () => {
   });
 
   it('a v1 reveal (key only) cannot re-derive questions', () => {
-    const report = verifySignals({ signals: signals(honestRun()), reveals: [{ run: RUN, key: KEY.toString('base64url') }] });
+    const report = verifySignals({
+      signals: signals(honestRun()),
+      reveals: [{ run: RUN, key: KEY.toString('base64url') }],
+    });
     expect(report.signals.every((s) => s.reason === 'reveal-without-seed')).toBe(true);
   });
 
   it('a question generator this version does not know', () => {
-    const report = verifySignals({ signals: signals(honestRun()), reveals: [reveal({ generator: 'hcs25-questions@9' })] });
+    const report = verifySignals({
+      signals: signals(honestRun()),
+      reveals: [reveal({ generator: 'hcs25-questions@9' })],
+    });
     expect(report.signals.every((s) => s.reason === 'unknown-generator')).toBe(true);
   });
 
@@ -240,12 +284,29 @@ describe('verifySignals — unverifiable', () => {
     const r = reveal({}, privateBank, PRIVATE_SCIENCE_BANK_ID);
     const without = verifySignals({ signals: run, reveals: [r] });
     expect(without.counts).toMatchObject({ verified: 6, unverifiable: 6 });
-    expect(without.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(true);
+    expect(without.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(
+      true,
+    );
     // A copy of the bank in another key order and formatting has the same digest.
-    const copy = JSON.parse(JSON.stringify(privateBank.map((q) => ({ answer: q.answer, options: q.options, stem: q.stem, category: q.category, id: q.id })))) as ScienceBankEntry[];
-    expect(verifySignals({ signals: run, reveals: [r], scienceBank: copy }).counts).toMatchObject({ verified: 12, unverifiable: 0 });
+    const copy = JSON.parse(
+      JSON.stringify(
+        privateBank.map((q) => ({
+          answer: q.answer,
+          options: q.options,
+          stem: q.stem,
+          category: q.category,
+          id: q.id,
+        })),
+      ),
+    ) as ScienceBankEntry[];
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: copy }).counts).toMatchObject({
+      verified: 12,
+      unverifiable: 0,
+    });
     // Another bank is not taken for it.
-    expect(verifySignals({ signals: run, reveals: [r], scienceBank: BANK.slice(1, 6) }).counts).toMatchObject({ unverifiable: 6 });
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: BANK.slice(1, 6) }).counts).toMatchObject({
+      unverifiable: 6,
+    });
   });
 });
 
@@ -257,7 +318,10 @@ describe('journalResponses', () => {
       signals: new Map(
         run.map(({ message, response }) => {
           const kind = message.signal === 'simple-evals.math' ? 'math' : 'science';
-          return [signalKey(kind, message.subject), { key: '', txIds: [], result: { kind, agent: { subject: message.subject }, response } }];
+          return [
+            signalKey(kind, message.subject),
+            { key: '', txIds: [], result: { kind, agent: { subject: message.subject }, response } },
+          ];
         }),
       ),
     } as unknown as RunState;
@@ -281,9 +345,24 @@ describe('verifySignals — score records', () => {
   it('recomputes the score records it is given, naming the field that drifted', () => {
     const explanation = {
       configDigest: `sha256:${'A'.repeat(43)}`,
-      adapters: [{ id: 'availability', mode: 'universal' as const, w: 1, in: true, t: 80, c: [{ k: 'availability.uptime', v: 80, s: 'ok' as const }] }],
+      adapters: [
+        {
+          id: 'availability',
+          mode: 'universal' as const,
+          w: 1,
+          in: true,
+          t: 80,
+          c: [{ k: 'availability.uptime', v: 80, s: 'ok' as const }],
+        },
+      ],
     };
-    const honest = { subject: agents[0]!.subject, trustScore: 80, trustScores: { total: 80, 'availability.uptime': 80 }, trustScoreConfigVersion: 2, explanation };
+    const honest = {
+      subject: agents[0]!.subject,
+      trustScore: 80,
+      trustScores: { total: 80, 'availability.uptime': 80 },
+      trustScoreConfigVersion: 2,
+      explanation,
+    };
     const forged = { ...honest, subject: agents[1]!.subject, trustScores: { total: 80, 'availability.uptime': 95 } };
     const report = verifySignals({ signals: [], reveals: [], scores: [honest, forged] });
     expect(report.scores.map((s) => [s.subject, s.status, s.field])).toEqual([
@@ -294,11 +373,14 @@ describe('verifySignals — score records', () => {
 });
 
 describe('verifySignals — payers', () => {
-  it('a reveal paid by someone else does not apply to the publisher\'s signals', () => {
+  it("a reveal paid by someone else does not apply to the publisher's signals", () => {
     const run = signals(honestRun()).map((m) => ({ ...m, payer: '0.0.1001' }));
     const forged = { ...reveal({ seed: 'forged' }), payer: '0.0.666' };
     const honest = { ...reveal(), payer: '0.0.1001' };
-    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toMatchObject({ verified: 12, mismatch: 0 });
+    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toMatchObject({
+      verified: 12,
+      mismatch: 0,
+    });
     expect(verifySignals({ signals: run, reveals: [forged] }).counts).toMatchObject({ unverifiable: 12 });
   });
 });

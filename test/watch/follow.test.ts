@@ -7,7 +7,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const register = (i: number) => ({
   p: 'hcs-2',
   op: 'register',
-  metadata: JSON.stringify({ name: `agent-${i}`, protocol: 'openai', endpoint: `http://a${i}.follow.invalid/v1`, model: 'm' }),
+  metadata: JSON.stringify({
+    name: `agent-${i}`,
+    protocol: 'openai',
+    endpoint: `http://a${i}.follow.invalid/v1`,
+    model: 'm',
+  }),
 });
 
 /** A follower polling every 50 ms; `next(n)` waits for its n-th report of changes. */

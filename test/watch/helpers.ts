@@ -2,7 +2,11 @@ import type { Client } from '@hashgraph/sdk';
 import { submitMessage } from '../../src/hedera/tx.js';
 
 /** Polls `fn` until it returns a value (a deadline, not a speed assertion). */
-export async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -14,5 +18,10 @@ export async function until<T>(what: string, fn: () => Promise<T | undefined> | 
 
 /** Lists an agent record in an HCS-2 registry (inline metadata). */
 export function register(client: Client, registry: string, record: object): ReturnType<typeof submitMessage> {
-  return submitMessage(client, registry, JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }), undefined);
+  return submitMessage(
+    client,
+    registry,
+    JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }),
+    undefined,
+  );
 }

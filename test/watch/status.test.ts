@@ -18,7 +18,15 @@ const status = (over: Partial<WatchStatus> = {}): WatchStatus => ({
   agentsKnown: 10,
   queue: 3,
   evaluating: 2,
-  counters: { cycles: 1, evaluations: 7, asks: 21, signalsJournaled: 21, signalsPublished: 18, messagesPublished: 3, errors: 1 },
+  counters: {
+    cycles: 1,
+    evaluations: 7,
+    asks: 21,
+    signalsJournaled: 21,
+    signalsPublished: 18,
+    messagesPublished: 3,
+    errors: 1,
+  },
   feesTodayTinybar: '250000',
   feeCapTinybar: '2000000000',
   ...over,
@@ -38,7 +46,13 @@ describe('status formats', () => {
     expect(value('hcs25_watch_registry_lag_seconds')).toBe(1.5);
     for (const name of parsed.types.keys()) expect(parsed.help.get(name)).toBeTruthy();
     // Before the first registry read the lag is unknown: NaN, still valid.
-    expect(Number.isNaN(parseExposition(prometheusText(status({ registryLagSeconds: null }))).samples.find((s) => s.name === 'hcs25_watch_registry_lag_seconds')!.value)).toBe(true);
+    expect(
+      Number.isNaN(
+        parseExposition(prometheusText(status({ registryLagSeconds: null }))).samples.find(
+          (s) => s.name === 'hcs25_watch_registry_lag_seconds',
+        )!.value,
+      ),
+    ).toBe(true);
   });
 
   it('the strict reader itself rejects what Prometheus would', () => {
@@ -49,11 +63,18 @@ describe('status formats', () => {
   });
 
   it('serves /healthz as JSON and /metrics as text/plain 0.0.4', async () => {
-    const server = await startStatusServer(0, () => status({ state: 'paused-fee-cap', detail: 'daily fee cap reached' }));
+    const server = await startStatusServer(0, () =>
+      status({ state: 'paused-fee-cap', detail: 'daily fee cap reached' }),
+    );
     try {
       const health = await fetch(`http://127.0.0.1:${server.port}/healthz`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toMatchObject({ state: 'paused-fee-cap', agentsKnown: 10, queue: 3, counters: { signalsPublished: 18 } });
+      expect(await health.json()).toMatchObject({
+        state: 'paused-fee-cap',
+        agentsKnown: 10,
+        queue: 3,
+        counters: { signalsPublished: 18 },
+      });
       const metrics = await fetch(`http://127.0.0.1:${server.port}/metrics`);
       expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       parseExposition(await metrics.text());
@@ -64,7 +85,9 @@ describe('status formats', () => {
   });
 
   it('the status line names the state, the queue and the fees', () => {
-    const line = statusLine(status({ state: 'paused-fee-cap', detail: 'daily fee cap reached; asking resumes at 00:00 UTC' }));
+    const line = statusLine(
+      status({ state: 'paused-fee-cap', detail: 'daily fee cap reached; asking resumes at 00:00 UTC' }),
+    );
     expect(line).toContain('paused-fee-cap (daily fee cap reached');
     expect(line).toContain('queue 3');
     expect(line).toContain('fees today 0.0025/20.0000 ℏ');
@@ -106,29 +129,29 @@ describe('DailyBudget', () => {
   });
 });
 
-  it('reserves the worst case of HCS-10 asks, charges each transaction as it goes, and restores what they paid today', () => {
-    let now = Date.UTC(2026, 0, 1, 12, 0);
-    const budget = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
-    // Two signals and up to 8 ask transactions (10 × 100) fit; one more signal on top does not.
-    expect(budget.tryReserve(2, 800n)).toBe(true);
-    expect(budget.tryReserve(1)).toBe(false);
-    for (let i = 0; i < 5; i++) budget.chargeAsk();
-    budget.chargeAsk(50n); // a fee-gated inbound topic's HIP-991 fee on top of the message
-    expect(budget.askTinybarToday).toBe(650n);
-    budget.release(0, 800n);
-    expect(budget.spentTinybar).toBe(650n);
-    expect(budget.committedTinybar).toBe(850n); // what was paid plus the two signals still owed
-    expect(budget.tryReserve(2)).toBe(false);
-    expect(budget.tryReserve(1)).toBe(true);
+it('reserves the worst case of HCS-10 asks, charges each transaction as it goes, and restores what they paid today', () => {
+  let now = Date.UTC(2026, 0, 1, 12, 0);
+  const budget = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
+  // Two signals and up to 8 ask transactions (10 × 100) fit; one more signal on top does not.
+  expect(budget.tryReserve(2, 800n)).toBe(true);
+  expect(budget.tryReserve(1)).toBe(false);
+  for (let i = 0; i < 5; i++) budget.chargeAsk();
+  budget.chargeAsk(50n); // a fee-gated inbound topic's HIP-991 fee on top of the message
+  expect(budget.askTinybarToday).toBe(650n);
+  budget.release(0, 800n);
+  expect(budget.spentTinybar).toBe(650n);
+  expect(budget.committedTinybar).toBe(850n); // what was paid plus the two signals still owed
+  expect(budget.tryReserve(2)).toBe(false);
+  expect(budget.tryReserve(1)).toBe(true);
 
-    const restarted = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
-    restarted.restore(1, 650n);
-    restarted.carry(0, 0, 200n);
-    expect(restarted.committedTinybar).toBe(950n);
-    expect(restarted.tryReserve(1)).toBe(false);
-    now += 12 * 3_600_000;
-    expect(restarted.askTinybarToday).toBe(0n);
-  });
+  const restarted = new DailyBudget({ capTinybar: 1000n, estimateTinybar: 100n, now: () => now });
+  restarted.restore(1, 650n);
+  restarted.carry(0, 0, 200n);
+  expect(restarted.committedTinybar).toBe(950n);
+  expect(restarted.tryReserve(1)).toBe(false);
+  now += 12 * 3_600_000;
+  expect(restarted.askTinybarToday).toBe(0n);
+});
 
 describe('Channel', () => {
   it('holds at most its capacity: producers wait for the consumer', async () => {

@@ -57,7 +57,11 @@ describe('hcs25 watch: the daily fee cap counts HCS-10 asks', () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/charged`;
     const w = startWatch(stateDir, topic, 20);
-    await until('the HCS-10 agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined), 90_000);
+    await until(
+      'the HCS-10 agent on the topic',
+      async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined),
+      90_000,
+    );
     w.stop.abort();
     const { status } = await w.done;
     const spent = BigInt(status.feesTodayTinybar);
@@ -67,7 +71,11 @@ describe('hcs25 watch: the daily fee cap counts HCS-10 asks', () => {
     const asks = spent - messages * estimate;
     expect(asks % estimate).toBe(0n);
     expect(asks / estimate).toBeGreaterThanOrEqual(4n);
-    const saved = await loadWatchState(watchStatePath(stateDir, fleet.registryTopicId, topic), fleet.registryTopicId, topic);
+    const saved = await loadWatchState(
+      watchStatePath(stateDir, fleet.registryTopicId, topic),
+      fleet.registryTopicId,
+      topic,
+    );
     expect(saved.askFees?.tinybar).toBe(asks.toString());
   }, 120_000);
 

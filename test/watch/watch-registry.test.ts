@@ -37,8 +37,12 @@ afterAll(async () => {
 
 const register = (registry: string, record: object) => registerAgent(h.client, registry, record);
 
-
-function startWatch(stateDir: string, registry: string, topic: string, extra: Partial<Parameters<typeof watchRegistry>[1]> = {}) {
+function startWatch(
+  stateDir: string,
+  registry: string,
+  topic: string,
+  extra: Partial<Parameters<typeof watchRegistry>[1]> = {},
+) {
   const client = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir, budgetMs: 3_000, concurrency: 8 }));
   const stop = new AbortController();
   let status: (() => WatchStatus) | undefined;
@@ -68,7 +72,9 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const stateDir = `${tmp.dir}/e2e`;
     const w = startWatch(stateDir, registry, topic);
     // The agent listed before the watcher started is new to it (no cursor yet): asked at once.
-    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    await until('the first agent on the topic', async () =>
+      (await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined,
+    );
     for (const record of later) await register(registry, record);
     const expected = fleet.agents.length * 3;
     const read = await until('every agent on the topic', async () => {
@@ -94,12 +100,18 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
   it('holds the per-host limit: asks per host counted while agents wait', async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     // Five agents on one host and one on another; fake transports count every ask and probe by host.
-    const records = [0, 1, 2, 3, 4].map((i) => ({ name: `same-${i}`, protocol: 'openai', endpoint: `http://same.invalid:${8000 + i}/v1`, model: 'm' }));
+    const records = [0, 1, 2, 3, 4].map((i) => ({
+      name: `same-${i}`,
+      protocol: 'openai',
+      endpoint: `http://same.invalid:${8000 + i}/v1`,
+      model: 'm',
+    }));
     records.push({ name: 'other', protocol: 'openai', endpoint: 'http://other.invalid:9000/v1', model: 'm' });
     for (const r of records) await register(registry, r);
     const topic = (await createSignalTopic(h.client)).topicId;
     const asks = new Map<string, number>();
-    const count = (agent: Agent) => asks.set(new URL(agent.endpoint!).hostname, (asks.get(new URL(agent.endpoint!).hostname) ?? 0) + 1);
+    const count = (agent: Agent) =>
+      asks.set(new URL(agent.endpoint!).hostname, (asks.get(new URL(agent.endpoint!).hostname) ?? 0) + 1);
     const transportFactory = (agent: Agent): Transport => ({
       protocol: agent.protocol,
       canAsk: true,
@@ -174,10 +186,14 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const stateDir = `${tmp.dir}/prune`;
     const w = startWatch(stateDir, registry, topic, { everyMs: 6_000, keepJournalsMs: 0 });
     // Each cycle's run is revealed when the cycle ends; with --keep-journals 0 its journal goes at once.
-    const removed = await until('a journal removed', () => w.notes.find((l) => /^removed the journal of run \w+/.test(l)));
+    const removed = await until('a journal removed', () =>
+      w.notes.find((l) => /^removed the journal of run \w+/.test(l)),
+    );
     const run = /run (\w+)/.exec(removed)![1]!;
     // Stopped once the next cycle's run is open: a stop between two cycles leaves no run in progress to check.
-    await until('the next run open', async () => ((await listRuns(stateDir)).some((r) => r !== run) ? true : undefined));
+    await until('the next run open', async () =>
+      (await listRuns(stateDir)).some((r) => r !== run) ? true : undefined,
+    );
     w.stop.abort();
     const result = await w.done;
     expect(result.runs[0]).toBe(run);
@@ -189,13 +205,15 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const saved = await loadWatchState(watchStatePath(stateDir, registry, topic), registry, topic);
     expect((saved.revealed ?? []).map((r) => r.run)).not.toContain(run);
   }, 120_000);
-  it('a stop between a new run\'s journal and the save naming it: the next start removes that journal, nothing else', async () => {
+  it("a stop between a new run's journal and the save naming it: the next start removes that journal, nothing else", async () => {
     const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
     await register(registry, fleet.agents[0]!);
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/opening`;
     const first = startWatch(stateDir, registry, topic);
-    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    await until('the first agent on the topic', async () =>
+      (await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined,
+    );
     first.stop.abort();
     await first.done;
     const [run] = await listRuns(stateDir);
@@ -208,7 +226,9 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     expect(await listRuns(stateDir)).toContain(orphan);
 
     const second = startWatch(stateDir, registry, topic);
-    await until('the unused journal removed', () => (second.notes.some((n) => n.includes(`run ${orphan} was created but never used`)) ? true : undefined));
+    await until('the unused journal removed', () =>
+      second.notes.some((n) => n.includes(`run ${orphan} was created but never used`)) ? true : undefined,
+    );
     second.stop.abort();
     await second.done;
     expect(await listRuns(stateDir)).not.toContain(orphan);
@@ -223,7 +243,9 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/half`;
     const first = startWatch(stateDir, registry, topic);
-    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    await until('the first agent on the topic', async () =>
+      (await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined,
+    );
     first.stop.abort();
     await first.done;
     const [run] = await listRuns(stateDir);
@@ -232,7 +254,10 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const half = '01JZZZZZZZZZZZZZZZZZZZZZZY';
     const lines = (await readFile(journalPath(stateDir, run!), 'utf8')).split('\n');
     const probe = lines.find((l) => l.includes('"t":"result"') && l.includes('"kind":"availability"'))!;
-    await writeFile(journalPath(stateDir, half), `${lines[0]!.replaceAll(run!, half)}\n${probe.replaceAll(run!, half)}\n`);
+    await writeFile(
+      journalPath(stateDir, half),
+      `${lines[0]!.replaceAll(run!, half)}\n${probe.replaceAll(run!, half)}\n`,
+    );
     const statePath = watchStatePath(stateDir, registry, topic);
     await saveWatchState(statePath, { ...(await loadWatchState(statePath, registry, topic)), unrevealed: [half] });
 
@@ -244,12 +269,16 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     second.stop.abort();
     await second.done;
     const subject = (JSON.parse(probe) as { result: { agent: { subject: string } } }).result.agent.subject;
-    const read = await until('the run\'s signals on the topic', async () => {
+    const read = await until("the run's signals on the topic", async () => {
       const r = await topicSignals(h.mirror, topic);
       return r.signals.filter((s) => s.message.run === half).length >= 3 ? r : undefined;
     });
     // The missing evals were asked in the run that lacked them, once; the journaled probe was published, not asked again.
-    expect(read.signals.filter((s) => s.message.run === half).map((s) => s.message.subject)).toEqual([subject, subject, subject]);
+    expect(read.signals.filter((s) => s.message.run === half).map((s) => s.message.subject)).toEqual([
+      subject,
+      subject,
+      subject,
+    ]);
     expect(second.notes.some((n) => n.includes(`finishing run ${half}: 1 agents to complete`))).toBe(true);
     expect(read.duplicates).toBe(0);
     expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
@@ -288,7 +317,12 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     });
     // Same agent, new registration: an HCS-2 update of its entry, declaring the UAID it had (so the subject is kept).
     const uaid = before.signals[0]!.message.subject;
-    const update = { p: 'hcs-2', op: 'update', uid: String(seq), metadata: JSON.stringify({ ...record, name: `${record.name} (v2)`, uaid }) };
+    const update = {
+      p: 'hcs-2',
+      op: 'update',
+      uid: String(seq),
+      metadata: JSON.stringify({ ...record, name: `${record.name} (v2)`, uaid }),
+    };
     await submitMessage(h.client, registry, JSON.stringify(update), undefined);
     const read = await until('the agent asked again', async () => {
       const r = await topicSignals(h.mirror, topic);
@@ -314,17 +348,24 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     const topic = (await createSignalTopic(h.client)).topicId;
     const stateDir = `${tmp.dir}/update-down`;
     const first = startWatch(stateDir, registry, topic, { minRunMs: 1_000 });
-    const signalsOn = (n: number) => until(`${n} signals on the topic`, async () => {
-      const r = await topicSignals(h.mirror, topic);
-      return r.signals.length >= n ? r : undefined;
-    });
+    const signalsOn = (n: number) =>
+      until(`${n} signals on the topic`, async () => {
+        const r = await topicSignals(h.mirror, topic);
+        return r.signals.length >= n ? r : undefined;
+      });
     const uaid = (await signalsOn(3)).signals[0]!.message.subject;
     const { seq: otherSeq } = await register(registry, other);
     const otherUaid = (await signalsOn(6)).signals.find((s) => s.message.subject !== uaid)!.message.subject;
     first.stop.abort();
     const [run] = (await first.done).runs;
     // While it is down: one agent really changes; the other's entry is rewritten as it was (asked alike: not again).
-    const update = (uid: number, metadata: object) => submitMessage(h.client, registry, JSON.stringify({ p: 'hcs-2', op: 'update', uid: String(uid), metadata: JSON.stringify(metadata) }), undefined);
+    const update = (uid: number, metadata: object) =>
+      submitMessage(
+        h.client,
+        registry,
+        JSON.stringify({ p: 'hcs-2', op: 'update', uid: String(uid), metadata: JSON.stringify(metadata) }),
+        undefined,
+      );
     await update(seq, { ...record, name: `${record.name} (v2)`, uaid });
     await update(otherSeq, { ...other, uaid: otherUaid });
     // Restarted once the mirror node shows both updates: they reach the watcher as changes made while it was down.
@@ -357,7 +398,9 @@ describe('hcs25 watch (action) on the emulator, 2 s mirror lag', () => {
     // One agent's worst case (3 messages) fits; after its pack is paid (1 message) a second agent's 3 do not: 1 + 3 > 3.5.
     const w = startWatch(stateDir, registry, topic, { maxFeePerDayHbar: (Number(tinybar) * 3.5) / 1e8 });
     await until('the fee cap reached', () => (w.status()?.state === 'paused-fee-cap' ? true : undefined));
-    await until('the first agent on the topic', async () => ((await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined));
+    await until('the first agent on the topic', async () =>
+      (await topicSignals(h.mirror, topic)).signals.length >= 3 ? true : undefined,
+    );
     // Nothing else is asked while paused (a second agent would be asked and published within this wait).
     await new Promise((r) => setTimeout(r, 3_000));
     const status = w.status()!;

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import express from 'express';
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, Role, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
+import {
+  A2A_PROTOCOL_VERSION,
+  AGENT_CARD_PATH,
+  Role,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type Part,
+} from '@a2a-js/sdk';
 import {
   AgentEvent,
   DefaultRequestHandler,
@@ -89,7 +97,14 @@ class SolverExecutor implements AgentExecutor {
       AgentEvent.artifactUpdate({
         taskId,
         contextId,
-        artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [textPart(answer)], metadata: undefined, extensions: [] },
+        artifact: {
+          artifactId: randomUUID(),
+          name: 'answer',
+          description: '',
+          parts: [textPart(answer)],
+          metadata: undefined,
+          extensions: [],
+        },
         append: false,
         lastChunk: true,
         metadata: undefined,
@@ -145,8 +160,19 @@ export async function startA2aAgent(options: A2aAgentOptions): Promise<RunningSe
     ],
     signatures: [],
   };
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new SolverExecutor(options.solve, options.reply ?? 'task'));
+  const handler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    new SolverExecutor(options.solve, options.reply ?? 'task'),
+  );
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use(
+    '/a2a/jsonrpc',
+    jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: UserBuilder.noAuthentication,
+      legacyCompat: { enabled: true },
+    }),
+  );
   return running;
 }

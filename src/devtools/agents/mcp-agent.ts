@@ -36,7 +36,9 @@ export async function startMcpAgent(): Promise<RunningServer & { endpoint: strin
     let transport = sessionId ? sessions.get(sessionId) : undefined;
     if (!transport) {
       if (sessionId || !isInitializeRequest(req.body)) {
-        res.status(sessionId ? 404 : 400).json({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session' }, id: null });
+        res
+          .status(sessionId ? 404 : 400)
+          .json({ jsonrpc: '2.0', error: { code: -32000, message: 'no valid session' }, id: null });
         return;
       }
       const created = new StreamableHTTPServerTransport({

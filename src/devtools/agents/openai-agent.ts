@@ -17,7 +17,8 @@ export interface OpenAiAgentOptions {
 }
 
 const FLAKY_MEMORY = 10_000;
-const GARBAGE_PAGE = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>';
+const GARBAGE_PAGE =
+  '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>';
 
 function completion(model: string, content: string): unknown {
   return {
@@ -50,7 +51,9 @@ function verbose(solution: Solution): string {
 /** Streams a multi-megabyte completion without building it in memory; stops when the client hangs up. */
 function sendHuge(req: IncomingMessage, res: ServerResponse, model: string, bytes: number): void {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.write(`{"id":"chatcmpl-huge","object":"chat.completion","model":"${model}","choices":[{"index":0,"message":{"role":"assistant","content":"`);
+  res.write(
+    `{"id":"chatcmpl-huge","object":"chat.completion","model":"${model}","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+  );
   const chunk = 'x'.repeat(64 * 1024);
   let sent = 0;
   let gone = false;
@@ -88,7 +91,9 @@ export async function startOpenAiAgent(options: OpenAiAgentOptions): Promise<Run
       return sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', owned_by: 'hcs25' }] });
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-      return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' } });
+      return sendJson(res, 404, {
+        error: { message: `no route ${req.method} ${path}`, type: 'invalid_request_error' },
+      });
     }
     let body: unknown;
     try {
@@ -106,7 +111,8 @@ export async function startOpenAiAgent(options: OpenAiAgentOptions): Promise<Run
       case 'wrong':
         return sendJson(res, 200, completion(model, wrongAnswer(solution)));
       case 'slow':
-        if (await waitOrHangup(req, options.slowMs ?? 60_000)) sendJson(res, 200, completion(model, bareAnswer(solution)));
+        if (await waitOrHangup(req, options.slowMs ?? 60_000))
+          sendJson(res, 200, completion(model, bareAnswer(solution)));
         return;
       case 'flaky':
         // Rate-limits the first time it sees a prompt, answers the retry: the runner must wait and ask again.

@@ -121,14 +121,23 @@ export async function resolveA2aTarget(
       // Ask as a v1.0 client: a v1.0 server treats a header-less request as v0.3 and may refuse the card (the
       // a2a-js server answers 400/-32009 when its card declares no 0.3 interface); v0.3 servers ignore the header.
       const get = (headers: Record<string, string>) =>
-        client.request(candidate, { method: 'GET', headers: { accept: 'application/json', ...headers }, secretHeaders, deadline: sub });
+        client.request(candidate, {
+          method: 'GET',
+          headers: { accept: 'application/json', ...headers },
+          secretHeaders,
+          deadline: sub,
+        });
       let res = await get({ 'a2a-version': '1.0' });
       if (res.status === 400) res = await get({});
       lastStatus = res.status;
       if (res.status === 401 || res.status === 403) {
         throw new TransportError('auth-required', `HTTP ${res.status} on the agent card`, { httpStatus: res.status });
       }
-      if (res.status >= 500) throw new TransportError('http-error', `HTTP ${res.status} on the agent card`, { httpStatus: res.status, transient: res.status !== 500 });
+      if (res.status >= 500)
+        throw new TransportError('http-error', `HTTP ${res.status} on the agent card`, {
+          httpStatus: res.status,
+          transient: res.status !== 500,
+        });
       if (res.status !== 200) continue;
       let doc: unknown;
       try {
@@ -140,7 +149,9 @@ export async function resolveA2aTarget(
       if (!parsed.success) continue;
       const target = chooseInterface(parsed.data, res.url, endpoint);
       if (!target) {
-        throw new TransportError('protocol-error', 'the agent card lists no JSON-RPC interface', { httpStatus: res.status });
+        throw new TransportError('protocol-error', 'the agent card lists no JSON-RPC interface', {
+          httpStatus: res.status,
+        });
       }
       return { ...target, cardStatus: res.status };
     } catch (err) {

@@ -26,7 +26,10 @@ export function isObj(v: unknown): v is Obj {
 
 export function normaliseState(state: unknown): string {
   if (typeof state !== 'string' || state === '') return 'unknown';
-  return state.replace(/^TASK_STATE_/i, '').toLowerCase().replace(/_/g, '-');
+  return state
+    .replace(/^TASK_STATE_/i, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 }
 
 export function isFinished(state: string): boolean {
@@ -137,15 +140,28 @@ export function foldResults(results: unknown[]): A2aReply | undefined {
         message = arr(event.raw.parts);
         break;
       case 'status': {
-        task ??= { ...(event.taskId ? { id: event.taskId } : {}), state: 'unknown', artifacts: [], statusParts: [], history: [] };
+        task ??= {
+          ...(event.taskId ? { id: event.taskId } : {}),
+          state: 'unknown',
+          artifacts: [],
+          statusParts: [],
+          history: [],
+        };
         task.state = normaliseState(event.status.state);
         const m = isObj(event.status.message) ? event.status.message : undefined;
         task.statusParts = m ? arr(m.parts) : [];
         break;
       }
       case 'artifact': {
-        task ??= { ...(event.taskId ? { id: event.taskId } : {}), state: 'working', artifacts: [], statusParts: [], history: [] };
-        const id = typeof event.artifact.artifactId === 'string' ? event.artifact.artifactId : `#${task.artifacts.length}`;
+        task ??= {
+          ...(event.taskId ? { id: event.taskId } : {}),
+          state: 'working',
+          artifacts: [],
+          statusParts: [],
+          history: [],
+        };
+        const id =
+          typeof event.artifact.artifactId === 'string' ? event.artifact.artifactId : `#${task.artifacts.length}`;
         const parts = arr(event.artifact.parts);
         const existing = task.artifacts.find((a) => a.id === id);
         if (existing && event.append) existing.parts = [...existing.parts, ...parts];
@@ -162,7 +178,10 @@ export function foldResults(results: unknown[]): A2aReply | undefined {
 
 /** The answer of a task: artifacts, else the status message, else the last agent entry in history. */
 export function taskAnswer(task: A2aTask): string {
-  const fromArtifacts = task.artifacts.map((a) => partsText(a.parts)).filter((t) => t !== '').join('\n');
+  const fromArtifacts = task.artifacts
+    .map((a) => partsText(a.parts))
+    .filter((t) => t !== '')
+    .join('\n');
   if (fromArtifacts !== '') return fromArtifacts;
   const fromStatus = partsText(task.statusParts);
   if (fromStatus !== '') return fromStatus;

@@ -5,7 +5,14 @@ import { reachableByStatus, runAsk, runProbe, type TransportContext } from './ba
 import { stripThinking } from './body.js';
 import { oneLine } from '../../core/terminal.js';
 import { TransportError, statusFailure, type Deadline } from '../../net/http-client.js';
-import { INVALID_PARAMS, METHOD_NOT_FOUND, VERSION_NOT_SUPPORTED, RpcCallError, rpcBody, rpcResponses } from './jsonrpc.js';
+import {
+  INVALID_PARAMS,
+  METHOD_NOT_FOUND,
+  VERSION_NOT_SUPPORTED,
+  RpcCallError,
+  rpcBody,
+  rpcResponses,
+} from './jsonrpc.js';
 import { resolveA2aTarget, type A2aDialect, type A2aTarget } from './a2a-card.js';
 import { foldResults, isFinished, partsText, taskAnswer, type A2aReply, type A2aTask } from './a2a-extract.js';
 
@@ -83,11 +90,13 @@ export class A2aTransport implements Transport {
   private async resolve(deadline: Deadline): Promise<A2aTarget> {
     if (this.target) return this.target;
     const lookup = (d: Deadline) =>
-      resolveA2aTarget(this.ctx.client, this.endpoint, this.ctx.secretHeaders, d, this.options.cardTimeoutMs).then((target) => {
-        const forced = this.options.dialect;
-        this.target = forced && forced !== 'auto' ? { ...target, dialect: forced } : target;
-        return this.target;
-      });
+      resolveA2aTarget(this.ctx.client, this.endpoint, this.ctx.secretHeaders, d, this.options.cardTimeoutMs).then(
+        (target) => {
+          const forced = this.options.dialect;
+          this.target = forced && forced !== 'auto' ? { ...target, dialect: forced } : target;
+          return this.target;
+        },
+      );
     if (this.pending) {
       try {
         return await this.pending;
@@ -109,7 +118,8 @@ export class A2aTransport implements Transport {
       const target = await this.resolve(deadline);
       const { reply, dialect } = await this.send(target, prompt, deadline);
       const meta: Record<string, unknown> = { dialect, rpcUrl: target.rpcUrl, card: target.cardUrl !== undefined };
-      if (reply.type === 'message') return { text: stripThinking(partsText(reply.parts)), meta: { ...meta, result: 'message' } };
+      if (reply.type === 'message')
+        return { text: stripThinking(partsText(reply.parts)), meta: { ...meta, result: 'message' } };
       const task = await this.pollUntilFinished(target, dialect, reply.task, deadline);
       return { text: stripThinking(taskOutcome(task)), meta: { ...meta, result: 'task', state: task.state } };
     });
@@ -125,19 +135,32 @@ export class A2aTransport implements Transport {
       // The reason's first word is the signal status's source (format/write.ts): a silent card path is a timeout.
       if (target.cardTimedOut) {
         const { url, budgetMs } = target.cardTimedOut;
-        return { reachable: false, reason: `timeout: the agent card ${new URL(url).pathname} did not answer within ${budgetMs} ms` };
+        return {
+          reachable: false,
+          reason: `timeout: the agent card ${new URL(url).pathname} did not answer within ${budgetMs} ms`,
+        };
       }
-      if (target.cardStatus === undefined) return { reachable: false, reason: 'timeout: no answer on the agent card paths in time' };
+      if (target.cardStatus === undefined)
+        return { reachable: false, reason: 'timeout: no answer on the agent card paths in time' };
       return reachableByStatus(target.cardStatus, 'no agent card; the server answers');
     });
   }
 
-  private async send(target: A2aTarget, prompt: string, deadline: Deadline): Promise<{ reply: A2aReply; dialect: A2aDialect }> {
+  private async send(
+    target: A2aTarget,
+    prompt: string,
+    deadline: Deadline,
+  ): Promise<{ reply: A2aReply; dialect: A2aDialect }> {
     const first = target.dialect;
     try {
       return { reply: await this.sendOnce(target, first, prompt, deadline), dialect: first };
     } catch (err) {
-      if (!(err instanceof RpcCallError) || !isDialectMismatch(err) || this.options.dialect === 'v0.3' || this.options.dialect === 'v1.0') {
+      if (
+        !(err instanceof RpcCallError) ||
+        !isDialectMismatch(err) ||
+        this.options.dialect === 'v0.3' ||
+        this.options.dialect === 'v1.0'
+      ) {
         throw err;
       }
     }
@@ -148,15 +171,25 @@ export class A2aTransport implements Transport {
       return { reply, dialect: second };
     } catch (err) {
       if (err instanceof RpcCallError && isDialectMismatch(err)) {
-        throw new TransportError('protocol-error', 'the agent speaks neither message/send (v0.3) nor SendMessage (v1.0)', {
-          ...(err.httpStatus === undefined ? {} : { httpStatus: err.httpStatus }),
-        });
+        throw new TransportError(
+          'protocol-error',
+          'the agent speaks neither message/send (v0.3) nor SendMessage (v1.0)',
+          {
+            ...(err.httpStatus === undefined ? {} : { httpStatus: err.httpStatus }),
+          },
+        );
       }
       throw err;
     }
   }
 
-  private async call(target: A2aTarget, dialect: A2aDialect, method: string, params: unknown, deadline: Deadline): Promise<unknown[]> {
+  private async call(
+    target: A2aTarget,
+    dialect: A2aDialect,
+    method: string,
+    params: unknown,
+    deadline: Deadline,
+  ): Promise<unknown[]> {
     const res = await this.ctx.client.request(target.rpcUrl, {
       method: 'POST',
       headers: {
@@ -184,25 +217,49 @@ export class A2aTransport implements Transport {
     return responses.map((r) => r.result);
   }
 
-  private async sendOnce(target: A2aTarget, dialect: A2aDialect, prompt: string, deadline: Deadline): Promise<A2aReply> {
-    const results = await this.call(target, dialect, METHODS[dialect].send, sendParams(dialect, prompt, target.tenant), deadline);
+  private async sendOnce(
+    target: A2aTarget,
+    dialect: A2aDialect,
+    prompt: string,
+    deadline: Deadline,
+  ): Promise<A2aReply> {
+    const results = await this.call(
+      target,
+      dialect,
+      METHODS[dialect].send,
+      sendParams(dialect, prompt, target.tenant),
+      deadline,
+    );
     const reply = foldResults(results);
     if (!reply) throw new TransportError('protocol-error', 'a2a reply is neither a Message nor a Task');
     return reply;
   }
 
   /** Blocking sends may still return `working`: poll tasks/get (GetTask) with backoff inside the budget. */
-  private async pollUntilFinished(target: A2aTarget, dialect: A2aDialect, task: A2aTask, deadline: Deadline): Promise<A2aTask> {
+  private async pollUntilFinished(
+    target: A2aTarget,
+    dialect: A2aDialect,
+    task: A2aTask,
+    deadline: Deadline,
+  ): Promise<A2aTask> {
     let current = task;
     let delay = POLL_START_MS;
     while (!isFinished(current.state)) {
-      if (!current.id) throw new TransportError('protocol-error', `task is ${oneLine(current.state, 40)} and has no id to poll`);
+      if (!current.id)
+        throw new TransportError('protocol-error', `task is ${oneLine(current.state, 40)} and has no id to poll`);
       if (deadline.remaining() < delay + POLL_MIN_REMAINING_MS) {
-        throw new TransportError('timeout', `task still ${oneLine(current.state, 40)} when the ${deadline.budgetMs} ms budget ran out`);
+        throw new TransportError(
+          'timeout',
+          `task still ${oneLine(current.state, 40)} when the ${deadline.budgetMs} ms budget ran out`,
+        );
       }
       await deadline.sleep(delay);
       delay = Math.min(POLL_MAX_MS, Math.round(delay * 1.5));
-      const params = { ...(dialect === 'v1.0' && target.tenant ? { tenant: target.tenant } : {}), id: current.id, historyLength: 10 };
+      const params = {
+        ...(dialect === 'v1.0' && target.tenant ? { tenant: target.tenant } : {}),
+        id: current.id,
+        historyLength: 10,
+      };
       const folded = foldResults(await this.call(target, dialect, METHODS[dialect].get, params, deadline));
       if (folded?.type === 'task') current = { ...folded.task, id: folded.task.id ?? current.id };
     }
@@ -220,7 +277,8 @@ function taskOutcome(task: A2aTask): string {
     case 'cancelled':
       throw new TransportError('agent-error', `task ${task.state}${text ? `: ${oneLine(text, 120)}` : ''}`);
     case 'auth-required':
-      if (text === '') throw new TransportError('auth-required', 'the agent asked for authentication (task auth-required)');
+      if (text === '')
+        throw new TransportError('auth-required', 'the agent asked for authentication (task auth-required)');
       return text;
     default:
       return text;

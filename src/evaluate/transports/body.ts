@@ -41,7 +41,8 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
  */
 export function decodeJsonMessages(res: HttpResponse, what: string): unknown[] {
   const text = res.body;
-  if (text.trim() === '') throw new TransportError('protocol-error', `${what}: empty response body`, { httpStatus: res.status });
+  if (text.trim() === '')
+    throw new TransportError('protocol-error', `${what}: empty response body`, { httpStatus: res.status });
   if (res.contentType === 'text/event-stream' || /^\s*(data|event|id):/.test(text)) {
     const values = sseData(text)
       .map(tryParse)
@@ -55,11 +56,17 @@ export function decodeJsonMessages(res: HttpResponse, what: string): unknown[] {
   const parsed = lines.map(tryParse);
   if (lines.length > 1 && parsed.every((p) => p.ok)) return parsed.map((p) => (p as { value: unknown }).value);
   if (looksLikeHtml(res)) {
-    throw new TransportError('protocol-error', `${what}: HTML page where JSON was expected`, { httpStatus: res.status });
+    throw new TransportError('protocol-error', `${what}: HTML page where JSON was expected`, {
+      httpStatus: res.status,
+    });
   }
-  throw new TransportError('protocol-error', `${what}: response is not JSON (${res.contentType || 'no content type'})`, {
-    httpStatus: res.status,
-  });
+  throw new TransportError(
+    'protocol-error',
+    `${what}: response is not JSON (${res.contentType || 'no content type'})`,
+    {
+      httpStatus: res.status,
+    },
+  );
 }
 
 /** Removes `<think>…</think>` reasoning blocks (and an unclosed trailing one) that some models put in the answer. */

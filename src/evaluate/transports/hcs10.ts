@@ -102,7 +102,11 @@ export class Hcs10Transport implements Transport {
 
   async probe(options: AskOptions): Promise<ProbeResult> {
     const deadline = new Deadline(Math.min(this.budgetMs, options.budgetMs), options.signal);
-    const done = (reachable: boolean, reason: string): ProbeResult => ({ reachable, latencyMs: deadline.elapsed(), reason });
+    const done = (reachable: boolean, reason: string): ProbeResult => ({
+      reachable,
+      latencyMs: deadline.elapsed(),
+      reason,
+    });
     try {
       const accountId = this.agent.accountId;
       let inbound = this.agent.inboundTopicId;
@@ -110,7 +114,8 @@ export class Hcs10Transport implements Transport {
         const profile = await resolveAccountProfile(accountId, this.resolveContext(deadline.signal));
         if (profile !== null) {
           const fromProfile = profile.doc.inboundTopicId;
-          if (typeof fromProfile !== 'string') return done(false, `the HCS-11 profile of ${accountId} has no inboundTopicId`);
+          if (typeof fromProfile !== 'string')
+            return done(false, `the HCS-11 profile of ${accountId} has no inboundTopicId`);
           inbound = fromProfile;
         } else if (inbound === undefined) {
           // Without a profile, the inbound topic its registration named (as discovery and ask() use) is probed.
@@ -128,7 +133,8 @@ export class Hcs10Transport implements Transport {
       const open = access.kind !== 'controlled' || access.ours;
       return done(open, describeAccess(access));
     } catch (err) {
-      if (deadline.timedOut) return done(false, `timeout: no answer from the mirror node within ${deadline.budgetMs} ms`);
+      if (deadline.timedOut)
+        return done(false, `timeout: no answer from the mirror node within ${deadline.budgetMs} ms`);
       return done(false, errorMessage(err));
     } finally {
       deadline.dispose();
@@ -155,7 +161,13 @@ export class Hcs10Transport implements Transport {
       this.target = undefined;
       throw err;
     }
-    const { budgetMs: _budget, closeOnFinish: _close, fetch: _fetch, ipfsGateway: _gateway, ...requesterOptions } = this.options;
+    const {
+      budgetMs: _budget,
+      closeOnFinish: _close,
+      fetch: _fetch,
+      ipfsGateway: _gateway,
+      ...requesterOptions
+    } = this.options;
     // Loaded on first use: it brings in the Hedera SDK, which the other transports (and `createTransport`) do not need.
     const { Hcs10Requester } = await import('../../hcs10/requester.js');
     this.requester = new Hcs10Requester(target, requesterOptions);
@@ -168,14 +180,17 @@ export class Hcs10Transport implements Transport {
     if (inboundTopicId === undefined && accountId !== undefined) {
       const profile = await resolveAccountProfile(accountId, this.resolveContext(signal));
       const fromProfile = profile?.doc.inboundTopicId;
-      if (typeof fromProfile !== 'string') throw new Hcs10AskError('protocol-error', `account ${accountId} has no HCS-11 profile with an inboundTopicId`);
+      if (typeof fromProfile !== 'string')
+        throw new Hcs10AskError('protocol-error', `account ${accountId} has no HCS-11 profile with an inboundTopicId`);
       inboundTopicId = fromProfile;
     }
-    if (inboundTopicId === undefined) throw new Hcs10AskError('protocol-error', 'the agent has neither an account nor an inbound topic');
+    if (inboundTopicId === undefined)
+      throw new Hcs10AskError('protocol-error', 'the agent has neither an account nor an inbound topic');
     if (accountId === undefined) {
       const topic = await this.options.mirror.getTopic(inboundTopicId, signal);
       const memo = topic === null ? null : parseHcs10TopicMemo(topic.memo);
-      if (memo?.type !== 'inbound') throw new Hcs10AskError('refused', `topic ${inboundTopicId} is not an HCS-10 inbound topic`);
+      if (memo?.type !== 'inbound')
+        throw new Hcs10AskError('refused', `topic ${inboundTopicId} is not an HCS-10 inbound topic`);
       accountId = memo.accountId;
     }
     return { accountId, inboundTopicId };
@@ -190,10 +205,18 @@ export class Hcs10Transport implements Transport {
     const latencyMs = deadline.elapsed();
     if (deadline.timedOut) {
       const waitingFor = phase === 'connect' ? 'no connection_created' : 'no reply';
-      return { ok: false, kind: 'timeout', message: `${waitingFor} within ${deadline.budgetMs} ms`, transient: false, latencyMs };
+      return {
+        ok: false,
+        kind: 'timeout',
+        message: `${waitingFor} within ${deadline.budgetMs} ms`,
+        transient: false,
+        latencyMs,
+      };
     }
-    if (deadline.callerAborted) return { ok: false, kind: 'timeout', message: 'aborted by the caller', transient: false, latencyMs };
-    if (err instanceof Hcs10AskError) return { ok: false, kind: err.kind, message: err.message, transient: err.transient, latencyMs };
+    if (deadline.callerAborted)
+      return { ok: false, kind: 'timeout', message: 'aborted by the caller', transient: false, latencyMs };
+    if (err instanceof Hcs10AskError)
+      return { ok: false, kind: err.kind, message: err.message, transient: err.transient, latencyMs };
     return { ok: false, kind: 'protocol-error', message: errorMessage(err).slice(0, 300), transient: false, latencyMs };
   }
 }

@@ -27,7 +27,11 @@ function keyMatches(key: string, agent: Agent): boolean {
  * Headers for one agent from every matching entry. A named variable that is unset is a config error naming the
  * variable (never a value), so a missing key fails the run instead of scoring the agent 0.
  */
-export function resolveAgentHeaders(config: AgentHeaderConfig, agent: Agent, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function resolveAgentHeaders(
+  config: AgentHeaderConfig,
+  agent: Agent,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, headers] of Object.entries(config)) {
     if (!keyMatches(key, agent)) continue;

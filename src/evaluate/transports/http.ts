@@ -9,14 +9,19 @@ const ANSWER_FIELDS = ['response', 'reply', 'text', 'content', 'message', 'outpu
 
 export function extractPlainAnswer(res: HttpResponse): string {
   if (res.contentType === 'text/plain' || res.contentType === 'text/markdown') return stripThinking(res.body);
-  if (looksLikeHtml(res)) throw new TransportError('protocol-error', 'HTML page where an answer was expected', { httpStatus: res.status });
+  if (looksLikeHtml(res))
+    throw new TransportError('protocol-error', 'HTML page where an answer was expected', { httpStatus: res.status });
   let doc: unknown;
   try {
     doc = JSON.parse(res.body);
   } catch {
-    throw new TransportError('protocol-error', `response is neither text/plain nor JSON (${res.contentType || 'no content type'})`, {
-      httpStatus: res.status,
-    });
+    throw new TransportError(
+      'protocol-error',
+      `response is neither text/plain nor JSON (${res.contentType || 'no content type'})`,
+      {
+        httpStatus: res.status,
+      },
+    );
   }
   if (typeof doc === 'string') return stripThinking(doc);
   if (doc !== null && typeof doc === 'object' && !Array.isArray(doc)) {
@@ -29,7 +34,9 @@ export function extractPlainAnswer(res: HttpResponse): string {
       throw new TransportError('agent-error', 'agent returned an error object', { httpStatus: res.status });
     }
   }
-  throw new TransportError('protocol-error', `JSON without a string field ${ANSWER_FIELDS.join('/')}`, { httpStatus: res.status });
+  throw new TransportError('protocol-error', `JSON without a string field ${ANSWER_FIELDS.join('/')}`, {
+    httpStatus: res.status,
+  });
 }
 
 /** Plain HTTP: `POST endpoint {"message": prompt}`, answer as text/plain or a JSON string field. */

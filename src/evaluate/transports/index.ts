@@ -63,13 +63,19 @@ export function createTransport(agent: Agent, options: CreateTransportOptions = 
         transport = new McpTransport(agent, ctx);
         break;
       case 'hcs-10':
-        transport = new UnavailableTransport(agent.protocol, 'HCS-10 agents need the runner\'s HCS-10 identity and a Hedera client (hcs25 identity create)');
+        transport = new UnavailableTransport(
+          agent.protocol,
+          "HCS-10 agents need the runner's HCS-10 identity and a Hedera client (hcs25 identity create)",
+        );
         break;
       default:
         transport = new UnavailableTransport(agent.protocol, `no ${agent.protocol} transport in the eval runner yet`);
     }
   } catch (err) {
-    transport = new UnavailableTransport(agent.protocol, err instanceof TransportError ? err.message : 'invalid agent endpoint');
+    transport = new UnavailableTransport(
+      agent.protocol,
+      err instanceof TransportError ? err.message : 'invalid agent endpoint',
+    );
   }
   if (!owned) return transport;
   const inner = transport;

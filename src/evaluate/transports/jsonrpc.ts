@@ -3,7 +3,11 @@ import { decodeJsonMessages } from './body.js';
 import { oneLine } from '../../core/terminal.js';
 import { TransportError, type HttpResponse } from '../../net/http-client.js';
 
-export const rpcErrorSchema = z.looseObject({ code: z.number(), message: z.string().optional(), data: z.unknown().optional() });
+export const rpcErrorSchema = z.looseObject({
+  code: z.number(),
+  message: z.string().optional(),
+  data: z.unknown().optional(),
+});
 export const rpcResponseSchema = z.looseObject({
   jsonrpc: z.literal('2.0').optional(),
   id: z.union([z.string(), z.number(), z.null()]).optional(),
@@ -41,6 +45,9 @@ export function rpcResponses(res: HttpResponse, what: string): RpcResponse[] {
     const parsed = rpcResponseSchema.safeParse(doc);
     if (parsed.success && (parsed.data.result !== undefined || parsed.data.error !== undefined)) out.push(parsed.data);
   }
-  if (out.length === 0) throw new TransportError('protocol-error', `${what}: no JSON-RPC response in the reply`, { httpStatus: res.status });
+  if (out.length === 0)
+    throw new TransportError('protocol-error', `${what}: no JSON-RPC response in the reply`, {
+      httpStatus: res.status,
+    });
   return out;
 }

@@ -56,7 +56,9 @@ export class McpTransport implements Transport {
         return this.discover(deadline);
       }
       const version: Record<string, string> = { 'mcp-protocol-version': init.result.protocolVersion };
-      const headers: Record<string, string> = init.sessionId ? { ...version, 'mcp-session-id': init.sessionId } : version;
+      const headers: Record<string, string> = init.sessionId
+        ? { ...version, 'mcp-session-id': init.sessionId }
+        : version;
       await this.post(rpcNotification('notifications/initialized'), headers, deadline, false);
       const tools = await this.post(rpcBody(2, 'tools/list', {}), headers, deadline, true);
       const toolCount = tools ? toolsResultSchema.safeParse(tools).data?.tools.length : undefined;
@@ -70,7 +72,9 @@ export class McpTransport implements Transport {
     });
   }
 
-  private async initialize(deadline: Deadline): Promise<{ result: z.infer<typeof initializeResultSchema>; sessionId?: string }> {
+  private async initialize(
+    deadline: Deadline,
+  ): Promise<{ result: z.infer<typeof initializeResultSchema>; sessionId?: string }> {
     const res = await this.send(
       rpcBody(1, 'initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }),
       {},
@@ -82,7 +86,10 @@ export class McpTransport implements Transport {
     const reply = replies.find((r) => r.id === 1) ?? replies[0]!;
     if (reply.error) throw new RpcCallError(reply.error, res.status);
     const parsed = initializeResultSchema.safeParse(reply.result);
-    if (!parsed.success) throw new TransportError('protocol-error', 'mcp initialize: result without protocolVersion', { httpStatus: res.status });
+    if (!parsed.success)
+      throw new TransportError('protocol-error', 'mcp initialize: result without protocolVersion', {
+        httpStatus: res.status,
+      });
     const sessionId = res.headers['mcp-session-id'];
     return sessionId ? { result: parsed.data, sessionId } : { result: parsed.data };
   }
@@ -106,7 +113,12 @@ export class McpTransport implements Transport {
   }
 
   /** POSTs one message; returns the `result` of a request, or undefined for a notification (202). */
-  private async post(body: string, headers: Record<string, string>, deadline: Deadline, expectResult: boolean): Promise<unknown> {
+  private async post(
+    body: string,
+    headers: Record<string, string>,
+    deadline: Deadline,
+    expectResult: boolean,
+  ): Promise<unknown> {
     const res = await this.send(body, headers, deadline);
     const failure = statusFailure(res);
     if (failure) throw failure;

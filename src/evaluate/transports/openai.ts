@@ -32,7 +32,10 @@ const completionSchema = z.looseObject({
     )
     .optional(),
   error: z
-    .union([z.string(), z.looseObject({ message: z.string().optional(), type: z.string().optional(), code: z.unknown().optional() })])
+    .union([
+      z.string(),
+      z.looseObject({ message: z.string().optional(), type: z.string().optional(), code: z.unknown().optional() }),
+    ])
     .optional(),
   model: z.string().optional(),
 });
@@ -60,8 +63,13 @@ function contentText(content: z.infer<typeof contentSchema> | undefined): string
 function errorFailure(error: NonNullable<Completion['error']>, status: number): TransportError {
   const message = typeof error === 'string' ? error : (error.message ?? error.type ?? 'error');
   const type = typeof error === 'string' ? '' : (error.type ?? '');
-  if (/rate_limit/i.test(type)) return new TransportError('rate-limited', `agent error: ${oneLine(message)}`, { httpStatus: status, transient: true });
-  if (/auth|permission|insufficient_quota/i.test(type)) return new TransportError('auth-required', `agent error: ${oneLine(message)}`, { httpStatus: status });
+  if (/rate_limit/i.test(type))
+    return new TransportError('rate-limited', `agent error: ${oneLine(message)}`, {
+      httpStatus: status,
+      transient: true,
+    });
+  if (/auth|permission|insufficient_quota/i.test(type))
+    return new TransportError('auth-required', `agent error: ${oneLine(message)}`, { httpStatus: status });
   return new TransportError('agent-error', `agent error: ${oneLine(message)}`, { httpStatus: status });
 }
 
@@ -70,7 +78,8 @@ export function extractCompletion(res: HttpResponse): { text: string; meta: Reco
   const docs = decodeJsonMessages(res, 'chat completion');
   const parsed = docs.map((d) => completionSchema.safeParse(d));
   const completions = parsed.flatMap((p) => (p.success ? [p.data] : []));
-  if (completions.length === 0) throw new TransportError('protocol-error', 'chat completion: unexpected JSON shape', { httpStatus: res.status });
+  if (completions.length === 0)
+    throw new TransportError('protocol-error', 'chat completion: unexpected JSON shape', { httpStatus: res.status });
   const withError = completions.find((c) => c.error !== undefined && !c.choices?.length);
   if (withError?.error !== undefined) throw errorFailure(withError.error, res.status);
 
@@ -80,14 +89,23 @@ export function extractCompletion(res: HttpResponse): { text: string; meta: Reco
   if (completions.length > 1 || completions[0]?.choices?.[0]?.delta) {
     // Streamed chunks: concatenate deltas.
     meta.streamed = true;
-    const text = completions.map((c) => c.choices?.[0]?.delta?.content ?? contentText(c.choices?.[0]?.message?.content)).join('');
+    const text = completions
+      .map((c) => c.choices?.[0]?.delta?.content ?? contentText(c.choices?.[0]?.message?.content))
+      .join('');
     return { text: stripThinking(text), meta };
   }
   const choice = first.choices?.[0];
-  if (!choice?.message) throw new TransportError('protocol-error', 'chat completion without choices[0].message', { httpStatus: res.status });
+  if (!choice?.message)
+    throw new TransportError('protocol-error', 'chat completion without choices[0].message', {
+      httpStatus: res.status,
+    });
   if (choice.finish_reason) meta.finishReason = choice.finish_reason;
   let text = stripThinking(contentText(choice.message.content));
-  if (text === '' && typeof choice.message.reasoning_content === 'string' && choice.message.reasoning_content.trim() !== '') {
+  if (
+    text === '' &&
+    typeof choice.message.reasoning_content === 'string' &&
+    choice.message.reasoning_content.trim() !== ''
+  ) {
     // DeepSeek-style servers leave content empty and put everything in reasoning_content.
     text = stripThinking(choice.message.reasoning_content);
     meta.fromReasoning = true;
@@ -142,7 +160,8 @@ export class OpenAiTransport implements Transport {
         // A gateway's model list can run to megabytes; the probe needs only the status and the first bytes.
         truncateBody: true,
       });
-      if (res.status < 300 && looksLikeHtml(res)) return { reachable: false, httpStatus: res.status, reason: 'HTML page instead of an API' };
+      if (res.status < 300 && looksLikeHtml(res))
+        return { reachable: false, httpStatus: res.status, reason: 'HTML page instead of an API' };
       return reachableByStatus(res.status, `GET /v1/models → ${res.status}`);
     });
   }

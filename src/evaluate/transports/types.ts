@@ -19,7 +19,6 @@ export interface AskSuccess {
   meta: Record<string, unknown>;
 }
 
-
 export interface AskFailure {
   ok: false;
   kind: FailureKind;

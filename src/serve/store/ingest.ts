@@ -20,93 +20,117 @@ export function createIngest(ctx: SqlContext): SqlIngest {
   async function writeBatch(topic: string, batch: IndexBatch, prepared: PreparedBatch): Promise<ApplyResult> {
     // Outside the transaction: a topic row is harmless on its own, and a rolled-back one must not stay cached.
     const tid = await ctx.tidOf(driver, topic);
-    return ctx.written(driver.transaction(async (tx): Promise<ApplyResult> => {
-      // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
-      // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
-      const [cur] = await tx.query<{ seq: number }>('SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE', [tid]);
-      const last = cur!.seq;
-      if (batch.cursor.sequence <= last) return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
-      const revision = await bump(tx);
-      const after = <T extends { sequenceNumber: number }>(list: readonly T[]) => list.filter((x) => x.sequenceNumber > last);
-      const records = after(batch.records);
+    return ctx.written(
+      driver.transaction(async (tx): Promise<ApplyResult> => {
+        // The row lock orders concurrent writers (two indexers after a lock takeover race): the cursor guard below
+        // then sees the other's batch, so nothing is stored twice whatever the advisory lock did.
+        const [cur] = await tx.query<{ seq: number }>(
+          'SELECT last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE',
+          [tid],
+        );
+        const last = cur!.seq;
+        if (batch.cursor.sequence <= last)
+          return { signals: 0, duplicates: 0, applied: false, revision: await currentRevision(tx) };
+        const revision = await bump(tx);
+        const after = <T extends { sequenceNumber: number }>(list: readonly T[]) =>
+          list.filter((x) => x.sequenceNumber > last);
+        const records = after(batch.records);
 
-      const fresh = after(batch.signals);
-      const rows = fresh.length === batch.signals.length ? prepared.signals : prepared.signals.filter((_, i) => batch.signals[i]!.sequenceNumber > last);
-      const stored = fresh.length > 0 ? await insertSignals(tx, tid, fresh, rows) : [];
-      const inserted = stored.length;
-      if (inserted > 0) {
-        await tx.query(INSERT_RUNS, [tid, ...runsOf(stored)]);
-        await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects, rev) VALUES ($1, $2, $3::text[], $4)', [tid, last, [...new Set(stored.map((x) => x.message.subject))], revision]);
-      }
-      if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
+        const fresh = after(batch.signals);
+        const rows =
+          fresh.length === batch.signals.length
+            ? prepared.signals
+            : prepared.signals.filter((_, i) => batch.signals[i]!.sequenceNumber > last);
+        const stored = fresh.length > 0 ? await insertSignals(tx, tid, fresh, rows) : [];
+        const inserted = stored.length;
+        if (inserted > 0) {
+          await tx.query(INSERT_RUNS, [tid, ...runsOf(stored)]);
+          await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects, rev) VALUES ($1, $2, $3::text[], $4)', [
+            tid,
+            last,
+            [...new Set(stored.map((x) => x.message.subject))],
+            revision,
+          ]);
+        }
+        if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
 
-      const duplicates = fresh.length - inserted;
-      const counts = new Map<string, number>();
-      const count = (category: string, name: string, n = 1) => {
-        const key = `${category}\u0000${name}`;
-        counts.set(key, (counts.get(key) ?? 0) + n);
-      };
-      for (const r of records) count('record', r.kind);
-      for (const u of after(batch.unknown)) count('unknown', `${u.kind}:${u.name}`);
-      for (const r of after(batch.rejected)) count('rejected', r.reason);
-      if (duplicates > 0) count('rejected', 'duplicate', duplicates);
-      if (counts.size > 0) {
-        const keys = [...counts.keys()].map((k) => k.split('\u0000'));
-        await tx.query(
-          `INSERT INTO topic_counts (tid, category, name, n)
+        const duplicates = fresh.length - inserted;
+        const counts = new Map<string, number>();
+        const count = (category: string, name: string, n = 1) => {
+          const key = `${category}\u0000${name}`;
+          counts.set(key, (counts.get(key) ?? 0) + n);
+        };
+        for (const r of records) count('record', r.kind);
+        for (const u of after(batch.unknown)) count('unknown', `${u.kind}:${u.name}`);
+        for (const r of after(batch.rejected)) count('rejected', r.reason);
+        if (duplicates > 0) count('rejected', 'duplicate', duplicates);
+        if (counts.size > 0) {
+          const keys = [...counts.keys()].map((k) => k.split('\u0000'));
+          await tx.query(
+            `INSERT INTO topic_counts (tid, category, name, n)
            SELECT $1, * FROM unnest($2::text[], $3::text[], $4::bigint[])
            ON CONFLICT (tid, category, name) DO UPDATE SET n = topic_counts.n + excluded.n`,
-          [tid, keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
-        );
-      }
-      const ts = batch.cursor.consensusTimestamp;
-      await tx.query(
-        `UPDATE topics SET last_sequence = $2, last_consensus = COALESCE($3, last_consensus),
+            [tid, keys.map((k) => k[0]), keys.map((k) => k[1]), [...counts.values()]],
+          );
+        }
+        const ts = batch.cursor.consensusTimestamp;
+        await tx.query(
+          `UPDATE topics SET last_sequence = $2, last_consensus = COALESCE($3, last_consensus),
            last_consensus_at = COALESCE(${TS('$3::text')}, last_consensus_at),
            signals = signals + $4, source = $5, updated_at = now() WHERE tid = $1`,
-        [tid, batch.cursor.sequence, ts, inserted, batch.source],
-      );
-      return { signals: inserted, duplicates, applied: true, revision };
-    }));
+          [tid, batch.cursor.sequence, ts, inserted, batch.source],
+        );
+        return { signals: inserted, duplicates, applied: true, revision };
+      }),
+    );
   }
 
   return {
     async useAllowList(topic, publishers) {
       const want = publishers && publishers.length > 0 ? [...new Set(publishers)].sort() : null;
       const tid = await ctx.tidOf(driver, topic);
-      return ctx.written(driver.transaction(async (tx) => {
-        const [row] = await tx.query<{ publishers: string[] | null; known: boolean; seq: number }>(
-          'SELECT publishers, publishers_known AS known, last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE',
-          [tid],
-        );
-        const had = row!.publishers === null ? null : [...row!.publishers].sort();
-        const same = had === null || want === null ? had === want : had.length === want.length && had.every((p, i) => p === want[i]);
-        const reset = row!.known && !same && row!.seq > 0;
-        if (reset) {
-          // Every answer of the topic changes: its subjects are marked at a new revision (caches drop them) and
-          // rescored once the topic is indexed again.
-          const revision = await bump(tx);
-          await tx.query('DELETE FROM dirty_batches WHERE tid = $1', [tid]);
-          await tx.query(
-            `INSERT INTO dirty_batches (tid, after_seq, subjects, rev)
-               SELECT tid, 0, array_agg(subject ORDER BY subject), $2 FROM subject_scores WHERE tid = $1 GROUP BY tid`,
-            [tid, revision],
-          );
-          await tx.query(
-            `UPDATE subject_scores SET total = NULL, confidence = NULL, signals = 0, last_at = NULL, publishers = '{}', score = NULL,
-               stale_at = NULL, rev = $2 WHERE tid = $1`,
-            [tid, revision],
-          );
-          for (const table of ['signals', 'records', 'runs', 'topic_counts']) await tx.query(`DELETE FROM ${table} WHERE tid = $1`, [tid]);
-          await tx.query(
-            `UPDATE topics SET last_sequence = 0, last_consensus = NULL, last_consensus_at = NULL, signals = 0, behind = NULL,
-               note = 'indexed again from the start: the publisher allow-list changed' WHERE tid = $1`,
+      return ctx.written(
+        driver.transaction(async (tx) => {
+          const [row] = await tx.query<{ publishers: string[] | null; known: boolean; seq: number }>(
+            'SELECT publishers, publishers_known AS known, last_sequence::float8 AS seq FROM topics WHERE tid = $1 FOR UPDATE',
             [tid],
           );
-        }
-        await tx.query('UPDATE topics SET publishers = $2::text[], publishers_known = true WHERE tid = $1', [tid, want]);
-        return reset;
-      }));
+          const had = row!.publishers === null ? null : [...row!.publishers].sort();
+          const same =
+            had === null || want === null
+              ? had === want
+              : had.length === want.length && had.every((p, i) => p === want[i]);
+          const reset = row!.known && !same && row!.seq > 0;
+          if (reset) {
+            // Every answer of the topic changes: its subjects are marked at a new revision (caches drop them) and
+            // rescored once the topic is indexed again.
+            const revision = await bump(tx);
+            await tx.query('DELETE FROM dirty_batches WHERE tid = $1', [tid]);
+            await tx.query(
+              `INSERT INTO dirty_batches (tid, after_seq, subjects, rev)
+               SELECT tid, 0, array_agg(subject ORDER BY subject), $2 FROM subject_scores WHERE tid = $1 GROUP BY tid`,
+              [tid, revision],
+            );
+            await tx.query(
+              `UPDATE subject_scores SET total = NULL, confidence = NULL, signals = 0, last_at = NULL, publishers = '{}', score = NULL,
+               stale_at = NULL, rev = $2 WHERE tid = $1`,
+              [tid, revision],
+            );
+            for (const table of ['signals', 'records', 'runs', 'topic_counts'])
+              await tx.query(`DELETE FROM ${table} WHERE tid = $1`, [tid]);
+            await tx.query(
+              `UPDATE topics SET last_sequence = 0, last_consensus = NULL, last_consensus_at = NULL, signals = 0, behind = NULL,
+               note = 'indexed again from the start: the publisher allow-list changed' WHERE tid = $1`,
+              [tid],
+            );
+          }
+          await tx.query('UPDATE topics SET publishers = $2::text[], publishers_known = true WHERE tid = $1', [
+            tid,
+            want,
+          ]);
+          return reset;
+        }),
+      );
     },
 
     async cursor(topic) {
@@ -127,9 +151,13 @@ export function createIngest(ctx: SqlContext): SqlIngest {
       // failed one (its successors fail with it; the next call after them starts afresh).
       if (failed.has(topic)) {
         return Promise.reject(
-          new Hcs25Error('DATABASE_UNAVAILABLE', `an earlier batch of topic ${topic} failed; resume from the stored cursor`, {
-            hint: 'read cursor(topic) and apply what comes after it',
-          }),
+          new Hcs25Error(
+            'DATABASE_UNAVAILABLE',
+            `an earlier batch of topic ${topic} failed; resume from the stored cursor`,
+            {
+              hint: 'read cursor(topic) and apply what comes after it',
+            },
+          ),
         );
       }
       const prepared = prepareBatch(batch);
@@ -155,7 +183,14 @@ export function createIngest(ctx: SqlContext): SqlIngest {
         `UPDATE topics SET source = COALESCE($2, source),
            behind = CASE WHEN $3 THEN $4::bigint ELSE behind END,
            note = CASE WHEN $5 THEN $6::text ELSE note END, updated_at = now() WHERE tid = $1`,
-        [tid, state.source ?? null, state.behind !== undefined, state.behind ?? null, state.note !== undefined, state.note ?? null],
+        [
+          tid,
+          state.source ?? null,
+          state.behind !== undefined,
+          state.behind ?? null,
+          state.note !== undefined,
+          state.note ?? null,
+        ],
       );
     },
   };
@@ -170,7 +205,12 @@ const UNIQUE_VIOLATION = '23505';
  * stored (a publisher that re-publishes; rare) makes the unique index refuse the whole COPY, and the batch then goes
  * through a staging table and INSERT … ON CONFLICT DO NOTHING, in sequence order, so the first of each key wins.
  */
-async function insertSignals(tx: SqlExecutor, tid: number, signals: readonly ReadSignal[], rows: readonly PreparedSignal[]): Promise<readonly ReadSignal[]> {
+async function insertSignals(
+  tx: SqlExecutor,
+  tid: number,
+  signals: readonly ReadSignal[],
+  rows: readonly PreparedSignal[],
+): Promise<readonly ReadSignal[]> {
   const data = rows.map((r) => `${tid}\t${r.line}`).join('');
   await tx.exec('SAVEPOINT signals_copy');
   try {
@@ -206,7 +246,12 @@ function runsOf(signals: readonly ReadSignal[]): [string[], number[], string[], 
     }
   }
   const list = [...runs];
-  return [list.map(([run]) => run), list.map(([, r]) => r.n), list.map(([, r]) => r.first), list.map(([, r]) => r.last)];
+  return [
+    list.map(([run]) => run),
+    list.map(([, r]) => r.n),
+    list.map(([, r]) => r.first),
+    list.map(([, r]) => r.last),
+  ];
 }
 
 /** `seconds.nanos` order: more seconds digits is later, else the text orders them (nanos have 9 digits). */

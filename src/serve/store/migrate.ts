@@ -29,13 +29,19 @@ export async function migrate(driver: SqlDriver, list: readonly Migration[] = mi
   for (const m of list) {
     const done = await driver.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      await tx.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
       const ids = (await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id);
       const unknown = ids.filter((id) => !known.has(id));
       if (unknown.length > 0) {
-        throw new Hcs25Error('DATABASE_SCHEMA', `the database has schema migration ${unknown[0]}, which this hcs25 does not know`, {
-          hint: 'upgrade hcs25, or point --database at another database',
-        });
+        throw new Hcs25Error(
+          'DATABASE_SCHEMA',
+          `the database has schema migration ${unknown[0]}, which this hcs25 does not know`,
+          {
+            hint: 'upgrade hcs25, or point --database at another database',
+          },
+        );
       }
       if (ids.includes(m.id)) return false;
       await tx.exec(m.sql);

@@ -17,7 +17,8 @@ interface PgliteQueryable {
 
 export function pgliteExecutor(q: PgliteQueryable): SqlExecutor {
   return {
-    query: async <T,>(text: string, params?: readonly unknown[]) => (await q.query<T>(text, params ? [...params] : undefined)).rows,
+    query: async <T>(text: string, params?: readonly unknown[]) =>
+      (await q.query<T>(text, params ? [...params] : undefined)).rows,
     exec: async (text: string) => {
       await q.exec(text);
     },
@@ -38,10 +39,14 @@ export async function openPgliteStore(dir: string, options: { scoring?: ScoringC
     db = await PGlite.create(memory ? undefined : dir);
   } catch (err) {
     release();
-    throw new Hcs25Error('DATABASE_UNAVAILABLE', `cannot open the embedded database in ${dir}: ${errorMessage(err).split('\n')[0]}`, {
-      hint: 'check the directory is writable and no other hcs25 serve uses it (PGlite is single-process)',
-      cause: err,
-    });
+    throw new Hcs25Error(
+      'DATABASE_UNAVAILABLE',
+      `cannot open the embedded database in ${dir}: ${errorMessage(err).split('\n')[0]}`,
+      {
+        hint: 'check the directory is writable and no other hcs25 serve uses it (PGlite is single-process)',
+        cause: err,
+      },
+    );
   }
   const store = createSqlStore({
     engine: 'pglite',
@@ -91,4 +96,3 @@ function holderError(dir: string, pid: number): never {
     hint: 'stop that hcs25 serve, or use PostgreSQL (--database postgres://…) to run several instances',
   });
 }
-

@@ -13,11 +13,12 @@ import type { ServeStore, SqlExecutor } from './types.js';
 /** pg_try_advisory_lock key for "the indexer of this database". */
 const INDEXER_LOCK = 0x6863_3235_0001;
 
-type CopyFrom = (typeof import('pg-copy-streams'))['from'];
+type CopyFrom = typeof import('pg-copy-streams')['from'];
 
 function executor(q: Pool | PoolClient, copyFrom: CopyFrom): SqlExecutor {
   return {
-    query: async <T,>(text: string, params?: readonly unknown[]) => (await q.query(text, params ? [...params] : undefined)).rows as T[],
+    query: async <T>(text: string, params?: readonly unknown[]) =>
+      (await q.query(text, params ? [...params] : undefined)).rows as T[],
     exec: async (text: string) => {
       await q.query(text);
     },
@@ -43,15 +44,22 @@ export function redactUrl(url: string): string {
   }
 }
 
-export async function openPostgresStore(url: string, options: { scoring?: ScoringConfig; max?: number } = {}): Promise<ServeStore> {
+export async function openPostgresStore(
+  url: string,
+  options: { scoring?: ScoringConfig; max?: number } = {},
+): Promise<ServeStore> {
   const pg = (await import('pg')).default;
   const { from: copyFrom } = await import('pg-copy-streams');
   const where = redactUrl(url);
   const unavailable = (err: unknown) =>
-    new Hcs25Error('DATABASE_UNAVAILABLE', `cannot use PostgreSQL at ${where}: ${errorMessage(err).split('\n')[0]!.replaceAll(url, where)}`, {
-      hint: 'check that the server runs, the database exists and the user may connect (--database postgres://user:pass@host:port/db)',
-      cause: err,
-    });
+    new Hcs25Error(
+      'DATABASE_UNAVAILABLE',
+      `cannot use PostgreSQL at ${where}: ${errorMessage(err).split('\n')[0]!.replaceAll(url, where)}`,
+      {
+        hint: 'check that the server runs, the database exists and the user may connect (--database postgres://user:pass@host:port/db)',
+        cause: err,
+      },
+    );
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => {});

@@ -85,7 +85,13 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async storedScores(page: PageOptions = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
-      const rows = await driver.query<{ tid: number; topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
+      const rows = await driver.query<{
+        tid: number;
+        topic: string;
+        subject: string;
+        fresh: boolean;
+        score: SubjectScore;
+      }>(
         `SELECT s.tid, t.topic, s.subject, s.score,
            NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh
          FROM subject_scores s JOIN topics t USING (tid)
@@ -93,7 +99,12 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
          ORDER BY s.tid, s.subject LIMIT $3`,
         [after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      return paged(rows, limit, (r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }), (r) => [r.tid, r.subject]);
+      return paged(
+        rows,
+        limit,
+        (r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }),
+        (r) => [r.tid, r.subject],
+      );
     },
 
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
@@ -107,9 +118,22 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
          WHERE s.sh = $7 AND s.message ->> 'subject' = $1 AND ($2::text IS NULL OR t.topic = $2)
            AND ($3::int IS NULL OR (s.tid, s.seq, s.idx) ${cmp} ($3::int, $4::bigint, $5::int))
          ORDER BY s.sh ${dir}, s.tid ${dir}, s.seq ${dir}, s.idx ${dir} LIMIT $6`,
-        [subject, topic ?? null, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit + 1, hash32(subject)],
+        [
+          subject,
+          topic ?? null,
+          after?.[0] ?? null,
+          after?.[1] ?? null,
+          after?.[2] ?? null,
+          limit + 1,
+          hash32(subject),
+        ],
       );
-      return paged(rows, limit, (r) => ({ topic: r.topic, ...toReadSignal(r) }), (r) => [r.tid, r.seq, r.idx]);
+      return paged(
+        rows,
+        limit,
+        (r) => ({ topic: r.topic, ...toReadSignal(r) }),
+        (r) => [r.tid, r.seq, r.idx],
+      );
     },
 
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
@@ -177,7 +201,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       );
       const nowMs = Date.now();
       return rows.map((r): TopicStatus => {
-        const of = (category: string) => Object.fromEntries(counts.filter((c) => c.tid === r.tid && c.category === category).map((c) => [c.name, c.n]));
+        const of = (category: string) =>
+          Object.fromEntries(
+            counts.filter((c) => c.tid === r.tid && c.category === category).map((c) => [c.name, c.n]),
+          );
         return {
           topic: r.topic,
           lastSequence: r.seq,
@@ -244,7 +271,13 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       );
       if (!row) return null;
       if (!row.dirty && row.verification && row.verified_at) {
-        return { topic, run, revealed: row.revealed, computedAt: iso(row.verified_at), report: row.verification } satisfies RunVerification;
+        return {
+          topic,
+          run,
+          revealed: row.revealed,
+          computedAt: iso(row.verified_at),
+          report: row.verification,
+        } satisfies RunVerification;
       }
       const signals = await driver.query<SignalRow>(
         `SELECT tid, seq::float8 AS seq, idx, consensus, payer, message FROM signals
@@ -351,14 +384,18 @@ function toReadRecord(r: RecordRow): ReadRecord {
 
 function pageLimit(page: PageOptions): number {
   const limit = page.limit ?? DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1) throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
   return Math.min(limit, MAX_PAGE);
 }
 
 function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
-  return { items: items.map(map), next: more ? Buffer.from(JSON.stringify(key(items[items.length - 1]!))).toString('base64url') : null };
+  return {
+    items: items.map(map),
+    next: more ? Buffer.from(JSON.stringify(key(items[items.length - 1]!))).toString('base64url') : null,
+  };
 }
 
 function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
@@ -366,6 +403,8 @@ function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | 
   try {
     return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
   } catch {
-    throw new Hcs25Error('USAGE', 'the page cursor is not one this list gave out', { hint: 'pass the `next` value of the previous page unchanged' });
+    throw new Hcs25Error('USAGE', 'the page cursor is not one this list gave out', {
+      hint: 'pass the `next` value of the previous page unchanged',
+    });
   }
 }

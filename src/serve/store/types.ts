@@ -212,7 +212,10 @@ export interface ServeStore {
   /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
   storedScores(page?: PageOptions): Promise<Page<StoredScore>>;
   /** Signal history, `hcs25 signals --json` rows; newest first by default. */
-  subjectSignals(subject: string, options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' }): Promise<Page<ReadSignal & { topic: string }>>;
+  subjectSignals(
+    subject: string,
+    options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' },
+  ): Promise<Page<ReadSignal & { topic: string }>>;
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
   listSubjects(filter?: SubjectFilter, page?: PageOptions): Promise<Page<SubjectRow>>;
   topics(): Promise<TopicStatus[]>;

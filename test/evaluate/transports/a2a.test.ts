@@ -28,11 +28,17 @@ describe('A2A against the official @a2a-js/sdk server', () => {
 
   it('picks v1.0 from the card (1.0 listed first) and reads the answer from the task artifact', async () => {
     const r = await transportFor(client, 'a2a', both.origin).ask(MATH_PROMPT, { budgetMs: 5_000 });
-    expect(r).toMatchObject({ ok: true, text: '95', meta: { dialect: 'v1.0', result: 'task', state: 'completed', card: true } });
+    expect(r).toMatchObject({
+      ok: true,
+      text: '95',
+      meta: { dialect: 'v1.0', result: 'task', state: 'completed', card: true },
+    });
   });
 
   it('speaks v0.3 (message/send, kind parts) to the same server through its compat layer', async () => {
-    const r = await transportFor(client, 'a2a', both.origin, { a2a: { dialect: 'v0.3' } }).ask(MATH_PROMPT, { budgetMs: 5_000 });
+    const r = await transportFor(client, 'a2a', both.origin, { a2a: { dialect: 'v0.3' } }).ask(MATH_PROMPT, {
+      budgetMs: 5_000,
+    });
     expect(r).toMatchObject({ ok: true, text: '95', meta: { dialect: 'v0.3', result: 'task', state: 'completed' } });
   });
 
@@ -42,14 +48,18 @@ describe('A2A against the official @a2a-js/sdk server', () => {
   });
 
   it('sees a 0.3-only server refuse v1.0 with -32009 VersionNotSupported', async () => {
-    const r = await transportFor(client, 'a2a', legacy.origin, { a2a: { dialect: 'v1.0' } }).ask(MATH_PROMPT, { budgetMs: 5_000 });
+    const r = await transportFor(client, 'a2a', legacy.origin, { a2a: { dialect: 'v1.0' } }).ask(MATH_PROMPT, {
+      budgetMs: 5_000,
+    });
     expect(r).toMatchObject({ ok: false, kind: 'agent-error' });
     if (!r.ok) expect(r.message).toMatch(/-32009/);
   });
 
   it('reads a direct Message reply in both dialects', async () => {
     for (const dialect of ['v1.0', 'v0.3'] as const) {
-      const r = await transportFor(client, 'a2a', messageOnly.origin, { a2a: { dialect } }).ask(MATH_PROMPT, { budgetMs: 5_000 });
+      const r = await transportFor(client, 'a2a', messageOnly.origin, { a2a: { dialect } }).ask(MATH_PROMPT, {
+        budgetMs: 5_000,
+      });
       expect(r).toMatchObject({ ok: true, text: '95', meta: { dialect, result: 'message' } });
     }
   });
@@ -72,13 +82,18 @@ describe('A2A against the official @a2a-js/sdk server', () => {
 async function mockAgent(opts: {
   card?: (origin: string) => unknown;
   cardPath?: string;
-  rpc: (method: string, params: Record<string, unknown>, origin: string) => { status?: number; contentType?: string; body: unknown };
+  rpc: (
+    method: string,
+    params: Record<string, unknown>,
+    origin: string,
+  ) => { status?: number; contentType?: string; body: unknown };
 }) {
   const server = await scripted((req, res, body) => {
     const origin = `http://127.0.0.1:${server.port}`;
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET') {
-      if (opts.card && path === (opts.cardPath ?? '/.well-known/agent-card.json')) return json(res, 200, opts.card(origin));
+      if (opts.card && path === (opts.cardPath ?? '/.well-known/agent-card.json'))
+        return json(res, 200, opts.card(origin));
       return json(res, 404, { error: 'not found' });
     }
     const rpc = JSON.parse(body) as { id: string; method: string; params: Record<string, unknown> };
@@ -86,7 +101,9 @@ async function mockAgent(opts: {
     const wrap = (payload: unknown) => ({ jsonrpc: '2.0', id: rpc.id, ...(payload as object) });
     if (out.contentType === 'text/event-stream') {
       res.writeHead(out.status ?? 200, { 'content-type': 'text/event-stream' });
-      res.end((out.body as unknown[]).map((e) => `event: message\ndata: ${JSON.stringify(wrap({ result: e }))}\n\n`).join(''));
+      res.end(
+        (out.body as unknown[]).map((e) => `event: message\ndata: ${JSON.stringify(wrap({ result: e }))}\n\n`).join(''),
+      );
     } else if (out.contentType === 'application/x-ndjson') {
       res.writeHead(out.status ?? 200, { 'content-type': 'application/x-ndjson' });
       res.end((out.body as unknown[]).map((e) => JSON.stringify(wrap({ result: e }))).join('\n'));
@@ -101,7 +118,12 @@ const v1Card = (origin: string) => ({
   name: 'mock',
   supportedInterfaces: [{ url: `${origin}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
 });
-const v03Card = (origin: string) => ({ name: 'mock', protocolVersion: '0.3.0', url: `${origin}/rpc`, preferredTransport: 'JSONRPC' });
+const v03Card = (origin: string) => ({
+  name: 'mock',
+  protocolVersion: '0.3.0',
+  url: `${origin}/rpc`,
+  preferredTransport: 'JSONRPC',
+});
 const text = (t: string) => ({ kind: 'text', text: t });
 
 describe('A2A tolerance (scripted servers)', () => {
@@ -122,7 +144,11 @@ describe('A2A tolerance (scripted servers)', () => {
           : { body: { result: { kind: 'message', role: 'agent', messageId: 'm', parts: [text('95')] } } },
     });
     const t = transportFor(client, 'a2a', server.origin);
-    expect(await t.ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({ ok: true, text: '95', meta: { dialect: 'v0.3' } });
+    expect(await t.ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({
+      ok: true,
+      text: '95',
+      meta: { dialect: 'v0.3' },
+    });
     expect(await t.ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({ ok: true, meta: { dialect: 'v0.3' } });
     const methods = server.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body).method);
     expect(methods).toEqual(['SendMessage', 'message/send', 'message/send']);
@@ -132,9 +158,16 @@ describe('A2A tolerance (scripted servers)', () => {
   });
 
   it('shares one card lookup between a probe and asks started together', async () => {
-    const server = await mockAgent({ card: v03Card, rpc: () => ({ body: { result: { kind: 'message', role: 'agent', parts: [text('95')] } } }) });
+    const server = await mockAgent({
+      card: v03Card,
+      rpc: () => ({ body: { result: { kind: 'message', role: 'agent', parts: [text('95')] } } }),
+    });
     const t = transportFor(client, 'a2a', server.origin);
-    const [probe, a, b] = await Promise.all([t.probe({ budgetMs: 5_000 }), t.ask(MATH_PROMPT, { budgetMs: 5_000 }), t.ask(MATH_PROMPT, { budgetMs: 5_000 })]);
+    const [probe, a, b] = await Promise.all([
+      t.probe({ budgetMs: 5_000 }),
+      t.ask(MATH_PROMPT, { budgetMs: 5_000 }),
+      t.ask(MATH_PROMPT, { budgetMs: 5_000 }),
+    ]);
     expect(probe).toMatchObject({ reachable: true });
     expect([a.ok, b.ok]).toEqual([true, true]);
     expect(server.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
@@ -142,7 +175,10 @@ describe('A2A tolerance (scripted servers)', () => {
   });
 
   it('says so when the agent speaks neither dialect', async () => {
-    const server = await mockAgent({ card: v1Card, rpc: () => ({ body: { error: { code: -32601, message: 'Method not found' } } }) });
+    const server = await mockAgent({
+      card: v1Card,
+      rpc: () => ({ body: { error: { code: -32601, message: 'Method not found' } } }),
+    });
     const r = await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 5_000 });
     expect(r).toMatchObject({ ok: false, kind: 'protocol-error' });
     await server.close();
@@ -154,11 +190,21 @@ describe('A2A tolerance (scripted servers)', () => {
       card: v03Card,
       cardPath: '/.well-known/agent.json',
       rpc: (method) => {
-        if (method === 'message/send') return { body: { result: { kind: 'task', id: 't1', status: { state: 'submitted' } } } };
+        if (method === 'message/send')
+          return { body: { result: { kind: 'task', id: 't1', status: { state: 'submitted' } } } };
         polls += 1;
         return polls < 2
           ? { body: { result: { kind: 'task', id: 't1', status: { state: 'working' } } } }
-          : { body: { result: { kind: 'task', id: 't1', status: { state: 'completed' }, artifacts: [{ artifactId: 'a', parts: [text('95')] }] } } };
+          : {
+              body: {
+                result: {
+                  kind: 'task',
+                  id: 't1',
+                  status: { state: 'completed' },
+                  artifacts: [{ artifactId: 'a', parts: [text('95')] }],
+                },
+              },
+            };
       },
     });
     const r = await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 10_000 });
@@ -204,11 +250,19 @@ describe('A2A tolerance (scripted servers)', () => {
         contentType: 'application/x-ndjson',
         body: [
           { kind: 'task', id: 't', status: { state: 'working' } },
-          { kind: 'status-update', taskId: 't', status: { state: 'completed', message: { role: 'agent', parts: [text('95')] } }, final: true },
+          {
+            kind: 'status-update',
+            taskId: 't',
+            status: { state: 'completed', message: { role: 'agent', parts: [text('95')] } },
+            final: true,
+          },
         ],
       }),
     });
-    expect(await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({ ok: true, text: '95' });
+    expect(await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({
+      ok: true,
+      text: '95',
+    });
     await server.close();
   });
 
@@ -216,25 +270,49 @@ describe('A2A tolerance (scripted servers)', () => {
     const server = await mockAgent({
       card: v03Card,
       rpc: () => ({
-        body: { result: { kind: 'task', id: 't', status: { state: 'completed' }, history: [{ role: 'user', parts: [text(MATH_PROMPT)] }] } },
+        body: {
+          result: {
+            kind: 'task',
+            id: 't',
+            status: { state: 'completed' },
+            history: [{ role: 'user', parts: [text(MATH_PROMPT)] }],
+          },
+        },
       }),
     });
-    expect(await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({ ok: true, text: '' });
+    expect(await transportFor(client, 'a2a', server.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({
+      ok: true,
+      text: '',
+    });
     await server.close();
   });
 
   it('reports a failed task as an agent error, and 401 as auth-required', async () => {
     const failed = await mockAgent({
       card: v03Card,
-      rpc: () => ({ body: { result: { kind: 'task', id: 't', status: { state: 'failed', message: { role: 'agent', parts: [text('LLM quota exceeded')] } } } } }),
+      rpc: () => ({
+        body: {
+          result: {
+            kind: 'task',
+            id: 't',
+            status: { state: 'failed', message: { role: 'agent', parts: [text('LLM quota exceeded')] } },
+          },
+        },
+      }),
     });
     const r = await transportFor(client, 'a2a', failed.origin).ask(MATH_PROMPT, { budgetMs: 5_000 });
     expect(r).toMatchObject({ ok: false, kind: 'agent-error' });
     if (!r.ok) expect(r.message).toMatch(/task failed: LLM quota exceeded/);
     await failed.close();
 
-    const locked = await mockAgent({ card: v03Card, rpc: () => ({ status: 401, body: { error: { code: -32000, message: 'unauthorized' } } }) });
-    expect(await transportFor(client, 'a2a', locked.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({ ok: false, kind: 'auth-required' });
+    const locked = await mockAgent({
+      card: v03Card,
+      rpc: () => ({ status: 401, body: { error: { code: -32000, message: 'unauthorized' } } }),
+    });
+    expect(await transportFor(client, 'a2a', locked.origin).ask(MATH_PROMPT, { budgetMs: 5_000 })).toMatchObject({
+      ok: false,
+      kind: 'auth-required',
+    });
     await locked.close();
   });
 
@@ -252,7 +330,9 @@ describe('A2A tolerance (scripted servers)', () => {
   });
 
   it('uses the endpoint as a v0.3 JSON-RPC URL when no card exists', async () => {
-    const server = await mockAgent({ rpc: () => ({ body: { result: { kind: 'message', role: 'agent', parts: [text('95')] } } }) });
+    const server = await mockAgent({
+      rpc: () => ({ body: { result: { kind: 'message', role: 'agent', parts: [text('95')] } } }),
+    });
     const r = await transportFor(client, 'a2a', `${server.origin}/a2a`).ask(MATH_PROMPT, { budgetMs: 5_000 });
     expect(r).toMatchObject({ ok: true, text: '95', meta: { dialect: 'v0.3', card: false } });
     expect(server.requests.filter((q) => q.method === 'POST')[0]!.url).toBe('/a2a');
@@ -286,7 +366,10 @@ describe('A2A card and extraction helpers', () => {
         kind: 'task',
         id: 't',
         status: { state: 'completed', message: { role: 'agent', parts: [text('status')] } },
-        history: [{ role: 'agent', parts: [text('history')] }, { role: 'user', parts: [text('question')] }],
+        history: [
+          { role: 'agent', parts: [text('history')] },
+          { role: 'user', parts: [text('question')] },
+        ],
       },
     ]);
     expect(reply?.type).toBe('task');

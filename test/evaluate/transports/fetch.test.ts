@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/core/errors.js';
-import { Deadline, HostLimiter, type HttpClient, parseRetryAfter, type HttpResponse } from '../../../src/net/http-client.js';
+import {
+  Deadline,
+  HostLimiter,
+  type HttpClient,
+  parseRetryAfter,
+  type HttpResponse,
+} from '../../../src/net/http-client.js';
 import { resolveAgentHeaders } from '../../../src/evaluate/transports/headers.js';
 import { decodeJsonMessages } from '../../../src/evaluate/transports/body.js';
 import { agentFor, localClient, scripted } from './helpers.js';
@@ -29,10 +35,14 @@ describe('HttpClient', () => {
           res.write('x');
           return; // never finishes: the client must not wait for it
         case '/hops':
-          res.writeHead(n > 0 ? 302 : 200, n > 0 ? { location: `/hops?n=${n - 1}` } : { 'content-type': 'text/plain' }).end(n > 0 ? '' : 'arrived');
+          res
+            .writeHead(n > 0 ? 302 : 200, n > 0 ? { location: `/hops?n=${n - 1}` } : { 'content-type': 'text/plain' })
+            .end(n > 0 ? '' : 'arrived');
           return;
         case '/echo':
-          res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${body} auth=${req.headers.authorization ?? 'none'}`);
+          res
+            .writeHead(200, { 'content-type': 'text/plain' })
+            .end(`${req.method} ${body} auth=${req.headers.authorization ?? 'none'}`);
           return;
         case '/keep':
           res.writeHead(307, { location: '/echo' }).end();
@@ -100,14 +110,20 @@ describe('HttpClient', () => {
   });
 
   it('keeps per-agent headers on the same origin and drops them across origins', async () => {
-    expect((await get('/keep', { method: 'POST', body: 'x', secret: { authorization: 'Bearer k' } })).body).toBe('POST x auth=Bearer k');
+    expect((await get('/keep', { method: 'POST', body: 'x', secret: { authorization: 'Bearer k' } })).body).toBe(
+      'POST x auth=Bearer k',
+    );
     expect((await get('/away', { secret: { authorization: 'Bearer k' } })).body).toBe('auth=none');
   });
 
   it('refuses non-http schemes and embedded credentials', async () => {
     const deadline = new Deadline(1_000);
-    await expect(client.request('file:///etc/passwd', { method: 'GET', deadline })).rejects.toMatchObject({ kind: 'protocol-error' });
-    await expect(client.request('http://u:p@127.0.0.1:1/', { method: 'GET', deadline })).rejects.toMatchObject({ kind: 'protocol-error' });
+    await expect(client.request('file:///etc/passwd', { method: 'GET', deadline })).rejects.toMatchObject({
+      kind: 'protocol-error',
+    });
+    await expect(client.request('http://u:p@127.0.0.1:1/', { method: 'GET', deadline })).rejects.toMatchObject({
+      kind: 'protocol-error',
+    });
     deadline.dispose();
   });
 });
@@ -154,14 +170,25 @@ describe('Retry-After and bodies', () => {
   it('parses seconds, milliseconds and HTTP dates', () => {
     expect(parseRetryAfter({ 'retry-after': '2' })).toBe(2000);
     expect(parseRetryAfter({ 'retry-after-ms': '150', 'retry-after': '2' })).toBe(150);
-    expect(parseRetryAfter({ 'retry-after': 'Wed, 21 Oct 2015 07:28:10 GMT' }, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10_000);
+    expect(
+      parseRetryAfter({ 'retry-after': 'Wed, 21 Oct 2015 07:28:10 GMT' }, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
+    ).toBe(10_000);
     expect(parseRetryAfter({ 'retry-after': 'soon' })).toBeUndefined();
   });
 
   it('decodes JSON, SSE and NDJSON bodies', () => {
-    const r = (body: string, contentType = 'application/json'): HttpResponse => ({ status: 200, headers: {}, contentType, body, url: '' });
+    const r = (body: string, contentType = 'application/json'): HttpResponse => ({
+      status: 200,
+      headers: {},
+      contentType,
+      body,
+      url: '',
+    });
     expect(decodeJsonMessages(r('{"a":1}'), 't')).toEqual([{ a: 1 }]);
-    expect(decodeJsonMessages(r('data: {"a":1}\n\ndata: {"a":2}\n\n', 'text/event-stream'), 't')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(decodeJsonMessages(r('data: {"a":1}\n\ndata: {"a":2}\n\n', 'text/event-stream'), 't')).toEqual([
+      { a: 1 },
+      { a: 2 },
+    ]);
     expect(decodeJsonMessages(r('{"a":1}\n{"a":2}\n', 'application/x-ndjson'), 't')).toEqual([{ a: 1 }, { a: 2 }]);
     expect(() => decodeJsonMessages(r(''), 't')).toThrow(/empty/);
   });
@@ -176,8 +203,12 @@ describe('per-agent headers from environment variables', () => {
   };
 
   it('resolves entries matching the host, origin or subject from the environment', () => {
-    expect(resolveAgentHeaders(config, agent, { EXAMPLE_AUTH: 'Bearer s3cret', NAME_KEY: 'n' })).toEqual({ authorization: 'Bearer s3cret' });
-    expect(resolveAgentHeaders(config, agentFor('openai', 'https://other.example/x'), { OTHER_KEY: 'k' })).toEqual({ 'x-key': 'k' });
+    expect(resolveAgentHeaders(config, agent, { EXAMPLE_AUTH: 'Bearer s3cret', NAME_KEY: 'n' })).toEqual({
+      authorization: 'Bearer s3cret',
+    });
+    expect(resolveAgentHeaders(config, agentFor('openai', 'https://other.example/x'), { OTHER_KEY: 'k' })).toEqual({
+      'x-key': 'k',
+    });
     expect(resolveAgentHeaders({ [agent.subject]: { 'X-Sub': 'SUB' } }, agent, { SUB: 's' })).toEqual({ 'x-sub': 's' });
     expect(resolveAgentHeaders(config, agentFor('openai', 'https://nothing.example'), {})).toEqual({});
   });

@@ -39,12 +39,17 @@ describe('isNonPublicAddress', () => {
     expect(isNonPublicAddress(ip)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '203.0.113.10', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    'allows %s',
-    (ip) => {
-      expect(isNonPublicAddress(ip)).toBe(false);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '203.0.113.10',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('allows %s', (ip) => {
+    expect(isNonPublicAddress(ip)).toBe(false);
+  });
 });
 
 describe('address guard on redirects', () => {
@@ -110,6 +115,10 @@ describe('address guard on redirects', () => {
     const result = await transport.ask(MATH_PROMPT, { budgetMs: 5000 });
     await client.close();
     // Refused by the guard, not by a closed port: the target is up and answers when private endpoints are allowed.
-    expect(result).toMatchObject({ ok: false, kind: 'refused', message: expect.stringContaining('non-public address 127.0.0.1') });
+    expect(result).toMatchObject({
+      ok: false,
+      kind: 'refused',
+      message: expect.stringContaining('non-public address 127.0.0.1'),
+    });
   });
 });

@@ -9,7 +9,13 @@ import { startHttpServer, type RunningServer } from '../../../src/devtools/agent
 export const MATH_PROMPT = 'Answer with just the number.\n\nWhat is 37 + 58?';
 
 export function agentFor(protocol: Protocol, endpoint: string, extra: Partial<Agent> = {}): Agent {
-  return { subject: `uaid:aid:test-${protocol};uid=0;proto=${protocol};nativeId=127.0.0.1`, name: 'test', protocol, endpoint, ...extra };
+  return {
+    subject: `uaid:aid:test-${protocol};uid=0;proto=${protocol};nativeId=127.0.0.1`,
+    name: 'test',
+    protocol,
+    endpoint,
+    ...extra,
+  };
 }
 
 /** A client for the local fleet: private endpoints allowed, as on `--network local`. */
@@ -17,7 +23,12 @@ export function localClient(extra: Partial<HttpClientOptions> = {}): HttpClient 
   return new HttpClient({ allowPrivateEndpoints: true, ...extra });
 }
 
-export function transportFor(client: HttpClient, protocol: Protocol, endpoint: string, options: Omit<CreateTransportOptions, 'client'> = {}): Transport {
+export function transportFor(
+  client: HttpClient,
+  protocol: Protocol,
+  endpoint: string,
+  options: Omit<CreateTransportOptions, 'client'> = {},
+): Transport {
   return createTransport(agentFor(protocol, endpoint), { ...options, client });
 }
 
@@ -40,7 +51,11 @@ export function fakeNetwork(names: Record<string, string>): Pick<HttpClientOptio
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;
 
 /** A scripted HTTP server that records requests. */
-export async function scripted(handler: Handler): Promise<RunningServer & { requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> }> {
+export async function scripted(handler: Handler): Promise<
+  RunningServer & {
+    requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }>;
+  }
+> {
   const requests: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
   const server = await startHttpServer((req, res) => {
     const chunks: Buffer[] = [];

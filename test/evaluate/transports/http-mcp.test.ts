@@ -32,7 +32,10 @@ describe('plain HTTP transport', () => {
   });
 
   it('counts a 405 on GET as reachable', async () => {
-    expect(await transportFor(client, 'http', `${agent.origin}/chat`).probe({ budgetMs: 5_000 })).toMatchObject({ reachable: true, httpStatus: 405 });
+    expect(await transportFor(client, 'http', `${agent.origin}/chat`).probe({ budgetMs: 5_000 })).toMatchObject({
+      reachable: true,
+      httpStatus: 405,
+    });
   });
 
   it.each([
@@ -92,7 +95,13 @@ describe('MCP transport against the official @modelcontextprotocol/sdk server', 
     const server = await scripted((_req, r, body) => {
       const msg = JSON.parse(body) as { id: number; method: string };
       r.writeHead(msg.method === 'initialize' ? 400 : 200, { 'content-type': 'application/json' });
-      r.end(JSON.stringify(msg.method === 'initialize' ? { error: 'unsupported' } : { jsonrpc: '2.0', id: msg.id, result: { serverInfo: { name: 's' } } }));
+      r.end(
+        JSON.stringify(
+          msg.method === 'initialize'
+            ? { error: 'unsupported' }
+            : { jsonrpc: '2.0', id: msg.id, result: { serverInfo: { name: 's' } } },
+        ),
+      );
     });
     const p = await transportFor(client, 'mcp', server.origin).probe({ budgetMs: 5_000 });
     expect(p).toMatchObject({ reachable: true, reason: 'mcp 2026-07-28 (stateless)' });

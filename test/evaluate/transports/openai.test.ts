@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPENAI_BEHAVIOURS, startOpenAiAgent, type OpenAiBehaviour } from '../../../src/devtools/agents/openai-agent.js';
+import {
+  OPENAI_BEHAVIOURS,
+  startOpenAiAgent,
+  type OpenAiBehaviour,
+} from '../../../src/devtools/agents/openai-agent.js';
 import { createSolver } from '../../../src/devtools/agents/solver.js';
 import type { RunningServer } from '../../../src/devtools/agents/server.js';
 import { chatCompletionsUrl, extractCompletion } from '../../../src/evaluate/transports/openai.js';
 import type { HttpClient, HttpResponse } from '../../../src/net/http-client.js';
 import { MATH_PROMPT, json, localClient, scripted, transportFor } from './helpers.js';
 
-const SCIENCE_PROMPT = 'Answer with just A, B, C, or D.\n\nWhat is the chemical symbol for gold?\nA) Ag\nB) Au\nC) Gd\nD) Gl';
+const SCIENCE_PROMPT =
+  'Answer with just A, B, C, or D.\n\nWhat is the chemical symbol for gold?\nA) Ag\nB) Au\nC) Gd\nD) Gl';
 const solve = createSolver([{ stem: 'What is the chemical symbol for gold?', answerText: 'Au' }]);
 
 function response(body: string, contentType = 'application/json', status = 200): HttpResponse {
@@ -18,7 +23,18 @@ describe('chat completion extraction', () => {
     expect(extractCompletion(response(JSON.stringify({ choices: [{ message: { content: '95' } }] }))).text).toBe('95');
   });
   it('joins content given as an array of text parts', () => {
-    const body = { choices: [{ message: { content: [{ type: 'text', text: '9' }, { type: 'text', text: '5' }] } }] };
+    const body = {
+      choices: [
+        {
+          message: {
+            content: [
+              { type: 'text', text: '9' },
+              { type: 'text', text: '5' },
+            ],
+          },
+        },
+      ],
+    };
     expect(extractCompletion(response(JSON.stringify(body))).text).toBe('95');
   });
   it('promotes reasoning_content only when content is empty', () => {
@@ -34,21 +50,35 @@ describe('chat completion extraction', () => {
   });
   it('treats an error body sent with HTTP 200 as the agent failing', () => {
     const body = { error: { message: 'model overloaded', type: 'server_error' } };
-    expect(() => extractCompletion(response(JSON.stringify(body)))).toThrow(expect.objectContaining({ kind: 'agent-error' }));
+    expect(() => extractCompletion(response(JSON.stringify(body)))).toThrow(
+      expect.objectContaining({ kind: 'agent-error' }),
+    );
     const limited = { error: { message: 'slow down', type: 'rate_limit_error' } };
-    expect(() => extractCompletion(response(JSON.stringify(limited)))).toThrow(expect.objectContaining({ kind: 'rate-limited', transient: true }));
+    expect(() => extractCompletion(response(JSON.stringify(limited)))).toThrow(
+      expect.objectContaining({ kind: 'rate-limited', transient: true }),
+    );
   });
   it('shows terminal escapes and bidi overrides in an agent error escaped, on one line', () => {
     const body = { error: { message: 'over\u001b[2J\u001b]0;pwned\u0007loaded\u202e\nnow', type: 'server_error' } };
     expect(() => extractCompletion(response(JSON.stringify(body)))).toThrow(
-      expect.objectContaining({ kind: 'agent-error', message: 'agent error: over\\x1b[2J\\x1b]0;pwned\\x07loaded\\u202e now' }),
+      expect.objectContaining({
+        kind: 'agent-error',
+        message: 'agent error: over\\x1b[2J\\x1b]0;pwned\\x07loaded\\u202e now',
+      }),
     );
   });
   it('refuses JSON without choices', () => {
-    expect(() => extractCompletion(response('{"id":"x"}'))).toThrow(expect.objectContaining({ kind: 'protocol-error' }));
+    expect(() => extractCompletion(response('{"id":"x"}'))).toThrow(
+      expect.objectContaining({ kind: 'protocol-error' }),
+    );
   });
   it('reassembles a streamed reply sent although stream was false', () => {
-    const sse = ['data: {"choices":[{"delta":{"content":"9"}}]}', 'data: {"choices":[{"delta":{"content":"5"}}]}', 'data: [DONE]', ''].join('\n\n');
+    const sse = [
+      'data: {"choices":[{"delta":{"content":"9"}}]}',
+      'data: {"choices":[{"delta":{"content":"5"}}]}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
     expect(extractCompletion(response(sse, 'text/event-stream')).text).toBe('95');
   });
   it('classifies an HTML page as a protocol error', () => {
@@ -68,7 +98,10 @@ describe('openai transport against the sample agents', () => {
   beforeAll(async () => {
     client = localClient();
     for (const behaviour of OPENAI_BEHAVIOURS) {
-      agents.set(behaviour, await startOpenAiAgent({ behaviour, solve, slowMs: 5_000, hugeBytes: 2 * 1024 * 1024, flakyRetryAfterS: 1 }));
+      agents.set(
+        behaviour,
+        await startOpenAiAgent({ behaviour, solve, slowMs: 5_000, hugeBytes: 2 * 1024 * 1024, flakyRetryAfterS: 1 }),
+      );
     }
   });
   afterAll(async () => {
@@ -100,7 +133,13 @@ describe('openai transport against the sample agents', () => {
 
   it('flaky answers 429 with Retry-After first, then answers', async () => {
     const prompt = `${MATH_PROMPT} `;
-    expect(await ask('flaky', prompt)).toMatchObject({ ok: false, kind: 'rate-limited', httpStatus: 429, retryAfterMs: 1000, transient: true });
+    expect(await ask('flaky', prompt)).toMatchObject({
+      ok: false,
+      kind: 'rate-limited',
+      httpStatus: 429,
+      retryAfterMs: 1000,
+      transient: true,
+    });
     expect(await ask('flaky', prompt)).toMatchObject({ ok: true, text: '95' });
   });
 
@@ -126,7 +165,10 @@ describe('openai transport against the sample agents', () => {
   it('refuses a closed port', async () => {
     const gone = await startOpenAiAgent({ behaviour: 'perfect', solve });
     await gone.close();
-    expect(await transportFor(client, 'openai', gone.origin).ask(MATH_PROMPT, { budgetMs: 2_000 })).toMatchObject({ ok: false, kind: 'refused' });
+    expect(await transportFor(client, 'openai', gone.origin).ask(MATH_PROMPT, { budgetMs: 2_000 })).toMatchObject({
+      ok: false,
+      kind: 'refused',
+    });
   });
 });
 
@@ -151,12 +193,18 @@ describe('HTTP status handling', () => {
   });
 
   it('a model list over the body cap still proves a live server to the probe', async () => {
-    const big = { object: 'list', data: Array.from({ length: 5_000 }, (_, i) => ({ id: `model-${i}`, object: 'model' })) };
+    const big = {
+      object: 'list',
+      data: Array.from({ length: 5_000 }, (_, i) => ({ id: `model-${i}`, object: 'model' })),
+    };
     const server = await scripted((_req, res) => json(res, 200, big));
     const client = localClient();
     try {
       expect(JSON.stringify(big).length).toBeGreaterThan(64 * 1024);
-      expect(await transportFor(client, 'openai', server.origin).probe({ budgetMs: 2_000 })).toMatchObject({ reachable: true, httpStatus: 200 });
+      expect(await transportFor(client, 'openai', server.origin).probe({ budgetMs: 2_000 })).toMatchObject({
+        reachable: true,
+        httpStatus: 200,
+      });
     } finally {
       await client.close();
       await server.close();
@@ -171,7 +219,11 @@ describe('HTTP status handling', () => {
       await t.ask(MATH_PROMPT, { budgetMs: 2_000 });
       const req = server.requests[0]!;
       expect(req.headers.authorization).toBe('Bearer test-key');
-      expect(JSON.parse(req.body)).toMatchObject({ model: 'default', stream: false, messages: [{ role: 'user', content: MATH_PROMPT }] });
+      expect(JSON.parse(req.body)).toMatchObject({
+        model: 'default',
+        stream: false,
+        messages: [{ role: 'user', content: MATH_PROMPT }],
+      });
     } finally {
       await client.close();
       await server.close();
