@@ -356,20 +356,13 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     }
     if (failure !== undefined) throw failure;
   } finally {
-    stop.abort(EVALUATION_OVER);
+    stop.abort();
     options.signal?.removeEventListener('abort', onOuterAbort);
     await workers;
     await Promise.all([...open.values()].map((e) => e.transport.close?.().catch(() => undefined)));
     await client?.close();
   }
 }
-
-/**
- * Why a finished evaluation aborts what it still has in flight: one shared AbortError, because `abort()` without a
- * reason builds a DOMException with its stack trace per call, 2.3 s of the watcher's main thread over 11,000
- * single-agent evaluations in `npm run bench -- watch`.
- */
-const EVALUATION_OVER = new DOMException('the evaluation is over', 'AbortError');
 
 /** An eval that was not asked because the agent's probe found it unreachable: not measured, nothing spent. */
 function notAsked(

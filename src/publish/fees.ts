@@ -85,7 +85,7 @@ export async function estimateSubmitFee(
 
 /**
  * Signals a dense pack carries at least, for forecasts: realistic UAIDs (~120-140 characters) and three signals per
- * agent give about 9 (scripts/bench-pack.mjs); short runs, flush timers and long gaps between results give fewer.
+ * agent give a few more; short runs, flush timers and long gaps between results give fewer.
  */
 export const DENSE_SIGNALS_PER_MESSAGE = 8;
 
