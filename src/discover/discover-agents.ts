@@ -50,8 +50,9 @@ export async function discoverAgents(
       ...(parameters.signal && { signal: parameters.signal }),
     });
     out.registry = result.registry;
-    out.agents.push(...result.agents);
-    out.skipped.push(...result.skipped);
+    // Assigned, not spread into push(): a registry of a few hundred thousand agents overflows the call stack.
+    out.agents = result.agents;
+    out.skipped = result.skipped;
   }
   if (parameters.agentsFile) {
     const { loadAgentsFile } = await import('./agents-file.js');
@@ -62,7 +63,7 @@ export async function discoverAgents(
         out.skipped.push({ ref: parameters.agentsFile, reason: `${a.name} is already listed in the registry` });
       else out.agents.push(a);
     }
-    out.skipped.push(...fromFile.skipped);
+    for (const skip of fromFile.skipped) out.skipped.push(skip);
   }
   return out;
 }
