@@ -143,16 +143,12 @@ describe('exit codes of long-running commands and of eval', () => {
     const client = node.client();
     const { topicId } = await createSignalTopic(client);
     client.close();
-<<<<<<< HEAD
     for (const [signal, code] of [
       ['SIGINT', 130],
       ['SIGTERM', 0],
     ] as const) {
-=======
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 0]] as const) {
       // One signal only: stderr arrives in chunks, and a second Ctrl-C is not the case under test.
       let sent = false;
->>>>>>> 5cbe5d821cc358498c724000c8ab3660c149b49b
       const r = await hcs25(['signals', '--topic', topicId, '--follow'], env, (text, kill) => {
         if (sent || !/warning: no publisher allow-list/.test(text)) return;
         sent = true;
