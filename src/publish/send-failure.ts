@@ -1,7 +1,7 @@
 /**
  * What a failed submission means: the submitter's error (`SubmitError`, one code per HAPI status) and the sorting of
  * a failed send or SDK call into retry-the-same-id, give up, or stop (`classifySend`). Shared by the submitter, the
- * SDK transport (in the submission worker) and one-off SDK calls (`withTransientRetry`).
+ * SDK transport and one-off SDK calls (`withTransientRetry`).
  */
 import { MaxAttemptsOrTimeoutError, PrecheckStatusError, ReceiptStatusError, Status } from '@hashgraph/sdk';
 import { Hcs25Error, errorMessage } from '../core/errors.js';
