@@ -12,7 +12,6 @@ import { RUN_ID_PATTERN } from '../core/ids.js';
 import { PACK_MODES } from '../format/pack.js';
 
 export const JOURNAL_VERSION = 1;
-export { RUN_ID_PATTERN };
 
 export class JournalError extends Hcs25Error {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {

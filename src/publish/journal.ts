@@ -13,15 +13,10 @@
 import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { chmod, link, mkdir, open, readdir, rename, stat, truncate, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RUN_ID_PATTERN } from '../core/ids.js';
 import { readJournal, type ReadJournalOptions } from './journal-fold.js';
 import { acquireLock, lockExisting, releaseLock } from './journal-lock.js';
-import {
-  JOURNAL_VERSION,
-  JournalError,
-  RUN_ID_PATTERN,
-  type JournalInput,
-  type StartRecord,
-} from './journal-records.js';
+import { JOURNAL_VERSION, JournalError, type JournalInput, type StartRecord } from './journal-records.js';
 import type { RunState } from './journal-state.js';
 
 export * from './journal-records.js';

@@ -6,7 +6,8 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { JournalError, RUN_ID_PATTERN, syncDir } from '../publish/journal.js';
+import { RUN_ID_PATTERN } from '../core/ids.js';
+import { JournalError, syncDir } from '../publish/journal.js';
 
 const watchStateSchema = z.object({
   v: z.literal(1),
