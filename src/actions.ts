@@ -31,6 +31,11 @@ export {
 } from './publish/run-signals.js';
 export { createTopic, type CreateTopicParameters, type CreateTopicReturnType } from './publish/create-topic.js';
 export {
+  describeTopic,
+  type DescribeTopicParameters,
+  type DescribeTopicReturnType,
+} from './read/describe-topic.js';
+export {
   readSignals,
   collectSignals,
   getSignalTopic,

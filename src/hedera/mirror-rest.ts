@@ -146,6 +146,20 @@ export class MirrorRestClient {
   }
 
   /**
+   * The topic's newest raw message (one request, `order=desc&limit=1`): its sequence number is the topic's message
+   * count. Null when the topic has none or the mirror node does not know it.
+   */
+  async lastTopicMessage(topicId: string, signal?: AbortSignal): Promise<RawTopicMessage | null> {
+    const page = await this.fetchPage(
+      `/api/v1/topics/${entityPath(topicId, 'topic')}/messages?limit=1&order=desc`,
+      topicId,
+      signal,
+    );
+    const last = page?.messages[0];
+    return last === undefined ? null : decodeRaw(last);
+  }
+
+  /**
    * Raw messages (chunks) of a topic, page by page, following `links.next`. The next page is requested while the
    * caller works through the current one. A topic the mirror node does not know yields nothing; call `getTopic`
    * first when that difference matters.
@@ -212,7 +226,7 @@ export class MirrorRestClient {
   private async fetchPage(
     path: string,
     topicId: string,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ): Promise<z.infer<typeof pageSchema> | null> {
     const body = await this.getJson(path, signal);
     return body === null ? null : this.parse(pageSchema, body, `messages page of topic ${topicId}`);

@@ -8,14 +8,15 @@ import {
   type Key,
 } from '@hashgraph/sdk';
 import { Hcs25Error, UsageError } from '../core/errors.js';
+import { formatHrl, parseHrl } from '../core/hrl.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { signalTopicMemo } from '../format/protocol.js';
+import { FORMAT_THREE_ID } from './format-definition.js';
 import { nodesOf } from './node-rotation.js';
 import { withTransientRetry } from './send-failure.js';
 
 export interface CreateTopicOptions {
-  /** Default `hcs-25:0:86400`. */
+  /** Default `hcs25-tool/3` (no schema file: `hcs25 topic create` inscribes one and names it). */
   memo?: string;
   /** Only holders of this key may submit; without it anyone may write (consumers filter by publisher). */
   submitKey?: Key;
@@ -30,14 +31,23 @@ export interface CreatedTopic {
   submitKey?: string;
 }
 
-const MAX_MEMO_BYTES = 100;
+/** Hedera's limit on a topic memo, UTF-8 bytes. */
+export const MAX_TOPIC_MEMO_BYTES = 100;
+
+/** Refuses a memo the network would refuse (MEMO_TOO_LONG), before anything is paid for. */
+export function checkTopicMemo(memo: string): void {
+  const bytes = Buffer.byteLength(memo, 'utf8');
+  if (bytes > MAX_TOPIC_MEMO_BYTES) {
+    throw new UsageError(`the topic memo is ${bytes} bytes; Hedera allows ${MAX_TOPIC_MEMO_BYTES}`, {
+      hint: `shorten --memo to ${MAX_TOPIC_MEMO_BYTES} bytes, or leave it out (the default is ${formatThreeTopicMemo('0.0.1234')})`,
+    });
+  }
+}
 
 /** Creates an HCS-25 signal topic and waits for its receipt. */
 export async function createSignalTopic(client: Client, options: CreateTopicOptions = {}): Promise<CreatedTopic> {
-  const memo = options.memo ?? signalTopicMemo();
-  if (Buffer.byteLength(memo, 'utf8') > MAX_MEMO_BYTES) {
-    throw new UsageError(`the topic memo is ${Buffer.byteLength(memo, 'utf8')} bytes; Hedera allows ${MAX_MEMO_BYTES}`);
-  }
+  const memo = options.memo ?? formatThreeTopicMemo();
+  checkTopicMemo(memo);
   const operator = client.operatorAccountId;
   if (!operator) throw new UsageError('creating a topic needs an operator account');
   // A pre-set id and a fixed node list: a retry resends the same transaction, so it can never create two topics.
@@ -79,9 +89,35 @@ export function parsePublicKey(text: string, flag = '--submit-key'): PublicKey {
   }
 }
 
-/** True when a memo follows the HCS-25 signal-topic form `hcs-25:0:{ttl}`. */
+/** What a signal-topic memo says: hcs25's own format (`hcs25-tool/<n>`, maybe naming its definition file) or the old form. */
+export type SignalTopicMemo =
+  | { form: 'hcs25-tool'; version: number; schemaFile?: string }
+  | { form: 'hcs-25'; ttl: number };
+
+const TOOL_MEMO = /^hcs25-tool\/(\d{1,6})(?: (\S+))?$/;
+
+/**
+ * `hcs25-tool/3 hcs://1/<file topic>` (or bare `hcs25-tool/<n>`) and the old `hcs-25:0:{ttl}`; null for anything
+ * else. A tail that is not an hcs://1/ reference still reads as the format, with no definition file.
+ */
+export function parseSignalTopicMemo(memo: string): SignalTopicMemo | null {
+  const old = /^hcs-25:0:(\d{1,12})$/.exec(memo);
+  if (old) return { form: 'hcs-25', ttl: Number(old[1]) };
+  const m = TOOL_MEMO.exec(memo);
+  if (!m) return null;
+  const hrl = m[2] === undefined ? undefined : parseHrl(m[2]);
+  return { form: 'hcs25-tool', version: Number(m[1]), ...(hrl?.standard === 1 && { schemaFile: hrl.topicId }) };
+}
+
+/** The format-3 topic memo: `hcs25-tool/3`, followed by the definition file's HRL when there is one. */
+export function formatThreeTopicMemo(schemaFileTopicId?: string): string {
+  return schemaFileTopicId === undefined ? FORMAT_THREE_ID : `${FORMAT_THREE_ID} ${formatHrl(1, schemaFileTopicId)}`;
+}
+
+/** True for a topic hcs25 publishes signals to: a format-3 memo, or the old `hcs-25:0:{ttl}`. */
 export function isSignalTopicMemo(memo: string): boolean {
-  return /^hcs-25:0:\d+$/.test(memo);
+  const parsed = parseSignalTopicMemo(memo);
+  return parsed !== null && (parsed.form === 'hcs-25' || parsed.version === 3);
 }
 
 export class RunError extends Hcs25Error {
@@ -154,7 +190,7 @@ export async function checkSignalTopic(
     const what = /^hcs-(2|10):/.test(info.memo) ? 'a registry topic' : 'not an HCS-25 signal topic';
     refuse(
       'TOPIC_NOT_SIGNAL',
-      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs-25:0:{ttl})`,
+      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo ${FORMAT_THREE_ID} or hcs-25:0:{ttl})`,
       'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway',
     );
   }
