@@ -18,6 +18,7 @@ describe('package root', () => {
     'checkScores',
     'checkPublishedScores',
     'createTopic',
+    'describeTopic',
     'buildSignalMessage',
     'parseSignalMessage',
     'aggregateTrustScore',

@@ -18,13 +18,7 @@ import {
   type FormatDefinition,
 } from './format-definition.js';
 import { nodesOf } from './node-rotation.js';
-import {
-  checkTopicMemo,
-  createSignalTopic,
-  formatThreeTopicMemo,
-  parsePublicKey,
-  type CreatedTopic,
-} from './topic.js';
+import { checkTopicMemo, createSignalTopic, formatThreeTopicMemo, parsePublicKey, type CreatedTopic } from './topic.js';
 
 export interface CreateTopicParameters {
   /** The memo, taken as is (no definition file is inscribed). Default `hcs25-tool/3 hcs://1/<definition file>`. */
@@ -120,9 +114,12 @@ export async function createTopic(
 function schemaFileTopic(reference: string): string {
   const hrl = parseHrl(reference);
   if (hrl === undefined || hrl.standard !== 1) {
-    throw new UsageError(`--schemas must be an HCS-1 file reference like hcs://1/0.0.1234, got "${reference.slice(0, 60)}"`, {
-      hint: 'use the hcs://1/ id an earlier `hcs25 topic create` printed for its schema file',
-    });
+    throw new UsageError(
+      `--schemas must be an HCS-1 file reference like hcs://1/0.0.1234, got "${reference.slice(0, 60)}"`,
+      {
+        hint: 'use the hcs://1/ id an earlier `hcs25 topic create` printed for its schema file',
+      },
+    );
   }
   return hrl.topicId;
 }

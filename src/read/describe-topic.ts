@@ -79,9 +79,13 @@ export async function describeTopic(
   const mirror = client.mirror;
   const info = await mirror.getTopic(topic, signal);
   if (info === null) {
-    throw new Hcs25Error('TOPIC_NOT_FOUND', `the mirror node at ${client.network.mirrorRestUrl} does not know topic ${topic}`, {
-      hint: 'check the id and --network (a new topic can take a few seconds to reach the mirror node)',
-    });
+    throw new Hcs25Error(
+      'TOPIC_NOT_FOUND',
+      `the mirror node at ${client.network.mirrorRestUrl} does not know topic ${topic}`,
+      {
+        hint: 'check the id and --network (a new topic can take a few seconds to reach the mirror node)',
+      },
+    );
   }
   const [last, firstPage] = await Promise.all([
     mirror.lastTopicMessage(topic, signal),
@@ -226,7 +230,8 @@ export function messageFormat(body: Buffer): string {
   if (!read.ok) return read.reason === 'not-hcs25' ? 'not hcs-25' : `malformed (${read.reason})`;
   const zlib = read.encoding === 'zlib' ? ' (zlib)' : '';
   for (const item of read.items) {
-    const v = item.kind === 'signal' ? (item.message as { v?: unknown }).v : item.kind === 'unknown' ? undefined : item.v;
+    const v =
+      item.kind === 'signal' ? (item.message as { v?: unknown }).v : item.kind === 'unknown' ? undefined : item.v;
     if (typeof v === 'number') return `${v >= 3 ? `hcs25-tool/${v}` : `hcs-25 v${v}`}${zlib}`;
   }
   const version = read.items.find((i) => i.kind === 'unknown' && i.unknown === 'version');

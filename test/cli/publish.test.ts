@@ -34,13 +34,13 @@ const cli = async (args: string[]) => spawnCli(h, tmp.dir, args).done;
 const secret = () => h.node.operator.privateKey.slice(-64);
 
 describe('hcs25 topic create', () => {
-  it('creates a signal topic with the HCS-25 memo and prints its id', async () => {
+  it('creates a format-3 signal topic whose memo names its schema file, and prints its id', async () => {
     const r = await cli(['topic', 'create']);
     expect(r.code, r.stderr).toBe(0);
     const id = r.stdout.trim();
     expect(id).toMatch(/^0\.0\.\d+$/);
     const topic = await h.mirror.getTopic(id);
-    expect(topic?.memo).toBe('hcs-25:0:86400');
+    expect(topic?.memo).toMatch(/^hcs25-tool\/3 hcs:\/\/1\/0\.0\.\d+$/);
     expect(topic?.submit_key ?? null).toBeNull();
   });
 

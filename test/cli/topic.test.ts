@@ -48,7 +48,14 @@ interface Created {
   topicId: string;
   memo: string;
   costTinybar?: string;
-  schemaFile?: { topicId: string; hrl: string; inscribed: boolean; chunks?: number; schemas: string[]; costTinybar?: string };
+  schemaFile?: {
+    topicId: string;
+    hrl: string;
+    inscribed: boolean;
+    chunks?: number;
+    schemas: string[];
+    costTinybar?: string;
+  };
 }
 
 async function create(...args: string[]): Promise<Created> {
