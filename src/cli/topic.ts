@@ -47,7 +47,6 @@ export function register(program: Command): void {
             ...(flags.submitKeyOperator && { submitKeyOperator: true }),
             ...(typeof flags.schemas === 'string' && { schemaFile: flags.schemas }),
             ...(flags.schemas === false && { inscribeSchemas: false }),
-            ...(!g.json && { onNote: note }),
           });
           const ledger = client.network.ledger;
           const link = explorerUrl(ledger, 'topic', created.topicId);
@@ -74,7 +73,7 @@ export function register(program: Command): void {
             const names = file.schemas.length > 0 ? file.schemas.join(', ') : 'none';
             note(
               file.inscribed
-                ? `schema file ${file.hrl}: ${file.chunks} messages${cost} (schemas: ${names})`
+                ? `schema file ${file.hrl}: inscribed in ${file.chunks} message${file.chunks === 1 ? '' : 's'}${cost} (schemas: ${names})`
                 : `schema file ${file.hrl} (existing; schemas: ${names})`,
             );
           }

@@ -124,9 +124,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     step('Creating an HCS-2 registry and listing the agents in it…');
     const registry = await fillRegistry(client, fleet.agents, node, options, cleanups, step);
 
-    step('Creating the HCS-25 signal topic (memo hcs-25:0:86400, submit key = operator)…');
+    step('Creating the signal topic (format definition inscribed as an HCS-1 file, submit key = operator)…');
     const topic = await actions.createTopic(client, { submitKeyOperator: true });
-    step(`  signal topic ${topic.topicId}`);
+    step(`  signal topic ${topic.topicId} (memo ${topic.memo})`);
 
     step(`Discover → evaluate → publish (budget ${budgetMs} ms per eval)…`);
     const run = await actions.runSignals(client, {

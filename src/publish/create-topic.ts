@@ -5,7 +5,7 @@
  */
 import { AccountBalanceQuery, type Client } from '@hashgraph/sdk';
 import type { Hcs25Client } from '../client.js';
-import { Hcs25Error, UsageError } from '../core/errors.js';
+import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { formatHrl, parseHrl } from '../core/hrl.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { readHcs1File } from '../hedera/hcs1.js';
@@ -31,8 +31,6 @@ export interface CreateTopicParameters {
   inscribeSchemas?: boolean;
   /** An existing definition file (`hcs://1/<topic>`) to name instead of inscribing a new one; it is read and checked. */
   schemaFile?: string;
-  /** Progress lines (the definition inscribed, before the topic is created). */
-  onNote?: (line: string) => void;
 }
 
 export interface TopicSchemaFile {
@@ -96,13 +94,21 @@ export async function createTopic(
       schemas: schemaNames(definition),
       ...(before !== undefined && after !== undefined && { costTinybar: before - after }),
     };
-    // Said now: should the topic fail, the file is paid for and can be named with --schemas.
-    parameters.onNote?.(`inscribed the ${FORMAT_THREE_ID} definition as ${file.hrl} (${file.chunks} messages)`);
   }
-  const created = await createSignalTopic(sdk, {
-    memo: parameters.memo ?? formatThreeTopicMemo(schemaFile?.topicId),
-    ...(submitKey && { submitKey }),
-  });
+  let created: CreatedTopic;
+  try {
+    created = await createSignalTopic(sdk, {
+      memo: parameters.memo ?? formatThreeTopicMemo(schemaFile?.topicId),
+      ...(submitKey && { submitKey }),
+    });
+  } catch (err) {
+    if (!schemaFile?.inscribed) throw err;
+    // The file is paid for and stays on the ledger: a second attempt can name it instead of inscribing another.
+    throw new Hcs25Error(err instanceof Hcs25Error ? err.code : 'LEDGER_TX', errorMessage(err), {
+      cause: err,
+      hint: `the format definition was inscribed as ${schemaFile.hrl}; try again with --schemas ${schemaFile.hrl} so it is not paid for twice`,
+    });
+  }
   const after = await balance(sdk, operator.accountId);
   return {
     ...created,

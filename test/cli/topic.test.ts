@@ -111,7 +111,7 @@ describe('hcs25 topic create', () => {
     const r = await hcs25(['topic', 'create', '--submit-key-operator']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(/^0\.0\.\d+$/);
-    expect(r.stderr).toMatch(/schema file hcs:\/\/1\/0\.0\.\d+: \d+ messages for [\d.]+ ℏ/);
+    expect(r.stderr).toMatch(/schema file hcs:\/\/1\/0\.0\.\d+: inscribed in \d+ messages? for [\d.]+ ℏ/);
     expect(r.stderr).toMatch(/memo hcs25-tool\/3 hcs:\/\/1\/0\.0\.\d+, submit key set\); paid [\d.]+ ℏ in all/);
   });
 
