@@ -7,6 +7,7 @@ import { FakeMirror } from '../discover/fake-mirror.js';
 import { evalSignal, probe, uaid } from '../support/signals.js';
 import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
 import { SignalPacker } from '../../src/format/pack.js';
+import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../format/fixtures.js';
 import { fleetSignals } from '../format/fleet.js';
 
@@ -295,7 +296,8 @@ describe('readSignals', () => {
     submit(JSON.stringify(m1)); // 5 read
     // 6: a pack holding both: m0 as read is a duplicate, m1 with another latency a conflict, by index.
     const packer = new SignalPacker({ mode: 'dense' });
-    const pack = [...[m0!, { ...m1!, data: { ...m1!.data, latencyMs: 7 } }].flatMap((x) => packer.add(x))];
+    const m1b = { ...m1!, data: { ...m1!.data, latencyMs: 7 } } as SignalMessageV2;
+    const pack = [...[m0!, m1b].flatMap((x) => packer.add(x))];
     pack.push(...packer.flush());
     expect(pack).toHaveLength(1);
     submit(pack[0]!.bytes);
