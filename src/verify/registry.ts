@@ -12,7 +12,7 @@ import type { ReadSignal } from '../read/types.js';
 import type { RegistryCheck } from './findings.js';
 
 /** Registry reads at most per verify: each reads a whole registry prefix (`--run` narrows a verify to one run). */
-export const MAX_REGISTRY_READS = 32;
+export const MAX_REGISTRY_READS = 16;
 
 type Listing = { subjects: ReadonlySet<string>; unresolved: number } | { error: string };
 

@@ -366,7 +366,11 @@ function verifyOne(
   const checked = { ...base, responseChecked: found.responseChecked };
   const outcome = s.data?.outcome ?? '';
   if (outcome === 'skipped')
-    return { ...checked, ...notCheckable('not-asked', 'skipped: nothing was asked'), responseChecked: false };
+    return {
+      ...checked,
+      ...notCheckable('not-asked', 'the eval was skipped: nothing was asked'),
+      responseChecked: false,
+    };
   if (GRADED.has(outcome) || found.responseChecked)
     return {
       ...checked,
@@ -377,7 +381,7 @@ function verifyOne(
     ...checked,
     verdict: 'commitment-checked',
     detail: isOutcome(outcome)
-      ? `${outcome}: no answer to grade; the question hash matches the re-derived question`
+      ? `outcome ${outcome}: no answer to grade; the question hash matches the re-derived question`
       : `outcome ${outcome} is not one this hcs25 knows; the question hash matches the re-derived question`,
   };
 }
