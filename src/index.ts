@@ -70,14 +70,18 @@ export {
 } from './verify/score.js';
 export {
   evalKindOf,
+  VERDICTS,
   type MismatchField,
+  type NotCheckableReason,
+  type RunVerification,
   type SignalVerification,
-  type UnverifiableReason,
+  type VerdictCounts,
   type VerifiableReveal,
   type VerifiableSignal,
   type Verdict,
   type VerifyReport,
 } from './verify/signals.js';
+export type { Equivocation, RegistryCheck } from './verify/findings.js';
 export { journalResponses } from './verify/journal.js';
 
 // hcs25 serve: the store (PGlite or PostgreSQL, engines loaded on open); the indexer is the action `indexSignals`

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { PublishedScoreCheck, VerifySignalsReturnType } from '../actions.js';
 import type { ScienceBankEntry } from '../evaluate/science.js';
+import { VERDICTS, type VerdictCounts } from '../verify/findings.js';
 import { entityIdFlag } from './context.js';
 import { withSource } from './consumer-options.js';
 import { action, collect, globals, note, printJson, printLine } from './shared.js';
@@ -14,6 +15,7 @@ interface VerifyFlags {
   scienceBank?: string;
   stateDir?: string;
   responses?: boolean;
+  registries?: boolean;
 }
 
 /** A ULID, as `hcs25 run` prints it (checked here so a typo never costs a mirror-node read). */
@@ -27,10 +29,14 @@ export function register(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nFor every SimpleMath/SimpleScience signal of a revealed run, the question is re-derived from the reveal (seed,\n' +
-        'generator, science bank) and its question hash, answer, outcome, status and score are checked; where a raw\n' +
-        "response is known (the run's journal in --state-dir), its response hash too. Each signal is verified, a\n" +
-        'mismatch (naming the field) or unverifiable (with the reason, e.g. no reveal yet). Exit 1 on any mismatch.',
+      "\nEvery signal gets one verdict saying what was checked: re-derived (the question re-derived from the reveal's\n" +
+        'seed, generator and science bank; expected answer and grade recomputed; question hash, answer, outcome, status\n' +
+        'and score agree), commitment-checked (only a hash could be checked: e.g. an unparseable reply, or a response hash\n' +
+        'against the run journal when the reveal has no seed), not-checkable (with the reason: nothing was asked, no\n' +
+        'reveal, a private bank not passed, an availability probe) or mismatch (naming the field). A signal submitted\n' +
+        "after its run's reveal, or whose subject its cited registry did not list when the run started, is a mismatch;\n" +
+        'a second copy of a signal with other content (same publisher, run, signal and subject) is equivocation.\n' +
+        'Exit 1 on any mismatch or equivocation.',
     )
     .option('--topic <id>', 'signal topic (env HCS25_TOPIC)')
     .option('--run <run>', 'only the signals of this run')
@@ -45,6 +51,7 @@ export function register(program: Command): void {
       'where run journals are kept, for their raw responses (env HCS25_STATE_DIR; default .hcs25)',
     )
     .option('--no-responses', "do not check response hashes against local run journals' raw responses")
+    .option('--no-registries', 'do not read the registries the runs cite (their subjects are then not checked)')
     .action(
       action(async (flags: VerifyFlags, cmd: Command) => {
         // Every flag is checked before the mirror node is asked anything.
@@ -67,29 +74,41 @@ export function register(program: Command): void {
             ...(scienceBank ? { scienceBank } : {}),
             ...(flags.stateDir !== undefined ? { stateDir: resolve(flags.stateDir) } : {}),
             ...(flags.responses === false ? { responses: false as const } : {}),
+            ...(flags.registries === false ? { registries: false } : {}),
           }),
         );
         if (globals(cmd).json) printJson(report);
         else await printVerifyReport(report);
-        return report.counts.mismatch > 0 || report.scoreCounts.mismatch > 0 ? 1 : 0;
+        return report.counts.mismatch > 0 || report.counts.equivocation > 0 || report.scoreCounts.mismatch > 0 ? 1 : 0;
       }),
     );
 }
 
 async function printVerifyReport(report: VerifySignalsReturnType): Promise<void> {
   const { counts } = report;
-  const checked = counts.verified + counts.mismatch + counts.unverifiable;
+  const total = VERDICTS.reduce((n, v) => n + counts[v], 0);
   printLine(
-    `${report.topic}${report.run ? ` run ${report.run}` : ''}: ${checked} eval signal(s): ${counts.verified} verified, ` +
-      `${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable` +
-      (counts.ignored > 0 ? ` (${counts.ignored} signal(s) without a question not checked)` : ''),
+    `${report.topic}${report.run ? ` run ${report.run}` : ''}: ${total} signal(s): ${verdictCounts(counts)}, ` +
+      `${counts.equivocation} equivocation(s)`,
   );
   for (const run of report.runs) {
-    const total = run.verified + run.mismatch + run.unverifiable;
+    const n = VERDICTS.reduce((sum, v) => sum + run[v], 0);
+    const reveal = run.revealed
+      ? `revealed${run.revealSequence !== undefined ? ` at #${run.revealSequence}` : ''}`
+      : 'not revealed';
     printLine(
-      `  run ${run.run}  ${run.revealed ? 'revealed' : 'not revealed'}  verified ${run.verified}/${total} ` +
-        `(${percent(run.verified, total)})  mismatch ${run.mismatch}  unverifiable ${run.unverifiable}`,
+      `  run ${run.run}  ${reveal}  ${n} signal(s): ${verdictCounts(run)}` +
+        (run.equivocation > 0 ? `, ${run.equivocation} equivocation(s)` : ''),
     );
+    for (const r of run.registries) {
+      printLine(
+        `    registry ${r.source} as of ${r.asOf}: ` +
+          (r.notListed === undefined
+            ? `not checkable: ${r.notCheckable ?? 'not read'}`
+            : `${r.cited} subject(s) cited, ${r.notListed.length} not listed` +
+              (r.unresolved ? ` (${r.unresolved} registry entries could not be resolved now)` : '')),
+      );
+    }
   }
   const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
   if (mismatches.length > 0) printLine('mismatches:');
@@ -97,23 +116,34 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
     // The detail quotes published values (an answer token): as hostile as the subject.
     printLine(`  ${where(s)}  ${s.signal}  ${s.subject}  ${s.field}: ${s.detail}`);
   }
-  // Unverifiable signals share their run's reason: one line per run and reason.
-  const blocked = new Map<string, { run: string; reason: string; detail: string; n: number }>();
-  for (const s of report.signals) {
-    if (s.verdict !== 'unverifiable') continue;
-    const key = `${s.run} ${s.reason}`;
-    const entry = blocked.get(key) ?? { run: s.run, reason: s.reason ?? '', detail: s.detail, n: 0 };
-    entry.n++;
-    blocked.set(key, entry);
+  if (report.equivocations.length > 0) printLine('equivocations (conflicting copies; the first one is the one read):');
+  for (const e of report.equivocations) {
+    printLine(`  ${where(e)}  ${e.signal}  ${e.subject}  payer ${e.payer}: contradicts #${e.firstSequence}`);
   }
-  if (blocked.size > 0) printLine('unverifiable:');
-  for (const b of blocked.values()) printLine(`  run ${b.run}  ${b.n} signal(s)  ${b.reason}: ${b.detail}`);
+  // Signals that were not re-derived share their run's reason: one line per run, verdict and reason.
+  for (const verdict of ['commitment-checked', 'not-checkable'] as const) {
+    const groups = new Map<string, { run: string; detail: string; n: number }>();
+    for (const s of report.signals) {
+      if (s.verdict !== verdict) continue;
+      const key = `${s.run} ${s.detail}`;
+      const entry = groups.get(key) ?? { run: s.run, detail: `${s.reason ? `${s.reason}: ` : ''}${s.detail}`, n: 0 };
+      entry.n++;
+      groups.set(key, entry);
+    }
+    if (groups.size > 0) printLine(`${verdict}:`);
+    for (const g of groups.values()) printLine(`  run ${g.run}  ${g.n} signal(s)  ${g.detail}`);
+  }
   const checkedResponses = report.signals.filter((s) => s.responseChecked).length;
   if (checkedResponses > 0)
     note(`response hashes checked against ${report.journals.length} local run journal(s): ${checkedResponses}`);
   if (report.scores.length > 0) printScoreChecks(report.scoreCounts, report.scores);
   const rejected = Object.entries(report.read.rejected);
   if (rejected.length > 0) note(`messages not read: ${rejected.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
+}
+
+/** `2 re-derived, 1 commitment-checked, 0 not-checkable, 0 mismatch`. */
+function verdictCounts(counts: VerdictCounts): string {
+  return VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ');
 }
 
 /**
@@ -140,8 +170,4 @@ export function printScoreChecks(
 /** Sequence number and index in the message: `#12[3]` is the fourth signal of the pack at sequence 12. */
 function where(s: { sequenceNumber?: number; index?: number }): string {
   return `#${s.sequenceNumber ?? '?'}[${s.index ?? 0}]`;
-}
-
-function percent(part: number, whole: number): string {
-  return whole === 0 ? '-' : `${Math.floor((part / whole) * 1000) / 10}%`;
 }

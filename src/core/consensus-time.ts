@@ -24,3 +24,9 @@ export function consensusIso(timestamp: string): string {
 export function isoOfMs(ms: number): string {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
 }
+
+/** A consensus timestamp as nanoseconds since the epoch, exactly (two instants in one millisecond stay apart). */
+export function consensusNanos(timestamp: string): bigint | undefined {
+  const m = CONSENSUS.exec(timestamp);
+  return m ? BigInt(m[1]!) * 1_000_000_000n + BigInt((m[2] ?? '').padEnd(9, '0')) : undefined;
+}

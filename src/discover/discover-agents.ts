@@ -16,6 +16,8 @@ export interface DiscoverAgentsParameters {
   kind?: RegistryKind;
   /** Registry messages read at most. */
   maxMessages?: number;
+  /** The registry as it was at this consensus time (`seconds.nanos`): later messages are not read. */
+  until?: string;
   /** Reach HCS-10 agents at an HTTP endpoint their profile names (default true). */
   preferEndpointHints?: boolean;
   signal?: AbortSignal;
@@ -46,6 +48,7 @@ export async function discoverAgents(
       registry: parameters.registry,
       ...(parameters.kind && { kind: parameters.kind }),
       ...(parameters.maxMessages !== undefined && { maxMessages: parameters.maxMessages }),
+      ...(parameters.until !== undefined && { until: parameters.until }),
       ...(parameters.preferEndpointHints !== undefined && { preferEndpointHints: parameters.preferEndpointHints }),
       ...(parameters.signal && { signal: parameters.signal }),
     });

@@ -17,6 +17,7 @@ import { quoteInput } from '../config/secret.js';
 import { preview } from '../core/terminal.js';
 import { SkipList, messageRef, type SkippedEntry } from './skips.js';
 import { formatHrl, parseHrl } from '../core/hrl.js';
+import { consensusNanos } from '../core/consensus-time.js';
 
 export type RegistryKind = 'hcs-2' | 'hcs-10';
 
@@ -30,6 +31,8 @@ export interface DiscoverOptions extends ResolveSettings {
   concurrency?: number;
   /** Registry messages read at most (per topic). Default 1,000,000. */
   maxMessages?: number;
+  /** Only messages at or before this consensus time (`seconds.nanos`): the registry as it was then. */
+  until?: string;
   /** Skip reasons listed at most; the rest are counted. Default 10,000. */
   maxSkipped?: number;
   /** Largest inline metadata, bytes. Default 8 KiB. */
@@ -178,7 +181,10 @@ async function foldTopic(
     onDropped: (d) => skips.add(messageRef(topicId, d.sequenceNumber), d.reason),
     ...(options.signal && { signal: options.signal }),
   });
+  const until = options.until === undefined ? undefined : consensusNanos(options.until);
   for await (const msg of stream) {
+    // Messages come in consensus order: the first later one ends the registry as it was at `until`.
+    if (until !== undefined && (consensusNanos(msg.consensusTimestamp) ?? until + 1n) > until) break;
     if (folder.messages >= maxMessages) {
       skips.add(formatHrl(2, topicId), `stopped after ${maxMessages} messages; later entries were not read`);
       break;

@@ -10,6 +10,8 @@ import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
 import { signalKey, type SignalMessageV2 } from '../format/schema-v2.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../format/read.js';
 import { consensusMs, isoOfMs, msToConsensus } from '../core/consensus-time.js';
+import { canonicalJson } from '../core/digest.js';
+import { createHash } from 'node:crypto';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
 import type { SignalMessage } from '../format/schema-v1.js';
 
@@ -28,10 +30,10 @@ export interface ReadSignalsOptions {
   /** Resume point: only messages with a higher sequence number. */
   afterSequence?: number;
   /**
-   * Dedupe state carried across calls (resume, follow restarts): key → sequence number of the first one seen.
-   * Pass the same map to a later call to keep "first wins" across both.
+   * Dedupe state carried across calls (resume, follow restarts): key → the first copy seen. Pass the same map to a
+   * later call to keep "first wins" (and conflict detection) across both.
    */
-  seen?: Map<string, number>;
+  seen?: SeenSignals;
   /** Keep polling for new messages after reaching the end of the topic, until `signal` aborts. */
   follow?: boolean | FollowOptions;
   signal?: AbortSignal;
@@ -61,6 +63,13 @@ export interface FollowOptions {
 
 const DETAIL_MAX = 160;
 
+/** The first copy of a signal: where it was read and a digest of its content, to tell a conflicting copy. */
+export interface SeenCopy {
+  sequence: number;
+  digest: string;
+}
+export type SeenSignals = Map<string, SeenCopy>;
+
 /**
  * Dedupe key (DESIGN §3.1): one signal per publisher, run, signal id and subject; the first one wins, whether it came
  * alone or in a pack. v1 ids count as their catalog ids.
@@ -70,17 +79,26 @@ export function dedupeKey(payer: string, message: { run: string; signal: string;
 }
 
 /**
+ * What a copy of a signal says, as a short digest: its expanded message (keys sorted) without the format version, so
+ * the same signal alone, packed or in another format is one content, and any other value is another.
+ */
+export function signalDigest(message: SignalMessage | SignalMessageV2): string {
+  const { v: _version, ...content } = message as { v?: unknown };
+  return createHash('sha256').update(canonicalJson(content), 'utf8').digest('base64url').slice(0, 22);
+}
+
+/**
  * Yields events in sequence order (and index order within a message): `signal`, `record` (score or reveal),
  * `unknown` (a version, op or signal id this reader does not know: count it, it is not an error) and `rejected`.
  * Rejection reasons: the parser's (too-large, not-utf8, bad-json, bad-zlib, not-hcs25, schema),
- * `publisher-not-allowed`, `duplicate` (per signal), `incomplete-chunks`.
+ * `publisher-not-allowed`, `duplicate` and `conflict` (per signal), `incomplete-chunks`.
  */
 export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<TopicEvent> {
   const owned = typeof options.mirror === 'string';
   const mirror =
     typeof options.mirror === 'string' ? new MirrorRestClient({ baseUrl: options.mirror }) : options.mirror;
   const allowed = new Set(options.publishers ?? []);
-  const seen = options.seen ?? new Map<string, number>();
+  const seen: SeenSignals = options.seen ?? new Map();
   const sinceMs = options.since === undefined ? Number.NEGATIVE_INFINITY : instant(options.since, 'since');
   const untilMs = options.until === undefined ? Number.POSITIVE_INFINITY : instant(options.until, 'until');
   const follow = options.follow === true ? {} : options.follow || undefined;
@@ -142,7 +160,7 @@ export function signalRow({ consensusMs: _parsed, ...row }: ReadSignal): Omit<Re
 export function classify(
   m: { sequenceNumber: number; consensusTimestamp: string; payerAccountId: string; message: Buffer },
   allowed: ReadonlySet<string>,
-  seen: Map<string, number>,
+  seen: SeenSignals,
   into?: SignalSink,
   ms?: number,
 ): TopicEvent[] {
@@ -192,17 +210,23 @@ export function classify(
     }
     const key = dedupeKey(m.payerAccountId, item.message);
     const first = seen.get(key);
+    const digest = signalDigest(item.message);
     if (first !== undefined) {
-      events.push(
-        reject(
-          'duplicate',
-          `same publisher, run, signal and subject as sequence ${first}`,
-          packed ? item.index : undefined,
-        ),
+      // A copy that says something else is the publisher contradicting itself (equivocation), not a resend.
+      const same = first.digest === digest;
+      const event = reject(
+        same ? 'duplicate' : 'conflict',
+        `same publisher, run, signal and subject as sequence ${first.sequence}${same ? '' : ', different content'}`,
+        packed ? item.index : undefined,
       );
+      if (!same && event.type === 'rejected') {
+        const { run, signal, subject } = item.message;
+        event.rejected.conflict = { run, signal, subject, firstSequence: first.sequence };
+      }
+      events.push(event);
       continue;
     }
-    seen.set(key, m.sequenceNumber);
+    seen.set(key, { sequence: m.sequenceNumber, digest });
     if (into) into.addSignal(item.message, m.sequenceNumber, time, m.payerAccountId);
     else
       events.push({

@@ -50,9 +50,15 @@ export interface UnknownRead extends Origin {
 
 /**
  * Why a topic message (or one signal of a pack) was not read: the parser's reasons (malformed only), plus the
- * reader's own: `publisher-not-allowed`, `duplicate` (per signal), `incomplete-chunks`.
+ * reader's own: `publisher-not-allowed`, `duplicate` (a later identical copy of a signal), `conflict` (a later copy
+ * with other content: the publisher equivocated; the first copy is the one read), `incomplete-chunks`.
  */
-export type RejectedReason = ReadRejectReason | 'publisher-not-allowed' | 'duplicate' | 'incomplete-chunks';
+export type RejectedReason =
+  | ReadRejectReason
+  | 'publisher-not-allowed'
+  | 'duplicate'
+  | 'conflict'
+  | 'incomplete-chunks';
 
 export interface RejectedMessage {
   sequenceNumber: number;
@@ -63,6 +69,8 @@ export interface RejectedMessage {
   reason: RejectedReason;
   /** A short explanation; never the message body (a public topic can hold anything). */
   detail: string;
+  /** For a conflicting copy: the signal it contradicts (the payer is the message's) and where its first copy was read. */
+  conflict?: { run: string; signal: string; subject: string; firstSequence: number };
 }
 
 export type ReaderEvent = { type: 'signal'; signal: ReadSignal } | { type: 'rejected'; rejected: RejectedMessage };

@@ -14,7 +14,7 @@ import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
 import { backoffDelay } from '../core/retry.js';
 import { consensusMs } from '../core/consensus-time.js';
-import { eventSequence, readTopic } from '../read/reader.js';
+import { eventSequence, readTopic, type SeenSignals } from '../read/reader.js';
 import { BatchBuilder } from './batch.js';
 import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
 
@@ -98,7 +98,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
     const minPoll = options.minPollMs ?? 200;
     let poll = minPoll;
     let failures = 0;
-    const seen = new Map<string, number>();
+    const seen: SeenSignals = new Map();
     let allowListRecorded = false;
     while (!signal.aborted) {
       if (!(await store.tryIndexerLock().catch(() => false))) {

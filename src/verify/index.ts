@@ -3,3 +3,4 @@ export * from './signals.js';
 export * from './score.js';
 export * from './journal.js';
 export * from './read.js';
+export { isLater, unlistedSubjects, type Equivocation, type RegistryCheck } from './findings.js';

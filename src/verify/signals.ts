@@ -1,11 +1,14 @@
 /**
- * Verification of published eval signals against their run's reveal, from public data only (plus, optionally, a
- * private science bank and raw responses). Pure: no I/O except reading the bundled science bank when a reveal names it.
+ * Verification of published signals against their run's reveal, from public data only (plus, optionally, a private
+ * science bank and raw responses). Pure: no I/O except reading the bundled science bank when a reveal names it.
  *
- * For each SimpleMath/SimpleScience signal of a revealed run: re-derive the question with `questionFor` from the
- * reveal's seed, the signal's subject and kind, and the bank; check `questionHash` = HMAC(key, question id); re-grade
- * the published `answer` token with the run's grader against the expected answer and check `outcome` and `score`;
- * where a raw response is supplied, check `responseHash` and that grading it gives the published answer.
+ * Each signal gets one verdict saying what was checked, never more: `re-derived` when the question (from the reveal's
+ * seed, the subject and the bank), the expected answer and the grade were all recomputed and agree; `commitment-checked`
+ * when only a hash could be checked (an unparseable reply's question hash; a response hash against a journal's
+ * response when the reveal has no seed); `not-checkable` with the reason (nothing was asked, no reveal, a private bank
+ * not held, an availability probe); `mismatch` naming the field that disagrees — including a signal submitted after
+ * its run's reveal, and a subject its cited registry did not list when the run started. Conflicting copies of a
+ * signal (equivocation) are reported beside the verdicts.
  */
 import { questionFor } from '../evaluate/runner.js';
 import { BUILTIN_SCIENCE_BANK_ID, QUESTION_GENERATOR, scienceBankDigest } from '../evaluate/generator.js';
@@ -17,6 +20,15 @@ import { EVAL_OUTCOMES } from '../format/protocol.js';
 import { SIGNAL_IDS_V2, canonicalSignalId } from '../format/schema-v2.js';
 import { decodeRunKey, questionHash, responseHash } from '../format/hashing.js';
 import { checkPublishedScores, type ScoreRecordLike, type ScoreCheck } from './score.js';
+import { consensusIso } from '../core/consensus-time.js';
+import {
+  isLater,
+  unlistedSubjects,
+  type Equivocation,
+  type RegistryCheck,
+  type Verdict,
+  type VerdictCounts,
+} from './findings.js';
 
 /** The eval a signal id reports (v1 or v2 id), or undefined for signals that ask no question. */
 export function evalKindOf(signalId: string): 'math' | 'science' | undefined {
@@ -41,6 +53,8 @@ export interface VerifiableSignal {
   /** Where it was read, for reports: the topic sequence number and, in a pack, the signal's index. */
   sequenceNumber?: number;
   index?: number;
+  /** Its consensus time (`seconds.nanos`): a signal later than its run's reveal is reported. */
+  consensusTimestamp?: string;
   /** The account that paid for it (mirror node): a reveal counts only for signals of the same payer. */
   payer?: string;
 }
@@ -54,6 +68,7 @@ export interface VerifiableReveal {
   grader?: string;
   bank?: { id: string; digest: string };
   sequenceNumber?: number;
+  consensusTimestamp?: string;
   /** The account that paid for it; with one, it applies only to that payer's signals (anyone can submit a reveal). */
   payer?: string;
 }
@@ -71,13 +86,31 @@ export interface VerifyInput {
    * v2 response hashes are not checked.
    */
   keyedResponseHash?: (key: Buffer, signal: VerifiableSignal, response: string) => string;
+  /** The registries the runs cite, read as of each run's start (verify-signals.ts reads them). */
+  registries?: Iterable<RegistryCheck>;
+  /** Conflicting copies of signals the reader found. */
+  equivocations?: Iterable<Equivocation>;
   /** Score records to recompute from their explanations. */
   scores?: Iterable<ScoreRecordLike>;
 }
 
-export type Verdict = 'verified' | 'mismatch' | 'unverifiable';
-export type MismatchField = 'questionHash' | 'answer' | 'outcome' | 'status' | 'score' | 'responseHash' | 'grader';
-export type UnverifiableReason =
+export { VERDICTS, type Verdict, type VerdictCounts } from './findings.js';
+export type MismatchField =
+  | 'questionHash'
+  | 'answer'
+  | 'outcome'
+  | 'status'
+  | 'score'
+  | 'responseHash'
+  | 'grader'
+  /** Submitted after the run's reveal. */
+  | 'consensusTimestamp'
+  /** Not listed by the registry the run cites when the run started. */
+  | 'subject';
+export type NotCheckableReason =
+  | 'probe'
+  | 'unknown-signal'
+  | 'not-asked'
   | 'no-reveal'
   | 'reveal-without-seed'
   | 'unknown-generator'
@@ -90,36 +123,49 @@ export interface SignalVerification {
   run: string;
   subject: string;
   signal: string;
-  kind: 'math' | 'science';
+  kind: 'math' | 'science' | 'probe' | 'other';
   sequenceNumber?: number;
   index?: number;
   verdict: Verdict;
   /** The first published field that disagrees (mismatch). */
   field?: MismatchField;
-  /** Why nothing could be checked (unverifiable). */
-  reason?: UnverifiableReason;
-  /** One line for people: what was expected and what was published. Never a question, an option or a response. */
+  /** Why nothing could be re-derived (not-checkable). */
+  reason?: NotCheckableReason;
+  /** One line for people: what was checked, or expected and published. Never a question, an option or a response. */
   detail: string;
   /** A raw response was supplied and its hash checked. */
   responseChecked: boolean;
 }
 
+export interface RunVerification extends VerdictCounts {
+  run: string;
+  revealed: boolean;
+  /** Where the reveal that counts was read, and when. */
+  revealSequence?: number;
+  revealConsensusTimestamp?: string;
+  /** Conflicting copies of this run's signals. */
+  equivocation: number;
+  /** The registries the run cites, read as of its start. */
+  registries: RegistryCheck[];
+}
+
 export interface VerifyReport {
-  counts: { verified: number; mismatch: number; unverifiable: number; ignored: number };
+  counts: VerdictCounts & { equivocation: number };
   /** Per run: whether it is revealed and how its signals fared. */
-  runs: Array<{ run: string; revealed: boolean; verified: number; mismatch: number; unverifiable: number }>;
+  runs: RunVerification[];
   signals: SignalVerification[];
+  equivocations: Equivocation[];
   scores: Array<ScoreCheck & { subject?: string }>;
 }
 
 interface Blocked {
-  reason: UnverifiableReason;
+  reason: NotCheckableReason;
   detail: string;
 }
 
-/** A revealed run: what re-derives its questions, or why its signals cannot be checked. */
-type RunContext =
-  | { blocked: Blocked }
+/** A revealed run: what re-derives its questions, or why its signals cannot be re-derived (and its key, if any). */
+type RunContext = { reveal: VerifiableReveal } & (
+  | { blocked: Blocked; key?: Buffer }
   | {
       blocked?: undefined;
       key: Buffer;
@@ -127,45 +173,58 @@ type RunContext =
       grader: GraderId;
       bank?: readonly ScienceBankEntry[];
       scienceBlocked?: Blocked;
-    };
-type OpenRun = Extract<RunContext, { key: Buffer }>;
+    }
+);
+type OpenRun = Extract<RunContext, { seed: string }>;
+
+const noVerdicts = (): VerdictCounts => ({ 're-derived': 0, 'commitment-checked': 0, 'not-checkable': 0, mismatch: 0 });
 
 export function verifySignals(input: VerifyInput): VerifyReport {
   const contexts = new Map<string, RunContext>();
   const banks = new BankChooser(input.scienceBank);
   for (const reveal of input.reveals) {
     const key = revealKey(reveal.run, reveal.payer);
-    if (!contexts.has(key)) contexts.set(key, runContext(reveal, banks));
+    if (!contexts.has(key)) contexts.set(key, { reveal, ...runContext(reveal, banks) });
   }
-  const contextOf = (s: VerifiableSignal) =>
+  const contextOf = (s: { run: string; payer?: string | undefined }) =>
     contexts.get(revealKey(s.run, s.payer)) ?? contexts.get(revealKey(s.run, undefined));
+  const registries = [...(input.registries ?? [])];
+  const unlisted = unlistedSubjects(registries);
 
   const signals: SignalVerification[] = [];
-  const runs = new Map<string, VerifyReport['runs'][number]>();
-  let ignored = 0;
-  for (const s of input.signals) {
-    const kind = evalKindOf(s.signal);
-    if (!kind) {
-      ignored++;
-      continue;
-    }
-    const context = contextOf(s);
-    const v = verifyOne(s, kind, context, input);
-    signals.push(v);
+  const runs = new Map<string, RunVerification>();
+  const runOf = (s: { run: string; payer?: string | undefined }): RunVerification => {
     let run = runs.get(s.run);
     if (!run) {
-      run = { run: s.run, revealed: context !== undefined, verified: 0, mismatch: 0, unverifiable: 0 };
+      const reveal = contextOf(s)?.reveal;
+      run = {
+        run: s.run,
+        revealed: reveal !== undefined,
+        ...(reveal?.sequenceNumber !== undefined ? { revealSequence: reveal.sequenceNumber } : {}),
+        ...(reveal?.consensusTimestamp !== undefined ? { revealConsensusTimestamp: reveal.consensusTimestamp } : {}),
+        ...noVerdicts(),
+        equivocation: 0,
+        registries: registries.filter((r) => r.run === s.run),
+      };
       runs.set(s.run, run);
     }
-    run[v.verdict]++;
+    return run;
+  };
+  for (const s of input.signals) {
+    const v = verifyOne(s, contextOf(s), unlisted.get(s.run)?.get(s.subject), input);
+    signals.push(v);
+    runOf(s)[v.verdict]++;
   }
-  const scores = checkPublishedScores(input.scores ?? []).results;
-  const count = (verdict: Verdict) => signals.filter((s) => s.verdict === verdict).length;
+  const equivocations = [...(input.equivocations ?? [])];
+  for (const e of equivocations) runOf(e).equivocation++;
+  const counts = { ...noVerdicts(), equivocation: equivocations.length };
+  for (const v of signals) counts[v.verdict]++;
   return {
-    counts: { verified: count('verified'), mismatch: count('mismatch'), unverifiable: count('unverifiable'), ignored },
+    counts,
     runs: [...runs.values()].sort((a, b) => (a.run < b.run ? -1 : a.run > b.run ? 1 : 0)),
     signals,
-    scores,
+    equivocations,
+    scores: checkPublishedScores(input.scores ?? []).results,
   };
 }
 
@@ -173,7 +232,9 @@ function revealKey(run: string, payer: string | undefined): string {
   return `${run}\u0000${payer ?? ''}`;
 }
 
-function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {
+type Context = RunContext extends infer C ? (C extends unknown ? Omit<C, 'reveal'> : never) : never;
+
+function runContext(reveal: VerifiableReveal, banks: BankChooser): Context {
   let key: Buffer;
   try {
     key = decodeRunKey(reveal.key);
@@ -182,6 +243,7 @@ function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {
   }
   if (reveal.seed === undefined || reveal.grader === undefined || reveal.generator === undefined) {
     return {
+      key,
       blocked: {
         reason: 'reveal-without-seed',
         detail: 'a v1 reveal publishes only the key: questions cannot be re-derived',
@@ -190,6 +252,7 @@ function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {
   }
   if (reveal.generator !== QUESTION_GENERATOR) {
     return {
+      key,
       blocked: {
         reason: 'unknown-generator',
         detail: `questions were derived by ${reveal.generator}; this hcs25 derives ${QUESTION_GENERATOR}`,
@@ -197,7 +260,7 @@ function runContext(reveal: VerifiableReveal, banks: BankChooser): RunContext {
     };
   }
   if (!isGraderId(reveal.grader))
-    return { blocked: { reason: 'unknown-grader', detail: `grader ${reveal.grader} is not known to this hcs25` } };
+    return { key, blocked: { reason: 'unknown-grader', detail: `grader ${reveal.grader} is not known to this hcs25` } };
   const base = { key, seed: reveal.seed, grader: reveal.grader };
   if (!reveal.bank)
     return { ...base, scienceBlocked: { reason: 'no-bank-in-reveal', detail: 'the reveal names no science bank' } };
@@ -231,12 +294,19 @@ class BankChooser {
   }
 }
 
+const KIND_OF: Record<string, SignalVerification['kind']> = {
+  [SIGNAL_IDS_V2.availability]: 'probe',
+  [SIGNAL_IDS_V2.math]: 'math',
+  [SIGNAL_IDS_V2.science]: 'science',
+};
+
 function verifyOne(
   s: VerifiableSignal,
-  kind: 'math' | 'science',
   run: RunContext | undefined,
+  unlisted: RegistryCheck | undefined,
   input: VerifyInput,
 ): SignalVerification {
+  const kind = KIND_OF[canonicalSignalId(s.signal)] ?? 'other';
   const base = {
     run: s.run,
     subject: s.subject,
@@ -246,33 +316,90 @@ function verifyOne(
     ...(s.index !== undefined ? { index: s.index } : {}),
     responseChecked: false,
   };
-  const unverifiable = (reason: UnverifiableReason, detail: string): SignalVerification => ({
+  const notCheckable = (reason: NotCheckableReason, detail: string): SignalVerification => ({
     ...base,
-    verdict: 'unverifiable',
+    verdict: 'not-checkable',
     reason,
     detail,
   });
-  if (!run) return unverifiable('no-reveal', 'the run has not been revealed');
-  if (run.blocked) return unverifiable(run.blocked.reason, run.blocked.detail);
-  if (kind === 'science' && run.scienceBlocked)
-    return unverifiable(run.scienceBlocked.reason, run.scienceBlocked.detail);
+  const mismatch = (field: MismatchField, detail: string, responseChecked = false): SignalVerification => ({
+    ...base,
+    verdict: 'mismatch',
+    field,
+    detail,
+    responseChecked,
+  });
+  // How it was published comes first: after the reveal, anyone could compute what a signal should say.
+  if (run && isLater(s.consensusTimestamp, run.reveal.consensusTimestamp))
+    return mismatch(
+      'consensusTimestamp',
+      `submitted at ${consensusIso(s.consensusTimestamp ?? '')}, after the run's reveal (sequence ${run.reveal.sequenceNumber ?? '?'}, ${consensusIso(run.reveal.consensusTimestamp ?? '')})`,
+    );
+  if (unlisted)
+    return mismatch('subject', `${unlisted.source} did not list this subject when the run started (${unlisted.asOf})`);
+  if (kind === 'probe')
+    return notCheckable('probe', 'an availability probe measures the agent at the time: nothing re-derives it');
+  if (kind === 'other') return notCheckable('unknown-signal', `signal ${s.signal} is not one this hcs25 re-derives`);
 
-  const question = questionFor(kind, s.subject, run.seed, run.bank ?? []);
-  const found = check(s, question, run, input);
-  return found.mismatch
-    ? {
+  if (!run) return notCheckable('no-reveal', 'the run has not been revealed');
+  const blocked = run.blocked ?? (kind === 'science' ? run.scienceBlocked : undefined);
+  if (blocked) {
+    // The question cannot be re-derived; a response hash can still be checked against a raw response held.
+    const committed = responseCommitment(s, run.key, input);
+    if (committed === 'mismatch')
+      return mismatch('responseHash', 'the supplied response does not hash to the published responseHash', true);
+    if (committed === 'match')
+      return {
         ...base,
-        verdict: 'mismatch',
-        field: found.mismatch.field,
-        detail: found.mismatch.detail,
-        responseChecked: found.responseChecked,
-      }
-    : {
-        ...base,
-        verdict: 'verified',
-        detail: 'question, answer, outcome and score agree with the reveal',
-        responseChecked: found.responseChecked,
+        verdict: 'commitment-checked',
+        reason: blocked.reason,
+        detail: `${blocked.detail}; the response hash matches the response held`,
+        responseChecked: true,
       };
+    return notCheckable(blocked.reason, blocked.detail);
+  }
+
+  const open = run as OpenRun;
+  const question = questionFor(kind, s.subject, open.seed, open.bank ?? []);
+  const found = check(s, question, open, input);
+  if (found.mismatch) return mismatch(found.mismatch.field, found.mismatch.detail, found.responseChecked);
+  const checked = { ...base, responseChecked: found.responseChecked };
+  const outcome = s.data?.outcome ?? '';
+  if (outcome === 'skipped')
+    return {
+      ...checked,
+      ...notCheckable('not-asked', 'the eval was skipped: nothing was asked'),
+      responseChecked: false,
+    };
+  if (GRADED.has(outcome) || found.responseChecked)
+    return {
+      ...checked,
+      verdict: 're-derived',
+      detail: 'question, expected answer and grade recomputed from the reveal: they agree',
+    };
+  return {
+    ...checked,
+    verdict: 'commitment-checked',
+    detail: isOutcome(outcome)
+      ? `outcome ${outcome}: no answer to grade; the question hash matches the re-derived question`
+      : `outcome ${outcome} is not one this hcs25 knows; the question hash matches the re-derived question`,
+  };
+}
+
+/** A response held for a signal against its response hash: 'match', 'mismatch', or undefined (nothing to check). */
+function responseCommitment(
+  s: VerifiableSignal,
+  key: Buffer | undefined,
+  input: VerifyInput,
+): 'match' | 'mismatch' | undefined {
+  const published = s.data?.responseHash;
+  const response = input.responseOf?.(s) ?? null;
+  if (response === null || !published) return undefined;
+  const expected = published.startsWith('sha256:')
+    ? responseHash(response)
+    : key && input.keyedResponseHash?.(key, s, response);
+  if (!expected) return undefined;
+  return expected === published ? 'match' : 'mismatch';
 }
 
 const GRADED = new Set(['correct', 'wrong']);
@@ -307,24 +434,22 @@ function check(
   }
 
   const response = input.responseOf?.(s) ?? null;
-  if (response !== null && data.responseHash) {
-    const expected = data.responseHash.startsWith('sha256:')
-      ? responseHash(response)
-      : input.keyedResponseHash?.(run.key, s, response);
-    if (expected !== undefined) {
-      responseChecked = true;
-      if (expected !== data.responseHash)
-        return fail('responseHash', 'the supplied response does not hash to the published responseHash');
-      const regraded = gradeQuestion(question, response, run.grader);
-      if (regraded.answer !== answer)
-        return fail(
-          'answer',
-          `grading the response gives ${regraded.answer ?? 'no answer'}, published ${answer ?? 'none'}`,
-        );
-      if (regraded.outcome !== outcome)
-        return fail('outcome', `grading the response gives ${regraded.outcome}, published ${outcome}`);
-    }
+  const committed = responseCommitment(s, run.key, input);
+  if (committed !== undefined && response !== null) {
+    responseChecked = true;
+    if (committed === 'mismatch')
+      return fail('responseHash', 'the supplied response does not hash to the published responseHash');
+    const regraded = gradeQuestion(question, response, run.grader);
+    if (regraded.answer !== answer)
+      return fail(
+        'answer',
+        `grading the response gives ${regraded.answer ?? 'no answer'}, published ${answer ?? 'none'}`,
+      );
+    if (regraded.outcome !== outcome)
+      return fail('outcome', `grading the response gives ${regraded.outcome}, published ${outcome}`);
   }
+  // An outcome a later version defines: only the question hash (and a response held) say anything about it.
+  if (!isOutcome(outcome)) return { responseChecked };
 
   if (GRADED.has(outcome)) {
     if (answer === null) return fail('answer', `outcome ${outcome} without an answer token`);
@@ -335,7 +460,7 @@ function check(
     // Nothing was extracted (unparseable, empty) or nothing came back (failures): there is no token to publish.
     return fail('answer', `outcome ${outcome} with an answer token`);
   }
-  if (s.status !== undefined && isOutcome(outcome) && s.status !== statusForOutcome(outcome)) {
+  if (s.status !== undefined && s.status !== statusForOutcome(outcome)) {
     return fail('status', `outcome ${outcome} has status ${statusForOutcome(outcome)}, published ${s.status}`);
   }
   const expectedScore = outcome === 'correct' ? 100 : 0;

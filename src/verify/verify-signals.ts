@@ -1,8 +1,10 @@
 /**
- * Verify: a signal topic on the mirror node → every eval signal checked against its run's reveal, and every score
- * record recomputed from its explanation. It reads the topic through the reader like any consumer (so v1, v2 and
- * packed signals alike, allow-listed and deduplicated), then hands the pure library (src/verify) what it read.
- * The publisher's own run journals, when present in the state dir, add the raw responses their hashes commit to.
+ * Verify: a signal topic on the mirror node → every signal checked against its run's reveal (with a verdict saying
+ * what was checked), and every score record recomputed from its explanation. It reads the topic through the reader
+ * like any consumer (so v1, v2 and packed signals alike, allow-listed and deduplicated; conflicting copies are
+ * equivocation), reads the registries the runs cite as of each run's start, then hands the pure library (src/verify)
+ * what it read. The publisher's own run journals, when present in the state dir, add the raw responses their hashes
+ * commit to.
  */
 import { existsSync } from 'node:fs';
 import type { Hcs25Client } from '../client.js';
@@ -13,7 +15,8 @@ import { journalPath, readJournal } from '../publish/journal.js';
 import { responseHashV2 } from '../format/hashing.js';
 import { verifySignals as verifyRead, type VerifiableSignal, type VerifyReport } from './signals.js';
 import { journalResponses } from './journal.js';
-import { revealOf, verifiableSignal } from './read.js';
+import { equivocationOf, revealOf, verifiableSignal } from './read.js';
+import { checkRegistries } from './registry.js';
 import { checkScoreRecords, type PublishedScoreCheck } from './check-scores.js';
 import { collectSignals } from '../read/read-signals.js';
 
@@ -27,6 +30,8 @@ export interface VerifySignalsParameters {
   scienceBank?: readonly ScienceBankEntry[];
   /** Where run journals are kept (default: the client's state dir). */
   stateDir?: string;
+  /** Read the registries the runs cite, to check their subjects were listed when the run started (default true). */
+  registries?: boolean;
   /**
    * Raw responses to check response hashes with: by default those the run journals in `stateDir` kept, for signals
    * paid by the account that ran them; `false` checks none; a function supplies them.
@@ -55,8 +60,11 @@ export async function verifySignals(
     topic,
     ...(parameters.publishers ? { publishers: parameters.publishers } : {}),
   });
-  const signals = collected.signals.filter((s) => run === undefined || s.message.run === run).map(verifiableSignal);
+  const read = collected.signals.filter((s) => run === undefined || s.message.run === run);
+  const signals = read.map(verifiableSignal);
   const reveals = collected.records.flatMap(revealOf);
+  const equivocations = collected.rejected.flatMap(equivocationOf).filter((e) => run === undefined || e.run === run);
+  const registries = parameters.registries === false ? [] : await checkRegistries(client, read);
 
   const journals: string[] = [];
   let responseOf: ((signal: VerifiableSignal) => string | null | undefined) | undefined;
@@ -70,6 +78,8 @@ export async function verifySignals(
   const report = verifyRead({
     signals,
     reveals,
+    registries,
+    equivocations,
     ...(parameters.scienceBank ? { scienceBank: parameters.scienceBank } : {}),
     ...(responseOf ? { responseOf } : {}),
     keyedResponseHash: (key, s, response) => responseHashV2(key, s.signal, s.subject, response),

@@ -203,8 +203,13 @@ describe('hcs25 run and reveal', () => {
       // v2 response hashes are keyed by the run key.
       keyedResponseHash: (k, s, response) => responseHashV2(k, s.signal, s.subject, response),
     });
-    expect(verified.counts).toEqual({ verified: 6, mismatch: 0, unverifiable: 0, ignored: 6 });
-    expect(new Set(verified.signals.map((v) => v.kind))).toEqual(new Set(['math', 'science']));
+    expect(verified.counts).toMatchObject({ mismatch: 0, equivocation: 0 });
+    // Probes cannot be re-derived; the graded evals are.
+    const evals = verified.signals.filter((v) => v.kind !== 'probe');
+    expect(evals).toHaveLength(6);
+    expect(verified.signals.filter((v) => v.kind === 'probe').every((v) => v.verdict === 'not-checkable')).toBe(true);
+    expect(evals.some((v) => v.verdict === 're-derived')).toBe(true);
+    expect(new Set(evals.map((v) => v.kind))).toEqual(new Set(['math', 'science']));
     expect(verified.signals.some((v) => v.responseChecked)).toBe(true);
 
     // A run that stopped is not revealed without --force.

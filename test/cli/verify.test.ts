@@ -1,12 +1,13 @@
 /**
  * `hcs25 verify` and `hcs25 scores --check-published` end to end on the emulator with the sample fleet: an honest run
- * (math and science, the bundled bank) verifies 100% after its reveal; what a tamperer holding the operator key can
- * really put on the topic is reported as a mismatch naming the field:
- * - a forged signal of a run that reaches the topic before the real one (the real one is then the duplicate);
+ * (math and science, the bundled bank) is re-derived after its reveal (probes not checkable); what a tamperer holding
+ * the operator key can really put on the topic is reported as a mismatch naming the field:
+ * - a forged signal of a run that reaches the topic before the real one (the real one is then a conflicting copy);
  * - a copy of a revealed run under its own run id and reveal, with one question hash swapped and one answer changed;
  * - a score record whose total does not follow from its explanation.
- * A later duplicate of a real signal is ignored by the reader; v2 packs verify like single signals; a private bank's
- * science signals verify with --science-bank only; a run without a reveal is unverifiable.
+ * A later identical copy of a real signal is a duplicate, one with another answer equivocation; v2 packs verify like
+ * single signals; a private bank's science signals are re-derived with --science-bank only; a run without a reveal is
+ * not checkable.
  */
 import { writeFileSync } from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
@@ -87,6 +88,22 @@ async function verifyJson(
 }
 
 const isEval = (s: ReadSignal) => canonicalSignalId(s.message.signal) !== SIGNAL_IDS_V2.availability;
+
+/**
+ * The verdicts honest eval signals earn: graded answers re-derived (and any reply re-graded from a response held),
+ * skipped evals not checkable, the rest (unparseable without a response, failures) commitment-checked.
+ */
+function verdictsOf(outcomes: readonly string[], responses: boolean) {
+  const counts = { 're-derived': 0, 'commitment-checked': 0, 'not-checkable': 0 };
+  for (const o of outcomes) {
+    if (o === 'skipped') counts['not-checkable']++;
+    else if (o === 'correct' || o === 'wrong' || (responses && (o === 'unparseable' || o === 'empty')))
+      counts['re-derived']++;
+    else counts['commitment-checked']++;
+  }
+  return counts;
+}
+const outcomeOf = (s: ReadSignal) => (s.message.data as { outcome: string }).outcome;
 const correctOf = (signals: ReadSignal[], kind: 'math' | 'science') =>
   signals.find(
     (s) =>
@@ -116,7 +133,7 @@ describe('hcs25 verify on the emulator', () => {
   let honest = '';
   let honestSignals: ReadSignal[] = [];
 
-  it('an honest run, revealed: 100% of its eval signals verified (math and science, bundled bank), responses checked', async () => {
+  it('an honest run, revealed: its eval signals re-derived (math and science, bundled bank), probes not checkable', async () => {
     const report = await runWith(config(), {
       source: { agentsFile },
       topic,
@@ -130,16 +147,30 @@ describe('hcs25 verify on the emulator', () => {
     const { code, report: verified } = await verifyJson(['--run', honest]);
     expect(code).toBe(0);
     const evalSignals = fleet.agents.length * 2;
+    const read = (await readAll()).signals.filter((s) => s.message.run === honest && isEval(s));
+    expect(read).toHaveLength(evalSignals);
+    // Every reply is in the journal: each eval signal is re-derived unless nothing was asked or nothing came back.
+    const expected = verdictsOf(read.map(outcomeOf), true);
+    expect(expected['re-derived']).toBeGreaterThan(fleet.agents.length);
     expect(verified.counts).toEqual({
-      verified: evalSignals,
+      ...expected,
+      'not-checkable': expected['not-checkable'] + fleet.agents.length,
       mismatch: 0,
-      unverifiable: 0,
-      ignored: fleet.agents.length,
+      equivocation: 0,
     });
     expect(verified.runs).toEqual([
-      { run: honest, revealed: true, verified: evalSignals, mismatch: 0, unverifiable: 0 },
+      expect.objectContaining({
+        run: honest,
+        revealed: true,
+        ...expected,
+        'not-checkable': expected['not-checkable'] + fleet.agents.length,
+        mismatch: 0,
+        equivocation: 0,
+        registries: [],
+      }),
     ]);
-    expect(new Set(verified.signals.map((s) => s.kind))).toEqual(new Set(['math', 'science']));
+    expect(verified.signals.filter((s) => s.kind === 'probe').every((s) => s.reason === 'probe')).toBe(true);
+    expect(new Set(verified.signals.map((s) => s.kind))).toEqual(new Set(['math', 'science', 'probe']));
     // The run's journal is in the state dir: the raw responses check the response hashes too.
     expect(verified.journals).toEqual([honest]);
     expect(verified.signals.filter((s) => s.responseChecked).length).toBeGreaterThan(fleet.agents.length);
@@ -148,18 +179,47 @@ describe('hcs25 verify on the emulator', () => {
 
     const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', honest]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain(`run ${honest}  revealed  verified ${evalSignals}/${evalSignals} (100%)`);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `run ${honest}  revealed at #\\d+  ${evalSignals + fleet.agents.length} signal\\(s\\): ${expected['re-derived']} re-derived, `,
+      ),
+    );
+    expect(text.stdout).toContain(`not-checkable:\n  run ${honest}  ${fleet.agents.length} signal(s)  probe: `);
+    expect(text.stdout).not.toMatch(/\bverified\b/);
     honestSignals = (await readAll()).signals.filter((s) => s.message.run === honest);
   });
 
-  it('a later duplicate of a real signal with another answer is ignored: the run stays verified', async () => {
+  it('a later identical copy of a real signal is a duplicate (exit 0); one with another answer is equivocation (exit 1)', async () => {
     const real = correctOf(honestSignals, 'math');
+    await mirrored(await submit(real.message));
+    const resent = await verifyJson(['--run', honest]);
+    expect(resent.code).toBe(0);
+    expect(resent.report.read.rejected).toMatchObject({ duplicate: 1 });
+    expect(resent.report.counts.equivocation).toBe(0);
+
     const seq = await submit({ ...real.message, data: { ...real.message.data, answer: '1' } });
     await mirrored(seq);
     const { code, report } = await verifyJson(['--run', honest]);
-    expect(code).toBe(0);
+    expect(code).toBe(1);
+    // The first copy is the one read and verified; the contradicting one is reported, not verified.
     expect(report.counts.mismatch).toBe(0);
-    expect(report.read.rejected).toMatchObject({ duplicate: 1 });
+    expect(report.read.rejected).toMatchObject({ duplicate: 1, conflict: 1 });
+    expect(report.equivocations).toEqual([
+      {
+        run: honest,
+        signal: real.message.signal,
+        subject: real.message.subject,
+        payer: operator,
+        sequenceNumber: seq,
+        firstSequence: real.sequenceNumber,
+      },
+    ]);
+    expect(report.runs[0]!.equivocation).toBe(1);
+    const text = await hcs25(['verify', '--topic', topic, '--publisher', operator, '--run', honest]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain(
+      `  #${seq}[0]  ${real.message.signal}  ${real.message.subject}  payer ${operator}: contradicts #${real.sequenceNumber}`,
+    );
   });
 
   it('a forged signal that reaches the topic before the real one: mismatch on answer, at the forged sequence number', async () => {
@@ -206,7 +266,10 @@ describe('hcs25 verify on the emulator', () => {
     expect(blind.report.signals.find((s) => s.verdict === 'mismatch')!.detail).toMatch(
       /answer 1 grades wrong, published correct/,
     );
-    expect(report.read.rejected.duplicate).toBeGreaterThanOrEqual(2);
+    // The real signal came second, with another answer: the publisher's key contradicted itself.
+    expect(report.equivocations).toEqual([
+      expect.objectContaining({ run: stopped.run, subject: perfect.agent.subject, firstSequence: forgedSeq }),
+    ]);
   });
 
   it('a copy of a revealed run under its own run id: a swapped question hash and changed answers are mismatches', async () => {
@@ -233,11 +296,10 @@ describe('hcs25 verify on the emulator', () => {
 
     const { code, report, stdout } = await verifyJson(['--run', copy]);
     expect(code).toBe(1);
-    expect(report.counts).toMatchObject({
-      verified: honestSignals.filter(isEval).length - 3,
-      mismatch: 3,
-      unverifiable: 0,
-    });
+    expect(report.counts).toMatchObject({ mismatch: 3, equivocation: 0 });
+    expect(report.counts['re-derived'] + report.counts['commitment-checked'] + report.counts['not-checkable']).toBe(
+      honestSignals.filter(isEval).length - 3,
+    );
     const mismatches = report.signals.filter((s) => s.verdict === 'mismatch');
     expect(mismatches.map((m) => [m.sequenceNumber, m.index, m.subject, m.field])).toEqual(
       expect.arrayContaining([
@@ -303,14 +365,24 @@ describe('hcs25 verify on the emulator', () => {
       await mirrored(await submit({ ...honestReveal.message, run: runs[mode] }));
     }
 
+    // No journal holds these runs' responses: an unparseable reply is only commitment-checked.
+    const expected = verdictsOf(
+      results.map((r) => (r as { outcome: string }).outcome),
+      false,
+    );
     const subject = await verifyJson(['--run', runs.subject]);
     expect(subject.code).toBe(0);
-    expect(subject.report.counts).toMatchObject({ verified: results.length, mismatch: 0, unverifiable: 0 });
+    expect(subject.report.counts).toEqual({ ...expected, mismatch: 0, equivocation: 0 });
     expect(subject.report.signals.some((s) => s.index! > 0)).toBe(true);
 
     const dense = await verifyJson(['--run', runs.dense]);
     expect(dense.code).toBe(1);
-    expect(dense.report.counts).toMatchObject({ verified: results.length - 1, mismatch: 1, unverifiable: 0 });
+    expect(dense.report.counts).toEqual({
+      ...expected,
+      're-derived': expected['re-derived'] - 1,
+      mismatch: 1,
+      equivocation: 0,
+    });
     expect(dense.report.signals.find((s) => s.verdict === 'mismatch')).toMatchObject({
       sequenceNumber: tampered!.seq,
       index: tampered!.index,
@@ -323,7 +395,7 @@ describe('hcs25 verify on the emulator', () => {
     );
   });
 
-  it('a private science bank: science is unverifiable without it, verified with --science-bank', async () => {
+  it('a private science bank: science is not checkable without it, re-derived with --science-bank', async () => {
     const bankFile = join(tmp.dir, 'private-bank.json');
     writeFileSync(bankFile, JSON.stringify({ version: 1, questions: loadScienceBank().slice(0, 4) }));
     const report = await runWith(config(), {
@@ -338,11 +410,11 @@ describe('hcs25 verify on the emulator', () => {
 
     const without = await verifyJson(['--run', report.run]);
     expect(without.code).toBe(0);
-    expect(without.report.counts).toMatchObject({
-      verified: fleet.agents.length,
-      mismatch: 0,
-      unverifiable: fleet.agents.length,
-    });
+    expect(without.report.counts).toMatchObject({ mismatch: 0 });
+    // No science question can be re-derived; a response hash the journal's response matches is all that is checked.
+    const science = without.report.signals.filter((s) => s.kind === 'science');
+    expect(science).toHaveLength(fleet.agents.length);
+    expect(science.every((s) => s.verdict === 'not-checkable' || s.verdict === 'commitment-checked')).toBe(true);
     expect(
       without.report.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied'),
     ).toBe(true);
@@ -353,24 +425,39 @@ describe('hcs25 verify on the emulator', () => {
 
     const withBank = await verifyJson(['--run', report.run, '--science-bank', bankFile]);
     expect(withBank.code).toBe(0);
-    expect(withBank.report.counts).toMatchObject({ verified: fleet.agents.length * 2, mismatch: 0, unverifiable: 0 });
+    const read = (await readAll()).signals.filter((s) => s.message.run === report.run);
+    expect(withBank.report.counts).toEqual({
+      ...verdictsOf(read.map(outcomeOf), true),
+      mismatch: 0,
+      equivocation: 0,
+    });
+    expect(withBank.report.counts['re-derived']).toBeGreaterThan(without.report.counts['re-derived']);
   });
 
-  it('a run without a reveal is unverifiable (exit 0); the whole topic reports per run', async () => {
+  it('a run without a reveal is not checkable (exit 0); the whole topic reports per run', async () => {
     const report = await runWith(config(), { source: { agentsFile }, topic, evals: ['math'], seed: 'unrevealed' });
     expect(report.status).toBe('complete');
     const { code, report: verified } = await verifyJson(['--run', report.run]);
     expect(code).toBe(0);
-    expect(verified.counts).toMatchObject({ verified: 0, mismatch: 0, unverifiable: fleet.agents.length });
+    expect(verified.counts).toMatchObject({ 're-derived': 0, mismatch: 0, 'not-checkable': fleet.agents.length });
     expect(verified.signals.every((s) => s.reason === 'no-reveal')).toBe(true);
     expect(verified.runs).toEqual([
-      { run: report.run, revealed: false, verified: 0, mismatch: 0, unverifiable: fleet.agents.length },
+      {
+        run: report.run,
+        revealed: false,
+        're-derived': 0,
+        'commitment-checked': 0,
+        'not-checkable': fleet.agents.length,
+        mismatch: 0,
+        equivocation: 0,
+        registries: [],
+      },
     ]);
 
     const all = await hcs25(['verify', '--topic', topic, '--publisher', operator]);
     expect(all.code).toBe(1);
-    expect(all.stdout).toContain(`run ${honest}  revealed  verified`);
-    expect(all.stdout).toContain(`run ${report.run}  not revealed  verified 0/${fleet.agents.length}`);
+    expect(all.stdout).toContain(`run ${honest}  revealed at #`);
+    expect(all.stdout).toContain(`run ${report.run}  not revealed  ${fleet.agents.length} signal(s): 0 re-derived`);
     expect(all.stdout).toMatch(new RegExp(`run ${report.run}  ${fleet.agents.length} signal\\(s\\)  no-reveal: `));
   });
 

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { consensusIso, consensusMs } from '../../src/core/consensus-time.js';
-import { collectTopicSignals, readTopic } from '../../src/read/reader.js';
+import { collectTopicSignals, readTopic, type SeenSignals } from '../../src/read/reader.js';
 import type { TopicEvent } from '../../src/read/types.js';
 import { FakeMirror } from '../discover/fake-mirror.js';
 import { evalSignal, probe, uaid } from '../support/signals.js';
 import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
 import { SignalPacker } from '../../src/format/pack.js';
+import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../format/fixtures.js';
 import { fleetSignals } from '../format/fleet.js';
 
@@ -171,7 +172,7 @@ describe('readSignals', () => {
     // Reading stopped at `until`: the open chunk group (13) may still complete, so it is not reported.
     expect(windowed.rejected).toEqual([]);
 
-    const seen = new Map<string, number>();
+    const seen: SeenSignals = new Map();
     const first = await collectTopicSignals({
       topic,
       mirror,
@@ -279,6 +280,46 @@ describe('readSignals', () => {
       [11, 2],
       [11, 3],
     ]);
+  });
+
+  it('tells a resend (duplicate) from a copy with other content (conflict: equivocation), alone or packed', async () => {
+    const topic = fake.createTopic('hcs-25:0:86400');
+    const [m0, m1] = fleetSignals(1);
+    const submit = (body: string | Buffer, payer = PUBLISHER) => fake.submit(topic, body, { payer });
+    submit(JSON.stringify(m0)); // 1 read
+    // 2: the same signal with its keys in another order: the same content.
+    submit(JSON.stringify(Object.fromEntries(Object.entries(m0!).reverse())));
+    // 3: the same signal saying another answer: the publisher contradicts itself.
+    submit(JSON.stringify({ ...m0, data: { ...m0!.data, answer: '1' } }));
+    // 4: the same conflicting copy from another payer: another publisher's first copy, read.
+    submit(JSON.stringify({ ...m0, data: { ...m0!.data, answer: '1' } }), FORGER);
+    submit(JSON.stringify(m1)); // 5 read
+    // 6: a pack holding both: m0 as read is a duplicate, m1 with another latency a conflict, by index.
+    const packer = new SignalPacker({ mode: 'dense' });
+    const m1b = { ...m1!, data: { ...m1!.data, latencyMs: 7 } } as SignalMessageV2;
+    const pack = [...[m0!, m1b].flatMap((x) => packer.add(x))];
+    pack.push(...packer.flush());
+    expect(pack).toHaveLength(1);
+    submit(pack[0]!.bytes);
+    const { signals, rejected } = await collectTopicSignals({ topic, mirror });
+    expect(signals.map((s) => [s.sequenceNumber, s.payerAccountId])).toEqual([
+      [1, PUBLISHER],
+      [4, FORGER],
+      [5, PUBLISHER],
+    ]);
+    expect(rejected.map((r) => [r.sequenceNumber, r.index, r.reason])).toEqual([
+      [2, undefined, 'duplicate'],
+      [3, undefined, 'conflict'],
+      [6, 0, 'duplicate'],
+      [6, 1, 'conflict'],
+    ]);
+    expect(rejected[1]).toMatchObject({
+      payerAccountId: PUBLISHER,
+      detail: 'same publisher, run, signal and subject as sequence 1, different content',
+      conflict: { run: m0!.run, signal: m0!.signal, subject: m0!.subject, firstSequence: 1 },
+    });
+    expect(rejected[3]!.conflict).toMatchObject({ signal: m1!.signal, firstSequence: 5 });
+    expect(rejected[0]!.conflict).toBeUndefined();
   });
 
   it('rejects an invalid since/until', async () => {

@@ -1,5 +1,5 @@
 /** Topic messages as a mirror node returns them, and the indexer's batch path over them, for the store tests. */
-import { classify } from '../../src/read/reader.js';
+import { classify, type SeenSignals } from '../../src/read/reader.js';
 import { SignalPacker, type PackMode } from '../../src/format/pack.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { BatchBuilder } from '../../src/serve/batch.js';
@@ -32,7 +32,7 @@ export function packed(signals: readonly SignalMessageV2[], mode: PackMode = 'de
 /** The indexer's path: classify each message (allow-list, in-batch dedupe) and build one batch. */
 export function batchOf(messages: readonly MirrorMessage[], publishers: readonly string[] = []): IndexBatch {
   const builder = new BatchBuilder();
-  const seen = new Map<string, number>();
+  const seen: SeenSignals = new Map();
   for (const m of messages) for (const e of classify(m, new Set(publishers), seen)) builder.add(e);
   return builder.take('rest')!;
 }

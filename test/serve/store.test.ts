@@ -1,6 +1,7 @@
 /**
  * The store suite, run against both engines: PGlite (embedded) and a real PostgreSQL server started here.
  */
+import { VERDICTS } from '../../src/verify/findings.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -266,8 +267,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     await store.applyBatch(topic, batchOf(toMessages([...packed(signals.slice(0, 6), 'none'), reveal])));
     const v = await store.runVerification(topic, RUN);
     expect(v).toMatchObject({ topic, run: RUN, revealed: true });
-    const total =
-      v!.report.counts.verified + v!.report.counts.mismatch + v!.report.counts.unverifiable + v!.report.counts.ignored;
+    const total = VERDICTS.reduce((n, verdict) => n + v!.report.counts[verdict], 0);
     expect(total).toBe(6);
     expect((await store.runs({ topic })).items[0]!.verification).toEqual(v!.report.counts);
     // Stored: the same result until something changes.
@@ -276,7 +276,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect((await store.runs({ topic })).items[0]!.verification).toBeNull();
     const again = await store.runVerification(topic, RUN);
     const c = again!.report.counts;
-    expect(c.verified + c.mismatch + c.unverifiable + c.ignored).toBe(9);
+    expect(VERDICTS.reduce((n, verdict) => n + c[verdict], 0)).toBe(9);
     expect(await store.runVerification(topic, 'NOPE')).toBeNull();
   });
 

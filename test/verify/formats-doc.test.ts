@@ -53,8 +53,15 @@ describe('docs/formats.md examples', () => {
       // The replies the example was built from: a bare "24", and a chatty "D".
       responseOf: (s) => (s.data?.answer === '24' ? '24' : s.data?.answer === 'D' ? 'The answer is **D**.' : null),
     });
-    expect(report.counts).toEqual({ verified: 3, mismatch: 0, unverifiable: 0, ignored: 1 });
-    expect(report.signals.every((s) => s.responseChecked)).toBe(true);
+    // The probe cannot be re-derived; the three evals are.
+    expect(report.counts).toEqual({
+      're-derived': 3,
+      'commitment-checked': 0,
+      'not-checkable': 1,
+      mismatch: 0,
+      equivocation: 0,
+    });
+    expect(report.signals.filter((s) => s.kind !== 'probe').every((s) => s.responseChecked)).toBe(true);
 
     const record = (score[0] as { message: unknown }).message as ScoreRecordLike;
     const check = checkPublishedScore(record, {

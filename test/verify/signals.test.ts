@@ -95,14 +95,38 @@ function reveal(
 
 const signals = (run: Published[]) => run.map((p) => p.message);
 
+/**
+ * The verdicts an honest run earns: graded answers re-derived; an unparseable reply only commitment-checked (its
+ * question hash), unless its raw response is held and re-graded; a skipped eval not checkable (nothing was asked).
+ */
+function honestCounts(run: Published[], withResponses = false) {
+  const n = (ok: (outcome: string) => boolean) => run.filter((p) => ok(p.message.data.outcome)).length;
+  const graded = (o: string) => o === 'correct' || o === 'wrong';
+  return {
+    're-derived': n((o) => graded(o) || (withResponses && o === 'unparseable')),
+    'commitment-checked': withResponses ? 0 : n((o) => o === 'unparseable'),
+    'not-checkable': n((o) => o === 'skipped'),
+    mismatch: 0,
+    equivocation: 0,
+  };
+}
+
 describe('verifySignals — an honest run', () => {
-  it('verifies every eval signal of a revealed run (math and science, bundled bank)', () => {
+  it('re-derives every graded eval signal of a revealed run; unparseable ones are commitment-checked, skipped ones not checkable', () => {
     const run = honestRun();
     const outcomes = new Set(run.map((p) => p.message.data.outcome));
     expect(outcomes).toEqual(new Set(['correct', 'wrong', 'unparseable', 'skipped']));
     const report = verifySignals({ signals: signals(run), reveals: [reveal()] });
-    expect(report.counts).toEqual({ verified: 12, mismatch: 0, unverifiable: 0, ignored: 0 });
-    expect(report.runs).toEqual([{ run: RUN, revealed: true, verified: 12, mismatch: 0, unverifiable: 0 }]);
+    const counts = honestCounts(run);
+    expect(counts).toMatchObject({ 're-derived': 9, 'commitment-checked': 2, 'not-checkable': 1 });
+    expect(report.counts).toEqual(counts);
+    const { equivocation: _, ...verdicts } = counts;
+    expect(report.runs).toEqual([{ run: RUN, revealed: true, ...verdicts, equivocation: 0, registries: [] }]);
+    const of = (outcome: string) =>
+      report.signals.filter((_s, i) => run[i]!.message.data.outcome === outcome).map((v) => [v.verdict, v.reason]);
+    expect(new Set(of('unparseable').map(String))).toEqual(new Set(['commitment-checked,']));
+    expect(of('skipped')).toEqual([['not-checkable', 'not-asked']]);
+    expect(report.signals.some((v) => /verified/.test(v.detail))).toBe(false);
   });
 
   it('checks v1 response hashes where responses are supplied, and re-grades them', () => {
@@ -113,7 +137,8 @@ describe('verifySignals — an honest run', () => {
       reveals: [reveal()],
       responseOf: (s) => responses.get(`${s.signal}|${s.subject}`),
     });
-    expect(report.counts.verified).toBe(12);
+    // The unparseable replies are re-graded from their responses: re-derived too.
+    expect(report.counts).toEqual(honestCounts(run, true));
     expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
   });
 
@@ -142,11 +167,11 @@ describe('verifySignals — an honest run', () => {
       keyedResponseHash: keyed,
       responseOf: (s) => responses.get(s.subject + s.signal.slice(-4)),
     });
-    expect(report.counts).toMatchObject({ verified: 12, mismatch: 0 });
+    expect(report.counts).toEqual(honestCounts(run, true));
     expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
   });
 
-  it('evals not asked because the probe found the agent unreachable verify as not asked (v1 and v2), never as mismatches', async () => {
+  it('evals not asked because the probe found the agent unreachable are not checkable (v1 and v2), never mismatches', async () => {
     const log = newLog();
     const results: AnyEvalResult[] = [];
     for await (const r of runEvals(agents, {
@@ -173,18 +198,21 @@ describe('verifySignals — an honest run', () => {
     ).toBe(true);
     for (const signals of [v1, v2]) {
       const report = verifySignals({ signals, reveals: [reveal()] });
-      expect(report.counts).toEqual({ verified: 12, mismatch: 0, unverifiable: 0, ignored: 0 });
+      expect(report.counts).toMatchObject({ 'not-checkable': 12, mismatch: 0 });
+      expect(report.signals.every((v) => v.reason === 'not-asked')).toBe(true);
     }
   });
 
-  it('ignores signals that carry no question (availability) and counts them', () => {
+  it('an availability probe, or a signal id it does not know, is not checkable and says why', () => {
     const probe = { subject: agents[0]!.subject, signal: 'availability.probe', run: RUN, status: 'ok' };
-    expect(verifySignals({ signals: [probe], reveals: [reveal()] }).counts).toEqual({
-      verified: 0,
-      mismatch: 0,
-      unverifiable: 0,
-      ignored: 1,
-    });
+    const other = { ...probe, signal: 'reputation.stars' };
+    const report = verifySignals({ signals: [probe, other], reveals: [reveal()] });
+    expect(report.counts).toMatchObject({ 're-derived': 0, 'not-checkable': 2 });
+    expect(report.signals.map((v) => [v.kind, v.reason])).toEqual([
+      ['probe', 'probe'],
+      ['other', 'unknown-signal'],
+    ]);
+    expect(report.signals[0]!.detail).toMatch(/nothing re-derives it/);
   });
 });
 
@@ -194,7 +222,7 @@ describe('verifySignals — tampering', () => {
     const run = signals(honestRun());
     run[index] = { ...run[index]!, data: { ...run[index]!.data, ...change } };
     const report = verifySignals({ signals: run, reveals: [reveal()] });
-    expect(report.counts).toMatchObject({ verified: 11, mismatch: 1 });
+    expect(report.counts.mismatch).toBe(1);
     return report.signals[index]!;
   }
 
@@ -254,11 +282,11 @@ describe('verifySignals — tampering', () => {
   });
 });
 
-describe('verifySignals — unverifiable', () => {
+describe('verifySignals — not checkable', () => {
   it('a run without a reveal', () => {
     const report = verifySignals({ signals: signals(honestRun()), reveals: [] });
-    expect(report.counts).toMatchObject({ verified: 0, unverifiable: 12 });
-    expect(report.signals[0]).toMatchObject({ verdict: 'unverifiable', reason: 'no-reveal' });
+    expect(report.counts).toMatchObject({ 're-derived': 0, 'not-checkable': 12 });
+    expect(report.signals[0]).toMatchObject({ verdict: 'not-checkable', reason: 'no-reveal' });
     expect(report.runs[0]!.revealed).toBe(false);
   });
 
@@ -278,12 +306,14 @@ describe('verifySignals — unverifiable', () => {
     expect(report.signals.every((s) => s.reason === 'unknown-generator')).toBe(true);
   });
 
-  it('a private bank: science is unverifiable without it, verified with it; math is verified either way', () => {
+  it('a private bank: science is not checkable without it, re-derived with it; math is re-derived either way', () => {
     const privateBank = BANK.slice(0, 5);
-    const run = signals(honestRun(privateBank));
+    const published = honestRun(privateBank);
+    const run = signals(published);
     const r = reveal({}, privateBank, PRIVATE_SCIENCE_BANK_ID);
     const without = verifySignals({ signals: run, reveals: [r] });
-    expect(without.counts).toMatchObject({ verified: 6, unverifiable: 6 });
+    const math = honestCounts(published.filter((p) => p.message.signal === 'simple-evals.math'));
+    expect(without.counts).toEqual({ ...math, 'not-checkable': math['not-checkable'] + 6 });
     expect(without.signals.filter((s) => s.kind === 'science').every((s) => s.reason === 'bank-not-supplied')).toBe(
       true,
     );
@@ -299,14 +329,9 @@ describe('verifySignals — unverifiable', () => {
         })),
       ),
     ) as ScienceBankEntry[];
-    expect(verifySignals({ signals: run, reveals: [r], scienceBank: copy }).counts).toMatchObject({
-      verified: 12,
-      unverifiable: 0,
-    });
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: copy }).counts).toEqual(honestCounts(published));
     // Another bank is not taken for it.
-    expect(verifySignals({ signals: run, reveals: [r], scienceBank: BANK.slice(1, 6) }).counts).toMatchObject({
-      unverifiable: 6,
-    });
+    expect(verifySignals({ signals: run, reveals: [r], scienceBank: BANK.slice(1, 6) }).counts).toEqual(without.counts);
   });
 });
 
@@ -326,7 +351,7 @@ describe('journalResponses', () => {
       ),
     } as unknown as RunState;
     const report = verifySignals({ signals: signals(run), reveals: [reveal()], responseOf: journalResponses(state) });
-    expect(report.counts.verified).toBe(12);
+    expect(report.counts).toEqual(honestCounts(run, true));
     expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(11);
     expect(journalResponses(state)({ ...run[0]!.message, run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB' })).toBeNull();
   });
@@ -374,13 +399,116 @@ describe('verifySignals — score records', () => {
 
 describe('verifySignals — payers', () => {
   it("a reveal paid by someone else does not apply to the publisher's signals", () => {
-    const run = signals(honestRun()).map((m) => ({ ...m, payer: '0.0.1001' }));
+    const published = honestRun();
+    const run = signals(published).map((m) => ({ ...m, payer: '0.0.1001' }));
     const forged = { ...reveal({ seed: 'forged' }), payer: '0.0.666' };
     const honest = { ...reveal(), payer: '0.0.1001' };
-    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toMatchObject({
-      verified: 12,
-      mismatch: 0,
+    expect(verifySignals({ signals: run, reveals: [forged, honest] }).counts).toEqual(honestCounts(published));
+    expect(verifySignals({ signals: run, reveals: [forged] }).counts).toMatchObject({ 'not-checkable': 12 });
+  });
+});
+
+describe('verifySignals — how a run was published', () => {
+  const at = (seconds: number, nanos = 0) => `${1_800_000_000 + seconds}.${String(nanos).padStart(9, '0')}`;
+  const timed = () =>
+    honestRun().map((p, i) => ({ ...p.message, payer: '0.0.1001', consensusTimestamp: at(i), sequenceNumber: i + 1 }));
+
+  it("a signal submitted after its run's reveal (same payer) is a mismatch on consensusTimestamp, even a nanosecond later", () => {
+    const run = timed();
+    // The reveal lands one nanosecond before the last signal, within the same millisecond.
+    const revealed = { ...reveal(), payer: '0.0.1001', consensusTimestamp: at(11, 0), sequenceNumber: 99 };
+    run[11] = { ...run[11]!, consensusTimestamp: at(11, 1) };
+    const report = verifySignals({ signals: run, reveals: [revealed] });
+    expect(report.counts.mismatch).toBe(1);
+    expect(report.signals[11]).toMatchObject({ verdict: 'mismatch', field: 'consensusTimestamp' });
+    expect(report.signals[11]!.detail).toMatch(/after the run's reveal \(sequence 99, /);
+    expect(report.runs[0]).toMatchObject({ revealSequence: 99, revealConsensusTimestamp: at(11, 0), mismatch: 1 });
+    // Another payer's reveal does not apply, so it says nothing about when the signals came.
+    const foreign = { ...revealed, payer: '0.0.666' };
+    expect(verifySignals({ signals: run, reveals: [foreign] }).counts).toMatchObject({ mismatch: 0 });
+    // Without consensus times nothing is claimed.
+    const untimed = run.map(({ consensusTimestamp: _, ...s }) => s);
+    expect(verifySignals({ signals: untimed, reveals: [revealed] }).counts.mismatch).toBe(0);
+  });
+
+  it('a probe submitted after the reveal is reported too', () => {
+    const probe = {
+      subject: agents[0]!.subject,
+      signal: 'availability.probe',
+      run: RUN,
+      status: 'ok',
+      consensusTimestamp: at(50),
+    };
+    const report = verifySignals({ signals: [probe], reveals: [{ ...reveal(), consensusTimestamp: at(40) }] });
+    expect(report.signals[0]).toMatchObject({ kind: 'probe', verdict: 'mismatch', field: 'consensusTimestamp' });
+  });
+
+  it('a subject its cited registry did not list when the run started is a mismatch on subject; an unreadable registry is not', () => {
+    const run = timed();
+    const outsider = agents[2]!.subject;
+    const registries = [
+      { run: RUN, source: 'hcs://2/0.0.77', asOf: '2027-01-15T08:00:00.000Z', cited: 6, notListed: [outsider] },
+      { run: RUN, source: 'hcs://2/0.0.78', asOf: '2027-01-15T08:00:00.000Z', cited: 6, notCheckable: 'gone' },
+    ];
+    const report = verifySignals({ signals: run, reveals: [reveal()], registries });
+    const flagged = report.signals.filter((v) => v.verdict === 'mismatch');
+    expect(flagged.map((v) => [v.subject, v.field])).toEqual([
+      [outsider, 'subject'],
+      [outsider, 'subject'],
+    ]);
+    expect(flagged[0]!.detail).toBe(
+      'hcs://2/0.0.77 did not list this subject when the run started (2027-01-15T08:00:00.000Z)',
+    );
+    expect(report.runs[0]!.registries).toEqual(registries);
+    // Another run's registry check says nothing about this run.
+    const elsewhere = registries.map((r) => ({ ...r, run: '01JDX3V9W5Q8K6T2N4M7P1R0ZB' }));
+    expect(verifySignals({ signals: run, reveals: [reveal()], registries: elsewhere }).counts.mismatch).toBe(0);
+  });
+
+  it('conflicting copies are counted as equivocation, per run', () => {
+    const equivocation = {
+      run: RUN,
+      signal: 'simple-evals.math',
+      subject: agents[0]!.subject,
+      payer: '0.0.1001',
+      sequenceNumber: 40,
+      firstSequence: 3,
+    };
+    const report = verifySignals({ signals: timed(), reveals: [reveal()], equivocations: [equivocation] });
+    expect(report.counts.equivocation).toBe(1);
+    expect(report.equivocations).toEqual([equivocation]);
+    expect(report.runs[0]!.equivocation).toBe(1);
+  });
+});
+
+describe('verifySignals — what only a hash can show', () => {
+  it('an outcome this version does not know: commitment-checked when the question hash agrees, never graded', () => {
+    const run = signals(honestRun());
+    const i = run.findIndex((m) => m.data.outcome === 'wrong');
+    const future = { ...run[i]!, status: 'ok', data: { ...run[i]!.data, outcome: 'partial', score: 50 } };
+    const v = verifySignals({ signals: [future], reveals: [reveal()] }).signals[0]!;
+    expect(v).toMatchObject({ verdict: 'commitment-checked' });
+    expect(v.detail).toMatch(/outcome partial is not one this hcs25 knows/);
+    const forged = { ...future, data: { ...future.data, questionHash: 'hs256:AAAAAAAAAAAAAAAAAAAAAA' } };
+    expect(verifySignals({ signals: [forged], reveals: [reveal()] }).signals[0]).toMatchObject({
+      verdict: 'mismatch',
+      field: 'questionHash',
     });
-    expect(verifySignals({ signals: run, reveals: [forged] }).counts).toMatchObject({ unverifiable: 12 });
+  });
+
+  it('a reveal without a seed: a response hash checked against a held response is commitment-checked', () => {
+    const run = honestRun();
+    const responses = new Map(run.map((p) => [`${p.message.signal}|${p.message.subject}`, p.response]));
+    const v1Reveal = { run: RUN, key: KEY.toString('base64url') };
+    const report = verifySignals({
+      signals: signals(run),
+      reveals: [v1Reveal],
+      responseOf: (s) => responses.get(`${s.signal}|${s.subject}`),
+    });
+    expect(report.counts).toMatchObject({ 're-derived': 0, 'commitment-checked': 11, 'not-checkable': 1 });
+    expect(report.signals.every((v) => v.reason === 'reveal-without-seed')).toBe(true);
+    const wrong = verifySignals({ signals: signals(run), reveals: [v1Reveal], responseOf: () => 'other' });
+    expect(wrong.counts).toMatchObject({ mismatch: 11 });
+    expect(wrong.signals.find((v) => v.verdict === 'mismatch')!.field).toBe('responseHash');
   });
 });
