@@ -69,7 +69,11 @@ export interface PackedMessageV3 {
 
 /** A format-3 message deflated into `op: "zlib"` (best compression: the fewer messages, the lower the fees). */
 export function zlibMessageV3(json: Buffer): Buffer {
-  const message: ZlibMessageV3 = { fmt: FORMAT_ID_V3, op: ZLIB_OP, zlib: deflateSync(json, { level: 9 }).toString('base64') };
+  const message: ZlibMessageV3 = {
+    fmt: FORMAT_ID_V3,
+    op: ZLIB_OP,
+    zlib: deflateSync(json, { level: 9 }).toString('base64'),
+  };
   return Buffer.from(JSON.stringify(message), 'utf8');
 }
 

@@ -154,7 +154,7 @@ export const revealMessageV3Schema = z
     bank: revealShape.bank,
   })
   .loose()
-  .describe("hcs25 format 3 (op \"reveal\"): what re-derives every question of a run, published after it");
+  .describe('hcs25 format 3 (op "reveal"): what re-derives every question of a run, published after it');
 export type RevealMessageV3 = z.infer<typeof revealMessageV3Schema>;
 
 /** A subject's transport: its `tr`, else its UAID's `proto` (undefined when neither says). */

@@ -3,12 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/core/agent.js';
 import type { AnyEvalResult } from '../../src/evaluate/types.js';
 import { readMessage, type MessageItem } from '../../src/format/read.js';
-import {
-  SignalPackerV3,
-  signalUnitV3,
-  type PackedMessageV3,
-  type SignalUnitV3,
-} from '../../src/format/pack-v3.js';
+import { SignalPackerV3, signalUnitV3, type PackedMessageV3, type SignalUnitV3 } from '../../src/format/pack-v3.js';
 import {
   FORMAT_ID_V3,
   revealMessageV3Schema,
@@ -84,7 +79,10 @@ describe('format 3 builders', () => {
     expect(c.a).toBe('95');
     expect(s.r).toBe(v2.responseHash.slice('hs256:'.length));
     expect(s.q).toBe(v2.questionHash.slice('hs256:'.length));
-    const skipped = buildSignalV3(evalResult({ outcome: 'skipped', answer: null, response: null, compliant: false }), ctx);
+    const skipped = buildSignalV3(
+      evalResult({ outcome: 'skipped', answer: null, response: null, compliant: false }),
+      ctx,
+    );
     expect(skipped.message.subjects[0]!.sig[0]).toMatchObject({ st: 'missing', score: 0, outcome: 'skipped' });
     expect(skipped.message.subjects[0]!.sig[0]).not.toHaveProperty('q');
   });
@@ -105,7 +103,9 @@ describe('format 3 builders', () => {
     });
     expect(revealMessageV3Schema.safeParse(JSON.parse(built.json)).success).toBe(true);
     const read = readMessage(built.json, { encoding: 'utf8' });
-    expect(read.ok && read.items).toEqual([{ kind: 'reveal', index: 0, v: 3, message: built.message, validated: true }]);
+    expect(read.ok && read.items).toEqual([
+      { kind: 'reveal', index: 0, v: 3, message: built.message, validated: true },
+    ]);
   });
 });
 
@@ -185,7 +185,8 @@ describe('format 3 packing and reading', () => {
 });
 
 describe('format 3 reader: each signal stands alone', () => {
-  const base = () => JSON.parse(pack('json', [typical(agentOf(1, 110)), typical(agentOf(2, 110))])[0]!.bytes.toString());
+  const base = () =>
+    JSON.parse(pack('json', [typical(agentOf(1, 110)), typical(agentOf(2, 110))])[0]!.bytes.toString());
 
   it('rejects a malformed signal with its index and reads the rest', () => {
     const m = base();
