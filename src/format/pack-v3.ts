@@ -78,12 +78,12 @@ export function zlibMessageV3(json: Buffer): Buffer {
 }
 
 /** The JSON text of a format-3 message this publisher built, an `op: "zlib"` one inflated (for previews). */
-export function readableJsonV3(bytes: Buffer): string {
+export function readableJsonV3(bytes: Buffer): { text: string; zlib: boolean } {
   const text = bytes.toString('utf8');
   const value = JSON.parse(text) as { op?: unknown; zlib?: unknown };
   return value.op === ZLIB_OP && typeof value.zlib === 'string'
-    ? inflateSync(Buffer.from(value.zlib, 'base64')).toString('utf8')
-    : text;
+    ? { text: inflateSync(Buffer.from(value.zlib, 'base64')).toString('utf8'), zlib: true }
+    : { text, zlib: false };
 }
 
 /** Largest `dt` of a message: signals further apart than this from its first one go in another message. */

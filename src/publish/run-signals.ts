@@ -398,11 +398,12 @@ async function loadAgents(
 
 /** A packed message as a dry run shows it: a zlib message is inflated for the preview. */
 function dryRunEntry(m: PackedOut, estimate: bigint): DryRunEntry {
+  const { text, zlib } = readableJsonV3(Buffer.from(m.bytes));
   return {
-    encoding: m.encoding,
+    encoding: zlib ? 'zlib' : 'json',
     bytes: m.bytes.length,
     signals: m.keys.length,
-    preview: readableJsonV3(Buffer.from(m.bytes)),
+    preview: text,
     estimatedFeeTinybar: estimate,
   };
 }
