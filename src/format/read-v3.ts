@@ -61,10 +61,11 @@ function readOp(value: Record<string, unknown>, inflated: boolean): MessageItem[
   const { op } = value;
   if (op === SIGNALS_OP) return readSignals(value);
   if (op === 'score' || op === 'scores') return readScoreOpsV3(value);
-  if (inflated) {
-    throw new Malformed('schema', `a zlib message holds op "signals" or "scores", not ${JSON.stringify(op)}`);
+  if (op === ZLIB_OP) {
+    // One level only: a zlib inside a zlib is how a decompression bomb multiplies.
+    if (inflated) throw new Malformed('schema', 'a zlib message holds op "signals" or "scores", not another zlib');
+    return readZlib(value);
   }
-  if (op === ZLIB_OP) return readZlib(value);
   if (op === REVEAL_OP) {
     const message = validate(revealMessageV3Schema, value, '') as Record<string, unknown>;
     return [{ kind: 'reveal', index: 0, v: FORMAT_VERSION_V3, message, validated: true }];

@@ -21,7 +21,7 @@ import {
 import { readV1 } from './read-v1.js';
 import { readV2 } from './read-v2.js';
 import { formatVersion, readV3 } from './read-v3.js';
-import { FORMAT_ID_V3 } from './schema-v3.js';
+import { FORMAT_ID_V3, ZLIB_MAX_INFLATED_BYTES } from './schema-v3.js';
 
 export type {
   MessageItem,
@@ -41,8 +41,6 @@ export type ReadResult =
 /** The parser of each version this reader knows. */
 const PARSERS: Readonly<Record<number, (value: Record<string, unknown>) => MessageItem[]>> = { 1: readV1, 2: readV2 };
 
-/** Inflated packs are a few KiB; anything near this is a decompression bomb, not a pack. */
-const MAX_INFLATED_BYTES = 64 * 1024;
 
 export interface ReadMessageOptions {
   /** A string body is base64 (the mirror REST `message` field) unless this says `utf8`. */
@@ -57,7 +55,7 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
       throw new Malformed('too-large', `${bytes.length} bytes; HCS-25 messages are at most ${MAX_MESSAGE_BYTES}`);
     }
     const zlib = bytes[0] === ZLIB_FIRST_BYTE;
-    const value = parseJson(zlib ? inflateBounded(bytes, MAX_INFLATED_BYTES, 'message') : bytes);
+    const value = parseJson(zlib ? inflateBounded(bytes, ZLIB_MAX_INFLATED_BYTES, 'message') : bytes);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new Malformed('not-hcs25', 'message is not an hcs-25 message (p) or an hcs25-tool one (fmt)');
     }

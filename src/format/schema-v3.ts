@@ -34,7 +34,7 @@ export const DEFAULT_GRADER_V3 = 'first-token@1';
 
 /** Most signals one message may hold: far above what fits in 1024 bytes, low enough to bound a reader's work. */
 export const SIGNALS_MAX_V3 = 256;
-/** Largest inflated body of an `op: "zlib"` message: a few KiB are real; more is a decompression bomb. */
+/** Largest inflated body of a compressed message (`op: "zlib"`, or a v2 dense pack): a few KiB are real; more is a bomb. */
 export const ZLIB_MAX_INFLATED_BYTES = 64 * 1024;
 
 /** Open vocabularies: a token a later writer may add, counted by readers that do not know it. */
