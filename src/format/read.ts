@@ -41,7 +41,6 @@ export type ReadResult =
 /** The parser of each version this reader knows. */
 const PARSERS: Readonly<Record<number, (value: Record<string, unknown>) => MessageItem[]>> = { 1: readV1, 2: readV2 };
 
-
 export interface ReadMessageOptions {
   /** A string body is base64 (the mirror REST `message` field) unless this says `utf8`. */
   encoding?: 'base64' | 'utf8';

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { parseUaid } from '../discover/uaid.js';
-import { SIGNAL_ID_PATTERN, isoTimestampSchema, runIdSchema, subjectSchema } from './protocol.js';
+import { SIGNAL_ID_PATTERN, SIGNAL_STATUSES, isoTimestampSchema, runIdSchema, subjectSchema } from './protocol.js';
 import { revealMessageV2Schema } from './schema-v2.js';
 
 export const FORMAT_ID_V3 = 'hcs25-tool/3';
@@ -140,6 +140,48 @@ export const zlibMessageV3Schema = z
   .loose()
   .describe('hcs25 format 3 (op "zlib"): a compressed format-3 message');
 export type ZlibMessageV3 = z.infer<typeof zlibMessageV3Schema>;
+
+/**
+ * A format-3 signal as readers hand it on (read-v3.ts): expanded to the shape of a v2 single signal, with `v: 3`, so
+ * scoring, verification and the serve API treat every format alike. Never on a topic; `hcs25 signals --json` and the
+ * serve API show it. Open vocabularies stay open here too (`outcome`, `reason`).
+ */
+export const readSignalV3Schema = z
+  .object({
+    p: z.literal('hcs-25'),
+    op: z.literal('signal'),
+    v: z.literal(FORMAT_VERSION_V3),
+    signal: signalId,
+    subject: subjectSchema,
+    status: z.enum(SIGNAL_STATUSES),
+    fetchedAt: isoTimestampSchema,
+    run: runIdSchema,
+    sources: z.array(sourceRef).max(4).optional(),
+    data: z
+      .object({
+        score: z.number().min(0).max(100),
+        latencyMs: z.number().int().min(0),
+        transport,
+        outcome: token.optional(),
+        questionHash: z
+          .string()
+          .regex(/^hs256:[A-Za-z0-9_-]{22}$/)
+          .optional(),
+        answer: z.string().max(16).optional(),
+        responseHash: z
+          .string()
+          .regex(/^hs256:[A-Za-z0-9_-]{22}$/)
+          .optional(),
+        compliant: z.boolean().optional(),
+        grader: z.string().optional(),
+        reachable: z.boolean().optional(),
+        httpStatus: z.number().int().optional(),
+        reason: token.optional(),
+      })
+      .loose(),
+  })
+  .loose()
+  .describe('a format-3 signal as hcs25 readers hand it on: one signal of an op "signals" message, expanded');
 
 const revealShape = revealMessageV2Schema.shape;
 export const revealMessageV3Schema = z

@@ -6,6 +6,7 @@ import { readMessage, type MessageItem } from '../../src/format/read.js';
 import { SignalPackerV3, signalUnitV3, type PackedMessageV3, type SignalUnitV3 } from '../../src/format/pack-v3.js';
 import {
   FORMAT_ID_V3,
+  readSignalV3Schema,
   revealMessageV3Schema,
   signalsMessageV3Schema,
   zlibMessageV3Schema,
@@ -134,6 +135,7 @@ describe('format 3 packing and reading', () => {
       if (data.compliant === true) delete data.responseHash;
       if ('reachable' in data && data.reachable === true) delete data.httpStatus;
       expect(got).toEqual({ ...v2, v: 3, data });
+      expect(readSignalV3Schema.safeParse(got).success).toBe(true);
     }
     if (mode === 'none') expect(messages).toHaveLength(expected.length);
     if (mode === 'subject') expect(messages).toHaveLength(fleet.length);
