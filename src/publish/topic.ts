@@ -79,9 +79,12 @@ export function parsePublicKey(text: string, flag = '--submit-key'): PublicKey {
   }
 }
 
-/** True when a memo follows the HCS-25 signal-topic form `hcs-25:0:{ttl}`. */
+/**
+ * True when a memo names a signal topic: format 3's `hcs25-tool/3 hcs://1/{schema file}` (or `hcs25-tool/3` alone),
+ * or the older HCS-25 form `hcs-25:0:{ttl}`.
+ */
 export function isSignalTopicMemo(memo: string): boolean {
-  return /^hcs-25:0:\d+$/.test(memo);
+  return /^hcs-25:0:\d+$/.test(memo) || /^hcs25-tool\/3( hcs:\/\/1\/\d+\.\d+\.\d+)?$/.test(memo);
 }
 
 export class RunError extends Hcs25Error {
@@ -154,7 +157,7 @@ export async function checkSignalTopic(
     const what = /^hcs-(2|10):/.test(info.memo) ? 'a registry topic' : 'not an HCS-25 signal topic';
     refuse(
       'TOPIC_NOT_SIGNAL',
-      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs-25:0:{ttl})`,
+      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo hcs25-tool/3 hcs://1/… or hcs-25:0:{ttl})`,
       'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway',
     );
   }
