@@ -91,6 +91,8 @@ const DT_MAX_MS = 86_400_000;
 /** Signals of a group the packer keeps together; with at most this many groups a message stays within SIGNALS_MAX_V3. */
 const GROUP_MAX = 8;
 const GROUPS_MAX = SIGNALS_MAX_V3 / GROUP_MAX;
+/** Messages `json` mode keeps open at once. */
+const OPEN_BINS = 2;
 
 type Group = SignalUnitV3[];
 
@@ -104,7 +106,9 @@ function groupFormat(mode: PackMode, maxBytes: number): PackFormat<Group, Packed
     mode,
     encode(groups) {
       const { json, order } = bodyJson(groups);
-      const bytes = dense ? zlibMessageV3(json) : json;
+      // A message too small to gain from deflating (base64 costs a third) goes out as readable JSON, even dense.
+      const zipped = dense ? zlibMessageV3(json) : undefined;
+      const bytes = zipped && zipped.length < json.length ? zipped : json;
       return { mode, encoding: 'json', bytes, units: order, keys: order.map((u) => u.key) };
     },
     single(group) {
@@ -121,12 +125,9 @@ function groupFormat(mode: PackMode, maxBytes: number): PackFormat<Group, Packed
       }
       return mode !== 'subject' || group[0]!.subject === head.subject;
     },
-    // Dense: the MessagePacker skips deflating a lone group when a zlib stream of this many bytes surely fits; base64
-    // makes the wrapper 4/3 of the stream, plus the envelope, which this size covers.
-    aloneJsonBytes: (group) => {
-      const n = bodyJson([group]).json.length;
-      return dense ? Math.ceil((n * 4) / 3) + 60 : n;
-    },
+    // The MessagePacker skips deflating a lone group whose deflated size surely fits: its JSON, which dense falls
+    // back to, is never larger than that bound.
+    aloneJsonBytes: (group) => bodyJson([group]).json.length,
     jsonBytes: (group) => group.reduce((n, u) => n + u.json.length, 0),
   };
 }
@@ -140,6 +141,8 @@ export class SignalPackerV3 {
   private readonly maxBytes: number;
   private readonly format: PackFormat<Group, PackedMessageV3>;
   private readonly packer: MessagePacker<Group, PackedMessageV3>;
+  /** `json` mode: the open messages, oldest first, each with its groups encoded (see addJson). */
+  private bins: Array<{ groups: Group[]; encoded: PackedMessageV3 }> = [];
 
   constructor(options: { mode: PackMode; maxBytes?: number }) {
     this.mode = options.mode;
@@ -150,19 +153,42 @@ export class SignalPackerV3 {
 
   /** Signals added and not yet returned in a message (groups, for the packer; callers ask only whether any). */
   get pending(): number {
-    return this.packer.pending;
+    return this.packer.pending + this.bins.length;
   }
 
   /** Adds one subject's signals (of one run); returns the messages that became full. */
   addGroup(units: readonly SignalUnitV3[]): PackedMessageV3[] {
     if (this.mode === 'none') return units.map((u) => this.format.single([u]));
     const out: PackedMessageV3[] = [];
-    for (const part of this.parts(units)) out.push(...this.packer.add(part));
+    for (const part of this.parts(units))
+      out.push(...(this.mode === 'json' ? this.addJson(part) : this.packer.add(part)));
     return out;
   }
 
   flush(): PackedMessageV3[] {
-    return this.packer.flush();
+    const open = this.bins.map((b) => b.encoded);
+    this.bins = [];
+    return [...open, ...this.packer.flush()];
+  }
+
+  /**
+   * `json` mode keeps OPEN_BINS messages open: a subject that does not fit the first (its pair would pass the limit by
+   * a few bytes) may fit the second, so few messages go out holding a single subject. Measuring is exact and cheap
+   * here (JSON.stringify of ~1 KiB); dense mode keeps the one open message of MessagePacker, whose estimates spare
+   * deflating on every add.
+   */
+  private addJson(group: Group): PackedMessageV3[] {
+    for (const bin of this.bins) {
+      if (!this.format.belongs(bin.groups[0]!, bin.groups.length, group)) continue;
+      const encoded = this.format.encode([...bin.groups, group]);
+      if (encoded.bytes.length > this.maxBytes) continue;
+      bin.groups.push(group);
+      bin.encoded = encoded;
+      return [];
+    }
+    const out = this.bins.length >= OPEN_BINS ? [this.bins.shift()!.encoded] : [];
+    this.bins.push({ groups: [group], encoded: this.format.encode([group]) });
+    return out;
   }
 
   /** The group in parts of at most GROUP_MAX signals that each fit a message alone (only a huge group is split). */
@@ -190,14 +216,9 @@ export class SignalPackerV3 {
   }
 
   private fits(group: Group): boolean {
-    if (this.mode === 'dense') {
-      // Most a zlib stream of n bytes can take (zlib's deflateBound), as base64 in the envelope: no deflate needed.
-      const n = this.bodyBytes(group);
-      if (Math.ceil((n + (n >> 3) + (n >> 6) + 16) / 3) * 4 + 50 <= this.maxBytes) return true;
-    } else if (this.format.jsonBytes(group) <= this.maxBytes) {
-      // Its one-signal messages together fit: as one message (the envelope written once) it surely does.
-      return true;
-    }
+    // Its one-signal messages together fit, or its JSON does: then it surely fits (a dense message is never larger
+    // than its JSON, which it falls back to). Only a large group is encoded to find out.
+    if (this.format.jsonBytes(group) <= this.maxBytes || this.bodyBytes(group) <= this.maxBytes) return true;
     return this.format.encode([group]).bytes.length <= this.maxBytes;
   }
 }

@@ -21,7 +21,7 @@ export class SignalPackingV3 implements SignalPackingLike {
   private readonly packer: SignalPackerV3;
   /** Subjects whose signals wait for the rest of theirs, in arrival order. */
   private readonly waiting = new Map<string, Waiting>();
-  /** When the packer's open message got its first signal. */
+  /** When the oldest signal in the packer's open messages arrived. */
   private openSince: number | undefined;
   /** Journal key of each signal handed over, by its signal key. */
   private readonly packing = new Map<string, string>();
@@ -77,8 +77,8 @@ export class SignalPackingV3 implements SignalPackingLike {
     this.deliver(full);
     if (this.options.mode === 'subject') this.closeOpen();
     else if (this.packer.pending === 0) this.openSince = undefined;
-    else if (full.length > 0 || this.openSince === undefined) this.openSince = w.since;
-    else this.openSince = Math.min(this.openSince, w.since);
+    // The oldest signal still open: json mode may keep an older message open beside a newer one.
+    else this.openSince = Math.min(this.openSince ?? w.since, w.since);
   }
 
   private closeOpen(): void {
