@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Agent } from '../../src/core/agent.js';
 import type { AnyEvalResult } from '../../src/evaluate/types.js';
@@ -234,5 +235,67 @@ describe('format 3 reader: each signal stands alone', () => {
     expect(other.ok && other.items).toEqual([{ kind: 'unknown', index: 0, unknown: 'version', name: '4' }]);
     const op = readMessage(JSON.stringify({ fmt: FORMAT_ID_V3, op: 'vote' }), { encoding: 'utf8' });
     expect(op.ok && op.items).toEqual([{ kind: 'unknown', index: 0, unknown: 'op', name: 'vote' }]);
+  });
+});
+
+describe('format 3 reader: random unknowns (property)', () => {
+  const base = JSON.parse(pack('json', [typical(agentOf(1, 110)), typical(agentOf(2, 110))])[0]!.bytes.toString()) as {
+    subjects: { sig: Record<string, unknown>[] }[];
+  };
+  const token = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
+  /** One change to signal k: an unknown field, status, outcome, reason or score in 0..100 (read or counted), or a
+   * malformed value (rejects that signal alone). */
+  const change = fc.oneof(
+    fc.record({
+      kind: fc.constant('field' as const),
+      key: token.filter(
+        (k) => !['i', 'dt', 'st', 'score', 'ms', 'reason', 'outcome', 'q', 'a', 'r', 'http'].includes(k),
+      ),
+      value: fc.jsonValue(),
+    }),
+    fc.record({
+      kind: fc.constant('status' as const),
+      value: token.filter((t) => !['ok', 'missing', 'timeout', 'error', 'stale'].includes(t)),
+    }),
+    fc.record({ kind: fc.constant('open' as const), key: fc.constantFrom('outcome', 'reason'), value: token }),
+    fc.record({ kind: fc.constant('score' as const), value: fc.double({ min: 0, max: 100, noNaN: true }) }),
+    fc.record({
+      kind: fc.constant('bad' as const),
+      key: fc.constantFrom('i', 'dt', 'score', 'q'),
+      value: fc.constantFrom(-1.5, 'x', null),
+    }),
+  );
+
+  it('reads every signal it can, counts what it does not know, rejects only the malformed signal', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 5 }), change), { selector: ([k]) => k, maxLength: 6 }),
+        (changes) => {
+          const m = structuredClone(base);
+          const sig = m.subjects.flatMap((s) => s.sig);
+          const bad = new Set<number>();
+          const unscored = new Set<number>();
+          for (const [k, c] of changes) {
+            if (c.kind === 'field') sig[k]![c.key] = c.value;
+            else if (c.kind === 'status') sig[k]!.st = c.value;
+            else if (c.kind === 'open') sig[k]![c.key] = c.value;
+            else if (c.kind === 'score') sig[k]!.score = c.value;
+            else sig[k]![c.key] = c.value;
+            if (c.kind === 'bad') bad.add(k);
+            if (c.kind === 'status') unscored.add(k);
+          }
+          const json = JSON.stringify(m);
+          fc.pre(Buffer.byteLength(json) <= 1024);
+          const read = readMessage(json, { encoding: 'utf8' });
+          expect(read.ok).toBe(true);
+          if (!read.ok) return;
+          const rejected = new Set(read.items.flatMap((i) => (i.kind === 'rejected' ? [i.index] : [])));
+          expect(rejected).toEqual(bad);
+          const read6 = signalsOf(read.items).map((i) => i.index);
+          expect(read6).toEqual([0, 1, 2, 3, 4, 5].filter((k) => !bad.has(k) && !unscored.has(k)));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
