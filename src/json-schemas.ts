@@ -10,6 +10,12 @@ import {
   scoreMessageV2Schema,
   scoresBodySchema,
 } from './format/schema-v2.js';
+import {
+  readSignalV3Schema,
+  revealMessageV3Schema,
+  signalsMessageV3Schema,
+  zlibMessageV3Schema,
+} from './format/schema-v3.js';
 import { scoringConfigSchema } from './score/scoring-config.js';
 
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
@@ -41,6 +47,20 @@ const SOURCES: Readonly<Record<string, { title: string; schema: z.ZodType }>> = 
     schema: scoresBodySchema,
   },
   'reveal-v2.schema.json': { title: 'HCS-25 reveal message (v2)', schema: revealMessageV2Schema },
+  'signals-3.schema.json': {
+    title:
+      'hcs25 format 3 signals (op "signals"): one signal, one subject or many; also the inflated body of an op "zlib" message',
+    schema: signalsMessageV3Schema,
+  },
+  'zlib-3.schema.json': {
+    title: 'hcs25 format 3 compressed message (op "zlib"): base64 of a zlib stream of one format-3 message',
+    schema: zlibMessageV3Schema,
+  },
+  'reveal-3.schema.json': { title: 'hcs25 format 3 reveal (op "reveal")', schema: revealMessageV3Schema },
+  'signal-read-3.schema.json': {
+    title: 'a format-3 signal as hcs25 readers hand it on (`hcs25 signals --json`, the serve API): never on a topic',
+    schema: readSignalV3Schema,
+  },
   'scoring-config.schema.json': {
     title: 'hcs25 scoring configuration (HCS-25 adapters, weights, windows)',
     schema: scoringConfigSchema,

@@ -66,7 +66,7 @@ export function register(program: Command): void {
     )
     .option(
       '--pack <mode>',
-      'dense (default: many subjects per message, zlib) | subject (one subject per message, JSON) | none (one signal per message)',
+      'json (default: many subjects per message, readable JSON) | subject (one subject per message) | none (one signal per message) | dense (json deflated, base64 in an op "zlib" message: fewer messages, not readable in an explorer)',
     )
     .option('--dry-run', 'evaluate and print every message, its size, signals and estimated fee; submit nothing')
     .option(
@@ -95,8 +95,8 @@ export function register(program: Command): void {
           );
         }
         if (flags.resume && flags.pack) throw new UsageError('--resume packs as the run began; drop --pack');
-        if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
-          throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
+        if (flags.pack !== undefined && !['json', 'subject', 'none', 'dense'].includes(flags.pack)) {
+          throw new UsageError(`--pack must be json, subject, none or dense, got ${quoteInput(flags.pack)}`);
         }
         const evals = parseEvalList(flags.evals);
         if (flags.agents) inputFileFlag('--agents', flags.agents);
@@ -146,7 +146,7 @@ export function register(program: Command): void {
               ...(flags.dryRun ? { dryRun: true } : {}),
               ...(flags.force ? { force: true } : {}),
               ...(flags.resume ? { resume: flags.resume } : {}),
-              ...(flags.pack ? { pack: flags.pack as 'dense' | 'subject' | 'none' } : {}),
+              ...(flags.pack ? { pack: flags.pack as 'json' | 'subject' | 'none' | 'dense' } : {}),
               keepResponses: flags.keepResponses,
               ...(flags.grader && { grader: parseGraderId(flags.grader) }),
               ...(flags.scienceBank && { scienceBank: flags.scienceBank }),

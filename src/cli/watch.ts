@@ -82,7 +82,7 @@ export function register(program: Command): void {
     )
     .option('--status-every <duration>', 'without a terminal: print a status line this often', '60s')
     .option('--evals <list>', `comma-separated: ${DEFAULT_EVALS.join(', ')}`, DEFAULT_EVALS.join(','))
-    .option('--pack <mode>', 'dense (default) | subject | none')
+    .option('--pack <mode>', 'json (default: readable, many subjects per message) | subject | none | dense (zlib)')
     .option(
       '--concurrency <n>',
       'agents asked at once (env HCS25_CONCURRENCY; default 16)',
@@ -113,8 +113,8 @@ export function register(program: Command): void {
     )
     .action(
       action(async (flags: WatchFlags, cmd: Command) => {
-        if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
-          throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
+        if (flags.pack !== undefined && !['json', 'subject', 'none', 'dense'].includes(flags.pack)) {
+          throw new UsageError(`--pack must be json, subject, none or dense, got ${quoteInput(flags.pack)}`);
         }
         const everyMs = parseDuration('--every', flags.every);
         if (everyMs < 1_000) throw new UsageError('--every must be at least 1s');
@@ -172,7 +172,7 @@ export function register(program: Command): void {
                 ...(flags.perHost !== undefined && { perHost: flags.perHost }),
                 ...(flags.maxFeePerDay !== undefined && { maxFeePerDayHbar: flags.maxFeePerDay }),
                 ...(flags.maxRunSignals !== undefined && { maxRunSignals: flags.maxRunSignals }),
-                ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
+                ...(flags.pack && { pack: flags.pack as 'json' | 'subject' | 'none' | 'dense' }),
                 ...(flags.keepResponses && { keepResponses: true }),
                 keepJournalsMs,
                 ...(flags.grader && { grader: parseGraderId(flags.grader) }),

@@ -1,7 +1,8 @@
 /**
  * The on-chain formats: what every version shares (protocol.ts); each version's schema and parser (schema-v1.ts +
- * read-v1.ts, schema-v2.ts + read-v2.ts) behind the one message reader (read.ts); the writer of the current version
- * (write.ts, pack.ts) and v1's, kept for finishing v1 runs (write-v1.ts); hashing, failure reasons and statuses.
+ * read-v1.ts, schema-v2.ts + read-v2.ts, schema-v3.ts + read-v3.ts) behind the one message reader (read.ts); the
+ * writer of the current format 3 (write-v3.ts, pack-v3.ts) and those of v2 and v1, kept for finishing runs begun in
+ * them (write.ts, pack.ts, write-v1.ts); hashing, failure reasons and statuses.
  */
 export * from './protocol.js';
 export * from './schema-v1.js';
@@ -11,8 +12,19 @@ export { parseSignalMessage, type ParseOptions, type ParseResult, type RejectRea
 export { expandPack } from './read-v2.js';
 export * from './write.js';
 export * from './write-v1.js';
+export * from './schema-v3.js';
+export * from './write-v3.js';
+export {
+  SignalPackerV3,
+  readableJsonV3,
+  signalUnitV3,
+  zlibMessageV3,
+  type PackedMessageV3,
+  type SignalUnitV3,
+} from './pack-v3.js';
 export {
   PACK_MODES,
+  PACK_MODES_V2,
   SignalPacker,
   packBody,
   type PackMode,

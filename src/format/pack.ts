@@ -1,7 +1,8 @@
 /**
- * Packing many v2 signals, or many v2 score records, into one HCS message, and the one size search both share.
+ * Packing many v2 signals, or many v2 score records, into one HCS message, and the one size search they and format 3
+ * (pack-v3.ts) share. v2 is written only to finish runs journaled in it.
  *
- * Three modes (`hcs25 run --pack dense|subject|none`, `hcs25 scores --publish --pack …`):
+ * Three v2 modes (`hcs25 run --pack dense|subject|none`, `hcs25 scores --publish --pack …`):
  * - `dense`: as many items as fit; the pack's JSON is deflated (zlib, RFC 1950) and the message is those raw
  *   bytes. Its first byte is 0x78 where a JSON message starts with `{` (0x7b), so a reader tells them apart without a
  *   wrapper. Undone by any standard library: Node `zlib.inflateSync`, Python `zlib.decompress`, browsers'
@@ -36,8 +37,14 @@ import {
   type SignalMessageV2,
 } from './schema-v2.js';
 
-export const PACK_MODES = ['dense', 'subject', 'none'] as const;
+/**
+ * Every packing mode, in the order `--pack` lists them: format 3 has all four (pack-v3.ts; `json` its default), v2
+ * `dense`, `subject` and `none` (a v2 packer given `json` writes a several-subject pack uncompressed).
+ */
+export const PACK_MODES = ['json', 'subject', 'none', 'dense'] as const;
 export type PackMode = (typeof PACK_MODES)[number];
+/** The modes v2 runs were journaled with. */
+export const PACK_MODES_V2 = ['dense', 'subject', 'none'] as const;
 
 /** Largest `dt` of a pack: signals further apart than this from the pack's first one start a new message. */
 const DT_MAX_MS = 86_400_000;

@@ -2,13 +2,19 @@
  * What the message reader (read.ts) and its per-version parsers (read-v1.ts, read-v2.ts) share: the items of one
  * message, the one way to say a message is malformed, and decoding a body to JSON.
  */
+import { inflateSync } from 'node:zlib';
 import type { z } from 'zod';
 import type { SignalMessage } from './schema-v1.js';
 import type { SignalMessageV2 } from './schema-v2.js';
 import { SIGNAL_ID_PATTERN } from './protocol.js';
 
 export type ReadRejectReason = 'too-large' | 'not-utf8' | 'bad-json' | 'bad-zlib' | 'not-hcs25' | 'schema';
-export type UnknownKind = 'version' | 'op' | 'signal';
+/**
+ * What a reader counts instead of rejecting: a version, op or signal id it does not know; a signal whose `status` it
+ * does not know (not scored); a `value` it does not know in a signal it still reads (`outcome:…`, `reason:…`,
+ * `score:…`); a `field` name it does not know.
+ */
+export type UnknownKind = 'version' | 'op' | 'signal' | 'status' | 'value' | 'field';
 
 /** A signal of any version; `index` is its place in the message (0 for a single signal). */
 export interface SignalItem {
@@ -35,7 +41,14 @@ export interface UnknownItem {
   /** The version number, op or signal id (at most 64 characters). */
   name: string;
 }
-export type MessageItem = SignalItem | RecordItem | UnknownItem;
+/** One malformed signal of a pack: it alone is rejected, the rest of the message reads. */
+export interface RejectedItem {
+  kind: 'rejected';
+  index: number;
+  reason: ReadRejectReason;
+  detail: string;
+}
+export type MessageItem = SignalItem | RecordItem | UnknownItem | RejectedItem;
 
 const NAME_MAX = 64;
 
@@ -95,5 +108,15 @@ export function parseJson(bytes: Uint8Array): unknown {
     return JSON.parse(text);
   } catch {
     throw new Malformed('bad-json', 'message is not JSON');
+  }
+}
+
+/** Inflates a zlib stream of at most `max` bytes, or Malformed (`too-large` for a decompression bomb, `bad-zlib`). */
+export function inflateBounded(bytes: Uint8Array, max: number, what: string): Buffer {
+  try {
+    return inflateSync(bytes, { maxOutputLength: max });
+  } catch (err) {
+    if (err instanceof RangeError) throw new Malformed('too-large', `${what} inflates to more than ${max} bytes`);
+    throw new Malformed('bad-zlib', `${what} does not inflate`);
   }
 }

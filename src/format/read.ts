@@ -1,16 +1,17 @@
 /**
- * The reader of one topic message, whatever its version: v1 and v2, single signals, packs (JSON or zlib), score and
- * reveal records, batches of score records. It never throws. It decodes the body (size, zlib, UTF-8, JSON, `p`) and
- * hands it to the parser of its version (read-v1.ts, read-v2.ts). What it does not know (another version, another
+ * The reader of one topic message, whatever its version: format 3 (`fmt` "hcs25-tool/3"), v1 and v2 (`p` "hcs-25"),
+ * single signals, packs (JSON or zlib), score and reveal records, batches of score records. It never throws. It
+ * decodes the body (size, zlib, UTF-8, JSON, `fmt` or `p`) and hands it to the parser of its version (read-v1.ts,
+ * read-v2.ts, read-v3.ts). What it does not know (another version, another
  * op, another signal id) is returned as an `unknown` item, counted by the caller, never rejected: HCS-25 says new
  * signals MUST NOT break consumers. Rejected means malformed only: too large, not UTF-8, bad JSON, bad zlib, not an
  * hcs-25 message, or a known shape that violates its schema. Unknown fields are kept in what is returned, and ignored.
  */
-import { inflateSync } from 'node:zlib';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID, ZLIB_FIRST_BYTE } from './protocol.js';
 import {
   Malformed,
   bodyBytes,
+  inflateBounded,
   parseJson,
   unknownItem,
   type MessageItem,
@@ -19,8 +20,18 @@ import {
 } from './read-common.js';
 import { readV1 } from './read-v1.js';
 import { readV2 } from './read-v2.js';
+import { formatVersion, readV3 } from './read-v3.js';
+import { FORMAT_ID_V3, ZLIB_MAX_INFLATED_BYTES } from './schema-v3.js';
 
-export type { MessageItem, ReadRejectReason, RecordItem, SignalItem, UnknownItem, UnknownKind } from './read-common.js';
+export type {
+  MessageItem,
+  ReadRejectReason,
+  RecordItem,
+  RejectedItem,
+  SignalItem,
+  UnknownItem,
+  UnknownKind,
+} from './read-common.js';
 export { RECORD_SCHEMAS_V2 } from './read-v2.js';
 
 export type ReadResult =
@@ -29,9 +40,6 @@ export type ReadResult =
 
 /** The parser of each version this reader knows. */
 const PARSERS: Readonly<Record<number, (value: Record<string, unknown>) => MessageItem[]>> = { 1: readV1, 2: readV2 };
-
-/** Inflated packs are a few KiB; anything near this is a decompression bomb, not a pack. */
-const MAX_INFLATED_BYTES = 64 * 1024;
 
 export interface ReadMessageOptions {
   /** A string body is base64 (the mirror REST `message` field) unless this says `utf8`. */
@@ -46,18 +54,20 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
       throw new Malformed('too-large', `${bytes.length} bytes; HCS-25 messages are at most ${MAX_MESSAGE_BYTES}`);
     }
     const zlib = bytes[0] === ZLIB_FIRST_BYTE;
-    const value = parseJson(zlib ? inflate(bytes) : bytes);
-    if (
-      typeof value !== 'object' ||
-      value === null ||
-      Array.isArray(value) ||
-      (value as { p?: unknown }).p !== PROTOCOL_ID
-    ) {
-      throw new Malformed('not-hcs25', 'message is not an hcs-25 message (p)');
+    const value = parseJson(zlib ? inflateBounded(bytes, ZLIB_MAX_INFLATED_BYTES, 'message') : bytes);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Malformed('not-hcs25', 'message is not an hcs-25 message (p) or an hcs25-tool one (fmt)');
     }
-    const { v } = value as { v?: unknown };
-    const parse = typeof v === 'number' && Object.hasOwn(PARSERS, v) ? PARSERS[v] : undefined;
-    const items = parse ? parse(value as Record<string, unknown>) : [unknownItem(0, 'version', v)];
+    const { fmt, p, v } = value as { fmt?: unknown; p?: unknown; v?: unknown };
+    let items: MessageItem[];
+    if (fmt === FORMAT_ID_V3) items = readV3(value as Record<string, unknown>);
+    else if (formatVersion(fmt) !== undefined) items = [unknownItem(0, 'version', formatVersion(fmt))];
+    else if (p !== PROTOCOL_ID) {
+      throw new Malformed('not-hcs25', 'message is not an hcs-25 message (p) or an hcs25-tool one (fmt)');
+    } else {
+      const parse = typeof v === 'number' && Object.hasOwn(PARSERS, v) ? PARSERS[v] : undefined;
+      items = parse ? parse(value as Record<string, unknown>) : [unknownItem(0, 'version', v)];
+    }
     return { ok: true, encoding: zlib ? 'zlib' : 'json', items };
   } catch (err) {
     if (err instanceof Malformed) return { ok: false, reason: err.reason, detail: err.message };
@@ -65,21 +75,11 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
   }
 }
 
-function inflate(bytes: Buffer): Buffer {
-  try {
-    return inflateSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES });
-  } catch (err) {
-    if (err instanceof RangeError)
-      throw new Malformed('too-large', `inflates to more than ${MAX_INFLATED_BYTES} bytes`);
-    throw new Malformed('bad-zlib', 'message starts like zlib (0x78) but does not inflate');
-  }
-}
-
 /** Unknown items counted by kind and name: `{ version: {"3": 1}, op: {vote: 2}, signal: {"reputation.stars": 4} }`. */
 export type UnknownCounts = Record<UnknownKind, Record<string, number>>;
 
 export function emptyUnknownCounts(): UnknownCounts {
-  return { version: {}, op: {}, signal: {} };
+  return { version: {}, op: {}, signal: {}, status: {}, value: {}, field: {} };
 }
 
 export function countUnknown(counts: UnknownCounts, kind: UnknownKind, name: string): void {

@@ -84,15 +84,18 @@ export async function estimateSubmitFee(
 }
 
 /**
- * Signals a dense pack carries at least, for forecasts: realistic UAIDs (~120-140 characters) and three signals per
- * agent give a few more; short runs, flush timers and long gaps between results give fewer.
+ * Signals a format-3 message carries at least, for forecasts (`json`: two subjects of three signals with short UAIDs,
+ * fewer with ~120-140 characters or wrong answers; `dense`: deflated, in base64). Short runs, flush timers and long
+ * gaps between results give fewer.
  */
-export const DENSE_SIGNALS_PER_MESSAGE = 8;
+export const JSON_SIGNALS_PER_MESSAGE = 5;
+export const DENSE_SIGNALS_PER_MESSAGE = 7;
 
 /** Messages a run of `agents` × `evals` signals is expected to take in a pack mode (no mode: a v1 run, one per signal). */
 export function expectedMessages(agents: number, evals: number, pack: PackMode | undefined): number {
   if (agents === 0 || evals === 0) return 0;
   if (pack === 'dense') return Math.ceil((agents * evals) / DENSE_SIGNALS_PER_MESSAGE);
+  if (pack === 'json') return Math.ceil((agents * evals) / JSON_SIGNALS_PER_MESSAGE);
   if (pack === 'subject') return agents;
   return agents * evals;
 }
@@ -114,9 +117,11 @@ export function feeForecast(
   const packing =
     pack === 'dense'
       ? `dense, ${DENSE_SIGNALS_PER_MESSAGE} signals per message`
-      : pack === 'subject'
-        ? 'one per agent'
-        : 'one per signal';
+      : pack === 'json'
+        ? `json, ${JSON_SIGNALS_PER_MESSAGE} signals per message`
+        : pack === 'subject'
+          ? 'one per agent'
+          : 'one per signal';
   const line = `fee forecast: ${agents} agents × ${evals} evals → about ${messages} messages (${packing}) at ~${formatHbar(estimate)} each = ${formatHbar(tinybar)}; cap ${formatHbar(cap)} (--max-fee-hbar)`;
   const fits = (tinybar * 5n + 3n) / 4n;
   const suggestion = Math.ceil(Number(fits) / 1e8);

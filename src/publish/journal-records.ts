@@ -50,10 +50,15 @@ export const runConfigSchema = z.object({
   maxFeeHbar: z.number().positive(),
   keepResponses: z.boolean(),
   /**
-   * How the run packs v2 signals into messages. Absent in journals of v1 runs (one v1 message per signal), which a
+   * How the run packs signals into messages. Absent in journals of v1 runs (one v1 message per signal), which a
    * resume finishes the way they began.
    */
   pack: z.enum(PACK_MODES).optional(),
+  /**
+   * The on-chain format the run writes (3). Absent in journals of runs begun before format 3: v2 when `pack` is
+   * present, else v1. A resume finishes a run in the format it began with.
+   */
+  format: z.literal(3).optional(),
   /** Extra runner options that must be the same on resume (science bank path, grader, question counts). */
   extra: z.record(z.string(), z.unknown()).optional(),
 });
@@ -231,4 +236,10 @@ export function resultKey(result: Pick<AnyEvalResult, 'kind' | 'agent'>): string
 
 export function signalKey(kind: AnyEvalResult['kind'], subject: string): string {
   return `${kind}|${subject}`;
+}
+
+/** The on-chain format a journaled run writes: what it began with (see `runConfigSchema.format`). */
+export function runFormat(config: Pick<RunConfigSummary, 'pack' | 'format'>): 1 | 2 | 3 {
+  if (config.format !== undefined) return config.format;
+  return config.pack ? 2 : 1;
 }

@@ -2,6 +2,7 @@
  * A run's state as its journal records fold into it: signals and their messages, transaction ids and receipts,
  * failures, fees, and the tallies of what a compact state has settled and let go.
  */
+import type { SignalsMessageV3 } from '../format/schema-v3.js';
 import type { AnyEvalResult } from '../evaluate/types.js';
 import type {
   EndRecord,
@@ -276,7 +277,7 @@ export function settleMessage(state: RunState, key: string, receipt: NonNullable
 
 /** A signal as the report lists it: where it landed, or why it is not on the topic. */
 export function signalSummary(sig: SignalState, receipt?: SignalState['receipt'] & { index?: number }): SignalSummary {
-  const message = sig.message ? (JSON.parse(sig.message.json) as { signal?: string; status?: string }) : undefined;
+  const message = sig.message ? builtSignal(sig.message.json) : undefined;
   const entry: SignalSummary = {
     key: sig.key,
     signal: message?.signal ?? sig.result.kind,
@@ -291,6 +292,14 @@ export function signalSummary(sig: SignalState, receipt?: SignalState['receipt']
     entry.txId = receipt.txId;
   } else if (sig.buildError) entry.problem = `not built: ${sig.buildError.message}`;
   return entry;
+}
+
+/** The signal id and status of a journaled message: a v1/v2 single signal, or a one-signal format-3 message. */
+function builtSignal(json: string): { signal?: string; status?: string } {
+  const m = JSON.parse(json) as { signal?: string; status?: string } | SignalsMessageV3;
+  if (!('fmt' in m)) return m;
+  const entry = m.subjects[0]?.sig[0];
+  return { ...(entry && { signal: m.ids[entry.i], status: entry.st ?? 'ok' }) };
 }
 
 /** The state of a run that has journaled only its start (compact unless `keep: 'all'`). */

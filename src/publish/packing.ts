@@ -1,5 +1,5 @@
 /**
- * Packing a run's journaled signals into messages as they arrive: the packers (one, or in `subject` mode one per
+ * Packing a run's journaled signals into messages as they arrive (format 3: packing-v3.ts; here v2): the packers (one, or in `subject` mode one per
  * subject whose signals are still coming, as results arrive interleaved) and the flush timer that delivers a partly
  * filled message no signal has completed for a while.
  *
@@ -9,6 +9,7 @@
  * packs anew, so a crash in between loses and repeats nothing.
  */
 import { packData, type PackRecord } from './journal.js';
+import { SignalPackingV3 } from './packing-v3.js';
 import { SignalPacker, type PackMode, type PackedMessage } from '../format/pack.js';
 import { signalKey, type SignalMessageV2 } from '../format/schema-v2.js';
 
@@ -24,7 +25,7 @@ export interface PackedOut {
 
 export interface PackingOptions {
   mode: PackMode;
-  /** A partly filled message is delivered when no signal has completed it for this long, ms. */
+  /** A partly filled message is delivered when no signal has completed it for this long, ms (format 3: not finite = no timer). */
   flushMs: number;
   /** In `subject` mode, a subject's message is complete once it holds this many signals (the run's evals). */
   perSubject: number;
@@ -32,8 +33,25 @@ export interface PackingOptions {
   onPacked: (messages: PackedOut[]) => void;
 }
 
-/** The packers of one run as the publisher drives them. */
-export class SignalPacking {
+/** What the publisher drives, whatever the run's format. */
+export interface SignalPackingLike {
+  /** Hands over a journaled signal: its journal key and its message as journaled. */
+  add(key: string, json: string): void;
+  /** Delivers every open message. */
+  flush(): void;
+  /** Stops the flush timer; what is open stays undelivered (journaled, packed anew on resume). */
+  stop(): void;
+  /** Resolves when fewer than `limit` handed-over signals wait for their message. */
+  whenBelow(limit: number): Promise<void>;
+}
+
+/** The packing of a run in its format: format 3 (packing-v3.ts), or v2 for a run journaled in it. */
+export function signalPacking(format: 2 | 3, options: PackingOptions): SignalPackingLike {
+  return format === 3 ? new SignalPackingV3(options) : new SignalPacking(options);
+}
+
+/** The v2 packers of one run as the publisher drives them. */
+export class SignalPacking implements SignalPackingLike {
   private readonly packers = new Map<string, SignalPacker>();
   /** When each packer's open message got its first signal: the flush timer delivers it `flushMs` later. */
   private readonly opened = new Map<string, number>();

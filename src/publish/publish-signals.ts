@@ -1,6 +1,6 @@
 /**
  * Publish: built signals → the run's signal topic, exactly once. Each result is journaled with its signal; a run with
- * a pack mode (every v2 run) feeds the signals to its packers (`publish/packing.ts`)
+ * a pack mode (every format-3 and v2 run) feeds the signals to its packers (`publish/packing.ts`, `packing-v3.ts`)
  * and journals each packed message — its bytes and the keys of the signals it carries — before its transaction id is
  * used (a v1 run sends one journaled message per signal). The submitter pipelines submissions under pre-set transaction ids, so a resend after a crash or a lost
  * receipt is a DUPLICATE_TRANSACTION, never a second message. What an earlier attempt journaled but never confirmed
@@ -20,6 +20,7 @@ import {
   applyPack,
   hasResult,
   packBytes,
+  runFormat,
   settleMessage,
   type Journal,
   type RunState,
@@ -27,11 +28,12 @@ import {
 import { capHbar, type RunReport } from './report.js';
 import { withTransientRetry } from './send-failure.js';
 import { operatorSigner } from './signer.js';
-import { SignalPacking, type PackedOut } from './packing.js';
+import { signalPacking, type PackedOut } from './packing.js';
 import { SubmitError } from './send-failure.js';
 import { nodesOf } from './node-rotation.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from './submitter.js';
 import { TRANSACTION_MEMOS } from '../format/protocol.js';
+import { TRANSACTION_MEMOS_V3 } from '../format/schema-v3.js';
 import type { BuiltSignal } from './build-signals.js';
 
 export interface PublishSignalsParameters {
@@ -88,6 +90,7 @@ export async function publishSignals(
   const operator = client.requireOperator();
   const sdk = client.sdk;
   const start = state.start;
+  const format = runFormat(start.config);
   const outcomes = new Map<string, SubmitOutcome>();
   let submitter: Submitter | undefined;
   let fees: FeeMeter | undefined;
@@ -144,7 +147,7 @@ export async function publishSignals(
       operatorId: operator.accountId,
       topicId: start.topic,
       journal,
-      memo: TRANSACTION_MEMOS.signal,
+      memo: format === 3 ? TRANSACTION_MEMOS_V3.signal : TRANSACTION_MEMOS.signal,
       mirror: client.mirror,
       fees,
       transport,
@@ -193,7 +196,7 @@ export async function publishSignals(
       }
     };
     const packing = mode
-      ? new SignalPacking({
+      ? signalPacking(format === 3 ? 3 : 2, {
           mode,
           flushMs: parameters.flushMs ?? 2_000,
           perSubject: start.config.evals.length,

@@ -27,12 +27,13 @@ export interface RunProgress {
 
 /** One message a dry run would submit. */
 export interface DryRunEntry {
+  /** `zlib`: a compressed message (format 3 `op: "zlib"`), whose preview is inflated. */
   encoding: 'json' | 'zlib';
   /** Size on the topic. */
   bytes: number;
   /** Signals it carries. */
   signals: number;
-  /** The JSON it carries (a zlib pack inflated). */
+  /** The JSON it carries (a compressed message inflated). */
   preview: string;
   estimatedFeeTinybar: bigint;
 }

@@ -1,6 +1,6 @@
 /**
- * `hcs25 reveal`: publishes what re-derives a run's questions (`op: "reveal"`, v2: key, seed, generator, grader and
- * science bank digest) so anyone can check its signals. It goes through the same journal and submitter as the
+ * `hcs25 reveal`: publishes what re-derives a run's questions (`op: "reveal"`: key, seed, generator, grader and
+ * science bank digest) so anyone can check its signals; format 3 for a format-3 run, v2 for a run begun before. It goes through the same journal and submitter as the
  * signals, under the key `reveal|<topic>`, so running it twice (or after a crash) never puts it on the topic twice.
  */
 import type { Hcs25Client } from '../client.js';
@@ -8,12 +8,14 @@ import { UsageError } from '../core/errors.js';
 import { QUESTION_GENERATOR, scienceBankDigest } from '../evaluate/generator.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { runQuestionSource } from './grading.js';
-import { Journal, revealKey, signalReceipt, type RunState } from './journal.js';
+import { Journal, revealKey, runFormat, signalReceipt, type RunState } from './journal.js';
 import { operatorSigner } from './signer.js';
 import { Submitter } from './submitter.js';
 import { decodeRunKey, encodeRunKey } from '../format/hashing.js';
 import { buildRevealMessageV2 } from '../format/write.js';
+import { buildRevealMessageV3 } from '../format/write-v3.js';
 import type { RevealMessageV2 } from '../format/schema-v2.js';
+import { TRANSACTION_MEMOS_V3, type RevealMessageV3 } from '../format/schema-v3.js';
 import { type BuiltMessage, TRANSACTION_MEMOS } from '../format/protocol.js';
 
 export interface RevealRunParameters {
@@ -80,7 +82,7 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
       operatorId: operator.accountId,
       topicId: topic,
       journal,
-      memo: TRANSACTION_MEMOS.reveal,
+      memo: runFormat(state.start.config) === 3 ? TRANSACTION_MEMOS_V3.reveal : TRANSACTION_MEMOS.reveal,
       mirror: client.mirror,
       window: 1,
     });
@@ -98,10 +100,14 @@ export async function revealRun(client: Hcs25Client, options: RevealRunParameter
   }
 }
 
-/** The v2 reveal of a journaled run. A private bank is published by digest only, never by path or content. */
-export function revealMessageFor(state: RunState): BuiltMessage<RevealMessageV2> {
+/**
+ * The reveal of a journaled run, in its format (format 3, or v2 for runs begun in v1 or v2). A private bank is
+ * published by digest only, never by path or content.
+ */
+export function revealMessageFor(state: RunState): BuiltMessage<RevealMessageV2 | RevealMessageV3> {
   const source = runQuestionSource(state.start.config);
-  return buildRevealMessageV2({
+  const build = runFormat(state.start.config) === 3 ? buildRevealMessageV3 : buildRevealMessageV2;
+  return build({
     run: state.start.run,
     key: encodeRunKey(decodeRunKey(state.start.runKey)),
     seed: state.start.seed,

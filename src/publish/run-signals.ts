@@ -14,7 +14,6 @@ import type { EvalKind, GraderId } from '../evaluate/types.js';
 import type { Progress } from '../evaluate/progress.js';
 import { emptyProgress } from '../evaluate/progress.js';
 import { randomSeed } from '../evaluate/rng.js';
-import { inflateSync } from 'node:zlib';
 import { estimateSubmitFee, feeForecast } from './fees.js';
 import { gradingExtra, runQuestionSource } from './grading.js';
 import {
@@ -22,14 +21,17 @@ import {
   addResult,
   emptyRunState,
   hasResult,
+  runFormat,
   settleSignal,
   signalKey,
   type RunConfigSummary,
   type RunState,
 } from './journal.js';
 import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunReport } from './report.js';
-import { SignalPacker, type PackMode, type PackedMessage } from '../format/pack.js';
-import type { SignalMessageV2 } from '../format/schema-v2.js';
+import type { PackMode } from '../format/pack.js';
+import { readableJsonV3 } from '../format/pack-v3.js';
+import { SignalPackingV3 } from './packing-v3.js';
+import type { PackedOut } from './packing.js';
 import { RunError, checkSignalTopic } from './topic.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import type { SkippedEntry } from '../discover/skips.js';
@@ -54,7 +56,7 @@ export interface RunSignalsParameters {
   dryRun?: boolean;
   /** Run id to resume. */
   resume?: string;
-  /** How signals are packed into messages (default dense); a resume packs as the run began. */
+  /** How signals are packed into messages (default json); a resume packs as the run began, in its format. */
   pack?: PackMode;
   /** A partly filled pack is sent when no signal has completed it for this long, ms (default 2000). */
   flushMs?: number;
@@ -157,7 +159,7 @@ async function publishRun(
     signals: buildSignals(results, {
       run: state.start.run,
       runKey: decodeRunKey(state.start.runKey),
-      version: state.start.config.pack ? 2 : 1,
+      version: runFormat(state.start.config),
     }),
     estimateTinybar: estimate,
     ...(parameters.flushMs !== undefined && { flushMs: parameters.flushMs }),
@@ -254,9 +256,8 @@ async function dryRun(
     runner: { protocolTransports: {}, ...parameters.runner },
   });
   // No flush timer: a dry run shows the messages a run fills when agents answer without long pauses.
-  const packer = new SignalPacker({ mode: start.config.pack ?? 'none' });
   const messages = { count: 0, bytes: 0, maxBytes: 0 };
-  const show = (packed: PackedMessage[]) => {
+  const show = (packed: PackedOut[]) => {
     for (const m of packed) {
       messages.count++;
       messages.bytes += m.bytes.length;
@@ -264,6 +265,13 @@ async function dryRun(
       if (parameters.onDryRunMessage) parameters.onDryRunMessage(dryRunEntry(m, estimate.tinybar));
     }
   };
+  // A dry run is a new run: format 3.
+  const packing = new SignalPackingV3({
+    mode: start.config.pack ?? 'json',
+    flushMs: Number.POSITIVE_INFINITY,
+    perSubject: start.config.evals.length,
+    onPacked: show,
+  });
   for await (const built of buildSignals(results, { run: start.run, runKey: decodeRunKey(start.runKey) })) {
     const record = built.message
       ? { message: { json: built.message.json, bytes: built.message.bytes } }
@@ -274,9 +282,9 @@ async function dryRun(
     // Nothing is sent: the signal is counted (and listed while the list has room) and let go.
     const sig = state.signals.get(built.key);
     if (sig) settleSignal(state, sig);
-    if (built.message) show(packer.add(built.message.message as SignalMessageV2));
+    if (built.message) packing.add(built.key, built.message.json);
   }
-  show(packer.flush());
+  packing.flush();
   return buildReport(config, state, new Map(), {
     status: parameters.signal?.aborted ? 'interrupted' : 'dry-run',
     resumed: false,
@@ -308,7 +316,8 @@ function newRunState(
     budgetMs: config.budgetMs,
     maxFeeHbar: config.maxFeeHbar,
     keepResponses: dry ? false : (parameters.keepResponses ?? true),
-    pack: parameters.pack ?? 'dense',
+    pack: parameters.pack ?? 'json',
+    format: 3,
     ...gradingExtra(parameters),
   };
   return emptyRunState({
@@ -387,14 +396,14 @@ async function loadAgents(
   return found;
 }
 
-/** A packed message as a dry run shows it: a zlib pack is inflated for the preview. */
-function dryRunEntry(m: PackedMessage, estimate: bigint): DryRunEntry {
-  const preview = (m.encoding === 'zlib' ? inflateSync(m.bytes) : m.bytes).toString('utf8');
+/** A packed message as a dry run shows it: a zlib message is inflated for the preview. */
+function dryRunEntry(m: PackedOut, estimate: bigint): DryRunEntry {
+  const { text, zlib } = readableJsonV3(Buffer.from(m.bytes));
   return {
-    encoding: m.encoding,
+    encoding: zlib ? 'zlib' : 'json',
     bytes: m.bytes.length,
-    signals: m.signals.length,
-    preview,
+    signals: m.keys.length,
+    preview: text,
     estimatedFeeTinybar: estimate,
   };
 }

@@ -231,7 +231,11 @@ export function messageFormat(body: Buffer): string {
   const zlib = read.encoding === 'zlib' ? ' (zlib)' : '';
   for (const item of read.items) {
     const v =
-      item.kind === 'signal' ? (item.message as { v?: unknown }).v : item.kind === 'unknown' ? undefined : item.v;
+      item.kind === 'signal'
+        ? (item.message as { v?: unknown }).v
+        : item.kind === 'score' || item.kind === 'reveal'
+          ? item.v
+          : undefined;
     if (typeof v === 'number') return `${v >= 3 ? `hcs25-tool/${v}` : `hcs-25 v${v}`}${zlib}`;
   }
   const version = read.items.find((i) => i.kind === 'unknown' && i.unknown === 'version');

@@ -191,6 +191,11 @@ export function classify(
   const packed = parsed.items.length > 1;
   const events: TopicEvent[] = [];
   for (const item of parsed.items) {
+    if (item.kind === 'rejected') {
+      // One malformed signal of a pack: the rest of the message reads.
+      events.push(reject(item.reason, item.detail, item.index));
+      continue;
+    }
     if (item.kind === 'unknown') {
       events.push({ type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } });
       continue;

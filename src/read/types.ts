@@ -64,7 +64,7 @@ export interface RejectedMessage {
   sequenceNumber: number;
   consensusTimestamp: string;
   payerAccountId: string;
-  /** For a duplicate signal inside a pack: its index. */
+  /** For one signal inside a pack (a duplicate, or malformed while the rest of the pack reads): its index. */
   index?: number;
   reason: RejectedReason;
   /** A short explanation; never the message body (a public topic can hold anything). */

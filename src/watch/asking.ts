@@ -9,7 +9,7 @@ import { askHost, type Agent } from '../core/agent.js';
 import type { EvalKind } from '../evaluate/types.js';
 import type { SubmittedOp } from '../hcs10/messages.js';
 import { hbarToTinybar } from '../publish/fees.js';
-import { hasResult, signalKey, type RunState } from '../publish/journal.js';
+import { hasResult, runFormat, signalKey, type RunState } from '../publish/journal.js';
 import { carriesReask, questionOptions, questionsOf, type Cycle, type WatchContext } from './cycle.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { DEFAULT_MAX_RUN_SIGNALS, DEFAULT_MIN_RUN_MS, DEFAULT_PER_HOST } from './options.js';
@@ -175,7 +175,7 @@ export class Asker {
       for await (const result of this.evaluate(c.state, agent, lacking, c.abort.signal)) {
         // Cut short: an answer not journaled is asked again after a restart, never published twice.
         if (c.abort.signal.aborted) break;
-        const built = buildSignal(result, { run: c.run, runKey: c.runKey });
+        const built = buildSignal(result, { run: c.run, runKey: c.runKey, version: runFormat(c.state.start.config) });
         // Before the push: the publisher may take and journal it before the push returns.
         c.unjournaled.set(built.key, subject);
         await c.channel.push(built);

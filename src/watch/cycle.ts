@@ -103,7 +103,8 @@ export function newRunStart(
       // The run's own cap never binds before the daily one: the days a cycle spans, plus one.
       maxFeeHbar: (p.maxFeePerDayHbar ?? DEFAULT_MAX_FEE_PER_DAY_HBAR) * (Math.ceil(everyMs / 86_400_000) + 1),
       keepResponses: p.keepResponses ?? false,
-      pack: p.pack ?? 'dense',
+      pack: p.pack ?? 'json',
+      format: 3,
       ...gradingExtra(p),
     },
     // Agents join a cycle as the registry lists them: each result record names its agent.

@@ -33,7 +33,8 @@ export interface WatchRegistryParameters {
   /** Daily fee cap, ℏ (default 20). */
   maxFeePerDayHbar?: number;
   evals?: EvalKind[];
-  pack?: Exclude<PackMode, 'none'> | 'none';
+  /** How a cycle's signals are packed (default json); a cycle resumed after a restart packs as it began. */
+  pack?: PackMode;
   grader?: GraderId;
   scienceBank?: string;
   /** Keep raw agent responses in the journals (default false: a watcher's journals would grow with every answer). */

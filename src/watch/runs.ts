@@ -15,6 +15,7 @@ import {
   PACK_KEY_PREFIX,
   journalPath,
   readJournal,
+  runFormat,
   type JournalInput,
   type RunState,
 } from '../publish/journal.js';
@@ -134,7 +135,7 @@ export class Runs {
       let journaled = 0;
       try {
         for await (const result of this.asker.evaluate(state, agent, lacking, ctx.stopping)) {
-          yield buildSignal(result, { run: state.start.run, runKey });
+          yield buildSignal(result, { run: state.start.run, runKey, version: runFormat(state.start.config) });
           journaled++;
         }
       } finally {

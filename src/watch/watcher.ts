@@ -272,7 +272,7 @@ export class Watcher implements WatchContext {
     const questions = questionsOf(this.evals);
     const askMessages = questions > 0 ? hcs10Agents * (questions + 4) : 0;
     const forecast =
-      BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'dense') + askMessages) * this.estimate;
+      BigInt(expectedMessages(this.known.size, this.evals.length, p.pack ?? 'json') + askMessages) * this.estimate;
     const perDay = (forecast * 86_400_000n) / BigInt(this.everyMs);
     p.onNote?.(
       `watching registry ${this.follower.topicId} (${this.known.size} agents) → topic ${p.topic}: every agent every ${formatDuration(this.everyMs)}, ` +

@@ -1,7 +1,6 @@
 /** `hcs25 topic create`, `hcs25 run --dry-run`, `hcs25 run` and `hcs25 reveal` through the built CLI. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { readJournal } from '../../src/publish/journal.js';
@@ -83,7 +82,7 @@ describe('hcs25 run and reveal', () => {
         pack,
       ]);
     const line = /^\s*(\d+) B\s+(\d+) signals {2}~(\S+) ℏ {2}(zlib: )?(\{.*)$/;
-    for (const pack of ['dense', 'none']) {
+    for (const pack of ['json', 'dense', 'none']) {
       const r = await dry(pack);
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.split('\n').flatMap((l) => {
@@ -91,12 +90,13 @@ describe('hcs25 run and reveal', () => {
         return m ? [{ bytes: Number(m[1]), signals: Number(m[2]), zlib: m[4] !== undefined, preview: m[5]! }] : [];
       });
       expect(lines.reduce((n, l) => n + l.signals, 0)).toBe(fleet.agents.length * 2);
-      expect(lines).toHaveLength(pack === 'dense' ? 1 : fleet.agents.length * 2);
+      expect(lines).toHaveLength(pack === 'none' ? fleet.agents.length * 2 : 1);
       for (const l of lines) {
         expect(l.bytes).toBeLessThanOrEqual(1024);
         expect(l.zlib).toBe(pack === 'dense');
-        // The preview is the message's JSON (a zlib pack inflated, larger than the message): it holds its signals.
-        const read = l.zlib ? readMessage(deflateSync(l.preview)) : readMessage(l.preview, { encoding: 'utf8' });
+        // The preview is the message's JSON (an op "zlib" message inflated, larger than the message): its signals.
+        const read = readMessage(l.preview, { encoding: 'utf8' });
+        expect(JSON.parse(l.preview)).toMatchObject({ fmt: 'hcs25-tool/3', op: 'signals' });
         expect(read.ok && read.items.filter((i) => i.kind === 'signal')).toHaveLength(l.signals);
         if (!l.zlib) expect(l.bytes).toBe(Buffer.byteLength(l.preview));
       }
@@ -126,19 +126,14 @@ describe('hcs25 run and reveal', () => {
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as RunReport;
     expect(report.status).toBe('complete');
-    // Nine signals of three agents fit one dense pack: sequence 1, indexes 0-8.
-    expect(report.messages).toMatchObject({ count: 1, signalsPerMessage: 9, perAgent: 0.333 });
-    expect(report.list.map((l) => `${l.seq}.${l.index}`).sort()).toEqual([
-      '1.0',
-      '1.1',
-      '1.2',
-      '1.3',
-      '1.4',
-      '1.5',
-      '1.6',
-      '1.7',
-      '1.8',
-    ]);
+    // Nine signals of three agents in readable format-3 messages (json, the default): whole subjects per message.
+    expect(report.messages).toMatchObject({ count: 2 });
+    expect(report.list).toHaveLength(9);
+    const bySubject = new Map<string, Set<number>>();
+    for (const l of report.list) bySubject.set(l.subject, (bySubject.get(l.subject) ?? new Set()).add(l.seq!));
+    expect([...bySubject.values()].every((seqs) => seqs.size === 1)).toBe(true);
+    const places = report.list.map((l) => `${l.seq}.${l.index}`);
+    expect(new Set(places).size).toBe(9);
     // The forecast is what the emulator charges: messages × the per-message estimate, to the tinybar.
     expect(BigInt(report.fees.spentTinybar)).toBe(
       BigInt(report.messages.count) * BigInt(report.fees.estimatePerMessageTinybar),
@@ -180,15 +175,15 @@ describe('hcs25 run and reveal', () => {
     const messages = await readTopic(h.mirror, topic, out.seq);
     const reveals = messages.filter((m) => m.message.toString('utf8').includes('"op":"reveal"'));
     expect(reveals).toHaveLength(1);
-    const reveal = JSON.parse(reveals[0]!.message.toString('utf8')) as { run: string; key: string };
-    expect(reveal.run).toBe(run);
+    const reveal = JSON.parse(reveals[0]!.message.toString('utf8')) as { fmt: string; run: string; key: string };
+    expect(reveal).toMatchObject({ fmt: 'hcs25-tool/3', op: 'reveal', run });
     const key = Buffer.from(reveal.key, 'base64url');
     const { state } = await readJournal(join(stateDir, 'runs', `${run}.jsonl`));
     for (const s of state.signals.values()) {
       const r2 = s.result as { questionId?: string };
       if (!r2.questionId) continue;
-      const published = JSON.parse(s.message!.json) as { data: { questionHash: string } };
-      expect(published.data.questionHash).toBe(questionHash(key, r2.questionId));
+      const published = JSON.parse(s.message!.json) as { subjects: { sig: { q: string }[] }[] };
+      expect(`hs256:${published.subjects[0]!.sig[0]!.q}`).toBe(questionHash(key, r2.questionId));
     }
 
     // Everything a consumer reads from the topic checks against the reveal, including the journal's raw responses.
@@ -198,7 +193,8 @@ describe('hcs25 run and reveal', () => {
     );
     const verified = verifySignals({
       signals,
-      reveals: [revealMessageV2Schema.parse(reveal)],
+      // The reveal's fields in the shape this verifier reads (a format-3 reveal carries the v2 reveal's fields).
+      reveals: [revealMessageV2Schema.parse({ ...reveal, fmt: undefined, p: 'hcs-25', v: 2 })],
       responseOf: journalResponses(state),
       // v2 response hashes are keyed by the run key.
       keyedResponseHash: (k, s, response) => responseHashV2(k, s.signal, s.subject, response),
@@ -210,7 +206,9 @@ describe('hcs25 run and reveal', () => {
     expect(verified.signals.filter((v) => v.kind === 'probe').every((v) => v.verdict === 'not-checkable')).toBe(true);
     expect(evals.some((v) => v.verdict === 're-derived')).toBe(true);
     expect(new Set(evals.map((v) => v.kind))).toEqual(new Set(['math', 'science']));
-    expect(verified.signals.some((v) => v.responseChecked)).toBe(true);
+    // Format 3 writes a response hash only for a reply that was not exactly its answer: each one is checked.
+    const hashed = signals.filter((x) => 'responseHash' in x.data && x.data.responseHash !== undefined).length;
+    expect(verified.signals.filter((v) => v.responseChecked)).toHaveLength(hashed);
 
     // A run that stopped is not revealed without --force.
     writeFileSync(

@@ -78,4 +78,17 @@ describe('hcs25 run checks its topic first', () => {
     const r = await run(topic);
     expect(r.code, r.stderr).toBe(0);
   });
+
+  it('publishes to a format-3 topic (memo hcs25-tool/3 hcs://1/…), and --pack takes json, subject, none or dense', async () => {
+    const client = node.client();
+    const receipt = await (
+      await new TopicCreateTransaction().setTopicMemo('hcs25-tool/3 hcs://1/0.0.5').execute(client)
+    ).getReceipt(client);
+    client.close();
+    const r = await run(receipt.topicId!.toString(), '--pack', 'dense');
+    expect(r.code, r.stderr).toBe(0);
+    const bad = await run(receipt.topicId!.toString(), '--pack', 'zip');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--pack must be json, subject, none or dense/);
+  });
 });

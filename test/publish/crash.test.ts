@@ -3,7 +3,7 @@
  * `hcs25 run --resume` finishes it; the topic must hold every expected signal exactly once.
  * The emulator runs in this process with a consensus delay, so at the kill some transactions are sent but not yet
  * confirmed — the resume has to resend them under their journaled ids and get DUPLICATE_TRANSACTION, not a copy.
- * With packing on (dense), the run and its resumes are killed at random points of packing and submission; every
+ * With packing on (json, the default), the run and its resumes are killed at random points of packing and submission; every
  * signal must still be on the topic exactly once, as a consumer reads it (packs expanded, duplicates counted).
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import {
 import { loadScienceBank } from '../../src/evaluate/science.js';
 import { readJournal, signalReceipt } from '../../src/publish/journal.js';
 import type { RunReport } from '../../src/publish/report.js';
+import { readMessage, type SignalItem } from '../../src/format/read.js';
 import { createSignalTopic } from '../../src/publish/topic.js';
 import { countBy, readTopic, spawnCli, startHarness, tempDir, topicSignals, type Harness } from './helpers.js';
 
@@ -151,7 +152,11 @@ describe('crash and resume', () => {
     const onTopic = await readTopic(h.mirror, topic, report.signals.expected);
     expect(onTopic).toHaveLength(agentCount * 3);
     const pairs = countBy(onTopic, (m) => {
-      const s = JSON.parse(m.message.toString('utf8')) as { signal: string; subject: string; run: string };
+      // `--pack none`: one format-3 signal per message.
+      const read = readMessage(m.message);
+      const items = read.ok ? read.items : [];
+      expect(items).toHaveLength(1);
+      const s = (items[0] as SignalItem).message;
       expect(s.run).toBe(runId);
       return `${s.signal}|${s.subject}`;
     });
@@ -183,9 +188,9 @@ describe('crash and resume', () => {
     );
   });
 
-  it('packing on (dense): SIGKILLs at random points of packing and submission, then --resume: every signal exactly once', async () => {
+  it('packing on (json, the default): SIGKILLs at random points of packing and submission, then --resume: every signal exactly once', async () => {
     const topic = (await createSignalTopic(h.client)).topicId;
-    const stateDir = join(tmp.dir, 'state-dense');
+    const stateDir = join(tmp.dir, 'state-packed');
     const expected = agentCount * 3;
     const kills: string[] = [];
     let runId: string | undefined;
@@ -260,7 +265,7 @@ describe('crash and resume', () => {
       expect(m && `${m.subject}`).toBe(s.result.agent.subject);
     }
     process.stderr.write(
-      `crash test (dense): killed at ${kills.join('; then ')}; ${report.messages.count} messages for ${expected} signals\n`,
+      `crash test (json): killed at ${kills.join('; then ')}; ${report.messages.count} messages for ${expected} signals\n`,
     );
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Packed publishing. Packed and unpacked topics read alike: the same built signals (one evaluation of the sample
- * agents, one seed) are published to three topics with `--pack dense`, `subject` and `none`, and `hcs25 scores` (the
- * built CLI) scores every topic the same. The flush timer sends a partly filled pack while a slow agent is still out.
+ * Packed publishing. Packed and unpacked topics read alike: the same results (one evaluation of the sample agents,
+ * one seed) are published in format 3 with `--pack json`, `subject`, `none` and `dense`, and in v2 (as a run journaled
+ * in v2 finishes) with `dense`, `subject` and `none`; `hcs25 scores` (the built CLI) scores every topic the same. The
+ * flush timer sends a partly filled pack while a slow agent is still out.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSignals, type BuiltSignal } from '../../src/publish/build-signals.js';
@@ -9,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { discoverAgents } from '../../src/discover/discover-agents.js';
 import { evaluateAgents } from '../../src/evaluate/evaluate-agents.js';
 import type { Agent } from '../../src/core/agent.js';
+import type { AnyEvalResult } from '../../src/evaluate/types.js';
 import { publishSignals } from '../../src/publish/publish-signals.js';
 import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
@@ -50,9 +52,9 @@ async function publish(
   runKey: string,
   built: BuiltSignal[] | AsyncIterable<BuiltSignal>,
   pack: PackMode,
-  options: { flushMs?: number; topic?: string } = {},
+  options: { flushMs?: number; topic?: string; format?: 2 | 3 } = {},
 ): Promise<{ topic: string; messages: number; journal: string }> {
-  const { flushMs } = options;
+  const { flushMs, format = 3 } = options;
   const topic = options.topic ?? (await createSignalTopic(h.client)).topicId;
   const config = {
     network: 'local',
@@ -62,9 +64,10 @@ async function publish(
     maxFeeHbar: 5,
     keepResponses: true,
     pack,
+    ...(format === 3 && { format: 3 as const }),
   };
   // One run id per topic would do as well; the same id shows the topics differ in packing only.
-  const journal = await Journal.create(`${tmp.dir}/${pack}-${flushMs ?? 'default'}`, {
+  const journal = await Journal.create(`${tmp.dir}/v${format}-${pack}-${flushMs ?? 'default'}`, {
     run,
     seed: 'same',
     runKey,
@@ -88,39 +91,51 @@ async function publish(
 }
 
 describe('hcs25 scores on packed and unpacked topics', () => {
-  it('gives the same scores for the same signals whether packed dense, by subject or not at all', async () => {
+  it('gives the same scores for the same signals whether packed json, dense, by subject or not at all, in format 3 or v2', async () => {
     const run = ulid();
     const runKey = encodeRunKey(newRunKey());
-    const results = evaluateAgents(client, {
+    const results: AnyEvalResult[] = [];
+    for await (const r of evaluateAgents(client, {
       agents,
       evals: ['availability', 'math', 'science'],
       seed: 'same',
       budgetMs: 1_500,
-    });
-    const built: BuiltSignal[] = [];
-    for await (const b of buildSignals(results, { run, runKey: decodeRunKey(runKey) })) built.push(b);
-    expect(built.every((b) => b.message)).toBe(true);
-    const signals = built.length;
+    }))
+      results.push(r);
+    const built = { 3: [] as BuiltSignal[], 2: [] as BuiltSignal[] };
+    for (const version of [3, 2] as const) {
+      for await (const b of buildSignals(each(results), { run, runKey: decodeRunKey(runKey), version }))
+        built[version].push(b);
+      expect(built[version].every((b) => b.message)).toBe(true);
+    }
+    const signals = results.length;
 
     const now = new Date(Date.now() + 60_000).toISOString();
     const scores: Record<string, unknown> = {};
     const messages: Record<string, number> = {};
-    for (const pack of ['dense', 'subject', 'none'] as const) {
-      const { topic, messages: count } = await publish(run, runKey, built, pack);
-      messages[pack] = count;
+    const variants = [
+      ...(['json', 'subject', 'none', 'dense'] as const).map((pack) => ({ pack, format: 3 as const })),
+      ...(['dense', 'subject', 'none'] as const).map((pack) => ({ pack, format: 2 as const })),
+    ];
+    for (const { pack, format } of variants) {
+      const name = `${pack}${format === 2 ? '-v2' : ''}`;
+      const { topic, messages: count } = await publish(run, runKey, built[format], pack, { format });
+      messages[name] = count;
       await readTopic(h.mirror, topic, count);
       const r = await spawnCli(h, tmp.dir, ['--json', 'scores', '--topic', topic, '--now', now]).done;
       expect(r.code, r.stderr).toBe(0);
       // Where and when the signals landed (topic, sequence numbers, consensus times) differs; what they score must not.
-      scores[pack] = JSON.parse(r.stdout.replaceAll(topic, 'TOPIC'), (k, v: unknown) =>
+      scores[name] = JSON.parse(r.stdout.replaceAll(topic, 'TOPIC'), (k, v: unknown) =>
         /^(sequenceNumber|consensus\w*|lastSeq|seq|firstAt|lastAt)$/i.test(k) ? undefined : v,
       );
     }
-    expect(messages.none).toBe(signals);
-    expect(messages.subject).toBe(agents.length);
-    expect(messages.dense).toBeLessThan(messages.subject!);
-    expect(scores.dense).toEqual(scores.none);
-    expect(scores.subject).toEqual(scores.none);
+    for (const v of ['', '-v2']) {
+      expect(messages[`none${v}`]).toBe(signals);
+      expect(messages[`subject${v}`]).toBe(agents.length);
+      expect(messages[`dense${v}`]).toBeLessThan(messages[`subject${v}`]!);
+    }
+    expect(messages.json).toBeLessThan(messages.subject!);
+    for (const name of Object.keys(scores)) expect(scores[name], name).toEqual(scores.none);
     expect(JSON.stringify(scores.none)).toContain('trustScore');
   });
 

@@ -10,6 +10,7 @@ import { emptyRunState, readJournal, type RunConfigSummary, type RunState } from
 import { revealMessageFor, revealRun } from '../../src/publish/reveal-run.js';
 import { createHcs25Client } from '../../src/client.js';
 import { revealMessageV2Schema } from '../../src/format/schema-v2.js';
+import { revealMessageV3Schema } from '../../src/format/schema-v3.js';
 import { createSignalTopic } from '../../src/publish/topic.js';
 import { emulatorConfig, journalWith, startHarness, tempDir } from './helpers.js';
 
@@ -104,6 +105,17 @@ describe('revealMessageFor (reveal v2)', () => {
       bank: { id: 'builtin', digest: scienceBankDigest(loadScienceBank()) },
     });
     expect(built.bytes).toBeLessThanOrEqual(1024);
+  });
+
+  it('reveals a format-3 run in format 3, and a run begun in v2 in v2', () => {
+    const v3 = revealMessageFor(start({ pack: 'json', format: 3 }));
+    const { p: _p, op: _op, v: _v, ...fields } = revealMessageFor(start({})).message as Record<string, unknown>;
+    expect(revealMessageV3Schema.parse(JSON.parse(v3.json))).toEqual({
+      fmt: 'hcs25-tool/3',
+      op: 'reveal',
+      ...fields,
+    });
+    expect(JSON.parse(revealMessageFor(start({ pack: 'dense' })).json)).toMatchObject({ p: 'hcs-25', v: 2 });
   });
 
   it('a run without science names no bank; the journaled grader is used', () => {

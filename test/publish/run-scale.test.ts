@@ -79,6 +79,7 @@ describe('publishing holds what is in flight, not the run', () => {
           maxFeeHbar: 50,
           keepResponses: false,
           pack: 'none' as const,
+          format: 3 as const,
         },
       };
       const journal = await Journal.create(`${tmp.dir}/held-${n}`, start);
@@ -157,7 +158,7 @@ describe('the fee forecast', () => {
     expect((error as Hcs25Error).code).toBe('FEE_CAP');
     expect((error as Hcs25Error).hint).toMatch(/--max-fee-hbar \d+ \(the forecast \+ 25%\)/);
     expect(notes.find((n) => n.startsWith('fee forecast:'))).toMatch(
-      /200 agents × 3 evals → about 75 messages \(dense, 8 signals per message\)/,
+      /200 agents × 3 evals → about 120 messages \(json, 5 signals per message\)/,
     );
     // Nothing was asked, nothing journaled.
     expect(log.probes + log.asks).toBe(0);

@@ -1,11 +1,11 @@
 /**
  * `runSignals` end to end on the emulator with the sample agent fleet: an HCS-2 registry is discovered, every agent
- * evaluated, every signal lands on the topic exactly once (packed, dense by default), every message validates against
- * schemas/pack-v2.schema.json or signal-v2.schema.json, fits one chunk and carries no raw response. Also: injected BUSY / UNAVAILABLE complete; a foreign submit key stops the run
+ * evaluated, every signal lands on the topic exactly once (format 3, packed json by default), every message validates
+ * against schemas/signals-3.schema.json, fits one chunk and carries no raw response; journals begun in v1 or v2
+ * finish in v1 or v2. Also: injected BUSY / UNAVAILABLE complete; a foreign submit key stops the run
  * with a clear error and the journal keeps every unsent signal; the operator key appears nowhere.
  */
 import { readFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
 import { KeyList, PrivateKey } from '@hashgraph/sdk';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -21,6 +21,7 @@ import { ulid } from 'ulid';
 import { discoverAgents } from '../../src/discover/discover-agents.js';
 import { createHcs25Client } from '../../src/client.js';
 import { buildSignalMessage } from '../../src/format/write-v1.js';
+import { buildSignalV2 } from '../../src/format/write.js';
 import { encodeRunKey, newRunKey } from '../../src/format/hashing.js';
 import { parseSignalMessage } from '../../src/format/read-v1.js';
 import { readMessage } from '../../src/format/read.js';
@@ -64,8 +65,7 @@ const ajv = new Ajv2020({ strict: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 const schema = (name: string) =>
   ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as object);
-const validateSignal = schema('signal-v2.schema.json');
-const validatePack = schema('pack-v2.schema.json');
+const validateSignals = schema('signals-3.schema.json');
 
 describe('hcs25 run on the emulator', () => {
   let report: RunReport;
@@ -126,10 +126,11 @@ describe('hcs25 run on the emulator', () => {
       expect(m.chunks).toBe(1);
       const parsed = readMessage(m.message);
       expect(parsed.ok && parsed.items.every((i) => i.kind === 'signal')).toBe(true);
-      const text = (parsed.ok && parsed.encoding === 'zlib' ? inflateSync(m.message) : m.message).toString('utf8');
-      const json = JSON.parse(text) as { op: string };
-      const validate = json.op === 'pack' ? validatePack : validateSignal;
-      expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+      expect(m.message[0]).toBe(0x7b);
+      const text = m.message.toString('utf8');
+      const json = JSON.parse(text) as { fmt: string; op: string };
+      expect([json.fmt, json.op]).toEqual(['hcs25-tool/3', 'signals']);
+      expect(validateSignals(json), JSON.stringify(validateSignals.errors)).toBe(true);
       for (const s of secrets) expect(text.includes(s)).toBe(false);
     }
   });
@@ -260,5 +261,71 @@ describe('hcs25 run on the emulator', () => {
     expect(onTopic).toHaveLength(3);
     for (const m of onTopic) expect(parseSignalMessage(m.message).ok).toBe(true);
     expect(onTopic.some((m) => m.message.toString('utf8') === v1.json)).toBe(true);
+  });
+
+  it('resumes a run journaled in v2 (dense): it finishes in v2 dense packs, as it began', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    const stateDir = `${tmp.dir}/v2`;
+    const client = createHcs25Client(configFor(stateDir));
+    const agents = (await discoverAgents(client, { registry })).agents.slice(0, 4);
+    const run = ulid();
+    const runKey = newRunKey();
+    // A v2 journal as the previous release wrote it: pack mode, no format, one result built, nothing sent.
+    const config = {
+      network: 'local',
+      operator: h.node.operator.accountId,
+      evals: ['availability', 'math'],
+      concurrency: 4,
+      budgetMs: 1500,
+      maxFeeHbar: 5,
+      keepResponses: true,
+      pack: 'dense' as const,
+    };
+    const journal = await Journal.create(stateDir, {
+      run,
+      seed: 'v2',
+      runKey: encodeRunKey(runKey),
+      topic: t,
+      config,
+      agents,
+    });
+    const result = {
+      kind: 'availability' as const,
+      agent: agents[0]!,
+      reachable: true,
+      latencyMs: 3,
+      httpStatus: 200,
+      transport: 'http' as const,
+      fetchedAt: new Date().toISOString(),
+    };
+    const v2 = buildSignalV2(result, { run, runKey });
+    journal.append({ t: 'result', key: resultKey(result), result, message: { json: v2.json, bytes: v2.bytes } });
+    await journal.close();
+    await client.close();
+
+    const r = await runWith(configFor(stateDir), { resume: run });
+    expect(r.status).toBe('complete');
+    expect(r.signals).toMatchObject({ expected: 8, published: 8 });
+    const onTopic = await readTopic(h.mirror, t, r.messages.count);
+    expect(onTopic.length).toBeLessThan(8);
+    const read = onTopic.flatMap((m) => {
+      // v2 dense: the raw zlib stream, no format-3 envelope.
+      expect(m.message[0]).toBe(0x78);
+      const parsed = readMessage(m.message);
+      if (!parsed.ok) throw new Error(parsed.detail);
+      expect(parsed.encoding).toBe('zlib');
+      return parsed.items.flatMap((i) => (i.kind === 'signal' ? [i.message] : []));
+    });
+    expect(read).toHaveLength(8);
+    expect(read.every((m) => m.v === 2)).toBe(true);
+    expect(read).toContainEqual(v2.message);
+    const { state } = await readJournal(r.journal!);
+    expect(state.start.config).toMatchObject({ pack: 'dense' });
+    expect(state.start.config.format).toBeUndefined();
+  });
+
+  it('a new run journals format 3 and its pack mode', async () => {
+    const { state } = await readJournal(report.journal!);
+    expect(state.start.config).toMatchObject({ pack: 'json', format: 3 });
   });
 });

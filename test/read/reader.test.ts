@@ -9,7 +9,10 @@ import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
 import { SignalPacker } from '../../src/format/pack.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../format/fixtures.js';
-import { fleetSignals } from '../format/fleet.js';
+import { fleetResults, fleetSignals } from '../format/fleet.js';
+import { emptyUnknownCounts } from '../../src/format/read.js';
+import { SignalPackerV3, signalUnitV3 } from '../../src/format/pack-v3.js';
+import { buildSignalV3 } from '../../src/format/write-v3.js';
 
 const PUBLISHER = '0.0.1001';
 const FORGER = '0.0.666';
@@ -97,7 +100,7 @@ describe('readSignals', () => {
       [13, 'incomplete-chunks'],
     ]);
     // Another version and a score record are not errors: counted and returned.
-    expect(unknown).toEqual({ version: { '3': 1 }, op: {}, signal: {} });
+    expect(unknown).toEqual({ ...emptyUnknownCounts(), version: { '3': 1 } });
     expect(records.map((r) => [r.sequenceNumber, r.kind, r.v, r.validated])).toEqual([[10, 'score', 1, true]]);
     expect(rejected.find((r) => r.reason === 'duplicate')!.detail).toContain('sequence 1');
     for (const r of rejected) expect(r.detail.length).toBeLessThanOrEqual(160);
@@ -263,6 +266,7 @@ describe('readSignals', () => {
     expect(signals[1]!.message).toMatchObject({ future: { x: 1 }, data: { jitterMs: 3 } });
     expect(signals.slice(2).map((s) => s.message)).toEqual([m0, m1, m2, m3, m4, m5]);
     expect(unknown).toEqual({
+      ...emptyUnknownCounts(),
       version: { '7': 1 },
       op: { vote: 1 },
       signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 },
@@ -338,5 +342,26 @@ describe('consensus timestamps', () => {
     for (const bad of ['', 'x', '1.', '.5', '-1.0', '1.1234567890', '1763719200.5Z'])
       expect(consensusMs(bad), bad).toBeNaN();
     expect(consensusIso('not a time')).toBe('');
+  });
+
+  it('a malformed signal inside a format-3 pack is rejected with its index; the rest of the pack reads', async () => {
+    const topic = fake.createTopic('hcs25-tool/3');
+    const packer = new SignalPackerV3({ mode: 'json' });
+    const units = [0, 1].flatMap((i) =>
+      fleetResults(i).map((r) => signalUnitV3(buildSignalV3(r, { run: RUN_V2, runKey: RUN_KEY }).json)),
+    );
+    const [message] = [...packer.addGroup(units.slice(0, 3)), ...packer.addGroup(units.slice(3)), ...packer.flush()];
+    const body = JSON.parse(message!.bytes.toString('utf8'));
+    body.subjects[0].sig[2].dt = 'soon';
+    fake.submit(topic, JSON.stringify(body), { payer: PUBLISHER });
+    const { signals, rejected } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    expect(signals.map((s) => [s.sequenceNumber, s.index, s.message.v])).toEqual([
+      [1, 0, 3],
+      [1, 1, 3],
+      [1, 3, 3],
+      [1, 4, 3],
+      [1, 5, 3],
+    ]);
+    expect(rejected).toEqual([expect.objectContaining({ sequenceNumber: 1, index: 2, reason: 'schema' })]);
   });
 });

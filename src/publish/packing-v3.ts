@@ -1,0 +1,119 @@
+/**
+ * Packing a format-3 run's journaled signals into messages as they arrive (packing.ts does v2's). A subject's signals
+ * wait for each other (until the run's evals are all in, or the flush timer) and go to the packer together, so a
+ * message holds whole subjects; the packer's open message is delivered when it is full or its flush timer fires.
+ *
+ * As in v2, packing decides only where a message ends and what its bytes are: the caller journals each delivered
+ * message before its transaction id is used, and signals handed over and not yet delivered are journaled results in
+ * no pack, which a resume packs anew.
+ */
+import { SignalPackerV3, signalUnitV3, type PackedMessageV3, type SignalUnitV3 } from '../format/pack-v3.js';
+import { packData } from './journal.js';
+import type { PackedOut, PackingOptions, SignalPackingLike } from './packing.js';
+
+interface Waiting {
+  units: SignalUnitV3[];
+  /** When its first signal arrived. */
+  since: number;
+}
+
+export class SignalPackingV3 implements SignalPackingLike {
+  private readonly packer: SignalPackerV3;
+  /** Subjects whose signals wait for the rest of theirs, in arrival order. */
+  private readonly waiting = new Map<string, Waiting>();
+  /** When the oldest signal in the packer's open messages arrived. */
+  private openSince: number | undefined;
+  /** Journal key of each signal handed over, by its signal key. */
+  private readonly packing = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private pending = 0;
+  private waiters: (() => void)[] = [];
+
+  constructor(private readonly options: PackingOptions) {
+    this.packer = new SignalPackerV3({ mode: options.mode });
+  }
+
+  /** Hands over a journaled signal: its journal key and its one-signal message as journaled. */
+  add(key: string, json: string): void {
+    this.pending++;
+    const unit = signalUnitV3(json);
+    this.packing.set(unit.key, key);
+    if (this.options.mode === 'none') {
+      this.deliver(this.packer.addGroup([unit]));
+      return;
+    }
+    let w = this.waiting.get(unit.subject);
+    if (!w) {
+      w = { units: [], since: Date.now() };
+      this.waiting.set(unit.subject, w);
+    }
+    w.units.push(unit);
+    if (w.units.length >= this.options.perSubject) this.release(unit.subject);
+    this.schedule();
+  }
+
+  /** Delivers every signal handed over. */
+  flush(): void {
+    this.stop();
+    for (const subject of [...this.waiting.keys()]) this.release(subject);
+    this.closeOpen();
+  }
+
+  /** Stops the flush timer; what is open stays undelivered (journaled, packed anew on resume). */
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  async whenBelow(limit: number): Promise<void> {
+    while (this.pending >= limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** A subject's signals go to the packer; in `subject` mode they are a message of their own. */
+  private release(subject: string): void {
+    const w = this.waiting.get(subject)!;
+    this.waiting.delete(subject);
+    const full = this.packer.addGroup(w.units);
+    this.deliver(full);
+    if (this.options.mode === 'subject') this.closeOpen();
+    else if (this.packer.pending === 0) this.openSince = undefined;
+    // The oldest signal still open: json mode may keep an older message open beside a newer one.
+    else this.openSince = Math.min(this.openSince ?? w.since, w.since);
+  }
+
+  private closeOpen(): void {
+    this.openSince = undefined;
+    this.deliver(this.packer.flush());
+  }
+
+  private deliver(messages: PackedMessageV3[]): void {
+    if (messages.length === 0) return;
+    const out: PackedOut[] = messages.map((m) => {
+      const keys = m.keys.map((k) => this.packing.get(k)!);
+      for (const k of m.keys) this.packing.delete(k);
+      this.pending -= keys.length;
+      return { encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes, keys };
+    });
+    this.options.onPacked(out);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private schedule(): void {
+    // No timer (a dry run): what is open is delivered by flush.
+    if (this.timer || !Number.isFinite(this.options.flushMs)) return;
+    let oldest = this.openSince ?? Number.POSITIVE_INFINITY;
+    for (const w of this.waiting.values()) oldest = Math.min(oldest, w.since);
+    if (oldest === Number.POSITIVE_INFINITY) return;
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, oldest + this.options.flushMs - Date.now()));
+  }
+
+  private onTimer(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    for (const [subject, w] of this.waiting) if (now - w.since >= this.options.flushMs) this.release(subject);
+    if (this.openSince !== undefined && now - this.openSince >= this.options.flushMs) this.closeOpen();
+    this.schedule();
+  }
+}
