@@ -79,7 +79,7 @@ function inflate(bytes: Buffer): Buffer {
 export type UnknownCounts = Record<UnknownKind, Record<string, number>>;
 
 export function emptyUnknownCounts(): UnknownCounts {
-  return { version: {}, op: {}, signal: {} };
+  return { version: {}, op: {}, signal: {}, value: {}, field: {} };
 }
 
 export function countUnknown(counts: UnknownCounts, kind: UnknownKind, name: string): void {

@@ -170,11 +170,16 @@ export function classify(
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
   const time = ms ?? consensusMs(m.consensusTimestamp);
   const consensusAt = isoOfMs(time);
-  const packed = parsed.items.length > 1;
+  // A single signal may come with unknown items of its own (index 0); only a pack has signals at other indexes.
+  const packed = parsed.items.some((item) => item.index > 0);
   const events: TopicEvent[] = [];
   for (const item of parsed.items) {
     if (item.kind === 'unknown') {
       events.push({ type: 'unknown', unknown: { ...origin, index: item.index, kind: item.unknown, name: item.name } });
+      continue;
+    }
+    if (item.kind === 'rejected') {
+      events.push(reject(item.reason, item.detail, item.index));
       continue;
     }
     if (item.kind !== 'signal') {
