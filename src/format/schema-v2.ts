@@ -55,7 +55,9 @@ const sourceRef = z.string().min(1).max(160);
 const transport = tokenSchema.describe(
   'protocol the agent was reached over, in the UAID `proto` vocabulary (rest, a2a, mcp, hcs-10, openai)',
 );
-const reason = tokenSchema.describe('failure code (reasons.ts lists those hcs25 writes); present only on failures');
+const reason = tokenSchema.describe(
+  'failure code, e.g. timeout, dns, http-5xx, no-answer (docs/formats.md lists those hcs25 writes); present only on failures',
+);
 const hash = z.string().regex(QUESTION_HASH_PATTERN);
 const latencyMs = z.number().int().min(0);
 const score = signalScoreSchema;

@@ -224,9 +224,14 @@ describe('readMessage', () => {
           const fetchedAt = new Date(Date.parse(at) + bad.subjects[0]!.sig[0]!.dt).toISOString();
           expect(got.items[0]).toEqual({ kind: 'signal', index: 0, message: { ...a, fetchedAt } });
           const one = got.items.filter((item) => item.index === 1);
-          if (!expected.ok) expect(one).toEqual([{ kind: 'rejected', index: 1, reason: 'schema', detail: expected.detail }]);
+          if (!expected.ok)
+            expect(one).toEqual([{ kind: 'rejected', index: 1, reason: 'schema', detail: expected.detail }]);
           else
-            expect(one[0]).toEqual({ kind: 'signal', index: 1, message: signalMessageV2Schema.parse(expandPack(bad)[1]) });
+            expect(one[0]).toEqual({
+              kind: 'signal',
+              index: 1,
+              message: signalMessageV2Schema.parse(expandPack(bad)[1]),
+            });
         },
       ),
       { numRuns: 300 },
