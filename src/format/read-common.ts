@@ -138,8 +138,14 @@ export interface OpenSignal {
  * A validated signal as items: the signal, then an unknown `value` or `field` item for each value or field name it
  * holds that `vocabulary` does not know (the signal is still read and scored by its status and score). A status
  * that is not HCS-25's cannot be mapped to a score: such a signal is one unknown `status=…` item, not a signal.
+ * Field names are counted on `raw`, the signal before validation (which drops a `__proto__` key).
  */
-export function signalItems(index: number, message: OpenSignal, vocabulary: SignalVocabulary): MessageItem[] {
+export function signalItems(
+  index: number,
+  message: OpenSignal,
+  vocabulary: SignalVocabulary,
+  raw: { data?: unknown } = message,
+): MessageItem[] {
   if (!STATUSES.has(message.status)) return [unknownItem(index, 'value', `status=${message.status}`)];
   const items: MessageItem[] = [{ kind: 'signal', index, message: message as unknown as SignalItem['message'] }];
   const { data } = message;
@@ -151,9 +157,9 @@ export function signalItems(index: number, message: OpenSignal, vocabulary: Sign
   value('reason', vocabulary.reasons);
   value('transport', vocabulary.transports);
   if (!KNOWN_SCORES.has(data.score)) items.push(unknownItem(index, 'value', `score=${data.score}`));
-  unknownFields(message, vocabulary.fields, index, '', items);
+  unknownFields(raw, vocabulary.fields, index, '', items);
   const dataFields = vocabulary.data[message.signal];
-  if (dataFields) unknownFields(data, dataFields, index, 'data.', items);
+  if (dataFields) unknownFields((raw.data as object | undefined) ?? data, dataFields, index, 'data.', items);
   return items;
 }
 

@@ -62,11 +62,11 @@ export function readV1(value: Record<string, unknown>): MessageItem[] {
     const id = value.signal;
     const schema = typeof id === 'string' && Object.hasOwn(SIGNAL_SCHEMAS, id) ? SIGNAL_SCHEMAS[id] : undefined;
     if (!schema) return [unknownSignal(0, id)];
-    return signalItems(0, validate(schema, value, ''), VOCABULARY);
+    return signalItems(0, validate(schema, value, ''), VOCABULARY, value);
   }
   if (op === 'score' || op === 'reveal') {
     const message = validate(RECORD_SCHEMAS[op], value, '') as Record<string, unknown>;
-    return unknownFields(message, RECORD_FIELDS[op], 0, '', [
+    return unknownFields(value, RECORD_FIELDS[op], 0, '', [
       { kind: op, index: 0, v: MESSAGE_VERSION, message, validated: true },
     ]);
   }

@@ -90,14 +90,14 @@ export function readV2(value: Record<string, unknown>): MessageItem[] {
 
 function signal(value: Record<string, unknown>, index: number, where: string): MessageItem[] {
   if (!KNOWN_SIGNAL_IDS_V2.has(value.signal as string)) return [unknownSignal(index, value.signal)];
-  return signalItems(index, validate(signalMessageV2Schema, value, where), VOCABULARY);
+  return signalItems(index, validate(signalMessageV2Schema, value, where), VOCABULARY, value);
 }
 
 function record(op: 'score' | 'reveal', value: Record<string, unknown>, index: number, where: string): MessageItem[] {
   const schema = RECORD_SCHEMAS_V2[op];
   if (!schema) return [{ kind: op, index, v: MESSAGE_VERSION_V2, message: value, validated: false }];
   const message = validate(schema, value, where) as Record<string, unknown>;
-  return unknownFields(message, RECORD_FIELDS[op], index, '', [
+  return unknownFields(value, RECORD_FIELDS[op], index, '', [
     { kind: op, index, v: MESSAGE_VERSION_V2, message, validated: true },
   ]);
 }
@@ -108,6 +108,8 @@ function record(op: 'score' | 'reveal', value: Record<string, unknown>, index: n
  */
 function readPack(value: Record<string, unknown>): MessageItem[] {
   const body = validate(packEnvelopeSchema, value, '');
+  // Field names are counted on what was sent: validation drops a `__proto__` key.
+  const raw = value.subjects as ReadonlyArray<{ sig: ReadonlyArray<{ d?: Record<string, unknown> }> }>;
   const items = unknownFields(value, PACK_FIELDS, 0);
   let index = 0;
   for (const [k, subject] of body.subjects.entries()) {
@@ -120,17 +122,13 @@ function readPack(value: Record<string, unknown>): MessageItem[] {
         ...readAlone(at, where, () => {
           const packed = validate(packedSignalSchema, sig, `${where}subjects.${k}.sig.${j}.`);
           const own = head.success ? head.data : validate(packedSubjectHeadSchema, subject, `${where}subjects.${k}.`);
-          return unknownFields(
-            packed,
-            PACKED_SIGNAL_FIELDS,
-            at,
-            'sig.',
-            signal(expandSignal(body, own, packed), at, where),
-          );
+          const sent = raw[k]!.sig[j]!;
+          const expanded = expandSignal(body, own, { ...packed, d: sent.d ?? packed.d });
+          return unknownFields(sent, PACKED_SIGNAL_FIELDS, at, 'sig.', signal(expanded, at, where));
         }),
       );
     }
-    if (head.success) unknownFields(head.data, PACKED_SUBJECT_FIELDS, first, 'subjects.', items);
+    if (head.success) unknownFields(raw[k]!, PACKED_SUBJECT_FIELDS, first, 'subjects.', items);
   }
   return items;
 }
