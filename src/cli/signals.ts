@@ -29,8 +29,9 @@ export function register(program: Command): void {
       .description('read and validate HCS-25 signals from a topic on the mirror node')
       .addHelpText(
         'after',
-        '\nRejected messages (bad JSON, schema mismatch, unknown version, publisher not allowed, duplicate) are counted on\n' +
-          'stderr; --rejected lists them, --json/--jsonl include them with their reasons.',
+        '\nRejected messages (bad JSON, schema mismatch, publisher not allowed, duplicate; in a pack, each signal alone) are\n' +
+          'counted on stderr; --rejected lists them, --json/--jsonl include them with their reasons. Versions, ops, signal\n' +
+          'ids, values and fields this version does not know are counted too, never rejected.',
       ),
   )
     .option('--jsonl', 'one JSON object per line, signals and rejections, streamed')
