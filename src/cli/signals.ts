@@ -11,6 +11,17 @@ interface SignalsFlags extends SourceFlags {
   rejected?: boolean;
 }
 
+/** The entries of `o` for which `test` holds, and the others. */
+function partition(
+  o: Record<string, number>,
+  test: (key: string) => boolean,
+): [Record<string, number>, Record<string, number>] {
+  const yes: Record<string, number> = {};
+  const no: Record<string, number> = {};
+  for (const [k, n] of Object.entries(o)) (test(k) ? yes : no)[k] = n;
+  return [yes, no];
+}
+
 export function register(program: Command): void {
   addSourceOptions(
     program
@@ -18,8 +29,9 @@ export function register(program: Command): void {
       .description('read and validate HCS-25 signals from a topic on the mirror node')
       .addHelpText(
         'after',
-        '\nRejected messages (bad JSON, schema mismatch, unknown version, publisher not allowed, duplicate) are counted on\n' +
-          'stderr; --rejected lists them, --json/--jsonl include them with their reasons.',
+        '\nRejected messages (bad JSON, schema mismatch, publisher not allowed, duplicate; in a pack, each signal alone) are\n' +
+          'counted on stderr; --rejected lists them, --json/--jsonl include them with their reasons. Versions, ops, signal\n' +
+          'ids, values and fields this version does not know are counted too, never rejected.',
       ),
   )
     .option('--jsonl', 'one JSON object per line, signals and rejections, streamed')
@@ -50,7 +62,8 @@ export function register(program: Command): void {
             const signals: ReadSignal[] = [];
             const rejected: RejectedMessage[] = [];
             const reasons: Record<string, number> = {};
-            // Score and reveal records, and what a later version defines (other versions, ops, signal ids): counted, not rejected.
+            // Score and reveal records, and what a later version defines (other versions, ops, signal ids, values,
+            // fields): counted, not rejected.
             const records: Record<string, number> = {};
             const unknown: Record<string, number> = {};
             let signalCount = 0;
@@ -119,7 +132,14 @@ export function register(program: Command): void {
             const rejectedCount = Object.values(reasons).reduce((a, b) => a + b, 0);
             const parts = [`${signalCount} signal(s)`];
             if (Object.keys(records).length > 0) parts.push(`records: ${list(records)}`);
-            if (Object.keys(unknown).length > 0) parts.push(`not known to this version (skipped): ${list(unknown)}`);
+            // Unknown values and fields leave their signal readable (an unknown status aside); the rest is skipped.
+            const [inRead, skipped] = partition(
+              unknown,
+              (key) => /^(value|field):/.test(key) && !key.startsWith('value:status='),
+            );
+            if (Object.keys(skipped).length > 0) parts.push(`not known to this version (skipped): ${list(skipped)}`);
+            if (Object.keys(inRead).length > 0)
+              parts.push(`read with what this version does not know: ${list(inRead)}`);
             if (rejectedCount > 0)
               parts.push(
                 `${rejectedCount} message(s) rejected: ${list(reasons)}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`,

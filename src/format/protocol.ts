@@ -29,6 +29,21 @@ export const EVAL_OUTCOMES = [
   'skipped',
 ] as const;
 
+export type KnownOutcome = (typeof EVAL_OUTCOMES)[number];
+
+/**
+ * The shape of every open-vocabulary token (status, outcome, reason, transport). Readers check the shape only and
+ * count a well-formed value they do not know, so a value a later writer adds never makes a signal unreadable.
+ */
+export const TOKEN_PATTERN = /^[a-z0-9][a-z0-9:._-]{0,47}$/;
+export const tokenSchema = z.string().regex(TOKEN_PATTERN, 'must be a short lowercase token');
+/** A signal's score as readers take it: any number in 0..100 (writers today write 0 or 100; others are counted). */
+export const signalScoreSchema = z.number().min(0).max(100);
+/** Signal scores hcs25 writes; a reader counts any other as an unexpected value. */
+export const KNOWN_SCORES: ReadonlySet<number> = new Set([0, 100]);
+/** A known value of a vocabulary, or any well-formed token a later version may use. */
+export type Open<Known extends string> = Known | (string & {});
+
 export const QUESTION_HASH_PATTERN = /^hs256:[A-Za-z0-9_-]{22}$/;
 
 /**

@@ -6,15 +6,14 @@ import { inflateSync } from 'node:zlib';
 import type { z } from 'zod';
 import type { SignalMessage } from './schema-v1.js';
 import type { SignalMessageV2 } from './schema-v2.js';
-import { SIGNAL_ID_PATTERN } from './protocol.js';
+import { EVAL_OUTCOMES, KNOWN_SCORES, SIGNAL_ID_PATTERN, SIGNAL_STATUSES } from './protocol.js';
 
 export type ReadRejectReason = 'too-large' | 'not-utf8' | 'bad-json' | 'bad-zlib' | 'not-hcs25' | 'schema';
 /**
- * What a reader counts instead of rejecting: a version, op or signal id it does not know; a signal whose `status` it
- * does not know (not scored); a `value` it does not know in a signal it still reads (`outcome:…`, `reason:…`,
- * `score:…`); a `field` name it does not know.
+ * What a reader may not know: a version, an op, a signal id, a value of an open vocabulary (`outcome=…`, `reason=…`,
+ * `status=…`, `transport=…`, `score=…`) or a field name (`data.flavour`).
  */
-export type UnknownKind = 'version' | 'op' | 'signal' | 'status' | 'value' | 'field';
+export type UnknownKind = 'version' | 'op' | 'signal' | 'value' | 'field';
 
 /** A signal of any version; `index` is its place in the message (0 for a single signal). */
 export interface SignalItem {
@@ -38,10 +37,10 @@ export interface UnknownItem {
   kind: 'unknown';
   index: number;
   unknown: UnknownKind;
-  /** The version number, op or signal id (at most 64 characters). */
+  /** The version number, op, signal id, `field=value` or field name (at most 64 characters). */
   name: string;
 }
-/** One malformed signal of a pack: it alone is rejected, the rest of the message reads. */
+/** One malformed signal of a pack: it alone is not read, the rest of its message is. */
 export interface RejectedItem {
   kind: 'rejected';
   index: number;
@@ -87,6 +86,82 @@ export function unknownSignal(index: number, id: unknown): UnknownItem {
 export function unknownItem(index: number, kind: UnknownKind, name: unknown): UnknownItem {
   const text = typeof name === 'string' ? name : (JSON.stringify(name) ?? 'undefined');
   return { kind: 'unknown', index, unknown: kind, name: text.slice(0, NAME_MAX) };
+}
+
+/**
+ * The items of `read`, or, when it finds the signal at `index` malformed, that signal's rejection alone. Malformed
+ * says where it is; any other error (a dangling table index) gets `where` in front.
+ */
+export function readAlone(index: number, where: string, read: () => MessageItem[]): MessageItem[] {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof Malformed) return [{ kind: 'rejected', index, reason: err.reason, detail: err.message }];
+    const detail = `${where}${err instanceof Error ? err.message : 'malformed signal'}`;
+    return [{ kind: 'rejected', index, reason: 'schema', detail }];
+  }
+}
+
+/** An unknown `field` item for each own key of `value` not in `known`, named `prefix` + key. */
+export function unknownFields(
+  value: object,
+  known: ReadonlySet<string>,
+  index: number,
+  prefix = '',
+  into: MessageItem[] = [],
+): MessageItem[] {
+  for (const key of Object.keys(value)) if (!known.has(key)) into.push(unknownItem(index, 'field', prefix + key));
+  return into;
+}
+
+/** What one version's signals may hold: anything else in a signal is counted as unknown. */
+export interface SignalVocabulary {
+  /** Field names of the signal envelope. */
+  fields: ReadonlySet<string>;
+  /** Field names of `data`, by signal id. */
+  data: Readonly<Record<string, ReadonlySet<string>>>;
+  transports: ReadonlySet<string>;
+  /** Failure codes, when the version has a closed list of them (v1's codes are free-form: none is unknown). */
+  reasons?: ReadonlySet<string>;
+}
+
+const STATUSES: ReadonlySet<string> = new Set(SIGNAL_STATUSES);
+const OUTCOMES: ReadonlySet<string> = new Set(EVAL_OUTCOMES);
+
+/** A validated signal's shape as far as counting its unknowns goes. */
+export interface OpenSignal {
+  signal: string;
+  status: string;
+  data: { score: number; outcome?: string; reason?: string; transport?: string };
+}
+
+/**
+ * A validated signal as items: the signal, then an unknown `value` or `field` item for each value or field name it
+ * holds that `vocabulary` does not know (the signal is still read and scored by its status and score). A status
+ * that is not HCS-25's cannot be mapped to a score: such a signal is one unknown `status=…` item, not a signal.
+ * Field names are counted on `raw`, the signal before validation (which drops a `__proto__` key).
+ */
+export function signalItems(
+  index: number,
+  message: OpenSignal,
+  vocabulary: SignalVocabulary,
+  raw: { data?: unknown } = message,
+): MessageItem[] {
+  if (!STATUSES.has(message.status)) return [unknownItem(index, 'value', `status=${message.status}`)];
+  const items: MessageItem[] = [{ kind: 'signal', index, message: message as unknown as SignalItem['message'] }];
+  const { data } = message;
+  const value = (field: 'outcome' | 'reason' | 'transport', known: ReadonlySet<string> | undefined) => {
+    const v = data[field];
+    if (v !== undefined && known && !known.has(v)) items.push(unknownItem(index, 'value', `${field}=${v}`));
+  };
+  value('outcome', OUTCOMES);
+  value('reason', vocabulary.reasons);
+  value('transport', vocabulary.transports);
+  if (!KNOWN_SCORES.has(data.score)) items.push(unknownItem(index, 'value', `score=${data.score}`));
+  unknownFields(raw, vocabulary.fields, index, '', items);
+  const dataFields = vocabulary.data[message.signal];
+  if (dataFields) unknownFields((raw.data as object | undefined) ?? data, dataFields, index, 'data.', items);
+  return items;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

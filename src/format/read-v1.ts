@@ -3,14 +3,19 @@
  * builder writes.
  */
 import type { z } from 'zod';
+import { PROTOCOLS } from '../core/agent.js';
 import {
   type Malformed,
   bodyBytes,
   parseJson,
+  signalItems,
+  unknownFields,
   unknownItem,
   unknownSignal,
   validate,
   type MessageItem,
+  type OpenSignal,
+  type SignalVocabulary,
 } from './read-common.js';
 import { MAX_MESSAGE_BYTES, PROTOCOL_ID } from './protocol.js';
 import {
@@ -18,25 +23,37 @@ import {
   SIGNAL_IDS,
   evalDataSchema,
   evalSignalMessageSchema,
+  evalSignalReadSchema,
   probeDataSchema,
-  probeSignalMessageSchema,
+  probeSignalReadSchema,
   revealMessageSchema,
   scoreMessageSchema,
   signalMessageSchema,
   type Hcs25Message,
-  type SignalMessage,
 } from './schema-v1.js';
 
-/** v1 schemas without the builder's strictness: a v1 message with extra fields is read, its extras ignored. */
-const SIGNAL_SCHEMAS: Readonly<Record<string, z.ZodType<SignalMessage>>> = {
-  [SIGNAL_IDS.math]: evalSignalMessageSchema.extend({ data: evalDataSchema.loose() }).loose(),
-  [SIGNAL_IDS.science]: evalSignalMessageSchema.extend({ data: evalDataSchema.loose() }).loose(),
-  [SIGNAL_IDS.availability]: probeSignalMessageSchema.extend({ data: probeDataSchema.loose() }).loose(),
+/** v1 schemas without the builder's strictness (schema-v1.ts): extra fields and values v1 did not write are read. */
+const SIGNAL_SCHEMAS: Readonly<Record<string, z.ZodType<OpenSignal>>> = {
+  [SIGNAL_IDS.math]: evalSignalReadSchema,
+  [SIGNAL_IDS.science]: evalSignalReadSchema,
+  [SIGNAL_IDS.availability]: probeSignalReadSchema,
 };
 const RECORD_SCHEMAS: Readonly<Record<'score' | 'reveal', z.ZodType>> = {
   score: scoreMessageSchema.loose(),
   reveal: revealMessageSchema.loose(),
 };
+
+const keys = (shape: object): ReadonlySet<string> => new Set(Object.keys(shape));
+const VOCABULARY: SignalVocabulary = {
+  fields: keys(evalSignalMessageSchema.shape),
+  data: {
+    [SIGNAL_IDS.math]: keys(evalDataSchema.shape),
+    [SIGNAL_IDS.science]: keys(evalDataSchema.shape),
+    [SIGNAL_IDS.availability]: keys(probeDataSchema.shape),
+  },
+  transports: new Set(PROTOCOLS),
+};
+const RECORD_FIELDS = { score: keys(scoreMessageSchema.shape), reveal: keys(revealMessageSchema.shape) };
 
 /** The items of a decoded v1 message: a signal, a score or a reveal record, or an op v1 does not have. */
 export function readV1(value: Record<string, unknown>): MessageItem[] {
@@ -45,11 +62,13 @@ export function readV1(value: Record<string, unknown>): MessageItem[] {
     const id = value.signal;
     const schema = typeof id === 'string' && Object.hasOwn(SIGNAL_SCHEMAS, id) ? SIGNAL_SCHEMAS[id] : undefined;
     if (!schema) return [unknownSignal(0, id)];
-    return [{ kind: 'signal', index: 0, message: validate(schema, value, '') }];
+    return signalItems(0, validate(schema, value, ''), VOCABULARY, value);
   }
   if (op === 'score' || op === 'reveal') {
     const message = validate(RECORD_SCHEMAS[op], value, '') as Record<string, unknown>;
-    return [{ kind: op, index: 0, v: MESSAGE_VERSION, message, validated: true }];
+    return unknownFields(value, RECORD_FIELDS[op], 0, '', [
+      { kind: op, index: 0, v: MESSAGE_VERSION, message, validated: true },
+    ]);
   }
   return [unknownItem(0, 'op', op)];
 }

@@ -6,17 +6,21 @@
  * fields this version does not know are counted (`unknown` items), never fatal; a signal whose status is unknown is
  * counted and not scored. `op: "zlib"` inflates once and reads the message inside; score ops are read-score-v3.ts.
  */
-import { FAILURE_REASONS } from './reasons.js';
-import { EVAL_OUTCOMES, PROTOCOL_ID, SIGNAL_STATUSES } from './protocol.js';
+import { PROTOCOL_ID } from './protocol.js';
 import {
   Malformed,
   inflateBounded,
   parseJson,
+  signalItems,
+  unknownFields,
   unknownItem,
   validate,
   type MessageItem,
+  type OpenSignal,
   type RejectedItem,
+  type SignalVocabulary,
 } from './read-common.js';
+import { VOCABULARY_V2 } from './read-v2.js';
 import { readScoreOpsV3 } from './read-score-v3.js';
 import { KNOWN_SIGNAL_IDS_V2, SIGNAL_IDS_V2, type SignalMessageV2 } from './schema-v2.js';
 import {
@@ -40,9 +44,8 @@ import {
 const TOP_FIELDS: ReadonlySet<string> = new Set(['fmt', 'op', 'run', 'at', 'src', 'ids', 'subjects']);
 const SUBJECT_FIELDS: ReadonlySet<string> = new Set(['id', 'src', 'tr', 'sig']);
 const SIGNAL_FIELDS: ReadonlySet<string> = new Set(Object.keys(signalEntryV3Schema.shape));
-const STATUSES: ReadonlySet<string> = new Set(SIGNAL_STATUSES);
-const OUTCOMES: ReadonlySet<string> = new Set(EVAL_OUTCOMES);
-const REASONS: ReadonlySet<string> = new Set(FAILURE_REASONS);
+/** A packed signal's own keys are its vocabulary (its data is expanded from them, so no `data.` names to count). */
+const VOCABULARY_V3: SignalVocabulary = { ...VOCABULARY_V2, fields: SIGNAL_FIELDS, data: {} };
 /** A UAID's `proto` stands in for `tr`: it must be a transport token as `tr` is. */
 const TRANSPORT = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const EVAL_IDS: ReadonlySet<string> = new Set([SIGNAL_IDS_V2.math, SIGNAL_IDS_V2.science]);
@@ -104,7 +107,7 @@ function readSignals(value: Record<string, unknown>): MessageItem[] {
     if (tr === undefined || !TRANSPORT.test(tr)) {
       throw new Malformed('schema', `subjects.${s}.tr: required when the UAID names no proto`);
     }
-    items.push(...unknownFields(subject, SUBJECT_FIELDS, index));
+    unknownFields(subject, SUBJECT_FIELDS, index, 'subjects.', items);
     const context = { run: body.run, at, ids: body.ids, subject: subject.id, tr, sources };
     for (const raw of subject.sig) items.push(...readSignal(raw, index++, context));
   });
@@ -131,31 +134,23 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
   }
   const id = c.ids[entry.i];
   if (id === undefined) return [rejectedItem(index, `${where}i: ids[${entry.i}] does not exist`)];
-  const status = entry.st ?? 'ok';
-  if (!STATUSES.has(status)) return [unknownItem(index, 'status', status)];
   if (!KNOWN_SIGNAL_IDS_V2.has(id)) return [unknownItem(index, 'signal', id)];
   const isEval = EVAL_IDS.has(id);
   if (isEval && entry.outcome === undefined) return [rejectedItem(index, `${where}outcome: required for ${id}`)];
-  const extra = unknownFields(raw as Record<string, unknown>, SIGNAL_FIELDS, index);
-  if (entry.score !== 0 && entry.score !== 100) extra.push(unknownItem(index, 'value', `score:${entry.score}`));
-  if (entry.reason !== undefined && !REASONS.has(entry.reason)) {
-    extra.push(unknownItem(index, 'value', `reason:${entry.reason}`));
-  }
-  if (isEval && !OUTCOMES.has(entry.outcome!)) extra.push(unknownItem(index, 'value', `outcome:${entry.outcome}`));
   const message = {
     p: PROTOCOL_ID,
     op: 'signal',
     v: FORMAT_VERSION_V3,
     signal: id,
     subject: c.subject,
-    status,
+    status: entry.st ?? 'ok',
     fetchedAt: new Date(c.at + entry.dt).toISOString(),
     run: c.run,
     ...(c.sources.length > 0 ? { sources: c.sources } : {}),
     data: isEval ? evalData(entry, c.tr) : probeData(entry, c.tr),
   };
-  // Open values (an outcome, reason or score this version does not know) are kept as read: counted above.
-  return [{ kind: 'signal', index, message: message as unknown as SignalMessageV2 }, ...extra];
+  // Open values (a status, outcome, reason, transport or score this version does not know) are counted there.
+  return signalItems(index, message as unknown as OpenSignal, VOCABULARY_V3, raw as object);
 }
 
 function evalData(e: SignalEntryV3, transport: string): Record<string, unknown> {
@@ -183,12 +178,6 @@ function probeData(e: SignalEntryV3, transport: string): Record<string, unknown>
     ...(e.http !== undefined ? { httpStatus: e.http } : {}),
     ...(e.reason !== undefined ? { reason: e.reason } : {}),
   };
-}
-
-function unknownFields(o: Record<string, unknown>, known: ReadonlySet<string>, index: number): MessageItem[] {
-  const out: MessageItem[] = [];
-  for (const key of Object.keys(o)) if (!known.has(key)) out.push(unknownItem(index, 'field', key));
-  return out;
 }
 
 function rejected(index: number, err: unknown): RejectedItem {

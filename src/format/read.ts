@@ -79,7 +79,7 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
 export type UnknownCounts = Record<UnknownKind, Record<string, number>>;
 
 export function emptyUnknownCounts(): UnknownCounts {
-  return { version: {}, op: {}, signal: {}, status: {}, value: {}, field: {} };
+  return { version: {}, op: {}, signal: {}, value: {}, field: {} };
 }
 
 export function countUnknown(counts: UnknownCounts, kind: UnknownKind, name: string): void {

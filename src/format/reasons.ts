@@ -1,6 +1,7 @@
 /**
- * Failure reasons of v2 signals: a closed vocabulary, so nothing an agent said can reach the ledger through a reason,
- * and consumers can count and translate them. A reason is present only on a failure (an unreachable probe, an eval
+ * Failure reasons of v2 signals: the codes hcs25 writes, never free text, so nothing an agent said can reach the
+ * ledger through a reason, and consumers can count and translate them. Readers take any well-formed code (a later
+ * writer may add some) and count those not listed here as unknown. A reason is present only on a failure (an unreachable probe, an eval
  * that did not produce a gradable correct/wrong answer); never on a reachable probe or a graded answer.
  *
  * The codes and what each means: FAILURE_REASON_TEXT below (the HTML report shows it beside each failure).

@@ -3,7 +3,7 @@
  * (read-v1.ts); written only to finish a run journaled in v1 (write-v1.ts).
  */
 import { z } from 'zod';
-import { PROTOCOLS } from '../core/agent.js';
+import { PROTOCOLS, type Protocol } from '../core/agent.js';
 import {
   ADAPTER_ID_PATTERN,
   EVAL_OUTCOMES,
@@ -11,6 +11,10 @@ import {
   QUESTION_HASH_PATTERN,
   SIGNAL_STATUSES,
   isoTimestampSchema as isoTimestamp,
+  signalScoreSchema,
+  tokenSchema,
+  type KnownOutcome,
+  type Open,
   runIdSchema as runId,
   subjectSchema as subject,
 } from './protocol.js';
@@ -24,10 +28,7 @@ export const SIGNAL_IDS = {
 } as const;
 
 /** A short machine-readable reason: never free text, so no agent output can ride along. */
-const reasonCode = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9:._-]{0,47}$/, 'must be a short reason code')
-  .describe('short reason code, e.g. ambiguous, http-503, timeout');
+const reasonCode = tokenSchema.describe('short reason code, e.g. ambiguous, http-503, timeout');
 const transport = z.enum(PROTOCOLS).describe('protocol the agent was reached over');
 const sources = z
   .array(z.string().min(1).max(160))
@@ -88,6 +89,19 @@ export const signalMessageSchema = z
   .discriminatedUnion('signal', [evalSignalMessageSchema, probeSignalMessageSchema])
   .describe('HCS-25 trust signal (op "signal", v1): one observation about one subject');
 
+/**
+ * What a v1 reader (read-v1.ts) accepts: the builder's shapes, less strict. Status, outcome and transport are open
+ * tokens and the score any number in 0..100, so a value hcs25 does not write is counted by the reader, not rejected;
+ * extra fields are kept (and ignored).
+ */
+const openData = { score: signalScoreSchema, transport: tokenSchema };
+export const evalSignalReadSchema = evalSignalMessageSchema
+  .extend({ status: tokenSchema, data: evalDataSchema.extend({ ...openData, outcome: tokenSchema }).loose() })
+  .loose();
+export const probeSignalReadSchema = probeSignalMessageSchema
+  .extend({ status: tokenSchema, data: probeDataSchema.extend(openData).loose() })
+  .loose();
+
 export const trustScoresSchema = z
   .object({ total: z.number().min(0).max(100) })
   .catchall(z.number().min(0).max(100))
@@ -123,9 +137,20 @@ export const revealMessageSchema = z
 
 export const hcs25MessageSchema = z.union([signalMessageSchema, scoreMessageSchema, revealMessageSchema]);
 
-export type EvalSignalMessage = z.infer<typeof evalSignalMessageSchema>;
-export type ProbeSignalMessage = z.infer<typeof probeSignalMessageSchema>;
-export type SignalMessage = z.infer<typeof signalMessageSchema>;
+/** v1 signal data as readers hold it: outcome and transport may be values this version does not know. */
+export type EvalDataV1 = Omit<z.infer<typeof evalDataSchema>, 'outcome' | 'score' | 'transport'> & {
+  outcome: Open<KnownOutcome>;
+  score: number;
+  transport: Open<Protocol>;
+};
+export type ProbeDataV1 = Omit<z.infer<typeof probeDataSchema>, 'score' | 'transport'> & {
+  score: number;
+  transport: Open<Protocol>;
+};
+/** A v1 signal as read (the builder writes the known subset). A signal whose status is unknown is not read as one. */
+export type EvalSignalMessage = Omit<z.infer<typeof evalSignalMessageSchema>, 'data'> & { data: EvalDataV1 };
+export type ProbeSignalMessage = Omit<z.infer<typeof probeSignalMessageSchema>, 'data'> & { data: ProbeDataV1 };
+export type SignalMessage = EvalSignalMessage | ProbeSignalMessage;
 export type ScoreMessage = z.infer<typeof scoreMessageSchema>;
 export type RevealMessage = z.infer<typeof revealMessageSchema>;
 export type Hcs25Message = SignalMessage | ScoreMessage | RevealMessage;

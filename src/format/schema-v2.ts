@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { DIGEST_PATTERN } from '../core/digest.js';
-import { FAILURE_REASONS } from './reasons.js';
+import type { FailureReason } from './reasons.js';
 import {
   ADAPTER_ID_PATTERN,
   EVAL_OUTCOMES,
@@ -16,7 +16,11 @@ import {
   SIGNAL_STATUSES,
   isoTimestampSchema,
   runIdSchema,
+  signalScoreSchema,
   subjectSchema,
+  tokenSchema,
+  type KnownOutcome,
+  type Open,
   type SignalStatus,
 } from './protocol.js';
 import { SIGNAL_IDS, signalEnvelopeShape } from './schema-v1.js';
@@ -45,21 +49,23 @@ export function canonicalSignalId(id: string): string {
 
 const signalId = z.string().max(64).regex(SIGNAL_ID_PATTERN, 'must be an HCS-25 signal id');
 const sourceRef = z.string().min(1).max(160);
-const transport = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/)
-  .describe('protocol the agent was reached over, in the UAID `proto` vocabulary (rest, a2a, mcp, hcs-10, openai)');
 // v2 `transport` is the subject's UAID `proto` (discover/uaid.ts `hcs14Proto`): hcs25's `http` is `rest`; the others
-// are unchanged. A token, not an enum, so a future protocol does not make old readers reject a signal.
-const reason = z.enum(FAILURE_REASONS).describe('closed failure code; present only on failures');
+// are unchanged. Status, outcome, reason and transport are open tokens (protocol.ts): a value a later writer adds is
+// counted by readers (read-v2.ts), never rejected.
+const transport = tokenSchema.describe(
+  'protocol the agent was reached over, in the UAID `proto` vocabulary (rest, a2a, mcp, hcs-10, openai)',
+);
+const reason = tokenSchema.describe(
+  'failure code, e.g. timeout, dns, http-5xx, no-answer (docs/formats.md lists those hcs25 writes); present only on failures',
+);
 const hash = z.string().regex(QUESTION_HASH_PATTERN);
 const latencyMs = z.number().int().min(0);
-const score = z.union([z.literal(0), z.literal(100)]);
+const score = signalScoreSchema;
 
 export const evalDataV2Schema = z
   .object({
-    outcome: z.enum(EVAL_OUTCOMES).describe('catalog status token of the eval'),
-    score: score.describe('a2aSimple*Score: 100 correct, 0 otherwise'),
+    outcome: tokenSchema.describe(`catalog status token of the eval (hcs25 writes ${EVAL_OUTCOMES.join(', ')})`),
+    score: score.describe('a2aSimple*Score, 0-100: hcs25 writes 100 correct, 0 otherwise'),
     questionHash: hash
       .optional()
       .describe(
@@ -82,7 +88,7 @@ export const evalDataV2Schema = z
 export const probeDataV2Schema = z
   .object({
     reachable: z.boolean().describe('HTTP status < 500 (or the protocol equivalent)'),
-    score: score.describe('availabilityScore on the 0-100 scale: 100 reachable, 0 not'),
+    score: score.describe('availabilityScore on the 0-100 scale: hcs25 writes 100 reachable, 0 not'),
     latencyMs,
     transport,
     httpStatus: z.number().int().min(100).max(599).optional(),
@@ -90,7 +96,8 @@ export const probeDataV2Schema = z
   })
   .loose();
 
-const envelopeV2 = { ...signalEnvelopeShape, v: z.literal(MESSAGE_VERSION_V2) };
+const signalStatus = tokenSchema.describe(`HCS-25 status (${SIGNAL_STATUSES.join(', ')})`);
+const envelopeV2 = { ...signalEnvelopeShape, v: z.literal(MESSAGE_VERSION_V2), status: signalStatus };
 
 export const evalSignalV2Schema = z
   .object({ ...envelopeV2, signal: z.enum([SIGNAL_IDS_V2.math, SIGNAL_IDS_V2.science]), data: evalDataV2Schema })
@@ -106,9 +113,10 @@ export const signalMessageV2Schema = z
 /** The v2 signal ids this version knows the data of; other ids that match the HCS-25 pattern are counted, not rejected. */
 export const KNOWN_SIGNAL_IDS_V2: ReadonlySet<string> = new Set(Object.values(SIGNAL_IDS_V2));
 
+/** Data of a v2 signal as readers hold it: the vocabularies open, the score any value in 0..100. */
 export interface EvalDataV2 {
-  outcome: (typeof EVAL_OUTCOMES)[number];
-  score: 0 | 100;
+  outcome: Open<KnownOutcome>;
+  score: number;
   questionHash?: string;
   answer?: string;
   responseHash?: string;
@@ -116,18 +124,19 @@ export interface EvalDataV2 {
   latencyMs: number;
   grader: string;
   transport: string;
-  reason?: (typeof FAILURE_REASONS)[number];
+  reason?: Open<FailureReason>;
 }
 
 export interface ProbeDataV2 {
   reachable: boolean;
-  score: 0 | 100;
+  score: number;
   latencyMs: number;
   transport: string;
   httpStatus?: number;
-  reason?: (typeof FAILURE_REASONS)[number];
+  reason?: Open<FailureReason>;
 }
 
+/** A signal whose status is not a known one is not read as a signal (it cannot be scored): see read-common.ts. */
 interface SignalV2Envelope {
   p: typeof PROTOCOL_ID;
   op: 'signal';
@@ -151,10 +160,10 @@ export type SignalMessageV2 = EvalSignalMessageV2 | ProbeSignalMessageV2;
 /** Most signals one pack may hold: far above what fits in 1024 compressed bytes, low enough to bound a reader's work. */
 export const PACK_MAX_SIGNALS = 256;
 
-const packedSignal = z
+export const packedSignalSchema = z
   .object({
     i: z.number().int().min(0).describe('index into `ids`: the signal id'),
-    st: z.enum(SIGNAL_STATUSES).describe('HCS-25 status'),
+    st: signalStatus,
     dt: z.number().int().min(-86_400_000).max(86_400_000).describe("fetchedAt minus the pack's `at`, in ms"),
     d: z
       .record(z.string(), z.unknown())
@@ -164,43 +173,59 @@ const packedSignal = z
   })
   .loose();
 
-const packedSubject = z
-  .object({
-    id: subjectSchema,
-    src: z.array(z.number().int().min(0)).max(4).optional().describe("indexes into `src`: the subject's sources"),
-    tr: transport.optional().describe("transport of the subject's signals whose `d` has none"),
-    sig: z.array(packedSignal).min(1),
-  })
-  .loose();
+const packedSubjectHead = {
+  id: subjectSchema,
+  src: z.array(z.number().int().min(0)).max(4).optional().describe("indexes into `src`: the subject's sources"),
+  tr: transport.optional().describe("transport of the subject's signals whose `d` has none"),
+};
+/** A pack's subject without its signals: what its signals share. */
+export const packedSubjectHeadSchema = z.object(packedSubjectHead).loose();
+const packedSubject = z.object({ ...packedSubjectHead, sig: z.array(packedSignalSchema).min(1) }).loose();
+
+const packEnvelope = {
+  p: z.literal(PROTOCOL_ID),
+  op: z.literal('pack'),
+  v: z.literal(MESSAGE_VERSION_V2),
+  run: runIdSchema,
+  at: isoTimestampSchema.describe("base time: each signal's fetchedAt is `at` + its `dt`"),
+  ids: z.array(signalId).min(1).max(32).describe('signal-id table'),
+  g: z
+    .string()
+    .regex(/^[a-z][a-z-]*@\d+$/)
+    .optional()
+    .describe('grader of the eval signals (those whose `d` has an `outcome`) whose `d` has none'),
+  src: z.array(sourceRef).max(64).optional().describe('sources table'),
+};
+const packLimit = [
+  (b: { subjects: ReadonlyArray<{ sig: readonly unknown[] }> }) =>
+    b.subjects.reduce((n, s) => n + s.sig.length, 0) <= PACK_MAX_SIGNALS,
+  `a pack holds at most ${PACK_MAX_SIGNALS} signals`,
+] as const;
 
 /**
  * Body of a pack: the JSON of a `subject`-mode message, and the inflated JSON of a `dense`-mode (zlib) message.
  * Signal k of the message (its index) is the k-th entry of `subjects[*].sig` in document order.
  */
 export const packBodySchema = z
-  .object({
-    p: z.literal(PROTOCOL_ID),
-    op: z.literal('pack'),
-    v: z.literal(MESSAGE_VERSION_V2),
-    run: runIdSchema,
-    at: isoTimestampSchema.describe("base time: each signal's fetchedAt is `at` + its `dt`"),
-    ids: z.array(signalId).min(1).max(32).describe('signal-id table'),
-    g: z
-      .string()
-      .regex(/^[a-z][a-z-]*@\d+$/)
-      .optional()
-      .describe('grader of the eval signals (those whose `d` has an `outcome`) whose `d` has none'),
-    src: z.array(sourceRef).max(64).optional().describe('sources table'),
-    subjects: z.array(packedSubject).min(1),
-  })
+  .object({ ...packEnvelope, subjects: z.array(packedSubject).min(1) })
   .loose()
-  .refine(
-    (b) => b.subjects.reduce((n, s) => n + s.sig.length, 0) <= PACK_MAX_SIGNALS,
-    `a pack holds at most ${PACK_MAX_SIGNALS} signals`,
-  )
+  .refine(...packLimit)
   .describe('HCS-25 signal pack (op "pack", v2): the signals of one run about one or more subjects');
 
 export type PackBody = z.infer<typeof packBodySchema>;
+
+/**
+ * What a reader checks of a pack before reading each of its signals alone (read-v2.ts): a malformed envelope rejects
+ * the message, a malformed subject or signal only the signals it holds.
+ */
+export const packEnvelopeSchema = z
+  .object({ ...packEnvelope, subjects: z.array(z.object({ sig: z.array(z.unknown()).min(1) }).loose()).min(1) })
+  .loose()
+  .refine(...packLimit);
+
+export type PackEnvelope = z.infer<typeof packEnvelopeSchema>;
+export type PackedSubjectHead = z.infer<typeof packedSubjectHeadSchema>;
+export type PackedSignal = z.infer<typeof packedSignalSchema>;
 
 /** The publisher-side dedupe key (run, catalog signal id, subject); a reader prefixes the payer. */
 export function signalKey(message: { run: string; signal: string; subject: string }): string {

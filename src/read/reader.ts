@@ -2,7 +2,8 @@
  * The reader: an HCS-25 signal topic from any mirror node → validated, allow-listed, deduplicated signals. Each message
  * is read by `readMessage` (format/read.ts: v1, v2, packs, zlib packs, each version by its own parser); this module
  * filters by the publisher allow-list, drops duplicate signals, and yields signals, records (score, reveal), counted
- * unknowns (versions, ops, signal ids this reader does not know) and rejections (malformed only) in consensus order.
+ * unknowns (versions, ops, signal ids, vocabulary values and field names this reader does not know) and rejections
+ * (malformed only; in a pack, per signal) in consensus order.
  * A hostile topic produces reasons, never a crash. Incremental (resume after a sequence number) and able to follow
  * the topic. The action `readSignals` and the verifier read through it; the serve indexer too.
  */
@@ -89,9 +90,9 @@ export function signalDigest(message: SignalMessage | SignalMessageV2): string {
 
 /**
  * Yields events in sequence order (and index order within a message): `signal`, `record` (score or reveal),
- * `unknown` (a version, op or signal id this reader does not know: count it, it is not an error) and `rejected`.
- * Rejection reasons: the parser's (too-large, not-utf8, bad-json, bad-zlib, not-hcs25, schema),
- * `publisher-not-allowed`, `duplicate` and `conflict` (per signal), `incomplete-chunks`.
+ * `unknown` (a version, op, signal id, value or field this reader does not know: count it, it is not an error) and
+ * `rejected`. Rejection reasons: the parser's (too-large, not-utf8, bad-json, bad-zlib, not-hcs25, schema; a malformed
+ * signal of a pack alone, with its index), `publisher-not-allowed`, `duplicate` and `conflict` (per signal), `incomplete-chunks`.
  */
 export async function* readTopic(options: ReadSignalsOptions): AsyncGenerator<TopicEvent> {
   const owned = typeof options.mirror === 'string';
@@ -188,7 +189,8 @@ export function classify(
   if (!parsed.ok) return [reject(parsed.reason, parsed.detail)];
   const time = ms ?? consensusMs(m.consensusTimestamp);
   const consensusAt = isoOfMs(time);
-  const packed = parsed.items.length > 1;
+  // A single signal may come with unknown items of its own (index 0); only a pack has signals at other indexes.
+  const packed = parsed.items.some((item) => item.index > 0);
   const events: TopicEvent[] = [];
   for (const item of parsed.items) {
     if (item.kind === 'rejected') {

@@ -41,7 +41,10 @@ export interface ReadRecord extends Origin {
   message: Record<string, unknown>;
 }
 
-/** Something a later version of HCS-25 or hcs25 defines (another version, op or signal id): counted, not rejected. */
+/**
+ * Something a later version of HCS-25 or hcs25 defines (another version, op, signal id, vocabulary value or field):
+ * counted, not rejected.
+ */
 export interface UnknownRead extends Origin {
   index: number;
   kind: UnknownKind;
@@ -64,7 +67,7 @@ export interface RejectedMessage {
   sequenceNumber: number;
   consensusTimestamp: string;
   payerAccountId: string;
-  /** For one signal inside a pack (a duplicate, or malformed while the rest of the pack reads): its index. */
+  /** For one signal of a pack (a duplicate, or a malformed one rejected alone): its index. */
   index?: number;
   reason: RejectedReason;
   /** A short explanation; never the message body (a public topic can hold anything). */

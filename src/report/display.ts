@@ -56,18 +56,24 @@ export function signalOutcome(m: ReadSignal['message']): { word: OutcomeWord; re
   }
   switch (m.data.outcome) {
     case 'correct':
+      return withReason('correct');
     case 'wrong':
+      return withReason('wrong');
     case 'unparseable':
-    case 'timeout':
-      return withReason(m.data.outcome);
     case 'empty':
       return withReason('unparseable');
+    case 'timeout':
+      return withReason('timeout');
     case 'skipped':
       return withReason('not measured');
     case 'upstream-error':
       return withReason('error');
     case 'error':
       return withReason(reason && ANSWERED_FAILURE.test(reason) ? 'error' : 'unreachable');
+    default:
+      // An outcome a later version defines: its status and score say what was observed.
+      if (m.status === 'ok') return withReason(m.data.score === 100 ? 'correct' : 'wrong');
+      return withReason(m.status === 'timeout' || m.status === 'error' ? m.status : 'not measured');
   }
 }
 

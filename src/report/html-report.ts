@@ -211,7 +211,7 @@ function outcomeChip(word: OutcomeWord, reason?: string): string {
 function reasonText(reason: string): string {
   return Object.hasOwn(FAILURE_REASON_TEXT, reason)
     ? FAILURE_REASON_TEXT[reason as FailureReason]
-    : 'reason code published by a v1 signal';
+    : 'a reason code this hcs25 does not know (a v1 code, or one a later version added)';
 }
 
 function figure(title: string, caption: string, svg: string): string {

@@ -90,6 +90,9 @@ function summaryLines(report: ScoreReport): string[] {
     'CONF = trustConfidence 0-1; * stale; n/a not applicable; - no output',
   ];
   if (rejected.length > 0) lines.push(`Rejected: ${rejected.map(([r, n]) => `${r} ${n}`).join(', ')}.`);
+  const unknown = Object.entries(report.counts.unknown ?? {});
+  if (unknown.length > 0)
+    lines.push(`Not known to this version (skipped or ignored): ${unknown.map(([u, n]) => `${u} ${n}`).join(', ')}.`);
   lines.push(
     report.publishers.filter === 'none'
       ? 'WARNING: no publisher allow-list; signals from any paying account were accepted (use --publisher).'

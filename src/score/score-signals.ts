@@ -57,6 +57,7 @@ export async function scoreSignals(
   const citations = naming && new RegistryCitations();
   const kept: ReadSignal[] | undefined = keepSignals ? [] : undefined;
   const rejected: Record<string, number> = {};
+  const unknown: Record<string, number> = {};
   let rejectedCount = 0;
   // Unless the signals are kept, the reader folds each one into the scores as it reads it: no ReadSignal is built.
   const into: SignalSink | undefined = kept
@@ -77,6 +78,9 @@ export async function scoreSignals(
     } else if (event.type === 'rejected') {
       rejected[event.rejected.reason] = (rejected[event.rejected.reason] ?? 0) + 1;
       rejectedCount++;
+    } else if (event.type === 'unknown') {
+      const key = `${event.unknown.kind}:${event.unknown.name}`;
+      unknown[key] = (unknown[key] ?? 0) + 1;
     }
   }
   const names = naming && citations && (await resolveNames(client, { ...naming, signals: citations }));
@@ -85,6 +89,7 @@ export async function scoreSignals(
     ...(read.publishers && { publishers: read.publishers }),
     topic: read.topic,
     rejected,
+    unknown,
     ...(labels && { labels }),
   });
   return { report, ...(kept && { signals: kept }), rejected: rejectedCount, ...(names && { names }) };

@@ -30,6 +30,8 @@ export interface ScoreOptions {
   topic?: string;
   /** Counts of rejected messages by reason, from the reader, shown in reports. */
   rejected?: Readonly<Record<string, number>>;
+  /** What the reader did not know (versions, ops, signal ids, values, fields) counted by `kind:name`, shown in reports. */
+  unknown?: Readonly<Record<string, number>>;
   /**
    * Display names by subject, from what the caller knows locally (e.g. the registry entries it evaluated). Names are
    * not on-chain and not part of the score; views fall back to the UAID's native id.
@@ -106,7 +108,13 @@ export interface ScoreReport {
   window: WindowConfig;
   freshnessSeconds: number;
   staleMultiplier: number;
-  counts: { subjects: number; signals: number; ignoredAfterNow: number; rejected: Record<string, number> };
+  counts: {
+    subjects: number;
+    signals: number;
+    ignoredAfterNow: number;
+    rejected: Record<string, number>;
+    unknown: Record<string, number>;
+  };
   subjects: SubjectScore[];
 }
 
@@ -258,6 +266,7 @@ export class ScoreAccumulator {
         signals: this.scored,
         ignoredAfterNow: this.ignoredAfterNow,
         rejected: sortedRecord(options.rejected ?? {}),
+        unknown: sortedRecord(options.unknown ?? {}),
       },
       subjects,
     };

@@ -217,11 +217,11 @@ describe('format 3 reader: each signal stands alone', () => {
     const unknown = read.items.flatMap((i) => (i.kind === 'unknown' ? [`${i.index} ${i.unknown} ${i.name}`] : []));
     expect(unknown).toEqual([
       '0 field extra',
-      '0 status degraded',
-      '1 value score:50',
-      '1 value outcome:partial',
+      '0 value status=degraded',
+      '1 value outcome=partial',
+      '1 value score=50',
+      '2 value reason=quota',
       '2 field mood',
-      '2 value reason:quota',
     ]);
     expect(signalsOf(read.items).map((i) => i.index)).toEqual([1, 2, 3, 4, 5]);
     expect(signalsOf(read.items)[0]!.message.data).toMatchObject({ outcome: 'partial', score: 50 });

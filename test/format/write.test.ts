@@ -153,6 +153,12 @@ describe('buildSignalV2', () => {
       fc.property(result, (r) => {
         const { message } = buildSignalV2(r, ctx);
         expect(signalMessageV2Schema.safeParse(message).success).toBe(true);
+        // Only known values and fields: a reader reads it with nothing to count as unknown.
+        expect(readMessage(Buffer.from(JSON.stringify(message)))).toEqual({
+          ok: true,
+          encoding: 'json',
+          items: [{ kind: 'signal', index: 0, message }],
+        });
         const success = r.kind === 'availability' ? r.reachable : r.outcome === 'correct' || r.outcome === 'wrong';
         if (success) expect(message.data).not.toHaveProperty('reason');
         if (message.data.reason !== undefined) expect(FAILURE_REASONS).toContain(message.data.reason);

@@ -1,3 +1,4 @@
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { consensusIso, consensusMs } from '../../src/core/consensus-time.js';
@@ -6,7 +7,7 @@ import type { TopicEvent } from '../../src/read/types.js';
 import { FakeMirror } from '../discover/fake-mirror.js';
 import { evalSignal, probe, uaid } from '../support/signals.js';
 import { buildSignalV2, buildRevealMessageV2 } from '../../src/format/write.js';
-import { SignalPacker } from '../../src/format/pack.js';
+import { SignalPacker, packBody } from '../../src/format/pack.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { RUN as RUN_V2, RUN_KEY, probeResult } from '../format/fixtures.js';
 import { fleetResults, fleetSignals } from '../format/fleet.js';
@@ -45,7 +46,7 @@ function hostileTopic(): string {
   }); // 4-5 too-large (2 chunks)
   fake.submit(topic, JSON.stringify({ ...good.message, v: 3 }), { payer: PUBLISHER }); // 6 unknown version: counted
   fake.submit(topic, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { payer: PUBLISHER }); // 7 not-utf8
-  fake.submit(topic, JSON.stringify({ ...good.message, status: 'great' }), { payer: PUBLISHER }); // 8 schema
+  fake.submit(topic, JSON.stringify({ ...good.message, status: 'Great!' }), { payer: PUBLISHER }); // 8 schema (not a token)
   fake.submit(topic, JSON.stringify({ p: 'hcs-2', op: 'register' }), { payer: PUBLISHER }); // 9 not-hcs25
   fake.submit(
     topic,
@@ -244,7 +245,7 @@ describe('readSignals', () => {
     submit(JSON.stringify({ ...reveal, salt: 's' })); // 7 v2 reveal with an extra field: validated, extra kept
     for (const m of dense) submit(m.bytes); // 8 dense pack (zlib)
     for (const m of bySubject) submit(m.bytes); // 9 subject pack
-    submit(JSON.stringify({ ...v2, status: 'great' })); // 10 malformed v2: the only rejection
+    submit(JSON.stringify({ ...v2, status: 'Great!' })); // 10 malformed v2 (status not a token): the only rejection
     expect(dense).toHaveLength(1);
     expect(bySubject).toHaveLength(1);
 
@@ -270,6 +271,8 @@ describe('readSignals', () => {
       version: { '7': 1 },
       op: { vote: 1 },
       signal: { 'reputation.stars': 1, 'simple-evals.poetry': 1 },
+      value: {},
+      field: { note: 1, 'data.extra': 1, future: 1, 'data.jitterMs': 1, salt: 1 },
     });
     expect(records.map((r) => [r.sequenceNumber, r.kind, r.validated])).toEqual([[7, 'reveal', true]]);
     expect(records[0]!.message).toMatchObject({ salt: 's', seed: 'seed' });
@@ -324,6 +327,27 @@ describe('readSignals', () => {
     });
     expect(rejected[3]!.conflict).toMatchObject({ signal: m1!.signal, firstSequence: 5 });
     expect(rejected[0]!.conflict).toBeUndefined();
+  });
+
+  it('a pack with a malformed signal and values it does not know: the bad one rejected by index, the rest read', async () => {
+    const topic = fake.createTopic('hcs-25:0:86400');
+    const [m0, m1, m2] = fleetSignals(1);
+    const body = structuredClone(packBody([m0!, m1!, m2!]).body);
+    body.subjects[0]!.sig[0]!.d = { ...body.subjects[0]!.sig[0]!.d, score: 101 }; // malformed: this signal only
+    body.subjects[0]!.sig[1]!.d = { ...body.subjects[0]!.sig[1]!.d, outcome: 'partial', score: 40 }; // read, counted
+    body.subjects[0]!.sig[2]!.st = 'paused'; // status unknown: counted, not read
+    fake.submit(topic, deflateSync(JSON.stringify(body)), { payer: PUBLISHER });
+    fake.submit(topic, deflateSync(JSON.stringify(body)), { payer: PUBLISHER });
+
+    const { signals, rejected, unknown } = await collectTopicSignals({ topic, mirror, publishers: [PUBLISHER] });
+    expect(signals.map((s) => [s.sequenceNumber, s.index, s.message.data.score])).toEqual([[1, 1, 40]]);
+    expect(rejected.map((r) => [r.sequenceNumber, r.index, r.reason])).toEqual([
+      [1, 0, 'schema'],
+      [2, 0, 'schema'],
+      [2, 1, 'duplicate'],
+    ]);
+    expect(rejected[0]!.detail).toMatch(/^signal 0: data\.score/);
+    expect(unknown.value).toEqual({ 'outcome=partial': 2, 'score=40': 2, 'status=paused': 2 });
   });
 
   it('rejects an invalid since/until', async () => {
