@@ -86,7 +86,12 @@ function randomCase(next: () => number): { adapters: AdapterInput[]; mStale: num
       ...(next() < 0.2 ? { nonScorable: true } : {}),
     }));
     const weight = pick(WEIGHTS);
-    adapters.push({ adapterId, contributionMode: pick(MODES), ...(weight !== undefined ? { weight } : {}), components });
+    adapters.push({
+      adapterId,
+      contributionMode: pick(MODES),
+      ...(weight !== undefined ? { weight } : {}),
+      components,
+    });
   }
   return { adapters, mStale: pick(MULTIPLIERS) };
 }
@@ -109,7 +114,9 @@ describe('HCS-25 arithmetic — parity with the reference formula', () => {
       });
       const { total, ...adapterTotals } = ours.trustScores;
       if (total !== ref.total || ours.trustConfidence !== ref.confidence)
-        differ.push(`case ${i}: total ${total} vs ${ref.total}, confidence ${ours.trustConfidence} vs ${ref.confidence}`);
+        differ.push(
+          `case ${i}: total ${total} vs ${ref.total}, confidence ${ours.trustConfidence} vs ${ref.confidence}`,
+        );
       if (JSON.stringify(adapterTotals) !== JSON.stringify(ref.adapters))
         differ.push(`case ${i}: adapters ${JSON.stringify(adapterTotals)} vs ${JSON.stringify(ref.adapters)}`);
     }
@@ -140,7 +147,11 @@ describe('HCS-25 arithmetic — parity with the reference formula', () => {
 
   it('m_stale defaults to 1 when not configured', () => {
     const adapters: AdapterInput[] = [
-      { adapterId: 'probe', contributionMode: 'universal', components: [{ key: 'probe.a', value: 80, status: 'stale' }] },
+      {
+        adapterId: 'probe',
+        contributionMode: 'universal',
+        components: [{ key: 'probe.a', value: 80, status: 'stale' }],
+      },
     ];
     expect(
       aggregateTrustScore({ subject: { id: 'uaid:aid:x' }, trustScoreConfigVersion: 1, adapters }).trustScores.total,
