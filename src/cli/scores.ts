@@ -104,7 +104,7 @@ export function register(program: Command): void {
         const file =
           typeof flags.names === 'string' ? (await import('../read/names.js')).loadNamesFile(flags.names) : undefined;
         const { scoreSignals, publishScoreRecords } = await import('../score/score-signals.js');
-        const { evidenceSourceOf } = await import('../score/publish-scores.js');
+        const { evidenceSourceOf } = await import('../score/record-v3.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
           const { report, signals, names } = await scoreSignals(client, {
             ...readFilters(source, flags),

@@ -14,6 +14,7 @@ interface VerifyFlags {
   scienceBank?: string;
   stateDir?: string;
   responses?: boolean;
+  scoringConfig?: string;
 }
 
 /** A ULID, as `hcs25 run` prints it (checked here so a typo never costs a mirror-node read). */
@@ -45,6 +46,10 @@ export function register(program: Command): void {
       'where run journals are kept, for their raw responses (env HCS25_STATE_DIR; default .hcs25)',
     )
     .option('--no-responses', "do not check response hashes against local run journals' raw responses")
+    .option(
+      '--scoring-config <file>',
+      'a scoring configuration (JSON) format-3 score records may cite, besides the built-in one',
+    )
     .action(
       action(async (flags: VerifyFlags, cmd: Command) => {
         // Every flag is checked before the mirror node is asked anything.
@@ -58,6 +63,7 @@ export function register(program: Command): void {
           const { loadScienceBank } = await import('../evaluate/science.js');
           scienceBank = loadScienceBank(flags.scienceBank);
         }
+        const scoring = await scoringConfigFlag(flags.scoringConfig);
         const { verifySignals } = await import('../verify/verify-signals.js');
         const report = await withSource(cmd, flags, (client, source) =>
           verifySignals(client, {
@@ -67,6 +73,7 @@ export function register(program: Command): void {
             ...(scienceBank ? { scienceBank } : {}),
             ...(flags.stateDir !== undefined ? { stateDir: resolve(flags.stateDir) } : {}),
             ...(flags.responses === false ? { responses: false as const } : {}),
+            ...(scoring ? { scoring } : {}),
           }),
         );
         if (globals(cmd).json) printJson(report);
@@ -116,22 +123,35 @@ async function printVerifyReport(report: VerifySignalsReturnType): Promise<void>
   if (rejected.length > 0) note(`messages not read: ${rejected.map(([reason, n]) => `${reason} ${n}`).join(', ')}`);
 }
 
+/** `--scoring-config FILE`, loaded (and validated) before the mirror node is asked anything. */
+async function scoringConfigFlag(file: string | undefined) {
+  if (file === undefined) return undefined;
+  const { loadScoringConfig } = await import('../score/scoring-config.js');
+  return loadScoringConfig(file);
+}
+
 /**
- * The score-record part of `verify` and `scores --check-published`: counts, then every drift of every record.
- * (Subjects and details are published text: printLine shows them escaped.)
+ * The score-record part of `verify` and `scores --check-published`: counts (and what each was recomputed from), then
+ * every drift of every record. (Subjects and details are published text: printLine shows them escaped.)
  */
 export function printScoreChecks(
   counts: { verified: number; mismatch: number; unverifiable: number },
   results: readonly PublishedScoreCheck[],
 ): void {
+  const fromEvidence = results.filter((r) => r.basis === 'evidence' && r.status === 'verified').length;
   printLine(
-    `score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`,
+    `score records: ${counts.verified} verified (${fromEvidence} recomputed from their evidence, ` +
+      `${counts.verified - fromEvidence} from their own explanation), ${counts.mismatch} mismatch, ` +
+      `${counts.unverifiable} not checkable`,
   );
   for (const r of results) {
     const subject = r.subject ?? '(no subject)';
     // A record of a batch (op "scores") is named by its index too, as a packed signal is.
     const at = r.index > 0 ? where(r) : `#${r.sequenceNumber}`;
-    if (r.status === 'unverifiable') printLine(`  ${at}  ${subject}  unverifiable: no explanation to recompute from`);
+    if (r.status === 'unverifiable') {
+      const why = r.reason === 'no-explanation' ? 'no explanation to recompute from' : String(r.actual ?? '');
+      printLine(`  ${at}  ${subject}  not checkable (${r.reason ?? 'unknown'}): ${why}`);
+    }
     for (const d of r.drifts)
       printLine(`  ${at}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
   }

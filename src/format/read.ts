@@ -19,6 +19,8 @@ import {
 } from './read-common.js';
 import { readV1 } from './read-v1.js';
 import { readV2 } from './read-v2.js';
+import { readScoreOpsV3 } from './read-score-v3.js';
+import { SCORE_FORMAT_V3 } from './score-v3.js';
 
 export type { MessageItem, ReadRejectReason, RecordItem, SignalItem, UnknownItem, UnknownKind } from './read-common.js';
 export { RECORD_SCHEMAS_V2 } from './read-v2.js';
@@ -47,6 +49,10 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
     }
     const zlib = bytes[0] === ZLIB_FIRST_BYTE;
     const value = parseJson(zlib ? inflate(bytes) : bytes);
+    // Interim, until the format-3 reader (read-v3.ts) is merged: format-3 score records only.
+    const v3 =
+      !zlib && typeof value === 'object' && value !== null && (value as { fmt?: unknown }).fmt === SCORE_FORMAT_V3;
+    if (v3) return { ok: true, encoding: 'json', items: readScoreMessageV3(value as Record<string, unknown>) };
     if (
       typeof value !== 'object' ||
       value === null ||
@@ -63,6 +69,14 @@ export function readMessage(body: string | Uint8Array, options: ReadMessageOptio
     if (err instanceof Malformed) return { ok: false, reason: err.reason, detail: err.message };
     return { ok: false, reason: 'schema', detail: err instanceof Error ? err.message : 'unreadable message' };
   }
+}
+
+function readScoreMessageV3(value: Record<string, unknown>): MessageItem[] {
+  const inner =
+    value.op === 'zlib' && typeof value.zlib === 'string'
+      ? (parseJson(inflate(Buffer.from(value.zlib, 'base64'))) as Record<string, unknown>)
+      : value;
+  return inner.op === 'score' || inner.op === 'scores' ? readScoreOpsV3(inner) : [unknownItem(0, 'op', inner.op)];
 }
 
 function inflate(bytes: Buffer): Buffer {

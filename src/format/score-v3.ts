@@ -159,7 +159,7 @@ function ordered(o: Record<string, unknown>, order: readonly string[]): Record<s
 export function buildScoreMessageV3(input: ScoreRecordV3Input): BuiltMessage<ScoreMessageV3> {
   const { staleMultiplier, ...evidence } = input.evidence;
   const adapters = input.breakdown.adapters.map((a) => {
-    const { weight, components, ...rest } = a;
+    const { weight, components, unavailable, ...rest } = a;
     return {
       ...rest,
       ...(weight === 1 ? {} : { weight }),
@@ -168,6 +168,7 @@ export function buildScoreMessageV3(input: ScoreRecordV3Input): BuiltMessage<Sco
         ...(status === 'ok' ? {} : { status }),
         ...(w === 1 ? {} : { weight: w }),
       })),
+      ...(unavailable && unavailable.length > 0 ? { unavailable } : {}),
     };
   });
   const build = (e: Record<string, unknown>) =>

@@ -2,7 +2,8 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MessageTooLargeError } from '../../src/core/errors.js';
-import { packScoresV3, scoreRecordV3For, type ScoreEvidenceSource } from '../../src/score/publish-scores.js';
+import { packScoresV3 } from '../../src/score/publish-scores.js';
+import { scoreRecordV3For, type ScoreEvidenceSource } from '../../src/score/record-v3.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
 import { readScoreOpsV3 } from '../../src/format/read-score-v3.js';
