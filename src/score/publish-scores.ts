@@ -188,7 +188,7 @@ export async function publishScores(
       topicId: scoreTopic,
       journal,
       // A resumed v2 publication keeps its memo; everything begun now is format 3.
-      memo: isV2Publication(state) ? TRANSACTION_MEMOS.score : SCORE_MEMO_V3,
+      memo: publicationMemo(state),
       mirror: client.mirror,
       transport: client.submitTransport(),
       ...options.submitter,
@@ -270,14 +270,17 @@ export function packScores(subjects: readonly SubjectScore[], mode: PackMode): P
   return out;
 }
 
-/** A publication whose journaled messages are v2 (begun by an earlier hcs25): it finishes in v2. */
-function isV2Publication(state: RunState): boolean {
+/**
+ * The transaction memo of a publication's messages: format 3's, unless its journaled messages are v2 (a publication
+ * begun by an earlier hcs25, resumed): it finishes in v2.
+ */
+export function publicationMemo(state: Pick<RunState, 'scores'>): string {
   const first = state.scores?.values().next().value;
-  if (!first) return false;
+  if (!first) return SCORE_MEMO_V3;
   const bytes = packBytes(first);
-  return (
-    bytes[0] === ZLIB_FIRST_BYTE || (JSON.parse(bytes.toString('utf8')) as { fmt?: unknown }).fmt !== SCORE_FORMAT_V3
-  );
+  const v2 =
+    bytes[0] === ZLIB_FIRST_BYTE || (JSON.parse(bytes.toString('utf8')) as { fmt?: unknown }).fmt !== SCORE_FORMAT_V3;
+  return v2 ? TRANSACTION_MEMOS.score : SCORE_MEMO_V3;
 }
 
 async function begin(

@@ -2,7 +2,8 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MessageTooLargeError } from '../../src/core/errors.js';
-import { packScoresV3 } from '../../src/score/publish-scores.js';
+import { packScores, packScoresV3, publicationMemo } from '../../src/score/publish-scores.js';
+import { packData } from '../../src/publish/journal.js';
 import { scoreRecordV3For, type ScoreEvidenceSource } from '../../src/score/record-v3.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
@@ -214,5 +215,20 @@ describe('format-3 score records', () => {
     expect(() =>
       readScoreOpsV3({ fmt: SCORE_FORMAT_V3, op: 'scores', records: [{ ...future, trustScore: 101 }] }),
     ).toThrow(/records\.0\.trustScore/);
+  });
+
+  it('a publication journaled in v2 (begun by an earlier hcs25) resumes under the v2 memo; anything else is format 3', () => {
+    const list = scored([uaid('a.example.com')]);
+    const state = (bytes: Buffer, encoding: 'json' | 'zlib' = 'json') => ({
+      scores: new Map([
+        ['s0', { key: 's0', encoding, data: packData(encoding, bytes), bytes: bytes.length, subjects: [], txIds: [] }],
+      ]),
+    });
+    expect(publicationMemo(state(packScoresV3(list, SOURCE, 'none')[0]!.bytes))).toBe('hcs25-tool/3:score');
+    expect(publicationMemo(state(packScoresV3(list, SOURCE, 'dense')[0]!.bytes))).toBe('hcs25-tool/3:score');
+    expect(publicationMemo(state(packScores(list, 'none')[0]!.bytes))).toBe('hcs-25:op:1');
+    const dense = packScores(list, 'dense')[0]!;
+    expect(publicationMemo(state(dense.bytes, dense.encoding))).toBe('hcs-25:op:1');
+    expect(publicationMemo({})).toBe('hcs25-tool/3:score');
   });
 });
