@@ -47,8 +47,11 @@ export function recomputeFromEvidence(
   for (const s of signals)
     if (s.message.subject === record.subject && s.sequenceNumber >= first && s.sequenceNumber <= last) scoring.add(s);
   const scored = scoring.finish().subjects[0];
-  if (!scored)
-    return [{ field: 'evidence', expected: 'no signal of the subject in the cited range', actual: 'a score' }];
+  if (!scored) {
+    const total = (record.trustScores as { total?: unknown } | undefined)?.total;
+    const expected = 'no score (no signal of the subject in the cited range)';
+    return [{ field: 'evidence', expected, actual: typeof total === 'number' ? total : null }];
+  }
   const { topic, seq, publishers } = record.evidence;
   const input = scoreRecordV3For(scored, { topic, seq, ...(publishers ? { publishers } : {}) });
   const expected = withScoreDefaultsV3(JSON.parse(buildScoreMessageV3(input).json));
