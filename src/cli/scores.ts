@@ -43,11 +43,14 @@ export function register(program: Command): void {
     )
     .option('--csv', 'CSV on stdout (one row per subject, ranked)')
     .option('--html <file>', 'also write a self-contained HTML report to this file')
-    .option('--publish', 'submit a score record per subject to --score-topic (memo hcs-25:op:1), packed as --pack says')
+    .option(
+      '--publish',
+      'submit a format-3 score record per subject, naming its evidence, to --score-topic (memo hcs25-tool/3:score)',
+    )
     .option(
       '--pack <mode>',
-      'with --publish: dense (default: ~8 records per op "scores" zlib message, read by hcs25 readers) | subject (op "scores" JSON, ' +
-        'readable in explorers) | none (one op "score" record per message: the only form the reference implementation reads)',
+      'with --publish: json (default: readable op "scores" batches, as many records as fit) | dense (the same deflated, ' +
+        'as op "zlib") | subject | none (one op "score" record per message)',
     )
     .option(
       '--resume <publication>',
@@ -80,8 +83,8 @@ export function register(program: Command): void {
           });
         if (flags.resume && flags.pack)
           throw new UsageError('--resume sends what the publication journaled; drop --pack');
-        if (flags.pack !== undefined && !['dense', 'subject', 'none'].includes(flags.pack)) {
-          throw new UsageError(`--pack must be dense, subject or none, got ${quoteInput(flags.pack)}`);
+        if (flags.pack !== undefined && !['json', 'dense', 'subject', 'none'].includes(flags.pack)) {
+          throw new UsageError(`--pack must be json, dense, subject or none, got ${quoteInput(flags.pack)}`);
         }
         if (flags.publish && !flags.scoreTopic)
           throw new UsageError('--publish needs --score-topic', { hint: 'pass --score-topic 0.0.1234' });
@@ -101,6 +104,7 @@ export function register(program: Command): void {
         const file =
           typeof flags.names === 'string' ? (await import('../read/names.js')).loadNamesFile(flags.names) : undefined;
         const { scoreSignals, publishScoreRecords } = await import('../score/score-signals.js');
+        const { evidenceSourceOf } = await import('../score/record-v3.js');
         const { report, published } = await withSource(cmd, flags, async (client, source) => {
           const { report, signals, names } = await scoreSignals(client, {
             ...readFilters(source, flags),
@@ -128,11 +132,13 @@ export function register(program: Command): void {
           note(
             `publishing ${flags.resume ? `what publication ${flags.resume} left unsent` : `${report.subjects.length} score record(s)`} to ${flags.scoreTopic}`,
           );
+          const evidence = evidenceSourceOf(report);
           const { published, publication, messages } = await publishScoreRecords(client, {
             scoreTopic: flags.scoreTopic,
             subjects: report.subjects,
+            ...(evidence && { evidence }),
             ...(flags.resume && { resume: flags.resume }),
-            ...(flags.pack && { pack: flags.pack as 'dense' | 'subject' | 'none' }),
+            ...(flags.pack && { pack: flags.pack as 'json' | 'dense' | 'subject' | 'none' }),
           });
           note(
             `published ${published.length} score record(s) in ${messages} message(s) to ${flags.scoreTopic} (publication ${publication})`,

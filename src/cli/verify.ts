@@ -16,6 +16,7 @@ interface VerifyFlags {
   stateDir?: string;
   responses?: boolean;
   registries?: boolean;
+  scoringConfig?: string;
 }
 
 /** A ULID, as `hcs25 run` prints it (checked here so a typo never costs a mirror-node read). */
@@ -52,6 +53,10 @@ export function register(program: Command): void {
     )
     .option('--no-responses', "do not check response hashes against local run journals' raw responses")
     .option('--no-registries', 'do not read the registries the runs cite (their subjects are then not checked)')
+    .option(
+      '--scoring-config <file>',
+      'a scoring configuration (JSON) format-3 score records may cite, besides the built-in one',
+    )
     .action(
       action(async (flags: VerifyFlags, cmd: Command) => {
         // Every flag is checked before the mirror node is asked anything.
@@ -65,6 +70,7 @@ export function register(program: Command): void {
           const { loadScienceBank } = await import('../evaluate/science.js');
           scienceBank = loadScienceBank(flags.scienceBank);
         }
+        const scoring = await scoringConfigFlag(flags.scoringConfig);
         const { verifySignals } = await import('../verify/verify-signals.js');
         const report = await withSource(cmd, flags, (client, source) =>
           verifySignals(client, {
@@ -75,6 +81,7 @@ export function register(program: Command): void {
             ...(flags.stateDir !== undefined ? { stateDir: resolve(flags.stateDir) } : {}),
             ...(flags.responses === false ? { responses: false as const } : {}),
             ...(flags.registries === false ? { registries: false } : {}),
+            ...(scoring ? { scoring } : {}),
           }),
         );
         if (globals(cmd).json) printJson(report);
@@ -146,22 +153,35 @@ function verdictCounts(counts: VerdictCounts): string {
   return VERDICTS.map((v) => `${counts[v]} ${v}`).join(', ');
 }
 
+/** `--scoring-config FILE`, loaded (and validated) before the mirror node is asked anything. */
+async function scoringConfigFlag(file: string | undefined) {
+  if (file === undefined) return undefined;
+  const { loadScoringConfig } = await import('../score/scoring-config.js');
+  return loadScoringConfig(file);
+}
+
 /**
- * The score-record part of `verify` and `scores --check-published`: counts, then every drift of every record.
- * (Subjects and details are published text: printLine shows them escaped.)
+ * The score-record part of `verify` and `scores --check-published`: counts (and what each was recomputed from), then
+ * every drift of every record. (Subjects and details are published text: printLine shows them escaped.)
  */
 export function printScoreChecks(
   counts: { verified: number; mismatch: number; unverifiable: number },
   results: readonly PublishedScoreCheck[],
 ): void {
+  const fromEvidence = results.filter((r) => r.basis === 'evidence' && r.status === 'verified').length;
   printLine(
-    `score records: ${counts.verified} verified, ${counts.mismatch} mismatch, ${counts.unverifiable} unverifiable`,
+    `score records: ${counts.verified} verified (${fromEvidence} recomputed from their evidence, ` +
+      `${counts.verified - fromEvidence} from their own explanation), ${counts.mismatch} mismatch, ` +
+      `${counts.unverifiable} not checkable`,
   );
   for (const r of results) {
     const subject = r.subject ?? '(no subject)';
     // A record of a batch (op "scores") is named by its index too, as a packed signal is.
     const at = r.index > 0 ? where(r) : `#${r.sequenceNumber}`;
-    if (r.status === 'unverifiable') printLine(`  ${at}  ${subject}  unverifiable: no explanation to recompute from`);
+    if (r.status === 'unverifiable') {
+      const why = r.reason === 'no-explanation' ? 'no explanation to recompute from' : String(r.actual ?? '');
+      printLine(`  ${at}  ${subject}  not checkable (${r.reason ?? 'unknown'}): ${why}`);
+    }
     for (const d of r.drifts)
       printLine(`  ${at}  ${subject}  ${d.field}: expected ${String(d.expected)}, published ${String(d.actual)}`);
   }

@@ -176,12 +176,11 @@ function explain(ctx: Context): string {
   const adapters = adapterList(ctx)
     .map((a) => `<code>${esc(a.adapterId)}</code> weight ${a.weight} (${esc(a.contributionMode)})`)
     .join(', ');
-  const { fullAtSamples, staleFactor } = ctx.scoring.confidence;
   return (
     '<section class="explain"><h2>How to read this</h2><dl>' +
     `<dt>Score</dt><dd class="formula"><strong>total = Σ w<sub>a</sub> · T<sub>a</sub> / Σ w<sub>a</sub></strong> over the adapters that apply to the subject; T<sub>a</sub> is the mean of adapter a's component values (0–100). Weights: ${adapters}. ` +
     `A conditional adapter without data is left out; any other applicable adapter without data counts as 0. Each card shows its subject's sum (${link(HCS25_URL, 'HCS-25')}, Aggregation).</dd>` +
-    `<dt>Confidence</dt><dd>Confidence (0–1) says how much evidence backs a score, not how good it is: each component counts 1 when measured and fresh, ${staleFactor} when stale and 0 when unavailable, scaled by its number of signals up to ${fullAtSamples}, averaged per adapter and weighted like the score.</dd>` +
+    `<dt>Confidence</dt><dd>Confidence (0–1) says how much evidence backs a score, not how good it is: the share of each adapter's components that were measured and fresh (status ok), weighted like the score (HCS-25's recommended form, as the reference implementation computes it).</dd>` +
     `<dt>Outcomes</dt><dd>${OUTCOME_WORDS.map(([w, text]) => `${outcomeChip(w)} ${esc(text)}`).join(' · ')}. A failure names its reason code (listed under Method).</dd>` +
     `<dt>Order</dt><dd>${esc(ORDER_TEXT)}</dd>` +
     '</dl></section>'

@@ -45,8 +45,10 @@ export interface AggregateResult {
   unavailable: string[];
   /** Adapters left out because they do not apply to the subject. */
   notApplicable: string[];
-  /** Adapters whose totals entered the composite denominator, with the weights used. */
-  denominator: Array<{ adapterId: string; weight: number; total: number }>;
+  /** Adapters whose totals entered the composite denominator, with the weights used and c(a) (share of `ok` components). */
+  denominator: Array<{ adapterId: string; weight: number; total: number; confidence: number }>;
+  /** The reference's trustConfidence: Σ w(a)·c(a) / Σ w(a) over the denominator, 4 decimals; 0 when it is empty. */
+  trustConfidence: number;
   trustScoreConfigVersion: number;
   trustScoreUpdatedAt: string;
 }
@@ -65,8 +67,8 @@ const UNAVAILABLE: ReadonlySet<SignalStatus> = new Set(['missing', 'timeout', 'e
  * The HCS-25 aggregation (Normalization + Aggregation sections), as a pure function: the same input gives the same
  * output. Component values are clamped to [0,100]; stale values are multiplied by m_stale; missing/timeout/error score 0
  * unless non-scorable; adapter total = mean of its components; composite = weighted mean over the denominator.
- * Rounding (2 decimals) happens at the reference implementation's points: each component value (and again after
- * m_stale), each adapter total, and the composite computed from the rounded totals.
+ * Rounding (2 decimals) happens at the reference implementation's points, once each: each component value (a stale
+ * one after m_stale, never before), each adapter total, and the composite computed from the rounded totals.
  */
 export function aggregateTrustScore(input: AggregateInput): AggregateResult {
   validateAggregation(input);
@@ -88,6 +90,7 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
     // Components are written as they are kept: an adapter that keeps none writes none (unless it synthesizes one).
     let sum = 0;
     let kept = 0;
+    let ok = 0;
     for (const component of adapter.components) {
       if (UNAVAILABLE.has(component.status) && component.nonScorable) {
         unavailable.push(component.key);
@@ -97,6 +100,7 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
       components[component.key] = { value, status: component.status };
       sum += value;
       kept++;
+      if (component.status === 'ok') ok++;
     }
     if (kept === 0) {
       if (mode === 'conditional') continue;
@@ -109,28 +113,34 @@ export function aggregateTrustScore(input: AggregateInput): AggregateResult {
     const total = round2(sum / kept);
     trustScores[adapter.adapterId] = total;
     // Weight 0 is informational: its total is shown but it stays out of the denominator.
-    if (weight > 0) denominator.push({ adapterId: adapter.adapterId, weight, total });
+    if (weight > 0) denominator.push({ adapterId: adapter.adapterId, weight, total, confidence: ok / kept });
   }
 
   const weightSum = denominator.reduce((sum, d) => sum + d.weight, 0);
   trustScores.total =
     weightSum === 0 ? 0 : round2(clamp(denominator.reduce((sum, d) => sum + d.total * d.weight, 0) / weightSum));
+  const trustConfidence =
+    weightSum === 0 ? 0 : roundTo(denominator.reduce((sum, d) => sum + d.weight * d.confidence, 0) / weightSum, 4);
   return {
     trustScores,
     components,
     unavailable,
     notApplicable,
     denominator,
+    trustConfidence,
     trustScoreConfigVersion: input.trustScoreConfigVersion,
     trustScoreUpdatedAt: (input.now ?? new Date()).toISOString(),
   };
 }
 
-/** The value a component contributes: clamped and rounded, then (stale) multiplied by m_stale and rounded again. */
-function componentValue(value: number, status: SignalStatus, staleMultiplier: number): number {
+/**
+ * The value a component contributes, as the reference computes it: clamp(value), or for a stale one
+ * clamp(value × m_stale), rounded once; rounding before the multiplication too would move a cent in a few cases.
+ */
+export function componentValue(value: number, status: SignalStatus, staleMultiplier: number): number {
   if (UNAVAILABLE.has(status)) return 0;
-  const rounded = round2(clamp(Number.isFinite(value) ? value : 0));
-  return status === 'stale' ? round2(rounded * staleMultiplier) : rounded;
+  const finite = Number.isFinite(value) ? value : 0;
+  return round2(clamp(status === 'stale' ? finite * staleMultiplier : finite));
 }
 
 export function isApplicable(
@@ -193,7 +203,12 @@ function clamp(value: number): number {
   return Math.min(100, Math.max(0, value));
 }
 
-/** Two decimals, half away from zero, stable across platforms for the values we produce (0–100). */
+/** Two decimals the reference's way (its `roundScore`): Math.round of value × 100, so both agree to the cent. */
 export function round2(value: number): number {
-  return Math.round((value + Number.EPSILON) * 100) / 100;
+  return roundTo(value, 2);
+}
+
+function roundTo(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round(value * factor) / factor;
 }

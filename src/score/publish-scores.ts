@@ -1,11 +1,13 @@
 /**
- * Publishes computed scores as HCS-25 score records (transaction memo `hcs-25:op:1`), pipelined and exactly once, as
- * signals are: the records are packed into messages (`--pack`: `dense` batches as many as fit in an `op: "scores"`
- * zlib message, `subject` one per JSON batch, `none` one `op: "score"` record per message, the form the reference
- * implementation reads), and every message is journaled (a publication journal in the runs folder, one `scores`
- * record per message: its exact bytes and the subjects of its records) before the submitter gives it a pre-set
- * transaction id, so a crash and `--resume` resend the journaled bytes under the journaled ids, never a second copy.
+ * Publishes computed scores as format-3 score records (format/score-v3.ts; transaction memo `hcs25-tool/3:score`),
+ * each naming its evidence, pipelined and exactly once, as signals are: the records are packed into messages
+ * (`--pack`: `json` batches as many as fit in a readable op `scores` message, `dense` the same deflated and wrapped
+ * as op `zlib`, `subject`/`none` one op `score` record per message), and every message is journaled (a publication
+ * journal in the runs folder, one `scores` record per message: its exact bytes and the subjects of its records)
+ * before the submitter gives it a pre-set transaction id, so a crash and `--resume` resend the journaled bytes under
+ * the journaled ids, never a second copy (a v2 publication resumed finishes in v2).
  */
+import { inflateSync } from 'node:zlib';
 import { ulid } from 'ulid';
 import type { Hcs25Client } from '../client.js';
 import { MessageTooLargeError, UsageError } from '../core/errors.js';
@@ -26,11 +28,22 @@ import { operatorSigner } from '../publish/signer.js';
 import { SubmitError } from '../publish/send-failure.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from '../publish/submitter.js';
 import { encodeRunKey, newRunKey } from '../format/hashing.js';
-import { type BuiltMessage, TRANSACTION_MEMOS } from '../format/protocol.js';
+import { type BuiltMessage, TRANSACTION_MEMOS, ZLIB_FIRST_BYTE } from '../format/protocol.js';
 import { type PackMode, ScorePacker, batchRecords, type PackedScores } from '../format/pack.js';
 import { buildScoreMessageV2 } from '../format/write.js';
 import type { ScoreExplanation, ScoreMessageV2 } from '../format/schema-v2.js';
+import {
+  SCORE_FORMAT_V3,
+  SCORE_MEMO_V3,
+  ScorePackerV3,
+  buildScoreMessageV3,
+  expandScoresV3,
+  type PackedScoresV3,
+  type ScorePackModeV3,
+  type ScoresMessageV3,
+} from '../format/score-v3.js';
 import type { SubjectScore } from './scores.js';
+import { scoreRecordV3For, type ScoreEvidenceSource } from './record-v3.js';
 
 export interface PublishedScore {
   subject: string;
@@ -88,17 +101,41 @@ export function explanationFor(s: SubjectScore): ScoreExplanation {
   };
 }
 
+/** The subjects' format-3 records packed into messages, in the subjects' order. */
+export function packScoresV3(
+  subjects: readonly SubjectScore[],
+  source: ScoreEvidenceSource,
+  mode: ScorePackModeV3,
+): PackedScoresV3[] {
+  const packer = new ScorePackerV3(mode);
+  const out: PackedScoresV3[] = [];
+  for (const s of subjects) out.push(...packer.add(buildScoreMessageV3(scoreRecordV3For(s, source))));
+  out.push(...packer.flush());
+  return out;
+}
+
+/** The records of a message this publisher journaled (format 3, or v2 from a publication begun before it). */
+function journaledRecords(bytes: Buffer): Array<Record<string, unknown>> {
+  if (bytes[0] === ZLIB_FIRST_BYTE) return batchRecords(bytes);
+  let value = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  if (value.fmt !== SCORE_FORMAT_V3) return batchRecords(bytes);
+  if (value.op === 'zlib') value = JSON.parse(inflateSync(Buffer.from(String(value.zlib), 'base64')).toString('utf8'));
+  return value.op === 'scores' ? expandScoresV3(value as ScoresMessageV3) : [value];
+}
+
 /** What marks a journal in the runs folder as a score publication (start record `config.extra`). */
 const PUBLICATION = 'scores';
 
-/** `scores --publish`'s default: about eight times fewer messages than `none`, at the price of the reference implementation's readers (README, "On-chain format"). */
-export const DEFAULT_SCORE_PACK: PackMode = 'dense';
+/** `scores --publish`'s default: readable JSON batches, as many records as fit. */
+export const DEFAULT_SCORE_PACK: ScorePackModeV3 = 'json';
 
 export interface PublishScoresOptions {
   /** Finish this earlier publication (its id was printed when it stopped) instead of starting one. */
   resume?: string;
   /** How records are packed into messages (default {@link DEFAULT_SCORE_PACK}); a resume sends what was journaled. */
-  pack?: PackMode;
+  pack?: ScorePackModeV3;
+  /** Where the scored signals were read (required to publish subjects: every record cites it). */
+  evidence?: ScoreEvidenceSource;
   /** Tests and benches: submitter tuning. */
   submitter?: Partial<
     Pick<
@@ -130,7 +167,15 @@ export async function publishScores(
   options: PublishScoresOptions = {},
 ): Promise<PublishScoresResult> {
   const operator = client.requireOperator();
-  const messages = options.resume ? [] : packScores(subjects, options.pack ?? DEFAULT_SCORE_PACK);
+  if (!options.resume && subjects.length > 0 && !options.evidence) {
+    throw new UsageError('score records need their evidence: the signal topic and the sequence range scored', {
+      hint: 'pass the evidence of the score report (evidenceSourceOf(report))',
+    });
+  }
+  const messages =
+    options.resume || !options.evidence
+      ? []
+      : packScoresV3(subjects, options.evidence, options.pack ?? DEFAULT_SCORE_PACK);
   const { journal, state } = options.resume
     ? await reopen(client, scoreTopic, options.resume)
     : await begin(client, scoreTopic, messages.length);
@@ -142,7 +187,8 @@ export async function publishScores(
       operatorId: operator.accountId,
       topicId: scoreTopic,
       journal,
-      memo: TRANSACTION_MEMOS.score,
+      // A resumed v2 publication keeps its memo; everything begun now is format 3.
+      memo: publicationMemo(state),
       mirror: client.mirror,
       transport: client.submitTransport(),
       ...options.submitter,
@@ -156,8 +202,8 @@ export async function publishScores(
     for (const m of messages) {
       const record = {
         key: `${SCORE_KEY_PREFIX}${scores.size}`,
-        encoding: m.encoding,
-        data: packData(m.encoding, m.bytes),
+        encoding: 'json' as const,
+        data: packData('json', m.bytes),
         bytes: m.bytes.length,
         subjects: m.records.map((r) => r.subject),
       };
@@ -182,9 +228,9 @@ export async function publishScores(
         unsent += r.subjects.length;
         continue;
       }
-      batchRecords(packBytes(r)).forEach((record, index) => {
+      journaledRecords(packBytes(r)).forEach((record, index) => {
         const subject = r.subjects[index]!;
-        const explained = record.explanation !== undefined;
+        const explained = record.explanation !== undefined || record.breakdown !== undefined;
         published.push({
           subject,
           transactionId: receipt.txId,
@@ -222,6 +268,19 @@ export function packScores(subjects: readonly SubjectScore[], mode: PackMode): P
   }
   out.push(...packer.flush());
   return out;
+}
+
+/**
+ * The transaction memo of a publication's messages: format 3's, unless its journaled messages are v2 (a publication
+ * begun by an earlier hcs25, resumed): it finishes in v2.
+ */
+export function publicationMemo(state: Pick<RunState, 'scores'>): string {
+  const first = state.scores?.values().next().value;
+  if (!first) return SCORE_MEMO_V3;
+  const bytes = packBytes(first);
+  const v2 =
+    bytes[0] === ZLIB_FIRST_BYTE || (JSON.parse(bytes.toString('utf8')) as { fmt?: unknown }).fmt !== SCORE_FORMAT_V3;
+  return v2 ? TRANSACTION_MEMOS.score : SCORE_MEMO_V3;
 }
 
 async function begin(

@@ -1,6 +1,6 @@
 /**
- * Score: a signal topic → HCS-25 trust scores per subject, and optionally the scores published back as `op: "score"`
- * records. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows what
+ * Score: a signal topic → HCS-25 trust scores per subject, and optionally the scores published back as format-3 score
+ * records, each naming its evidence. Signals are folded into the scores as the reader yields them (`ScoreAccumulator`), so memory follows what
  * scoring keeps of each signal, not the signals. Rendering (table, CSV, HTML) is the caller's choice of view over the
  * same report.
  */
@@ -100,14 +100,16 @@ export interface PublishScoresParameters {
   subjects: readonly SubjectScore[];
   /** Finish this earlier, interrupted publication (the id it printed) instead of publishing `subjects`. */
   resume?: string;
-  /** `dense` (default: many records per `op: "scores"` zlib message), `subject` (JSON batches) or `none` (one `op: "score"` record per message). */
+  /** `json` (default: readable op "scores" batches, as many as fit), `dense` (the same as op "zlib"), `subject`/`none` (one op "score" record per message). */
   pack?: PublishScoresOptions['pack'];
+  /** What every record cites: the signal topic, the range read and the allow-list (`evidenceSourceOf(report)`). */
+  evidence?: PublishScoresOptions['evidence'];
   /** Tests and benches: submitter tuning. */
   submitter?: PublishScoresOptions['submitter'];
 }
 
 /**
- * Submits a score record per subject to the score topic (transaction memo `hcs-25:op:1`), packed as `pack` says:
+ * Submits a score record per subject to the score topic (transaction memo `hcs25-tool/3:score`), packed as `pack` says:
  * each message journaled, then pipelined through the submitter under pre-set transaction ids, so a resumed
  * publication never sends one twice.
  */
@@ -117,10 +119,11 @@ export async function publishScoreRecords(
 ): Promise<PublishScoresResult> {
   client.requireOperator();
   const { publishScores } = await import('./publish-scores.js');
-  const { scoreTopic, subjects, resume, pack, submitter } = parameters;
+  const { scoreTopic, subjects, resume, pack, evidence, submitter } = parameters;
   return publishScores(client, scoreTopic, subjects, {
     ...(resume && { resume }),
     ...(pack && { pack }),
+    ...(evidence && { evidence }),
     ...(submitter && { submitter }),
   });
 }

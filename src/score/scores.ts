@@ -13,6 +13,7 @@ import {
   type ScoringConfig,
   type WindowConfig,
 } from './scoring-config.js';
+import { applyWindow, latency, type LatencySummary } from './window.js';
 import { displayName, uaidLabel } from '../read/labels.js';
 import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
@@ -62,13 +63,8 @@ export interface AdapterBreakdown {
   applicable: boolean;
   inDenominator: boolean;
   total: number | null;
+  /** The reference's c(a): share of the adapter's components with status `ok` (null when not applicable). */
   confidence: number | null;
-}
-
-export interface LatencySummary {
-  p50Ms: number;
-  p95Ms: number;
-  samples: number;
 }
 
 export interface SubjectScore {
@@ -79,7 +75,12 @@ export interface SubjectScore {
   protocol: string | null;
   nativeId: string | null;
   trustScores: { total: number; [adapterId: string]: number };
+  /** The reference's trustConfidence (HCS-25's recommended form): share of `ok` components, weighted like the score. */
   trustConfidence: number;
+  /** Ours, for reports only: also how many signals back each component (config `confidence`); never published. */
+  sampleConfidence: number;
+  /** What the score was computed from, for the published record's `evidence`: the distinct runs its components used. */
+  evidence: { runs: string[] };
   trustScoreConfigVersion: number;
   /** Digest of the scoring config used (scoring-config.ts `scoringConfigDigest`), for the score explanation. */
   trustScoreConfigDigest: string;
@@ -101,6 +102,8 @@ export interface SubjectScore {
 
 export interface ScoreReport {
   generatedAt: string;
+  /** Sequence numbers of the first and last signal read from the topic (null when none was): a score record cites it. */
+  seq: [number, number] | null;
   trustScoreConfigVersion: number;
   topic: string | null;
   /** `none` means no allow-list: signals from any paying account were accepted (spoofable; say so to users). */
@@ -159,6 +162,8 @@ export class ScoreAccumulator {
   private readonly strings = new Map<string, string>();
   private scored = 0;
   private ignoredAfterNow = 0;
+  private firstSeq = Number.POSITIVE_INFINITY;
+  private lastSeq = Number.NEGATIVE_INFINITY;
   private finished = false;
 
   constructor(
@@ -192,6 +197,9 @@ export class ScoreAccumulator {
    * consensus time in ms and payer), so the reader can fold each message without building a ReadSignal.
    */
   addSignal(m: SignalMessage | SignalMessageV2, sequenceNumber: number, cMs: number, payerAccountId: string): void {
+    // The range read, later signals included: a verifier re-reads exactly it and applies `now` as this did.
+    if (sequenceNumber < this.firstSeq) this.firstSeq = sequenceNumber;
+    if (sequenceNumber > this.lastSeq) this.lastSeq = sequenceNumber;
     if (!(cMs <= this.nowMs)) {
       this.ignoredAfterNow++;
       return;
@@ -247,6 +255,7 @@ export class ScoreAccumulator {
       (a, b) =>
         b.score.trustScores.total - a.score.trustScores.total ||
         b.score.trustConfidence - a.score.trustConfidence ||
+        b.score.sampleConfidence - a.score.sampleConfidence ||
         byCodeUnit(a.name, b.name) ||
         byCodeUnit(a.score.subject, b.score.subject),
     );
@@ -255,6 +264,7 @@ export class ScoreAccumulator {
     const accounts = [...new Set(options.publishers ?? [])].sort(byCodeUnit);
     return {
       generatedAt: nowIso,
+      seq: this.scored + this.ignoredAfterNow > 0 ? [this.firstSeq, this.lastSeq] : null,
       trustScoreConfigVersion: config.trustScoreConfigVersion,
       topic: options.topic ?? null,
       publishers: { filter: accounts.length > 0 ? 'allow-list' : 'none', accounts },
@@ -273,7 +283,7 @@ export class ScoreAccumulator {
   }
 }
 
-type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolean };
+type ComputedComponent = ComponentBreakdown & { key: string; nonScorable: boolean; runs: ReadonlySet<string> };
 
 function scoreSubject(
   subject: string,
@@ -324,6 +334,7 @@ function scoreSubject(
   const inDenominator = new Map(result.denominator.map((d) => [d.adapterId, d]));
   const components: Record<string, ComponentBreakdown> = {};
   const adapters: AdapterBreakdown[] = [];
+  const runs = new Set<string>();
   let weighted = 0;
   let weightSum = 0;
   for (const adapter of config.adapters) {
@@ -331,7 +342,8 @@ function scoreSubject(
     const total = applicable ? result.trustScores[adapter.adapterId] : undefined;
     const emitted = computedBy.get(adapter.adapterId) ?? [];
     if (total !== undefined) {
-      for (const { key, nonScorable: _, ...c } of emitted) {
+      for (const { key, nonScorable: _, runs: used, ...c } of emitted) {
+        for (const run of used) runs.add(run);
         components[key] = omitted.has(key)
           ? { ...c, value: 0, omitted: true }
           : {
@@ -353,12 +365,15 @@ function scoreSubject(
         };
       }
     }
-    const confidence = total === undefined ? null : adapterConfidence(emitted, config);
+    const samples = total === undefined ? null : sampleConfidence(emitted, config);
     const d = inDenominator.get(adapter.adapterId);
-    if (d && confidence !== null) {
-      weighted += d.weight * confidence;
+    if (d && samples !== null) {
+      weighted += d.weight * samples;
       weightSum += d.weight;
     }
+    // c(a) of an applicable adapter outside the denominator (weight 0, or conditional without output), as for one in it.
+    const ok = emitted.filter((c) => c.status === 'ok' && !omitted.has(c.key)).length;
+    const kept = emitted.filter((c) => !omitted.has(c.key)).length;
     adapters.push({
       adapterId: adapter.adapterId,
       contributionMode: adapter.contributionMode,
@@ -366,7 +381,7 @@ function scoreSubject(
       applicable,
       inDenominator: d !== undefined,
       total: total ?? null,
-      confidence: confidence === null ? null : round2(confidence),
+      confidence: total === undefined ? null : (d?.confidence ?? (kept === 0 ? 0 : ok / kept)),
     });
   }
 
@@ -376,7 +391,9 @@ function scoreSubject(
     protocol: uaid.proto ?? null,
     nativeId: uaid.nativeId ?? null,
     trustScores: result.trustScores,
-    trustConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
+    trustConfidence: result.trustConfidence,
+    sampleConfidence: weightSum === 0 ? 0 : round2(weighted / weightSum),
+    evidence: { runs: [...runs].sort(byCodeUnit) },
     trustScoreConfigVersion: result.trustScoreConfigVersion,
     trustScoreConfigDigest: configDigest,
     staleMultiplier: config.staleMultiplier,
@@ -396,7 +413,12 @@ function computeComponent(
   nowMs: number,
 ): ComputedComponent {
   const informative = applyWindow(all, c.window ?? config.window).filter((o) => o.status !== 'missing');
-  const base = { key: c.key, adapterId, nonScorable: c.nonScorableWhenUnavailable === true };
+  const base = {
+    key: c.key,
+    adapterId,
+    nonScorable: c.nonScorableWhenUnavailable === true,
+    runs: new Set(informative.map((o) => o.run)),
+  };
   if (informative.length === 0) return { ...base, value: 0, status: 'missing', samples: 0, newestAt: null };
 
   let sum = 0;
@@ -433,11 +455,11 @@ function toAdapterInput(adapter: AdapterConfig, emitted: ComputedComponent[]): A
 }
 
 /**
- * c(a) (HCS-25 Confidence, the recommended form): mean over the adapter's components of
+ * Our samples-based adapter confidence (reports only): mean over the adapter's components of
  * status factor (ok 1, stale `staleFactor`, missing/timeout/error 0) × min(1, samples / fullAtSamples).
  * An adapter that only has its synthesized default component has confidence 0.
  */
-function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig): number {
+function sampleConfidence(emitted: ComponentBreakdown[], config: ScoringConfig): number {
   if (emitted.length === 0) return 0;
   const { fullAtSamples, staleFactor } = config.confidence;
   let sum = 0;
@@ -446,24 +468,6 @@ function adapterConfidence(emitted: ComponentBreakdown[], config: ScoringConfig)
     sum += statusFactor * Math.min(1, c.samples / fullAtSamples);
   }
   return sum / emitted.length;
-}
-
-/** `latest`: the last `count` signals by sequence number; `time`: those observed within `seconds` of the newest. */
-function applyWindow(list: Observation[], window: WindowConfig): Observation[] {
-  if (window.kind === 'latest') return list.length <= window.count ? list : list.slice(list.length - window.count);
-  let newest = Number.NEGATIVE_INFINITY;
-  for (const o of list) if (o.observedMs > newest) newest = o.observedMs;
-  const from = newest - window.seconds * 1000;
-  return list.filter((o) => o.observedMs >= from);
-}
-
-function latency(list: Observation[], window: WindowConfig): LatencySummary | null {
-  const values = applyWindow(list, window)
-    .filter((o) => o.measured)
-    .map((o) => o.latencyMs)
-    .sort((a, b) => a - b);
-  if (values.length === 0) return null;
-  return { p50Ms: percentile(values, 50), p95Ms: percentile(values, 95), samples: values.length };
 }
 
 function subjectCounts(observations: Observation[], bySignal: Map<string, Observation[]>): SubjectScore['counts'] {
@@ -483,13 +487,6 @@ function subjectCounts(observations: Observation[], bySignal: Map<string, Observ
     firstAt: new Date(first).toISOString(),
     lastAt: new Date(last).toISOString(),
   };
-}
-
-/** Nearest-rank percentile of ascending values: always one of the values, so integer ms stay integers. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) throw new RangeError('percentile of no values');
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
 export function byCodeUnit(a: string, b: string): number {

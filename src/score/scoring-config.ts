@@ -137,7 +137,8 @@ export const scoringConfigSchema = z
       .strict()
       .default({ fullAtSamples: 5, staleFactor: 0.5 })
       .describe(
-        'trustConfidence: per adapter, mean over its components of status factor × min(1, samples / fullAtSamples)',
+        'sampleConfidence (reports only; the published trustConfidence is the share of ok components): per adapter, ' +
+          'mean over its components of status factor × min(1, samples / fullAtSamples)',
       ),
     latency: z
       .object({
@@ -188,9 +189,9 @@ export type WindowConfig = z.output<typeof windowSchema>;
  * MCP subjects: MCP is probed for availability only, so scoring them 0 there would punish a protocol, not an agent.
  */
 export const DEFAULT_SCORING_CONFIG: ScoringConfig = Object.freeze({
-  // 2: catalog signal ids, and rounding at the reference implementation's points (each component, each adapter total).
-  trustScoreConfigVersion: 2,
-  staleMultiplier: 0.5,
+  // 3: m_stale 1 (HCS-25's default when not configured) and a stale component rounded once, after m_stale.
+  trustScoreConfigVersion: 3,
+  staleMultiplier: 1,
   freshnessSeconds: 3 * 86_400,
   window: { kind: 'latest', count: 10 },
   confidence: { fullAtSamples: 5, staleFactor: 0.5 },

@@ -90,8 +90,15 @@ export interface ScoreDrift {
 }
 
 export interface ScoreCheck {
-  /** verified: the record recomputes exactly; mismatch: see `drifts`; unverifiable: no explanation to recompute from. */
+  /** verified: the record recomputes exactly; mismatch: see `drifts`; unverifiable: see `reason`. */
   status: 'verified' | 'mismatch' | 'unverifiable';
+  /**
+   * What it was recomputed from: `evidence` (format 3: the cited signals, scored again with the cited config) or
+   * `explanation` (v1/v2: the record's own explanation, internal consistency only).
+   */
+  basis: 'evidence' | 'explanation';
+  /** Why it is not checkable: `no-explanation`, `config-unknown`, `evidence-unreadable`, `evidence-not-read`. */
+  reason?: string;
   ok: boolean;
   /** The first drift (or, when verified, the total), for one-line reports. */
   field: string;
@@ -116,7 +123,16 @@ export function checkPublishedScore(record: ScoreRecordLike, options: CheckScore
   const actualTotal = record.trustScores.total;
   const explanation = explanationOf(record);
   if (!explanation) {
-    return { status: 'unverifiable', ok: false, field: 'explanation', expected: null, actual: null, drifts: [] };
+    return {
+      status: 'unverifiable',
+      basis: 'explanation',
+      reason: 'no-explanation',
+      ok: false,
+      field: 'explanation',
+      expected: null,
+      actual: null,
+      drifts: [],
+    };
   }
   const recomputed = recomputeScore(explanation);
   const drifts: ScoreDrift[] = [];
@@ -144,9 +160,10 @@ export function checkPublishedScore(record: ScoreRecordLike, options: CheckScore
     compare('trustScoreConfigVersion', options.configVersion, record.trustScoreConfigVersion);
 
   const first = drifts[0];
-  if (first) return { status: 'mismatch', ok: false, ...first, drifts };
+  if (first) return { status: 'mismatch', basis: 'explanation', ok: false, ...first, drifts };
   return {
     status: 'verified',
+    basis: 'explanation',
     ok: true,
     field: 'trustScores.total',
     expected: recomputed.total,

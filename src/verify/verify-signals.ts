@@ -17,7 +17,8 @@ import { verifySignals as verifyRead, type VerifiableSignal, type VerifyReport }
 import { journalResponses } from './journal.js';
 import { equivocationOf, revealOf, verifiableSignal } from './read.js';
 import { checkRegistries } from './registry.js';
-import { checkScoreRecords, type PublishedScoreCheck } from './check-scores.js';
+import { checkScoreRecordsWithEvidence, type PublishedScoreCheck } from './check-scores.js';
+import type { ScoringConfig } from '../score/scoring-config.js';
 import { collectSignals } from '../read/read-signals.js';
 
 export interface VerifySignalsParameters {
@@ -37,12 +38,14 @@ export interface VerifySignalsParameters {
    * paid by the account that ran them; `false` checks none; a function supplies them.
    */
   responses?: false | ((signal: VerifiableSignal) => string | null | undefined);
+  /** A scoring config besides the built-in one that format-3 score records may cite (`--scoring-config FILE`). */
+  scoring?: ScoringConfig;
 }
 
 export interface VerifySignalsReturnType extends Omit<VerifyReport, 'scores'> {
   topic: string;
   run?: string;
-  /** Score records recomputed from their explanations (internal consistency), with where each was read. */
+  /** Score records recomputed (format 3: from their evidence; v1/v2: from their explanations), with where each was read. */
   scores: PublishedScoreCheck[];
   scoreCounts: { verified: number; mismatch: number; unverifiable: number };
   /** What the reader saw: signals (all runs and kinds), reveals, score records, rejections by reason. */
@@ -84,7 +87,9 @@ export async function verifySignals(
     ...(responseOf ? { responseOf } : {}),
     keyedResponseHash: (key, s, response) => responseHashV2(key, s.signal, s.subject, response),
   });
-  const scores = checkScoreRecords(collected.records);
+  const scores = await checkScoreRecordsWithEvidence(client, collected.records, {
+    configs: parameters.scoring ? [parameters.scoring] : [],
+  });
   return {
     ...report,
     topic,

@@ -232,13 +232,38 @@ describe('aggregateTrustScore — contribution modes and weights', () => {
     expect(r.trustScores.probe).toBe(0.01);
   });
 
-  it('rounds a stale value before and after m_stale', () => {
-    // 0.025 → 0.03, × 0.5 = 0.015 → 0.02; multiplying first (0.0125) would give 0.01.
+  it('rounds a stale value once, after m_stale (the reference), not before it too', () => {
+    // 0.025 × 0.5 = 0.0125 → 0.01; rounding first (0.03 × 0.5 = 0.015 → 0.02) would move a cent.
     const r = one(
       { contributionMode: 'scoped', components: [{ key: 'probe.a', value: 0.025, status: 'stale' }] },
       { staleMultiplier: 0.5 },
     );
-    expect(r.components['probe.a']!.value).toBe(0.02);
+    expect(r.components['probe.a']!.value).toBe(0.01);
+  });
+
+  it('trustConfidence is the weighted share of ok components over the denominator (the reference), 4 decimals', () => {
+    const r = aggregateTrustScore({
+      subject: { id: 'uaid:aid:x' },
+      trustScoreConfigVersion: 1,
+      now,
+      adapters: [
+        {
+          adapterId: 'probe',
+          contributionMode: 'universal',
+          weight: 2,
+          components: [
+            { key: 'probe.a', value: 100, status: 'ok' },
+            { key: 'probe.b', value: 100, status: 'stale' },
+            { key: 'probe.c', value: 0, status: 'missing' },
+          ],
+        },
+        { adapterId: 'evals', contributionMode: 'scoped', weight: 1, components: [] },
+        { adapterId: 'info', contributionMode: 'universal', weight: 0, components: [] },
+      ],
+    });
+    // probe: 1 of 3 ok, weight 2; evals: only its synthesized default (missing), weight 1; info out (weight 0).
+    expect(r.trustConfidence).toBe(0.2222);
+    expect(r.denominator.map((d) => d.confidence)).toEqual([1 / 3, 0]);
   });
 });
 

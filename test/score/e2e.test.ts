@@ -15,8 +15,7 @@ import { collectTopicSignals } from '../../src/read/reader.js';
 import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
-import { scoreMessageV2Schema } from '../../src/format/schema-v2.js';
-import { checkPublishedScore } from '../../src/verify/score.js';
+import { scoreMessageV3Schema } from '../../src/format/score-v3.js';
 import { startWriter, type Writer } from '../discover/emulator.js';
 import { HOUR, probe, uaid, vectorConfig, vectorSignals } from '../support/signals.js';
 
@@ -92,7 +91,11 @@ describe('consumer on the emulator', () => {
       (s) => s.subject === MCP,
     )!;
     expect(stale.components['availability.uptime']!.status).toBe('stale');
-    expect(stale.trustScores.total).toBe(45);
+    // The built-in m_stale is 1 (HCS-25's default): stale, and worth what it was; a configured 0.5 halves it.
+    expect(stale.trustScores.total).toBe(90);
+    const halved = parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 0.5 });
+    const halvedStale = computeScores(signals, halved, { now: later }).subjects.find((s) => s.subject === MCP)!;
+    expect(halvedStale.trustScores.total).toBe(45);
   });
 
   it('a hostile topic (junk, forged publisher, oversized, later version, duplicate) produces reasons and counts only', async () => {
@@ -155,7 +158,7 @@ describe('consumer on the emulator', () => {
       expect(lines.every((l) => l.type === 'signal' && l.message.subject === MCP)).toBe(true);
     });
 
-    it('hcs25 scores: deterministic --json with --now, a ranked table, an HTML file, and --publish of op "score"', async () => {
+    it('hcs25 scores: deterministic --json with --now, a ranked table, an HTML file, and --publish of format-3 op "score"', async () => {
       const now = soon().toISOString();
       const args = ['scores', '--topic', topic, '--publisher', operator, '--now', now];
       const a = await hcs25([...args, '--json']);
@@ -170,7 +173,7 @@ describe('consumer on the emulator', () => {
       expect(readFileSync(html, 'utf8')).toContain('<svg class="chart hist"');
 
       const scoreTopic = await writer.createTopic('hcs-25:0:86400');
-      // One op "score" record per message, as the reference implementation reads them (the default packs them).
+      // One op "score" record per message.
       const published = await hcs25([...args, '--json', '--publish', '--score-topic', scoreTopic, '--pack', 'none']);
       const out = JSON.parse(published.stdout) as {
         published: Array<{ subject: string; sequenceNumber: number; transactionId: string }>;
@@ -182,27 +185,30 @@ describe('consumer on the emulator', () => {
         messages: Array<{ message: string }>;
       };
       const scores = page.messages.map((m) =>
-        scoreMessageV2Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))),
+        scoreMessageV3Schema.parse(JSON.parse(Buffer.from(m.message, 'base64').toString('utf8'))),
       );
       expect(scores.find((m) => m.subject === MCP)).toMatchObject({
         trustScore: 90,
-        trustScores: { total: 90, 'availability.uptime': 90 },
+        trustScores: { total: 90 },
+        breakdown: { adapters: [{ adapterId: 'availability', total: 90, components: [{ value: 90 }] }] },
       });
       expect(scores.find((m) => m.subject === A2A)).toMatchObject({
-        trustScoreConfigVersion: 2,
+        trustScoreConfigVersion: DEFAULT_SCORING_CONFIG.trustScoreConfigVersion,
         trustScoreUpdatedAt: now,
       });
-      // What was published recomputes from its own explanation, with the config the command used.
+      // Each names its evidence: this topic, the range read, the allow-list and the config used.
       for (const score of scores) {
-        expect(
-          checkPublishedScore(score, { configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG), configVersion: 2 }),
-        ).toMatchObject({ ok: true });
+        expect(score.evidence).toMatchObject({
+          topic,
+          publishers: [operator],
+          config: scoringConfigDigest(DEFAULT_SCORING_CONFIG),
+        });
       }
       const mirror = new MirrorRestClient({ baseUrl: writer.mirrorRestUrl });
       const [tx] = (await mirror.getTransaction(out.published[0]!.transactionId)) ?? [];
       expect(tx).toBeDefined();
       await mirror.close();
-      expect(Buffer.from(tx?.memo_base64 ?? '', 'base64').toString()).toBe('hcs-25:op:1');
+      expect(Buffer.from(tx?.memo_base64 ?? '', 'base64').toString()).toBe('hcs25-tool/3:score');
     });
 
     it('a foreign topic memo is shown with its terminal escapes escaped', async () => {

@@ -1,15 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, publishScoreRecords } from '../../src/actions.js';
-import { checkScoreRecords } from '../../src/verify/check-scores.js';
 import { createHcs25Client, type Hcs25Client } from '../../src/client.js';
-import { packScores } from '../../src/score/publish-scores.js';
+import { packScoresV3 } from '../../src/score/publish-scores.js';
+import type { ScoreEvidenceSource } from '../../src/score/record-v3.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
 import { estimateSubmitFee } from '../../src/publish/fees.js';
 import { journalPath, readJournal } from '../../src/publish/journal.js';
-import { readMessage } from '../../src/format/read.js';
-import { scoreMessageV2Schema } from '../../src/format/schema-v2.js';
+import { readScoreOpsV3 } from '../../src/format/read-score-v3.js';
+import { scoreMessageV3Schema } from '../../src/format/score-v3.js';
 import { emulatorConfig, journalWith, readTopic, startHarness, tempDir, type Harness } from '../publish/helpers.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 
@@ -27,6 +28,16 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
+/** What the records cite (these tests publish; test/verify recomputes from real evidence). */
+const EVIDENCE: ScoreEvidenceSource = { topic: '0.0.1234', seq: [1, 1000], publishers: ['0.0.2'] };
+
+/** The op "score" records of a format-3 message, as the reader yields them. */
+function recordsOf(bytes: Buffer) {
+  let value = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  if (value.op === 'zlib') value = JSON.parse(inflateSync(Buffer.from(String(value.zlib), 'base64')).toString('utf8'));
+  return readScoreOpsV3(value);
+}
+
 /** Scores of `n` subjects (a probe and a math eval each). */
 function subjects(n: number) {
   const signals = Array.from({ length: n }, (_, i) => [
@@ -40,12 +51,13 @@ function subjects(n: number) {
 }
 
 describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () => {
-  it('--pack none publishes one v2 score record per subject, in the report order, each journaled with its receipt', async () => {
+  it('--pack none publishes one format-3 score record per subject, in the report order, each journaled with its receipt', async () => {
     const scored = subjects(24);
     const { topicId } = await createTopic(client, {});
     const { published, publication, messages } = await publishScoreRecords(client, {
       scoreTopic: topicId,
       subjects: scored,
+      evidence: EVIDENCE,
       pack: 'none',
     });
     expect(messages).toBe(24);
@@ -56,7 +68,8 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
 
     const onTopic = await readTopic(h.mirror, topicId, 24);
     expect(onTopic).toHaveLength(24);
-    const records = onTopic.map((m) => scoreMessageV2Schema.parse(JSON.parse(m.message.toString('utf8'))));
+    const records = onTopic.map((m) => scoreMessageV3Schema.parse(JSON.parse(m.message.toString('utf8'))));
+    expect(records.every((r) => r.evidence.topic === EVIDENCE.topic && r.evidence.runs!.length === 2)).toBe(true);
     expect(records.map((r) => r.subject).sort()).toEqual(scored.map((s) => s.subject).sort());
 
     const { state } = await readJournal(journalPath(tmp.dir, publication));
@@ -64,10 +77,37 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     expect([...(state.scores?.values() ?? [])].every((r) => r.receipt && r.txIds.length === 1)).toBe(true);
   });
 
-  it('packs by default (dense): several records per message, each read back as its op "score" record and verified', async () => {
+  it('writes readable JSON by default (json): every message a format-3 op "score"/"scores" message', async () => {
+    const scored = subjects(5);
+    const { topicId } = await createTopic(client, {});
+    const { messages } = await publishScoreRecords(client, {
+      scoreTopic: topicId,
+      subjects: scored,
+      evidence: EVIDENCE,
+    });
+    const onTopic = await readTopic(h.mirror, topicId, messages);
+    const values = onTopic.map((m) => JSON.parse(m.message.toString('utf8')) as { fmt: string; op: string });
+    expect(values.every((v) => v.fmt === 'hcs25-tool/3' && ['score', 'scores'].includes(v.op))).toBe(true);
+    expect(
+      onTopic.flatMap((m) => recordsOf(m.message)).map((i) => (i as { message: { subject: string } }).message.subject),
+    ).toEqual(scored.map((s) => s.subject));
+  });
+
+  it('refuses to publish records without their evidence', async () => {
+    await expect(publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: subjects(1) })).rejects.toThrow(
+      /need their evidence/,
+    );
+  });
+
+  it('--pack dense: several records per op "zlib" message, each read back as its op "score" record', async () => {
     const scored = subjects(40);
     const { topicId } = await createTopic(client, {});
-    const { published, messages } = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored });
+    const { published, messages } = await publishScoreRecords(client, {
+      scoreTopic: topicId,
+      subjects: scored,
+      evidence: EVIDENCE,
+      pack: 'dense',
+    });
     expect(messages).toBeLessThan(40 / 3);
     expect(published.map((p) => p.subject)).toEqual(scored.map((s) => s.subject));
     expect(new Set(published.map((p) => `${p.sequenceNumber}.${p.index}`)).size).toBe(40);
@@ -75,11 +115,9 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
 
     const onTopic = await readTopic(h.mirror, topicId, messages);
     expect(onTopic).toHaveLength(messages);
-    expect(onTopic.every((m) => m.message[0] === 0x78)).toBe(true);
+    expect(onTopic.every((m) => JSON.parse(m.message.toString('utf8')).op === 'zlib')).toBe(true);
     const records = onTopic.flatMap((m) => {
-      const read = readMessage(m.message);
-      if (!read.ok) throw new Error(read.detail);
-      return read.items.map((item) => {
+      return recordsOf(m.message).map((item) => {
         if (item.kind !== 'score') throw new Error(`unexpected ${item.kind}`);
         return {
           sequenceNumber: m.sequenceNumber,
@@ -93,7 +131,6 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     expect(records.map((r) => [r.sequenceNumber, r.index, r.message.subject])).toEqual(
       published.map((p) => [p.sequenceNumber, p.index, p.subject]),
     );
-    expect(checkScoreRecords(records).counts).toEqual({ verified: 40, mismatch: 0, unverifiable: 0 });
   });
 
   it.each(['dense', 'none'] as const)(
@@ -101,7 +138,12 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     async (pack) => {
       const scored = subjects(30);
       const { topicId } = await createTopic(client, {});
-      const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored, pack });
+      const first = await publishScoreRecords(client, {
+        scoreTopic: topicId,
+        subjects: scored,
+        evidence: EVIDENCE,
+        pack,
+      });
       const n = first.messages;
       await readTopic(h.mirror, topicId, n);
       // The process died after every send and before any receipt was journaled.
@@ -130,7 +172,12 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
   it('a journal from before packing (one `score` record per message) resumes as it began', async () => {
     const scored = subjects(6);
     const { topicId } = await createTopic(client, {});
-    const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: scored, pack: 'none' });
+    const first = await publishScoreRecords(client, {
+      scoreTopic: topicId,
+      subjects: scored,
+      evidence: EVIDENCE,
+      pack: 'none',
+    });
     await readTopic(h.mirror, topicId, 6);
     const path = journalPath(tmp.dir, first.publication);
     const old = readFileSync(path, 'utf8')
@@ -158,7 +205,12 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
 
   it('a publication stopped while its messages were being journaled sent nothing, and a resume says so', async () => {
     const { topicId } = await createTopic(client, {});
-    const first = await publishScoreRecords(client, { scoreTopic: topicId, subjects: subjects(3), pack: 'none' });
+    const first = await publishScoreRecords(client, {
+      scoreTopic: topicId,
+      subjects: subjects(3),
+      evidence: EVIDENCE,
+      pack: 'none',
+    });
     // What a crash before the journal's sync can leave: the start record (3 messages planned) and one of them.
     const lines = readFileSync(journalPath(tmp.dir, first.publication), 'utf8').split('\n');
     const cut = '01JZZZZZZZZZZZZZZZZZZZZZZX';
@@ -179,7 +231,7 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
       publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: run.runId }),
     ).rejects.toThrow(/is a run, not a score publication/);
     const { topicId } = await createTopic(client, {});
-    const done = await publishScoreRecords(client, { scoreTopic: topicId, subjects: subjects(1) });
+    const done = await publishScoreRecords(client, { scoreTopic: topicId, subjects: subjects(1), evidence: EVIDENCE });
     await expect(
       publishScoreRecords(client, { scoreTopic: '0.0.1001', subjects: [], resume: done.publication }),
     ).rejects.toThrow(/went to .*, not 0\.0\.1001/);
@@ -188,15 +240,15 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
   it('refuses before journaling anything when the forecast (messages × fee) exceeds --max-fee-hbar', async () => {
     const poor = createHcs25Client(emulatorConfig(h, tmp.dir, { stateDir: tmp.dir, maxFeeHbar: 0.000001 }));
     try {
-      await expect(publishScoreRecords(poor, { scoreTopic: '0.0.1001', subjects: subjects(50) })).rejects.toMatchObject(
-        { code: 'FEE_CAP' },
-      );
+      await expect(
+        publishScoreRecords(poor, { scoreTopic: '0.0.1001', subjects: subjects(50), evidence: EVIDENCE }),
+      ).rejects.toMatchObject({ code: 'FEE_CAP' });
     } finally {
       await poor.close();
     }
     // The forecast counts messages, not records: a cap that fits the dense messages of 50 records refuses them one per message.
     const scored = subjects(50);
-    const dense = packScores(scored, 'dense').length;
+    const dense = packScoresV3(scored, EVIDENCE, 'dense').length;
     const { tinybar } = await estimateSubmitFee(client.network.ledger, client.mirror);
     const capped = createHcs25Client(
       emulatorConfig(h, tmp.dir, { stateDir: tmp.dir, maxFeeHbar: Number(BigInt(dense) * tinybar) / 1e8 }),
@@ -204,9 +256,15 @@ describe('publishScoreRecords (packed, journaled, pipelined, exactly once)', () 
     try {
       const { topicId } = await createTopic(client, {});
       await expect(
-        publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored, pack: 'none' }),
+        publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored, evidence: EVIDENCE, pack: 'none' }),
       ).rejects.toThrow(/^50 score messages at an estimated/);
-      expect((await publishScoreRecords(capped, { scoreTopic: topicId, subjects: scored })).messages).toBe(dense);
+      const packed = await publishScoreRecords(capped, {
+        scoreTopic: topicId,
+        subjects: scored,
+        evidence: EVIDENCE,
+        pack: 'dense',
+      });
+      expect(packed.messages).toBe(dense);
     } finally {
       await capped.close();
     }

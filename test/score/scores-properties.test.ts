@@ -149,7 +149,7 @@ function pushProbe(signals: ReadSignal[], subject: string, k: number, reachable:
   } as unknown as ReadSignal);
 }
 
-const round2 = (x: number) => Math.round((x + Number.EPSILON) * 100) / 100;
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * What every report must satisfy, worked out from its own breakdown by hand: each adapter total is the mean of its
@@ -201,6 +201,7 @@ function expectConsistent(report: ScoreReport, labels: Readonly<Record<string, s
     const order =
       b.trustScores.total - a.trustScores.total ||
       b.trustConfidence - a.trustConfidence ||
+      b.sampleConfidence - a.sampleConfidence ||
       byCodeUnit(name(a), name(b)) ||
       byCodeUnit(a.subject, b.subject);
     check(order < 0, `${a.subject} before ${b.subject}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScoreAccumulator, computeScores, percentile, type SubjectScore } from '../../src/score/scores.js';
+import { ScoreAccumulator, computeScores, type SubjectScore } from '../../src/score/scores.js';
+import { percentile } from '../../src/score/window.js';
 import { consensusMs } from '../../src/core/consensus-time.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, type ScoringConfig } from '../../src/score/scoring-config.js';
 import type { ReadSignal } from '../../src/read/types.js';
@@ -103,10 +104,15 @@ describe('computeScores — default adapters', () => {
 
   it('stale: the newest observation older than the freshness window multiplies the value by m_stale', () => {
     const old = probes(MCP, 10, { start: T0 - 5 * 24 * HOUR, reachable: (i) => i !== 0 });
-    const s = score(old).subjects[0]!;
+    const halved = parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 0.5 });
+    const s = computeScores(old, halved, { now }).subjects[0]!;
     expect(s.components['availability.uptime']).toMatchObject({ status: 'stale', value: 45 });
     expect(s.trustScores.total).toBe(45);
-    expect(s.trustConfidence).toBe(DEFAULT_SCORING_CONFIG.confidence.staleFactor);
+    // Not ok: the reference's confidence counts it out; ours counts it at the stale factor.
+    expect(s.trustConfidence).toBe(0);
+    expect(s.sampleConfidence).toBe(DEFAULT_SCORING_CONFIG.confidence.staleFactor);
+    // The built-in config sets m_stale 1 (HCS-25's default): a stale value keeps its value.
+    expect(score(old).subjects[0]!.components['availability.uptime']).toMatchObject({ status: 'stale', value: 90 });
   });
 
   it('staleness uses min(fetchedAt, consensus): a future fetchedAt cannot freshen an old signal', () => {
@@ -138,9 +144,9 @@ describe('computeScores — default adapters', () => {
     expect(score([...probes(MCP, 3), early]).counts).toMatchObject({ signals: 4, ignoredAfterNow: 0 });
   });
 
-  it('confidence grows with samples up to fullAtSamples', () => {
-    expect(score(probes(MCP, 2)).subjects[0]!.trustConfidence).toBe(0.4);
-    expect(score(probes(MCP, 5)).subjects[0]!.trustConfidence).toBe(1);
+  it('sampleConfidence grows with samples up to fullAtSamples; trustConfidence does not depend on them', () => {
+    expect(score(probes(MCP, 2)).subjects[0]!).toMatchObject({ sampleConfidence: 0.4, trustConfidence: 1 });
+    expect(score(probes(MCP, 5)).subjects[0]!).toMatchObject({ sampleConfidence: 1, trustConfidence: 1 });
   });
 
   it('latency p50/p95 are nearest-rank over reachable probes only', () => {
@@ -198,20 +204,24 @@ describe('computeScores — default adapters', () => {
     expect(r.subjects.map((s) => s.nativeId)).toEqual(['a.example', 'b.example', 'c.example']);
   });
 
-  it('ranks by score, then confidence, when a hand-built config puts confidence above 1 (stale factor 2, past the schema)', () => {
-    const config: ScoringConfig = { ...DEFAULT_SCORING_CONFIG, confidence: { fullAtSamples: 2, staleFactor: 2 } };
+  it('ranks by score, then confidence, when a hand-built config puts sampleConfidence above 1 (stale factor 2, past the schema)', () => {
+    const config: ScoringConfig = {
+      ...DEFAULT_SCORING_CONFIG,
+      staleMultiplier: 0.5,
+      confidence: { fullAtSamples: 2, staleFactor: 2 },
+    };
     const names = ['d.example', 'b.example', 'a.example', 'c.example'];
     const signals = names.flatMap((name, i) =>
       probes(uaid(name, 'mcp'), 1 + (i % 3), { firstSeq: 10 * i + 1, reachable: (k) => k !== 1 }),
     );
     const r = computeScores(signals, config, { now: new Date(T0 + 4 * 24 * HOUR) });
-    expect(Math.max(...r.subjects.map((s) => s.trustConfidence))).toBeGreaterThan(1);
-    expect(r.subjects.map((s) => [s.nativeId, s.trustScores.total, s.trustConfidence])).toEqual([
+    expect(Math.max(...r.subjects.map((s) => s.sampleConfidence))).toBeGreaterThan(1);
+    expect(r.subjects.map((s) => [s.nativeId, s.trustScores.total, s.sampleConfidence])).toEqual([
       // One reachable probe, stale: 100 × m_stale 0.5; confidence 2 × min(1, 1/2). Tied: by name.
       ['c.example', 50, 1],
       ['d.example', 50, 1],
-      // Two of three reachable: 66.67 × 0.5; one of two: 50 × 0.5; confidence 2 × 1.
-      ['a.example', 33.34, 2],
+      // Two of three reachable: 66.666… × 0.5, rounded once; one of two: 50 × 0.5; confidence 2 × 1.
+      ['a.example', 33.33, 2],
       ['b.example', 25, 2],
     ]);
   });

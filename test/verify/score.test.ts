@@ -255,7 +255,7 @@ describe('checkPublishedScore — drift', () => {
   });
 
   it('checks the config digest and version when the caller knows them', () => {
-    const other = scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 1 }));
+    const other = scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 0.5 }));
     expect(other).not.toBe(DIGEST);
     expect(checkPublishedScore(good(), { configDigest: other })).toMatchObject({ field: 'explanation.configDigest' });
     expect(checkPublishedScore(good(), { configVersion: 2 })).toMatchObject({
@@ -276,7 +276,7 @@ describe('score records v2 — from the scorer', () => {
   const LONG =
     'uaid:aid:2ayFqipw6krtLto6minZALXx9qyKUrr17pEPCqtMyHHCZFzMRvSCKhr3dEVcRaM23i;uid=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q;registry=agentverse;proto=a2a;nativeId=agent1qghw9n306v4jynrxtj07an03g8xtzmjcpmpl0l4cggmvqmjmrqr6c0np39q';
 
-  function scored(subject: string, at = T0) {
+  function scored(subject: string, at = T0, config = DEFAULT_SCORING_CONFIG) {
     const signals = [
       ...Array.from({ length: 9 }, (_, i) => probe(subject, { seq: i + 1, at: at + i * 1000, reachable: i % 3 !== 0 })),
       evalSignal(subject, 'math', 'correct', { seq: 20, at: at + 20_000 }),
@@ -286,7 +286,7 @@ describe('score records v2 — from the scorer', () => {
       evalSignal(subject, 'science', 'unparseable', { seq: 24, at: at + 24_000 }),
       evalSignal(subject, 'science', 'wrong', { seq: 25, at: at + 25_000 }),
     ];
-    return computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) }).subjects[0]!;
+    return computeScores(signals, config, { now: new Date(T0 + HOUR) }).subjects[0]!;
   }
 
   it('fits one HCS message with the default config, even for a long UAID, and recomputes', () => {
@@ -317,12 +317,23 @@ describe('score records v2 — from the scorer', () => {
   });
 
   it('stale components publish their value before m_stale; the record recomputes', () => {
-    const s = scored(SUBJECT, T0 - 5 * 24 * HOUR);
-    expect(s.components['availability.uptime']).toMatchObject({ status: 'stale', value: 33.34, beforeStale: 66.67 });
+    const halved = parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, staleMultiplier: 0.5 });
+    const s = scored(SUBJECT, T0 - 5 * 24 * HOUR, halved);
+    // 66.666… × 0.5 rounded once; the explanation's rounded 66.67 × 0.5 = 33.335 rounds to the same cent here.
+    expect(s.components['availability.uptime']).toMatchObject({ status: 'stale', value: 33.33, beforeStale: 66.67 });
     const e = explanationFor(s);
     expect(e.staleMultiplier).toBe(0.5);
     expect(e.adapters[0]!.c[0]).toEqual({ k: 'availability.uptime', v: 66.67, s: 'stale' });
-    expect(checkPublishedScore(scoreMessageFor(s).message)).toMatchObject({ ok: true, expected: s.trustScores.total });
+    // A v2 explanation rounds before m_stale, so recomputing it moves this total by a cent: the reason format 3
+    // publishes the value after m_stale, and v2 records are no longer written (those once written recompute, as they
+    // were computed at the same rounding points).
+    expect(s.trustScores.total).toBe(25);
+    expect(checkPublishedScore(scoreMessageFor(s).message)).toMatchObject({
+      status: 'mismatch',
+      field: 'trustScores.total',
+      expected: 25.01,
+      actual: 25,
+    });
   });
 
   it('non-applicable adapters are left out; omitted and synthesized components are explained', () => {
@@ -401,7 +412,7 @@ describe('score records v2 — from the scorer', () => {
     expect(Object.keys(reversed)[1]).toBe('adapters');
     const reordered = parseScoringConfig(JSON.parse(JSON.stringify(reversed)));
     expect(scoringConfigDigest(reordered)).toBe(DIGEST);
-    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 3 }))).not.toBe(
+    expect(scoringConfigDigest(parseScoringConfig({ ...DEFAULT_SCORING_CONFIG, trustScoreConfigVersion: 4 }))).not.toBe(
       DIGEST,
     );
   });
