@@ -28,7 +28,7 @@ export function register(program: Command): void {
         if (flags.submitKey && flags.submitKeyOperator)
           throw new UsageError('give --submit-key or --submit-key-operator, not both');
         const g = globals(cmd);
-        const [{ explorerUrl }, { createTopic }, { isSignalTopicMemo }, { formatHbar }] = await Promise.all([
+        const [{ explorerUrl }, { createTopic }, { checkTopicMemo, isSignalTopicMemo }, { formatHbar }] = await Promise.all([
           import('../config/networks.js'),
           import('../publish/create-topic.js'),
           import('../publish/topic.js'),
@@ -36,6 +36,8 @@ export function register(program: Command): void {
         ]);
         await withClient(cmd, {}, async (client) => {
           client.requireOperator();
+          // A memo Hedera would refuse is the one error; a warning about its content would only add noise.
+          if (flags.memo !== undefined) checkTopicMemo(flags.memo);
           if (flags.memo !== undefined && !isSignalTopicMemo(flags.memo) && !g.json) {
             note(
               `warning: "${flags.memo}" is not a signal topic memo (hcs25-tool/3 [hcs://1/<file>], or the old hcs-25:0:{ttl}); consumers may not recognise the topic`,

@@ -136,7 +136,9 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
   if (id === undefined) return [rejectedItem(index, `${where}i: ids[${entry.i}] does not exist`)];
   if (!KNOWN_SIGNAL_IDS_V2.has(id)) return [unknownItem(index, 'signal', id)];
   const isEval = EVAL_IDS.has(id);
-  if (isEval && entry.outcome === undefined) return [rejectedItem(index, `${where}outcome: required for ${id}`)];
+  if (isEval && entry.outcome === undefined && entry.score !== 100) {
+    return [rejectedItem(index, `${where}outcome: required unless the score is 100 (correct)`)];
+  }
   const message = {
     p: PROTOCOL_ID,
     op: 'signal',
@@ -155,7 +157,7 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
 
 function evalData(e: SignalEntryV3, transport: string): Record<string, unknown> {
   return {
-    outcome: e.outcome,
+    outcome: e.outcome ?? 'correct',
     score: e.score,
     ...(e.q !== undefined ? { questionHash: `hs256:${e.q}` } : {}),
     ...(e.a !== undefined ? { answer: e.a } : {}),

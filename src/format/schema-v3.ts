@@ -61,7 +61,9 @@ export const signalEntryV3Schema = z
     reason: token.optional().describe('failure code (reasons.ts); present only on failures'),
     outcome: token
       .optional()
-      .describe('evals: correct|wrong|unparseable|empty|timeout|error|upstream-error|skipped (open vocabulary)'),
+      .describe(
+        'evals: correct|wrong|unparseable|empty|timeout|error|upstream-error|skipped (open vocabulary); absent = correct, which only a score of 100 may leave out',
+      ),
     q: hash22
       .optional()
       .describe('evals: base64url(first 16 bytes of HMAC-SHA256(run key, question id)); absent when skipped'),

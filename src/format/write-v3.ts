@@ -73,7 +73,8 @@ function evalEntry(
   return {
     ...st,
     score: result.outcome === 'correct' ? 100 : 0,
-    outcome: result.outcome,
+    // A correct answer is the one outcome a score of 100 can mean: left out, it lets two subjects share a message.
+    ...(result.outcome === 'correct' ? {} : { outcome: result.outcome }),
     ...(result.outcome === 'skipped' ? {} : { q: bare(questionHash(runKey, result.questionId)) }),
     ...(answer === null ? {} : { a: answer.slice(0, ANSWER_MAX) }),
     ...(hashed ? { r: bare(responseHashV2(runKey, signalIdV2(result), result.agent.subject, response)) } : {}),

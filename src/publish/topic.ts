@@ -117,7 +117,9 @@ export function formatThreeTopicMemo(schemaFileTopicId?: string): string {
 /** True for a topic hcs25 publishes signals to: a format-3 memo, or the old `hcs-25:0:{ttl}`. */
 export function isSignalTopicMemo(memo: string): boolean {
   const parsed = parseSignalTopicMemo(memo);
-  return parsed !== null && (parsed.form === 'hcs-25' || parsed.version === 3);
+  if (parsed === null) return false;
+  // Format 3 alone, or naming its definition file: any other tail is not what `hcs25 topic create` writes.
+  return parsed.form === 'hcs-25' || (parsed.version === 3 && (memo === FORMAT_THREE_ID || !!parsed.schemaFile));
 }
 
 export class RunError extends Hcs25Error {
