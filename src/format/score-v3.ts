@@ -14,23 +14,17 @@
  * later version's fields and values read. A batch (op `scores`) writes what its records share once; record k is the
  * op `score` record with the batch's fields merged under its own (the record's win), addressed (sequence, k).
  */
-import { deflateSync } from 'node:zlib';
 import { z } from 'zod';
 import { MessageTooLargeError } from '../core/errors.js';
 import { DIGEST_PATTERN } from '../core/digest.js';
 import { ENTITY_ID_PATTERN, RUN_ID_PATTERN } from '../core/ids.js';
 import { ADAPTER_ID_PATTERN, MAX_MESSAGE_BYTES, finishMessage, subjectSchema, type BuiltMessage } from './protocol.js';
-import { MessagePacker } from './pack.js';
+import { MessagePacker, type PackMode } from './pack.js';
+import { zlibMessageV3 } from './pack-v3.js';
+import { FORMAT_ID_V3 } from './schema-v3.js';
 
-/** The format identifier of every format-3 message. */
-export const SCORE_FORMAT_V3 = 'hcs25-tool/3';
-/** Transaction memo of a format-3 score message. */
-export const SCORE_MEMO_V3 = 'hcs25-tool/3:score';
 export const SCORES_MAX_RECORDS_V3 = 64;
 
-/** `json` (default: as many records as fit, readable), `subject`/`none` (one op `score` record per message), `dense`. */
-export const SCORE_PACK_MODES_V3 = ['json', 'subject', 'none', 'dense'] as const;
-export type ScorePackModeV3 = (typeof SCORE_PACK_MODES_V3)[number];
 
 const scoreValue = z.number().min(0).max(100);
 const token = z.string().regex(/^[a-z0-9][a-z0-9:._-]{0,47}$/, 'must be a lowercase token');
@@ -87,7 +81,7 @@ const recordFields = {
 };
 
 export const scoreMessageV3Schema = z
-  .object({ fmt: z.literal(SCORE_FORMAT_V3), op: z.literal('score'), ...recordFields })
+  .object({ fmt: z.literal(FORMAT_ID_V3), op: z.literal('score'), ...recordFields })
   .loose()
   .describe('hcs25 format 3: one HCS-25 trust score record with its evidence');
 export type ScoreMessageV3 = z.infer<typeof scoreMessageV3Schema>;
@@ -97,7 +91,7 @@ export type ScoreAdapterV3 = z.infer<typeof scoreAdapterV3Schema>;
 const partialEvidence = z.object(evidenceFields).partial().loose();
 export const scoresMessageV3Schema = z
   .object({
-    fmt: z.literal(SCORE_FORMAT_V3),
+    fmt: z.literal(FORMAT_ID_V3),
     op: z.literal('scores'),
     trustScoreConfigVersion: recordFields.trustScoreConfigVersion.optional().describe("every record's"),
     trustScoreUpdatedAt: recordFields.trustScoreUpdatedAt.optional().describe("every record's"),
@@ -174,7 +168,7 @@ export function buildScoreMessageV3(input: ScoreRecordV3Input): BuiltMessage<Sco
   const build = (e: Record<string, unknown>) =>
     finishMessage(
       {
-        fmt: SCORE_FORMAT_V3,
+        fmt: FORMAT_ID_V3,
         op: 'score',
         ...ordered(
           { ...input, breakdown: { ...input.breakdown, adapters }, evidence: ordered(e, EVIDENCE_ORDER) },
@@ -232,7 +226,7 @@ export function expandScoresV3(batch: ScoresMessageV3): Array<Record<string, unk
       },
       RECORD_ORDER,
     );
-    return { fmt: SCORE_FORMAT_V3, op: 'score', ...merged };
+    return { fmt: FORMAT_ID_V3, op: 'score', ...merged };
   });
 }
 
@@ -251,7 +245,7 @@ export function scoresBatchV3(records: readonly ScoreMessageV3[]): ScoresMessage
   // Runs differ per subject as a rule: they stay in each record, also when they happen to agree.
   delete shared.runs;
   return {
-    fmt: SCORE_FORMAT_V3,
+    fmt: FORMAT_ID_V3,
     op: 'scores',
     ...(version ? { trustScoreConfigVersion: first.trustScoreConfigVersion } : {}),
     ...(updatedAt ? { trustScoreUpdatedAt: first.trustScoreUpdatedAt } : {}),
@@ -270,14 +264,8 @@ export function scoresBatchV3(records: readonly ScoreMessageV3[]): ScoresMessage
   } as ScoresMessageV3;
 }
 
-/** `json` as op `zlib`: base64 of its zlib (RFC 1950) stream, a marked, self-describing compressed message. */
-export function wrapZlib(json: string | Buffer): Buffer {
-  const deflated = deflateSync(typeof json === 'string' ? Buffer.from(json, 'utf8') : json, { level: 9 });
-  return Buffer.from(JSON.stringify({ fmt: SCORE_FORMAT_V3, op: 'zlib', zlib: deflated.toString('base64') }), 'utf8');
-}
-
 export interface PackedScoresV3 {
-  mode: ScorePackModeV3;
+  mode: PackMode;
   /** The exact bytes to submit: UTF-8 JSON whatever the mode (dense is JSON too, op `zlib`). */
   bytes: Buffer;
   /** The records inside, in index order. */
@@ -293,7 +281,7 @@ export interface PackedScoresV3 {
 export class ScorePackerV3 {
   private readonly packer: MessagePacker<BuiltMessage<ScoreMessageV3>, PackedScoresV3> | undefined;
 
-  constructor(readonly mode: ScorePackModeV3) {
+  constructor(readonly mode: PackMode) {
     if (mode === 'subject' || mode === 'none') return;
     const dense = mode === 'dense';
     const batchJson = (items: BuiltMessage<ScoreMessageV3>[]) =>
@@ -306,7 +294,7 @@ export class ScorePackerV3 {
           // A batch of one is that record alone: readable, and no larger.
           if (items.length === 1) return this.single(items[0]!);
           const json = batchJson(items);
-          return { mode, bytes: dense ? wrapZlib(json) : json, records: items.map((i) => i.message) };
+          return { mode, bytes: dense ? zlibMessageV3(Buffer.from(json)) : json, records: items.map((i) => i.message) };
         },
         single: (item) => this.single(item),
         belongs: (_first, count) => count < SCORES_MAX_RECORDS_V3,

@@ -10,13 +10,13 @@ import { formatHrl, parseHrl } from '../core/hrl.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import { readHcs1File } from '../hedera/hcs1.js';
 import { inscribeHcs1 } from '../hedera/hcs1-write.js';
+import { FORMAT_ID_V3 } from '../format/schema-v3.js';
 import {
-  FORMAT_THREE_ID,
   formatDefinition,
   formatDefinitionBytes,
   parseFormatDefinition,
   type FormatDefinition,
-} from './format-definition.js';
+} from '../format/definition.js';
 import { nodesOf } from './node-rotation.js';
 import { checkTopicMemo, createSignalTopic, formatThreeTopicMemo, parsePublicKey, type CreatedTopic } from './topic.js';
 
@@ -135,8 +135,8 @@ async function readDefinition(client: Hcs25Client, topicId: string): Promise<For
   const file = await readHcs1File(client.mirror, topicId);
   const what = `HCS-1 file ${formatHrl(1, topicId)}`;
   const definition = parseFormatDefinition(file.bytes, what);
-  if (definition.format !== FORMAT_THREE_ID) {
-    throw new Hcs25Error('HCS1_INVALID', `${what} defines ${definition.format}, not ${FORMAT_THREE_ID}`, {
+  if (definition.format !== FORMAT_ID_V3) {
+    throw new Hcs25Error('HCS1_INVALID', `${what} defines ${definition.format}, not ${FORMAT_ID_V3}`, {
       hint: 'leave out --schemas to inscribe the current definition',
     });
   }

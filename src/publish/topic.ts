@@ -11,7 +11,7 @@ import { Hcs25Error, UsageError } from '../core/errors.js';
 import { formatHrl, parseHrl } from '../core/hrl.js';
 import type { MirrorRestClient } from '../hedera/mirror-rest.js';
 import { newTransactionId } from '../hedera/tx.js';
-import { FORMAT_THREE_ID } from './format-definition.js';
+import { FORMAT_ID_V3 } from '../format/schema-v3.js';
 import { nodesOf } from './node-rotation.js';
 import { withTransientRetry } from './send-failure.js';
 
@@ -111,7 +111,7 @@ export function parseSignalTopicMemo(memo: string): SignalTopicMemo | null {
 
 /** The format-3 topic memo: `hcs25-tool/3`, followed by the definition file's HRL when there is one. */
 export function formatThreeTopicMemo(schemaFileTopicId?: string): string {
-  return schemaFileTopicId === undefined ? FORMAT_THREE_ID : `${FORMAT_THREE_ID} ${formatHrl(1, schemaFileTopicId)}`;
+  return schemaFileTopicId === undefined ? FORMAT_ID_V3 : `${FORMAT_ID_V3} ${formatHrl(1, schemaFileTopicId)}`;
 }
 
 /** True for a topic hcs25 publishes signals to: a format-3 memo, or the old `hcs-25:0:{ttl}`. */
@@ -119,7 +119,7 @@ export function isSignalTopicMemo(memo: string): boolean {
   const parsed = parseSignalTopicMemo(memo);
   if (parsed === null) return false;
   // Format 3 alone, or naming its definition file: any other tail is not what `hcs25 topic create` writes.
-  return parsed.form === 'hcs-25' || (parsed.version === 3 && (memo === FORMAT_THREE_ID || !!parsed.schemaFile));
+  return parsed.form === 'hcs-25' || (parsed.version === 3 && (memo === FORMAT_ID_V3 || !!parsed.schemaFile));
 }
 
 export class RunError extends Hcs25Error {
@@ -192,7 +192,7 @@ export async function checkSignalTopic(
     const what = /^hcs-(2|10):/.test(info.memo) ? 'a registry topic' : 'not an HCS-25 signal topic';
     refuse(
       'TOPIC_NOT_SIGNAL',
-      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo ${FORMAT_THREE_ID} or hcs-25:0:{ttl})`,
+      `topic ${topic} has memo ${JSON.stringify(info.memo.slice(0, 60))}: ${what} (signal topics have memo ${FORMAT_ID_V3} or hcs-25:0:{ttl})`,
       'pass the signal topic (`hcs25 topic create` makes one), or --force to publish there anyway',
     );
   }

@@ -13,7 +13,8 @@ import { readMessage } from '../format/read.js';
 import { parseHcs10TopicMemo } from '../hcs10/messages.js';
 import { parseHcs1Memo, readHcs1File } from '../hedera/hcs1.js';
 import type { TopicInfo, TopicMessage } from '../hedera/mirror-rest.js';
-import { FORMAT_THREE_ID, parseFormatDefinition } from '../publish/format-definition.js';
+import { parseFormatDefinition } from '../format/definition.js';
+import { FORMAT_ID_V3 } from '../format/schema-v3.js';
 import { parseSignalTopicMemo } from '../publish/topic.js';
 
 export interface DescribeTopicParameters {
@@ -135,7 +136,7 @@ export function classifyMemo(memo: string): MemoReading {
   if (signals?.form === 'hcs25-tool') {
     const format = `hcs25-tool/${signals.version}`;
     const file = signals.schemaFile === undefined ? {} : { schemaFile: signals.schemaFile };
-    if (format === FORMAT_THREE_ID) {
+    if (format === FORMAT_ID_V3) {
       return {
         kind: 'format-3',
         what: `hcs25 signal topic, format ${format}${signals.schemaFile ? '' : ' (its memo names no schema file)'}`,
@@ -145,7 +146,7 @@ export function classifyMemo(memo: string): MemoReading {
     }
     return {
       kind: 'format-other',
-      what: `hcs25 signal topic of format ${format}, which this version of hcs25 does not know (it knows ${FORMAT_THREE_ID})`,
+      what: `hcs25 signal topic of format ${format}, which this version of hcs25 does not know (it knows ${FORMAT_ID_V3})`,
       format,
       ...file,
     };

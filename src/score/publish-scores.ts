@@ -32,14 +32,12 @@ import { type BuiltMessage, TRANSACTION_MEMOS, ZLIB_FIRST_BYTE } from '../format
 import { type PackMode, ScorePacker, batchRecords, type PackedScores } from '../format/pack.js';
 import { buildScoreMessageV2 } from '../format/write.js';
 import type { ScoreExplanation, ScoreMessageV2 } from '../format/schema-v2.js';
+import { FORMAT_ID_V3, TRANSACTION_MEMOS_V3 } from '../format/schema-v3.js';
 import {
-  SCORE_FORMAT_V3,
-  SCORE_MEMO_V3,
   ScorePackerV3,
   buildScoreMessageV3,
   expandScoresV3,
   type PackedScoresV3,
-  type ScorePackModeV3,
   type ScoresMessageV3,
 } from '../format/score-v3.js';
 import type { SubjectScore } from './scores.js';
@@ -105,7 +103,7 @@ export function explanationFor(s: SubjectScore): ScoreExplanation {
 export function packScoresV3(
   subjects: readonly SubjectScore[],
   source: ScoreEvidenceSource,
-  mode: ScorePackModeV3,
+  mode: PackMode,
 ): PackedScoresV3[] {
   const packer = new ScorePackerV3(mode);
   const out: PackedScoresV3[] = [];
@@ -118,7 +116,7 @@ export function packScoresV3(
 function journaledRecords(bytes: Buffer): Array<Record<string, unknown>> {
   if (bytes[0] === ZLIB_FIRST_BYTE) return batchRecords(bytes);
   let value = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  if (value.fmt !== SCORE_FORMAT_V3) return batchRecords(bytes);
+  if (value.fmt !== FORMAT_ID_V3) return batchRecords(bytes);
   if (value.op === 'zlib') value = JSON.parse(inflateSync(Buffer.from(String(value.zlib), 'base64')).toString('utf8'));
   return value.op === 'scores' ? expandScoresV3(value as ScoresMessageV3) : [value];
 }
@@ -127,13 +125,13 @@ function journaledRecords(bytes: Buffer): Array<Record<string, unknown>> {
 const PUBLICATION = 'scores';
 
 /** `scores --publish`'s default: readable JSON batches, as many records as fit. */
-export const DEFAULT_SCORE_PACK: ScorePackModeV3 = 'json';
+export const DEFAULT_SCORE_PACK: PackMode = 'json';
 
 export interface PublishScoresOptions {
   /** Finish this earlier publication (its id was printed when it stopped) instead of starting one. */
   resume?: string;
   /** How records are packed into messages (default {@link DEFAULT_SCORE_PACK}); a resume sends what was journaled. */
-  pack?: ScorePackModeV3;
+  pack?: PackMode;
   /** Where the scored signals were read (required to publish subjects: every record cites it). */
   evidence?: ScoreEvidenceSource;
   /** Tests and benches: submitter tuning. */
@@ -276,11 +274,11 @@ export function packScores(subjects: readonly SubjectScore[], mode: PackMode): P
  */
 export function publicationMemo(state: Pick<RunState, 'scores'>): string {
   const first = state.scores?.values().next().value;
-  if (!first) return SCORE_MEMO_V3;
+  if (!first) return TRANSACTION_MEMOS_V3.score;
   const bytes = packBytes(first);
   const v2 =
-    bytes[0] === ZLIB_FIRST_BYTE || (JSON.parse(bytes.toString('utf8')) as { fmt?: unknown }).fmt !== SCORE_FORMAT_V3;
-  return v2 ? TRANSACTION_MEMOS.score : SCORE_MEMO_V3;
+    bytes[0] === ZLIB_FIRST_BYTE || (JSON.parse(bytes.toString('utf8')) as { fmt?: unknown }).fmt !== FORMAT_ID_V3;
+  return v2 ? TRANSACTION_MEMOS.score : TRANSACTION_MEMOS_V3.score;
 }
 
 async function begin(

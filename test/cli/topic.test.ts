@@ -16,7 +16,7 @@ import { MirrorRestClient } from '../../src/hedera/mirror-rest.js';
 import { submitMessage } from '../../src/hedera/tx.js';
 import { renderJsonSchemas } from '../../src/json-schemas.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
-import { FORMAT_DOCS_URL, parseFormatDefinition } from '../../src/publish/format-definition.js';
+import { FORMAT_DOCS_URL, parseFormatDefinition } from '../../src/format/definition.js';
 import type { DescribeTopicReturnType } from '../../src/read/describe-topic.js';
 import { runCli, useEmulatorEnv } from '../support/cli.js';
 

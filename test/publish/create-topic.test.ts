@@ -8,7 +8,7 @@ import { Hcs25Error } from '../../src/core/errors.js';
 import { parseHrl } from '../../src/core/hrl.js';
 import { readHcs1File } from '../../src/hedera/hcs1.js';
 import { createTopic } from '../../src/publish/create-topic.js';
-import { parseFormatDefinition } from '../../src/publish/format-definition.js';
+import { parseFormatDefinition } from '../../src/format/definition.js';
 import { emulatorConfig, startHarness, tempDir, type Harness } from './helpers.js';
 
 vi.mock('../../src/publish/topic.js', async (importOriginal) => {

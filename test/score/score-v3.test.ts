@@ -8,13 +8,13 @@ import { scoreRecordV3For, type ScoreEvidenceSource } from '../../src/score/reco
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
 import { readScoreOpsV3 } from '../../src/format/read-score-v3.js';
+import { FORMAT_ID_V3 } from '../../src/format/schema-v3.js';
+import type { PackMode } from '../../src/format/pack.js';
 import {
-  SCORE_FORMAT_V3,
   buildScoreMessageV3,
   scoreMessageV3Schema,
   scoresBatchV3,
   withScoreDefaultsV3,
-  type ScorePackModeV3,
 } from '../../src/format/score-v3.js';
 import { HOUR, T0, evalSignal, probe, runId, uaid } from '../support/signals.js';
 
@@ -39,7 +39,7 @@ function scored(subjects: string[], config = DEFAULT_SCORING_CONFIG) {
 /** The op "score" records a packed message holds, as a reader gets them. */
 function readBack(bytes: Buffer): Array<Record<string, unknown>> {
   let value = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  expect(value.fmt).toBe(SCORE_FORMAT_V3);
+  expect(value.fmt).toBe(FORMAT_ID_V3);
   if (value.op === 'zlib') value = JSON.parse(inflateSync(Buffer.from(value.zlib as string, 'base64')).toString());
   return readScoreOpsV3(value).map((item, index) => {
     expect(item).toMatchObject({ kind: 'score', index, v: 3, validated: true });
@@ -128,7 +128,7 @@ describe('format-3 score records', () => {
     expect(() => buildScoreMessageV3(scoreRecordV3For(huge!, SOURCE))).toThrow(MessageTooLargeError);
   });
 
-  it.each<ScorePackModeV3>(['json', 'dense', 'subject', 'none'])(
+  it.each<PackMode>(['json', 'dense', 'subject', 'none'])(
     '--pack %s: every message ≤ 1024 bytes, and its records read back exactly as built alone, in order',
     (mode) => {
       // UAIDs of 140 characters: a readable batch holds one such record; shorter ones share messages.
@@ -193,7 +193,7 @@ describe('format-3 score records', () => {
       },
     };
     const items = readScoreOpsV3({
-      fmt: SCORE_FORMAT_V3,
+      fmt: FORMAT_ID_V3,
       op: 'scores',
       trustScoreConfigVersion: 3,
       trustScoreUpdatedAt: '2026-11-21T10:05:00.000Z',
@@ -213,7 +213,7 @@ describe('format-3 score records', () => {
       ],
     });
     expect(() =>
-      readScoreOpsV3({ fmt: SCORE_FORMAT_V3, op: 'scores', records: [{ ...future, trustScore: 101 }] }),
+      readScoreOpsV3({ fmt: FORMAT_ID_V3, op: 'scores', records: [{ ...future, trustScore: 101 }] }),
     ).toThrow(/records\.0\.trustScore/);
   });
 

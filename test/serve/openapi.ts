@@ -24,7 +24,7 @@ export function openapiValidator(doc: object = OPENAPI) {
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema(read('signal.schema.json'));
   ajv.addSchema(read('signal-v2.schema.json'));
-  ajv.addSchema(read('signal-read-3.schema.json'));
+  ajv.addSchema(read('signal-read.schema.json'));
   const id = `${BASE}serve-openapi.json`;
   ajv.addSchema({ ...doc, $id: id });
   const cache = new Map<string, ValidateFunction>();

@@ -8,7 +8,7 @@ import {
   formatDefinitionBytes,
   formatThreeSchemas,
   parseFormatDefinition,
-} from '../../src/publish/format-definition.js';
+} from '../../src/format/definition.js';
 import {
   MAX_TOPIC_MEMO_BYTES,
   checkTopicMemo,

@@ -1,20 +1,22 @@
 /**
  * The definition of format 3 that a topic points to (memo `hcs25-tool/3 hcs://1/<file>`): an HCS-1 file holding the
  * format id, a title, the docs link and the JSON Schema of each op, so a consumer who finds the topic on an explorer
- * reaches the format from the ledger alone. The schemas are the checked-in ones (json-schemas.ts), never a copy.
+ * reaches the format from the ledger alone. The schemas are the checked-in ones (json-schemas-v3.ts), never a copy.
  */
 import { z } from 'zod';
 import { Hcs25Error } from '../core/errors.js';
-import { renderJsonSchemas } from '../json-schemas.js';
+import { FORMAT_THREE_SCHEMA_SOURCES, renderSchemas } from './json-schemas-v3.js';
+import { FORMAT_ID_V3 } from './schema-v3.js';
 
-export const FORMAT_THREE_ID = 'hcs25-tool/3';
 export const FORMAT_THREE_TITLE = 'hcs25 trust-signal messages, format 3';
 export const FORMAT_DOCS_URL = 'https://github.com/hcs25/hcs25/blob/main/docs/formats.md';
 /** File names in `schemas/` of the format-3 ops: `signals-3.schema.json` → op `signals`. */
 const FORMAT_THREE_SCHEMA_SUFFIX = '-3.schema.json';
 
 /** The JSON Schema of each format-3 op, keyed by op name, as `renderJsonSchemas` renders them. */
-export function formatThreeSchemas(rendered: Record<string, string> = renderJsonSchemas()): Record<string, object> {
+export function formatThreeSchemas(
+  rendered: Record<string, string> = renderSchemas(FORMAT_THREE_SCHEMA_SOURCES),
+): Record<string, object> {
   const out: Record<string, object> = {};
   for (const [file, text] of Object.entries(rendered)) {
     if (!file.endsWith(FORMAT_THREE_SCHEMA_SUFFIX)) continue;
@@ -34,7 +36,7 @@ export type FormatDefinition = z.infer<typeof formatDefinitionSchema>;
 /** The document inscribed by `hcs25 topic create`. */
 export function formatDefinition(schemas: Record<string, object> = formatThreeSchemas()): FormatDefinition {
   return {
-    format: FORMAT_THREE_ID,
+    format: FORMAT_ID_V3,
     title: FORMAT_THREE_TITLE,
     docs: FORMAT_DOCS_URL,
     schemas: schemas as Record<string, Record<string, unknown>>,
