@@ -28,12 +28,13 @@ export function register(program: Command): void {
         if (flags.submitKey && flags.submitKeyOperator)
           throw new UsageError('give --submit-key or --submit-key-operator, not both');
         const g = globals(cmd);
-        const [{ explorerUrl }, { createTopic }, { checkTopicMemo, isSignalTopicMemo }, { formatHbar }] = await Promise.all([
-          import('../config/networks.js'),
-          import('../publish/create-topic.js'),
-          import('../publish/topic.js'),
-          import('../publish/fees.js'),
-        ]);
+        const [{ explorerUrl }, { createTopic }, { checkTopicMemo, isSignalTopicMemo }, { formatHbar }] =
+          await Promise.all([
+            import('../config/networks.js'),
+            import('../publish/create-topic.js'),
+            import('../publish/topic.js'),
+            import('../publish/fees.js'),
+          ]);
         await withClient(cmd, {}, async (client) => {
           client.requireOperator();
           // A memo Hedera would refuse is the one error; a warning about its content would only add noise.

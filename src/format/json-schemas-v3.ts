@@ -31,7 +31,9 @@ export const FORMAT_THREE_SCHEMA_SOURCES: Readonly<Record<string, { title: strin
 const BASE_ID = 'https://github.com/hcs25/hcs25/schemas/';
 
 /** JSON Schema documents by file name, as they are checked in (sorted, `$id` and title first, two-space JSON). */
-export function renderSchemas(sources: Readonly<Record<string, { title: string; schema: z.ZodType }>>): Record<string, string> {
+export function renderSchemas(
+  sources: Readonly<Record<string, { title: string; schema: z.ZodType }>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [file, { title, schema }] of Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))) {
     const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });

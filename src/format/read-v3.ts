@@ -22,7 +22,7 @@ import {
 } from './read-common.js';
 import { VOCABULARY_V2 } from './read-v2.js';
 import { readScoreOpsV3 } from './read-score-v3.js';
-import { KNOWN_SIGNAL_IDS_V2, SIGNAL_IDS_V2, type SignalMessageV2 } from './schema-v2.js';
+import { KNOWN_SIGNAL_IDS_V2, SIGNAL_IDS_V2 } from './schema-v2.js';
 import {
   DEFAULT_GRADER_V3,
   FORMAT_ID_PREFIX,

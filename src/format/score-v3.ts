@@ -25,7 +25,6 @@ import { FORMAT_ID_V3 } from './schema-v3.js';
 
 export const SCORES_MAX_RECORDS_V3 = 64;
 
-
 const scoreValue = z.number().min(0).max(100);
 const token = z.string().regex(/^[a-z0-9][a-z0-9:._-]{0,47}$/, 'must be a lowercase token');
 const componentKey = z.string().regex(/^\S{1,96}$/, 'must be a component key without whitespace');

@@ -47,10 +47,10 @@ async function schemasOf(topic: string): Promise<Record<string, Record<string, u
 async function validateTopic(topic: string, count: number): Promise<string[]> {
   const schemas = await schemasOf(topic);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   const ops: string[] = [];
   for (const m of await readTopic(h.mirror, topic, count)) {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(m.message, 'base64'));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(m.message);
     const value = JSON.parse(text) as { fmt?: string; op: string };
     expect(value.fmt).toBe('hcs25-tool/3');
     const schema = schemas[value.op];
