@@ -2,7 +2,8 @@
  * The on-chain formats: what every version shares (protocol.ts); each version's schema and parser (schema-v1.ts +
  * read-v1.ts, schema-v2.ts + read-v2.ts, schema-v3.ts + read-v3.ts) behind the one message reader (read.ts); the
  * writer of the current format 3 (write-v3.ts, pack-v3.ts) and those of v2 and v1, kept for finishing runs begun in
- * them (write.ts, pack.ts, write-v1.ts); hashing, failure reasons and statuses.
+ * them (write.ts, pack.ts, write-v1.ts); format-3 score records (score-v3.ts, read-score-v3.ts) and the format's
+ * definition that topics point to (definition.ts, json-schemas-v3.ts); hashing, failure reasons and statuses.
  */
 export * from './protocol.js';
 export * from './schema-v1.js';
@@ -34,3 +35,7 @@ export {
 export * from './hashing.js';
 export * from './reasons.js';
 export * from './status.js';
+export * from './score-v3.js';
+export { readScoreOpsV3 } from './read-score-v3.js';
+export * from './definition.js';
+export { FORMAT_THREE_SCHEMA_SOURCES } from './json-schemas-v3.js';

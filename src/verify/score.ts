@@ -14,13 +14,18 @@ export interface NormalizedExplanation {
 
 /** A score record as far as checking it goes: a parsed v2 record, or anything shaped like one. */
 export type ScoreRecordLike = Pick<ScoreMessageV2, 'trustScores' | 'trustScoreConfigVersion'> &
-  Partial<Pick<ScoreMessageV2, 'trustScore' | 'explanation' | 'breakdown' | 'subject'>>;
+  Partial<Pick<ScoreMessageV2, 'trustScore' | 'explanation' | 'breakdown' | 'subject'>> & {
+    /** A format-3 record's evidence: `config` names the scoring configuration's digest. */
+    evidence?: { config?: string };
+  };
 
 export function explanationOf(record: ScoreRecordLike): NormalizedExplanation | undefined {
   if (record.explanation) return fromOurs(record.explanation);
   if (!record.breakdown) return undefined;
+  // A breakdown's stale values are already multiplied (the reference's form): recomputed as they stand.
   return {
     staleMultiplier: 1,
+    ...(record.evidence?.config !== undefined && { configDigest: record.evidence.config }),
     adapters: record.breakdown.adapters
       .filter((a) => a.applicable !== false)
       .map((a) => ({

@@ -1,9 +1,13 @@
 /**
- * docs/formats.md shows real messages: they must stay readable by the reader, verify against the reveal shown beside
- * them, recompute to their published total, and the closed reason list must be the code's. Its v1 messages must stay
- * what the v1 reader accepts, and its dense pack must inflate to the subject pack's signals.
+ * docs/formats.md shows real messages: they must stay readable by the reader, validate against their JSON Schemas,
+ * verify against the reveal shown beside them, recompute to their published total, and the reason list must be the
+ * code's. Its v2 and v1 messages must stay what those readers accept, and its compressed messages must inflate to the
+ * readable ones shown.
  */
 import { readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCORING_CONFIG, scoringConfigDigest } from '../../src/score/scoring-config.js';
 import { responseHashV2 } from '../../src/format/hashing.js';
@@ -14,11 +18,22 @@ import { checkPublishedScore, type ScoreRecordLike } from '../../src/verify/scor
 import { verifySignals, type VerifiableReveal, type VerifiableSignal } from '../../src/verify/signals.js';
 
 const page = readFileSync(new URL('../../docs/formats.md', import.meta.url), 'utf8');
-const section = page.slice(page.indexOf('## Version 2'), page.indexOf('## Reading rules'));
+const v3Section = page.slice(page.indexOf('## Format 3'), page.indexOf('## Version 2'));
+const section = page.slice(page.indexOf('## Version 2'), page.indexOf('## Version 1'));
 const v1Section = page.slice(page.indexOf('## Version 1'), page.indexOf('## Other schemas'));
 const jsonBlocks = (text: string) =>
   [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.stringify(JSON.parse(m[1]!)));
 const blocks = jsonBlocks(section);
+const v3Blocks = jsonBlocks(v3Section);
+const zlibBlock = /\*\*Compressed, on request\*\*[\s\S]*?```text\n([\s\S]*?)```/.exec(v3Section)?.[1]?.trim() ?? '';
+const ajv = new Ajv2020({ strict: false });
+(addFormats as unknown as (a: Ajv2020) => void)(ajv);
+const schemaOf = (op: string) => {
+  const { $id: _id, ...schema } = JSON.parse(
+    readFileSync(new URL(`../../schemas/${op}-3.schema.json`, import.meta.url), 'utf8'),
+  ) as Record<string, unknown>;
+  return ajv.compile(schema);
+};
 const v1Blocks = jsonBlocks(v1Section);
 const denseBlock = /\*\*Dense pack\*\*[\s\S]*?```text\n([\s\S]*?)```/.exec(section)?.[1]?.trim() ?? '';
 
@@ -29,6 +44,63 @@ function items(json: string): MessageItem[] {
 }
 
 describe('docs/formats.md examples', () => {
+  it('shows format-3 signals, a score record and a reveal: read as such, within 1024 bytes, valid by their schemas', () => {
+    expect(v3Blocks).toHaveLength(3);
+    expect(v3Blocks.map((b) => items(b).map((i) => i.kind))).toEqual([Array(6).fill('signal'), ['score'], ['reveal']]);
+    for (const b of v3Blocks) {
+      expect(Buffer.byteLength(b)).toBeLessThanOrEqual(1024);
+      const value = JSON.parse(b) as { op: string };
+      const validate = schemaOf(value.op);
+      expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
+      // Nothing in the examples is unknown to the reader.
+      expect(items(b).filter((i) => i.kind === 'unknown')).toEqual([]);
+    }
+  });
+
+  it('the format-3 signals verify against the reveal shown, and the score record recomputes from its breakdown', () => {
+    const [signalItems, score, reveal] = v3Blocks.map(items) as [MessageItem[], MessageItem[], MessageItem[]];
+    const replies: Record<string, string> = {
+      '24': '24',
+      D: 'The answer is **D**.',
+      '26': '26',
+      B: 'The answer is **B**.',
+    };
+    const report = verifySignals({
+      signals: signalItems.map((i) => (i as { message: VerifiableSignal }).message),
+      reveals: [(reveal[0] as unknown as { message: VerifiableReveal }).message],
+      keyedResponseHash: (key, s, response) => responseHashV2(key, s.signal, s.subject, response),
+      responseOf: (s) => replies[s.data?.answer ?? ''] ?? null,
+    });
+    // Two probes cannot be re-derived; the four evals are (one of them a wrong answer, published as wrong).
+    expect(report.counts).toEqual({
+      're-derived': 4,
+      'commitment-checked': 0,
+      'not-checkable': 2,
+      mismatch: 0,
+      equivocation: 0,
+    });
+    // The two replies that said more than their answer carry `r`, and it is checked.
+    expect(report.signals.filter((s) => s.responseChecked)).toHaveLength(2);
+
+    const record = (score[0] as { message: unknown }).message as ScoreRecordLike;
+    const check = checkPublishedScore(record, {
+      configDigest: scoringConfigDigest(DEFAULT_SCORING_CONFIG),
+      configVersion: DEFAULT_SCORING_CONFIG.trustScoreConfigVersion,
+    });
+    expect(check).toMatchObject({ status: 'verified', expected: 75, actual: 75 });
+  });
+
+  it('shows the format-3 signals compressed: op "zlib" inflates to exactly that message', () => {
+    const value = JSON.parse(zlibBlock) as { fmt: string; op: string; zlib: string };
+    expect(value).toMatchObject({ fmt: 'hcs25-tool/3', op: 'zlib' });
+    expect(Buffer.byteLength(zlibBlock)).toBeLessThanOrEqual(1024);
+    expect(schemaOf('zlib')(value)).toBe(true);
+    expect(JSON.parse(inflateSync(Buffer.from(value.zlib, 'base64')).toString('utf8'))).toEqual(
+      JSON.parse(v3Blocks[0]!),
+    );
+    expect(items(zlibBlock)).toEqual(items(v3Blocks[0]!));
+  });
+
   it('shows a v2 signal, a subject pack, a score record and a reveal, each read as such and within 1024 bytes', () => {
     expect(blocks).toHaveLength(4);
     const kinds = blocks.map((b) => items(b).map((i) => i.kind));
@@ -70,9 +142,9 @@ describe('docs/formats.md examples', () => {
     expect(record.explanation?.configDigest).not.toBe(scoringConfigDigest(DEFAULT_SCORING_CONFIG));
   });
 
-  it('lists exactly the closed failure reasons of the code', () => {
-    const paragraph = section.slice(section.indexOf('**Failure reasons**'), section.indexOf('**Hashes.**'));
-    const listed = [...paragraph.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]).filter((r) => r !== 'data.reason');
+  it('lists exactly the failure reasons the code writes', () => {
+    const paragraph = v3Section.slice(v3Section.indexOf('**Failure reasons**'), v3Section.indexOf('**Hashes.**'));
+    const listed = [...paragraph.matchAll(/`([a-z0-9-]+)`/g)].map((m) => m[1]).filter((r) => r !== 'reason');
     expect(new Set(listed)).toEqual(new Set(FAILURE_REASONS));
   });
 
