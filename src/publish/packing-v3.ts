@@ -7,9 +7,8 @@
  * message before its transaction id is used, and signals handed over and not yet delivered are journaled results in
  * no pack, which a resume packs anew.
  */
-import { SignalPackerV3, signalUnitV3, type PackedMessageV3, type SignalUnitV3 } from '../format/pack-v3.js';
-import { packData } from './journal.js';
-import type { PackedOut, PackingOptions, SignalPackingLike } from './packing.js';
+import { SignalPackerV3, signalUnitV3, type SignalUnitV3 } from '../format/pack-v3.js';
+import { Packing, type PackingOptions } from './packing-base.js';
 
 interface Waiting {
   units: SignalUnitV3[];
@@ -17,19 +16,14 @@ interface Waiting {
   since: number;
 }
 
-export class SignalPackingV3 implements SignalPackingLike {
+export class SignalPackingV3 extends Packing {
   private readonly packer: SignalPackerV3;
   /** Subjects whose signals wait for the rest of theirs, in arrival order. */
   private readonly waiting = new Map<string, Waiting>();
   /** When the oldest signal in the packer's open messages arrived. */
   private openSince: number | undefined;
-  /** Journal key of each signal handed over, by its signal key. */
-  private readonly packing = new Map<string, string>();
-  private timer: NodeJS.Timeout | undefined;
-  private pending = 0;
-  private waiters: (() => void)[] = [];
-
-  constructor(private readonly options: PackingOptions) {
+  constructor(options: PackingOptions) {
+    super(options);
     this.packer = new SignalPackerV3({ mode: options.mode });
   }
 
@@ -59,16 +53,6 @@ export class SignalPackingV3 implements SignalPackingLike {
     this.closeOpen();
   }
 
-  /** Stops the flush timer; what is open stays undelivered (journaled, packed anew on resume). */
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  async whenBelow(limit: number): Promise<void> {
-    while (this.pending >= limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
   /** A subject's signals go to the packer; in `subject` mode they are a message of their own. */
   private release(subject: string): void {
     const w = this.waiting.get(subject)!;
@@ -84,20 +68,6 @@ export class SignalPackingV3 implements SignalPackingLike {
   private closeOpen(): void {
     this.openSince = undefined;
     this.deliver(this.packer.flush());
-  }
-
-  private deliver(messages: PackedMessageV3[]): void {
-    if (messages.length === 0) return;
-    const out: PackedOut[] = messages.map((m) => {
-      const keys = m.keys.map((k) => this.packing.get(k)!);
-      for (const k of m.keys) this.packing.delete(k);
-      this.pending -= keys.length;
-      return { encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes, keys };
-    });
-    this.options.onPacked(out);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 
   private schedule(): void {

@@ -1,6 +1,6 @@
 /**
- * Packing a run's journaled signals into messages as they arrive (format 3: packing-v3.ts; here v2): the packers (one, or in `subject` mode one per
- * subject whose signals are still coming, as results arrive interleaved) and the flush timer that delivers a partly
+ * Packing a run's journaled signals into messages as they arrive (format 3: packing-v3.ts; here v2, and
+ * the choice between them): the packers (one, or in `subject` mode one per subject whose signals are still coming, as results arrive interleaved) and the flush timer that delivers a partly
  * filled message no signal has completed for a while.
  *
  * Packing decides only where a message ends and what its bytes are. Every exactly-once decision stays with the
@@ -8,42 +8,10 @@
  * is used. Signals handed over and not yet delivered in a message are journaled results in no pack, which a resume
  * packs anew, so a crash in between loses and repeats nothing.
  */
-import { packData, type PackRecord } from './journal.js';
+import { Packing, type PackingOptions, type SignalPackingLike } from './packing-base.js';
 import { SignalPackingV3 } from './packing-v3.js';
-import { SignalPacker, type PackMode, type PackedMessage } from '../format/pack.js';
+import { SignalPacker } from '../format/pack.js';
 import { signalKey, type SignalMessageV2 } from '../format/schema-v2.js';
-
-/** One message out of the packers: what the journal's pack record holds, and the bytes to submit. */
-export interface PackedOut {
-  encoding: PackRecord['encoding'];
-  /** As {@link packData} writes it for the journal. */
-  data: string;
-  bytes: Uint8Array;
-  /** Journal keys of its signals, in index order. */
-  keys: string[];
-}
-
-export interface PackingOptions {
-  mode: PackMode;
-  /** A partly filled message is delivered when no signal has completed it for this long, ms (format 3: not finite = no timer). */
-  flushMs: number;
-  /** In `subject` mode, a subject's message is complete once it holds this many signals (the run's evals). */
-  perSubject: number;
-  /** Gets each batch of finished messages, synchronously, in order. */
-  onPacked: (messages: PackedOut[]) => void;
-}
-
-/** What the publisher drives, whatever the run's format. */
-export interface SignalPackingLike {
-  /** Hands over a journaled signal: its journal key and its message as journaled. */
-  add(key: string, json: string): void;
-  /** Delivers every open message. */
-  flush(): void;
-  /** Stops the flush timer; what is open stays undelivered (journaled, packed anew on resume). */
-  stop(): void;
-  /** Resolves when fewer than `limit` handed-over signals wait for their message. */
-  whenBelow(limit: number): Promise<void>;
-}
 
 /** The packing of a run in its format: format 3 (packing-v3.ts), or v2 for a run journaled in it. */
 export function signalPacking(format: 2 | 3, options: PackingOptions): SignalPackingLike {
@@ -51,18 +19,10 @@ export function signalPacking(format: 2 | 3, options: PackingOptions): SignalPac
 }
 
 /** The v2 packers of one run as the publisher drives them. */
-export class SignalPacking implements SignalPackingLike {
+export class SignalPacking extends Packing {
   private readonly packers = new Map<string, SignalPacker>();
   /** When each packer's open message got its first signal: the flush timer delivers it `flushMs` later. */
   private readonly opened = new Map<string, number>();
-  /** Journal key of each signal in a packer, by its packer key. */
-  private readonly packing = new Map<string, string>();
-  private timer: NodeJS.Timeout | undefined;
-  /** Signals handed over and not yet delivered in a message. */
-  private pending = 0;
-  private waiters: (() => void)[] = [];
-
-  constructor(private readonly options: PackingOptions) {}
 
   /** Hands over a journaled signal: its journal key and its message as journaled (whose length is the size estimate). */
   add(key: string, json: string): void {
@@ -87,31 +47,6 @@ export class SignalPacking implements SignalPackingLike {
   flush(): void {
     this.stop();
     for (const id of [...this.packers.keys()]) this.close(id);
-  }
-
-  /** Stops the flush timer; what is open stays undelivered (journaled, packed anew on resume). */
-  stop(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Resolves when fewer than `limit` handed-over signals wait for their message. */
-  async whenBelow(limit: number): Promise<void> {
-    while (this.pending >= limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-
-  private deliver(messages: PackedMessage[]): void {
-    if (messages.length === 0) return;
-    const out = messages.map((m) => {
-      const keys = m.keys.map((k) => this.packing.get(k)!);
-      for (const k of m.keys) this.packing.delete(k);
-      this.pending -= keys.length;
-      return { encoding: m.encoding, data: packData(m.encoding, m.bytes), bytes: m.bytes, keys };
-    });
-    this.options.onPacked(out);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
   }
 
   private close(id: string): void {

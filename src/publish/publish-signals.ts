@@ -28,7 +28,8 @@ import {
 import { capHbar, type RunReport } from './report.js';
 import { withTransientRetry } from './send-failure.js';
 import { operatorSigner } from './signer.js';
-import { signalPacking, type PackedOut } from './packing.js';
+import type { PackedOut } from './packing-base.js';
+import { signalPacking } from './packing.js';
 import { SubmitError } from './send-failure.js';
 import { nodesOf } from './node-rotation.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from './submitter.js';

@@ -31,7 +31,7 @@ import { addProgress, buildReport, type DryRunEntry, type RunProgress, type RunR
 import type { PackMode } from '../format/pack.js';
 import { readableJsonV3 } from '../format/pack-v3.js';
 import { SignalPackingV3 } from './packing-v3.js';
-import type { PackedOut } from './packing.js';
+import type { PackedOut } from './packing-base.js';
 import { RunError, checkSignalTopic } from './topic.js';
 import { parsePrivateKey } from '../hedera/client.js';
 import type { SkippedEntry } from '../discover/skips.js';

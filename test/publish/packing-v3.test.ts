@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readMessage } from '../../src/format/read.js';
 import { buildSignalV3 } from '../../src/format/write-v3.js';
 import { SignalPackingV3 } from '../../src/publish/packing-v3.js';
-import type { PackedOut, PackingOptions } from '../../src/publish/packing.js';
+import type { PackedOut, PackingOptions } from '../../src/publish/packing-base.js';
 import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { fleetResults } from '../format/fleet.js';
 

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { SignalPacker, signalKey, type PackMode, type SignalMessageV2 } from '../../src/format/index.js';
 import { packData } from '../../src/publish/journal.js';
-import { SignalPacking, type PackedOut, type PackingOptions } from '../../src/publish/packing.js';
+import type { PackedOut, PackingOptions } from '../../src/publish/packing-base.js';
+import { SignalPacking } from '../../src/publish/packing.js';
 import { fleetSignals } from '../format/fleet.js';
 
 const signals = fleetSignals(300);
