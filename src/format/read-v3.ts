@@ -136,8 +136,8 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
   if (id === undefined) return [rejectedItem(index, `${where}i: ids[${entry.i}] does not exist`)];
   if (!KNOWN_SIGNAL_IDS_V2.has(id)) return [unknownItem(index, 'signal', id)];
   const isEval = EVAL_IDS.has(id);
-  if (isEval && entry.outcome === undefined && entry.score !== 100) {
-    return [rejectedItem(index, `${where}outcome: required unless the score is 100 (correct)`)];
+  if (isEval && entry.outcome === undefined && entry.score !== 100 && entry.score !== 0) {
+    return [rejectedItem(index, `${where}outcome: required unless the score is 100 (correct) or 0 (wrong)`)];
   }
   const message = {
     p: PROTOCOL_ID,
@@ -157,7 +157,7 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
 
 function evalData(e: SignalEntryV3, transport: string): Record<string, unknown> {
   return {
-    outcome: e.outcome ?? 'correct',
+    outcome: e.outcome ?? (e.score === 100 ? 'correct' : 'wrong'),
     score: e.score,
     ...(e.q !== undefined ? { questionHash: `hs256:${e.q}` } : {}),
     ...(e.a !== undefined ? { answer: e.a } : {}),

@@ -62,7 +62,7 @@ export const signalEntryV3Schema = z
     outcome: token
       .optional()
       .describe(
-        'evals: correct|wrong|unparseable|empty|timeout|error|upstream-error|skipped (open vocabulary); absent = correct, which only a score of 100 may leave out',
+        'evals: correct|wrong|unparseable|empty|timeout|error|upstream-error|skipped (open vocabulary); absent = a graded answer: correct with score 100, wrong with score 0',
       ),
     q: hash22
       .optional()

@@ -73,8 +73,8 @@ function evalEntry(
   return {
     ...st,
     score: result.outcome === 'correct' ? 100 : 0,
-    // A correct answer is the one outcome a score of 100 can mean: left out, it lets two subjects share a message.
-    ...(result.outcome === 'correct' ? {} : { outcome: result.outcome }),
+    // A graded answer's score says it all (100 correct, 0 wrong): left out, it lets two subjects share a message.
+    ...(result.outcome === 'correct' || result.outcome === 'wrong' ? {} : { outcome: result.outcome }),
     ...(result.outcome === 'skipped' ? {} : { q: bare(questionHash(runKey, result.questionId)) }),
     ...(answer === null ? {} : { a: answer.slice(0, ANSWER_MAX) }),
     ...(hashed ? { r: bare(responseHashV2(runKey, signalIdV2(result), result.agent.subject, response)) } : {}),

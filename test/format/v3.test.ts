@@ -282,8 +282,9 @@ describe('format 3 reader: random unknowns (property)', () => {
             else if (c.kind === 'score') sig[k]!.score = c.value;
             else sig[k]![c.key] = c.value;
             if (c.kind === 'bad') bad.add(k);
-            // An eval without `outcome` is correct, which only a score of 100 can be.
-            if (c.kind === 'score' && sig[k]!.i !== 0 && sig[k]!.outcome === undefined && c.value !== 100) bad.add(k);
+            // An eval without `outcome` is a graded answer: correct (100) or wrong (0), no other score.
+            const graded = c.value === 100 || c.value === 0;
+            if (c.kind === 'score' && sig[k]!.i !== 0 && sig[k]!.outcome === undefined && !graded) bad.add(k);
             if (c.kind === 'status') unscored.add(k);
           }
           const json = JSON.stringify(m);
