@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * consumer: what `hcs25 scores` costs a reader of a large topic. The emulator's topic holds SIGNALS signals about
- * SUBJECTS subjects, published as `hcs25 run` publishes them (dense packs). A fresh process reads it from the mirror
+ * SUBJECTS subjects, published as `hcs25 run` publishes them (its default packing). A fresh process reads it from the mirror
  * REST API, validates and scores it (scoreSignals); another fetches and JSON-parses the same pages and does nothing
  * else — the floor any reader pays, measured in the same run. Goals: scoring ≤ 1.5× that floor, peak RSS of the
  * scoring process ≤ 1 GB.

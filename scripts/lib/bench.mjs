@@ -139,7 +139,7 @@ export function instantTransport(agent) {
 }
 
 /**
- * Fills signal topic `topic` as `hcs25 run` publishes (dense packs), through runSignals with agents that answer at
+ * Fills signal topic `topic` as `hcs25 run` publishes (its default packing), through runSignals with agents that answer at
  * once: `perSubject` signals about each of `subjects` agents, in runs of up to three evals.
  */
 export async function fillSignalTopic(client, topic, subjects, perSubject) {
@@ -154,7 +154,6 @@ export async function fillSignalTopic(client, topic, subjects, perSubject) {
       topic,
       evals,
       seed: `bench-fill-${run}`,
-      pack: 'dense',
       keepResponses: false,
       runner: { transportFactory: instantTransport },
     });

@@ -143,12 +143,13 @@ function readSignal(raw: unknown, index: number, c: SignalContextV3): MessageIte
     p: PROTOCOL_ID,
     op: 'signal',
     v: FORMAT_VERSION_V3,
-    signal: id,
+    // The v2 signal schema's key order, so a signal's JSON is the same whichever format carried it (signalDigest).
     subject: c.subject,
     status: entry.st ?? 'ok',
     fetchedAt: new Date(c.at + entry.dt).toISOString(),
     run: c.run,
     ...(c.sources.length > 0 ? { sources: c.sources } : {}),
+    signal: id,
     data: isEval ? evalData(entry, c.tr) : probeData(entry, c.tr),
   };
   // Open values (a status, outcome, reason, transport or score this version does not know) are counted there.

@@ -11,8 +11,7 @@ import { MirrorRestClient, type DroppedChunk } from '../hedera/mirror-rest.js';
 import { signalKey, type SignalMessageV2 } from '../format/schema-v2.js';
 import { countUnknown, emptyUnknownCounts, readMessage, type UnknownCounts } from '../format/read.js';
 import { consensusMs, isoOfMs, msToConsensus } from '../core/consensus-time.js';
-import { canonicalJson } from '../core/digest.js';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ReadRecord, ReadSignal, ReaderEvent, RejectedMessage, RejectedReason, TopicEvent } from './types.js';
 import type { SignalMessage } from '../format/schema-v1.js';
 
@@ -80,12 +79,14 @@ export function dedupeKey(payer: string, message: { run: string; signal: string;
 }
 
 /**
- * What a copy of a signal says, as a short digest: its expanded message (keys sorted) without the format version, so
- * the same signal alone, packed or in another format is one content, and any other value is another.
+ * What a copy of a signal says, as a short digest: its expanded message without the format version, so the same signal
+ * alone, packed or in another format is one content, and any other value is another. Readers hand on messages with
+ * their known keys in schema order (zod and the pack expansions build them so), so their JSON is the same whatever
+ * order a publisher wrote; sorting every key of every signal cost the consumer benchmark a tenth of its time.
  */
 export function signalDigest(message: SignalMessage | SignalMessageV2): string {
   const { v: _version, ...content } = message as { v?: unknown };
-  return createHash('sha256').update(canonicalJson(content), 'utf8').digest('base64url').slice(0, 22);
+  return hash('sha256', JSON.stringify(content), 'base64url').slice(0, 22);
 }
 
 /**
