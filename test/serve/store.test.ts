@@ -325,6 +325,30 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
   });
 
+  it('an answer changes only at a revision changesSince names, also when a round takes part of a batch', async () => {
+    // What keeps a score cache exact: a cached answer is dropped only when changesSince names its subject.
+    const topic = '0.0.25';
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const some = signals.slice(0, 9);
+    const subjects = [...new Set(some.map((s) => s.subject))];
+    expect(subjects.length).toBeGreaterThan(2);
+    await store.applyBatch(topic, batchOf(toMessages(packed(some, 'none'))));
+    const answers = async () => Promise.all(subjects.map((s) => store.subjectScore(s, { topic })));
+    let revision = await store.revision();
+    let before = await answers();
+    for (let more = true; more; ) {
+      more = (await store.rescoreDirty({ limit: 1, now: NOW })).more;
+      const after = await answers();
+      const named = new Set((await store.changesSince(revision, 100))!.map((c) => c.subject));
+      const changed = subjects.filter((_, i) => JSON.stringify(after[i]) !== JSON.stringify(before[i]));
+      expect(changed.filter((s) => !named.has(s))).toEqual([]);
+      revision = await store.revision();
+      before = after;
+    }
+    // A subject rescored from every stored signal of it is fresh, though others of its batch still wait.
+    expect(before.every((a) => a?.fresh === true && a.score !== null)).toBe(true);
+  });
+
   it('useAllowList: a topic indexed under another publisher allow-list starts again, its answers dropped from caches', async () => {
     const topic = '0.0.23';
     expect(await store.useAllowList(topic, null)).toBe(false);

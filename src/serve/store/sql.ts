@@ -66,14 +66,18 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     ...createRescorer(ctx),
 
     async subjectScore(subject, { topic } = {}) {
-      // Fresh unless a pending dirty batch of the topic starts before the subject's newest signal; that signal is
-      // only looked up while the topic has pending batches at all.
+      // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale
+      // added starts after it: no signal is missing). Only a rescoring of the subject takes it off a batch, so the
+      // answer changes only at a revision changesSince names. The newest signal is looked up only while the topic
+      // has pending batches, and the batches are searched newest first: the subject's own comes first (the older
+      // ones are rescored before it).
       const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null }>(
         `SELECT t.topic, s.score,
            CASE WHEN NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = t.tid) THEN true
-             ELSE NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = t.tid AND d.after_seq < (
+             ELSE (SELECT d.id FROM dirty_batches d WHERE d.tid = t.tid AND d.after_seq < (
                SELECT g.seq FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1
-               ORDER BY g.sh DESC, g.tid DESC, g.seq DESC, g.idx DESC LIMIT 1)) END AS fresh
+               ORDER BY g.sh DESC, g.tid DESC, g.seq DESC, g.idx DESC LIMIT 1) AND $1 = ANY (d.subjects)
+               ORDER BY d.tid DESC, d.after_seq DESC LIMIT 1) IS NULL END AS fresh
          FROM topics t LEFT JOIN subject_scores s ON s.tid = t.tid AND s.subject = $1
          WHERE (s.subject IS NOT NULL OR EXISTS (SELECT 1 FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1))
            AND ($2::text IS NULL OR t.topic = $2) ORDER BY t.tid LIMIT 1`,
