@@ -1,15 +1,14 @@
 /**
  * The writer of format 3 (schema-v3.ts): an eval or probe result as a format-3 signal entry, a one-signal `op:
  * "signals"` message (the unit the packer merges, pack-v3.ts, and what `--pack none` sends), and the reveal. As in
- * v2, only the answer token and keyed hashes leave the machine: the question, its id and the response never do.
+ * v2, only the answer token and keyed hashes leave the machine: the question, its id and a reply that
+ * said more than its answer never do.
  */
-import { z } from 'zod';
 import type { AnyEvalResult, EvalResult, ProbeEvalResult } from '../evaluate/types.js';
 import { hcs14Proto, parseUaid } from '../discover/uaid.js';
 import { questionHash, responseHashV2 } from './hashing.js';
 import { finishMessage, type BuiltMessage, type SignalContext } from './protocol.js';
 import { failureReason } from './reasons.js';
-import { signalEnvelopeShape } from './schema-v1.js';
 import {
   FORMAT_ID_V3,
   REVEAL_OP,
@@ -20,12 +19,9 @@ import {
   type SignalsMessageV3,
 } from './schema-v3.js';
 import { signalStatus } from './status.js';
-import { signalIdV2 } from './write.js';
+import { ANSWER_MAX, agentPartsSchema, signalIdV2 } from './write.js';
 
-const ANSWER_MAX = 16;
-
-/** What comes from outside the process (subject, sources, a probe's HTTP status) is checked; the rest is made here. */
-const agentPartsSchema = z.object({ subject: signalEnvelopeShape.subject, sources: signalEnvelopeShape.sources });
+/** A probe's HTTP status comes from the network: checked, as the agent's parts are (agentPartsSchema). */
 const httpSchema = signalEntryV3Schema.shape.http;
 
 /** A signal entry without its place in a message (`i`, `dt`): what the packer re-bases into each message. */

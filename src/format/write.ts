@@ -27,14 +27,18 @@ import {
 } from './schema-v2.js';
 import { signalStatus } from './status.js';
 
-const ANSWER_MAX = 16;
+/** The longest answer token a signal carries, in every format. */
+export const ANSWER_MAX = 16;
 
 /**
  * The parts of a signal that come from outside the process — the agent's subject and sources (a registry, a file, a
  * library caller) and a probe's HTTP status (the network) — are checked against the schema; the rest is made here
  * and typed (test/format/write.test.ts validates every built signal).
  */
-const agentPartsSchema = z.object({ subject: signalEnvelopeShape.subject, sources: signalEnvelopeShape.sources });
+export const agentPartsSchema = z.object({
+  subject: signalEnvelopeShape.subject,
+  sources: signalEnvelopeShape.sources,
+});
 const httpStatusSchema = probeDataV2Schema.shape.httpStatus;
 
 export function signalIdV2(result: AnyEvalResult): SignalMessageV2['signal'] {
