@@ -26,7 +26,7 @@ export function register(program: Command): void {
   program
     .command('verify')
     .description(
-      "check a topic's signals against their runs' reveals, and its score records against their explanations",
+      "check a topic's signals against their runs' reveals, and its score records against the signals they cite",
     )
     .addHelpText(
       'after',
@@ -170,8 +170,8 @@ export function printScoreChecks(
 ): void {
   const fromEvidence = results.filter((r) => r.basis === 'evidence' && r.status === 'verified').length;
   printLine(
-    `score records: ${counts.verified} verified (${fromEvidence} recomputed from their evidence, ` +
-      `${counts.verified - fromEvidence} from their own explanation), ${counts.mismatch} mismatch, ` +
+    `score records: ${fromEvidence} recomputed from their evidence, ` +
+      `${counts.verified - fromEvidence} consistent with their own explanation, ${counts.mismatch} mismatch, ` +
       `${counts.unverifiable} not checkable`,
   );
   for (const r of results) {

@@ -513,7 +513,7 @@ describe('hcs25 verify on the emulator', () => {
     const drift = await hcs25(['scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain(
-      `${count} verified (${count} recomputed from their evidence, 0 from their own explanation), 1 mismatch, 0 not checkable`,
+      `${count} recomputed from their evidence, 0 consistent with their own explanation, 1 mismatch, 0 not checkable`,
     );
     expect(drift.stdout).toContain(
       `#${seq}  ${record.subject}  trustScores.total: expected ${record.trustScore}, published ${wrong}`,

@@ -189,7 +189,7 @@ describe('score records against their evidence on the emulator (hcs25 verify, sc
     const text = await hcs25(['scores', '--score-topic', topic, '--publisher', operator, '--check-published']);
     expect(text.code).toBe(1);
     expect(text.stdout).toContain(
-      '2 verified (2 recomputed from their evidence, 0 from their own explanation), 1 mismatch',
+      '2 recomputed from their evidence, 0 consistent with their own explanation, 1 mismatch',
     );
     expect(text.stdout).toContain(`#${seq}  ${FAILING}  trustScores.total: expected 0, published 100`);
 
