@@ -113,6 +113,14 @@ export function register(program: Command): void {
             resolveNames: { ...(file && { file }), registries: flags.names !== false },
             keepSignals: flags.html !== undefined,
           });
+          const foreign = report.counts.rejected['not-hcs25'] ?? 0;
+          const rejectedAll = Object.values(report.counts.rejected).reduce((n, k) => n + k, 0);
+          if (report.counts.signals === 0 && foreign > 0 && foreign === rejectedAll && !hasUnknowns(report)) {
+            // Nothing on it is ours, in any format: scoring it would print an empty table and exit 0, as if it were.
+            throw new UsageError(`topic ${source.topic} holds no hcs25 messages (${foreign} of another kind)`, {
+              hint: 'pass the signal topic hcs25 run publishes to (a registry topic holds agent listings)',
+            });
+          }
           if (names && names.failed.length > 0) {
             const first = names.failed[0]!;
             note(
@@ -177,4 +185,9 @@ async function checkPublished(
     printScoreChecks(result.counts, result.results);
   }
   return result.counts.mismatch > 0 ? 1 : 0;
+}
+
+/** Whether the reader counted anything it does not know (a later format may be all the topic holds). */
+function hasUnknowns(report: { counts: { unknown: Record<string, number> } }): boolean {
+  return Object.values(report.counts.unknown).some((n) => n > 0);
 }

@@ -1,7 +1,8 @@
 /**
  * `hcs25 run` refuses to publish where it makes no sense, before evaluating anyone: a registry topic (signals there
  * would be skipped by every later discover), a topic that does not exist, a topic whose submit key is someone else's.
- * `--force` publishes to a topic with another memo on purpose.
+ * `--force` publishes to a topic with another memo on purpose. `hcs25 scores` refuses to read a topic that holds no
+ * hcs25 message at all, instead of printing an empty table.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { PrivateKey, TopicCreateTransaction } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register as registerRegistry } from '../../src/cli/registry.js';
 import { register as registerRun } from '../../src/cli/run.js';
+import { register as registerScores } from '../../src/cli/scores.js';
 import { register as registerTopic } from '../../src/cli/topic.js';
 import { startAgentFleet, type AgentFleet } from '../../src/devtools/agents/index.js';
 import { startLocalNode, type LocalNode } from '../../src/localnode/index.js';
@@ -37,7 +39,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const hcs25 = (args: string[]) => runCli([registerRun, registerRegistry, registerTopic], args);
+const hcs25 = (args: string[]) => runCli([registerRun, registerRegistry, registerTopic, registerScores], args);
 const run = (topic: string, ...extra: string[]) =>
   hcs25(['run', '--agents', agents, '--topic', topic, '--evals', 'availability', ...extra]);
 
@@ -90,5 +92,22 @@ describe('hcs25 run checks its topic first', () => {
     const bad = await run(receipt.topicId!.toString(), '--pack', 'zip');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--pack must be json, subject, none or dense/);
+  });
+
+  it('scores: a topic with no hcs25 message (a registry) is a usage error (exit 2), not an empty table', async () => {
+    const registry = JSON.parse((await hcs25(['--json', 'registry', 'create', '--kind', 'hcs-2'])).stdout) as {
+      topicId: string;
+    };
+    const record = join(dir, 'record.json');
+    writeFileSync(record, JSON.stringify(fleet.agents[0]));
+    const listed = await hcs25(['registry', 'register', '-r', registry.topicId, '--record', record]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const r = await hcs25(['scores', '--topic', registry.topicId, '--no-names']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/holds no hcs25 messages \(1 of another kind\)/);
+    expect(r.stderr).toMatch(/hint: pass the signal topic/);
+    // A signal topic that is merely empty still scores: nothing to show is not an error.
+    const empty = (await hcs25(['topic', 'create', '--no-schemas'])).stdout.trim();
+    expect((await hcs25(['scores', '--topic', empty, '--no-names'])).code).toBe(0);
   });
 });
