@@ -99,7 +99,16 @@ export function register(program: Command): void {
           throw new UsageError(`--pack must be json, subject, none or dense, got ${quoteInput(flags.pack)}`);
         }
         const evals = parseEvalList(flags.evals);
-        if (flags.agents) inputFileFlag('--agents', flags.agents);
+        if (flags.agents) {
+          inputFileFlag('--agents', flags.agents);
+          // A file that is not agent records is a usage error (exit 2), found before any node is asked anything.
+          const [{ readFileSync }, { basename }, { parseAgentsFile }] = await Promise.all([
+            import('node:fs'),
+            import('node:path'),
+            import('../discover/agents-file.js'),
+          ]);
+          parseAgentsFile(readFileSync(flags.agents, 'utf8'), basename(flags.agents));
+        }
         if (flags.scienceBank) inputFileFlag('--science-bank', flags.scienceBank);
         const json = globals(cmd).json === true;
         const [{ runSignals }, { renderProgress }, { formatHbar }] = await Promise.all([

@@ -30,7 +30,7 @@ function agentEntries(text: string, name: string): unknown[] {
     text,
     (line, cause) =>
       new UsageError(`${name} is neither JSON nor JSON lines: line ${line}: ${errorMessage(cause)}`, {
-        hint: 'the agents file is a JSON list of agent records, or one JSON record per line',
+        hint: 'the agents file is a JSON list of agent records, or one JSON record per line (JSON allows no trailing comma)',
       }),
   );
   if (Array.isArray(data)) return data;

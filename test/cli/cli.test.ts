@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -61,6 +62,21 @@ describe('hcs25 CLI', () => {
     const r = hcs25(['no-such-command']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown command/);
+  });
+
+  it('exits 2 on an agents file that is not JSON, naming the line, before any node is asked', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hcs25-agents-'));
+    const file = join(dir, 'agents.json');
+    writeFileSync(file, '[{"name":"a","protocol":"a2a","endpoint":"https://a.example.com"},]\n');
+    // The mirror node named here does not exist: the file is refused before it would be asked.
+    const r = hcs25(['run', '--agents', file, '--topic', '0.0.5', '--dry-run'], {
+      HCS25_MIRROR_REST_URL: 'http://127.0.0.1:9',
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/agents\.json is neither JSON nor JSON lines: line 1: /);
+    expect(r.stderr).toMatch(/hint: .*trailing comma/);
+    expect(r.stderr).not.toMatch(/mirror node/);
   });
 
   it('exits 2 and names the variable on bad configuration', () => {
