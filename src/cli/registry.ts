@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { parseJsonOrLines } from '../core/json-lines.js';
 import { ConfigError, UsageError, errorMessage } from '../core/errors.js';
 import type { Hcs25Client } from '../client.js';
 import { entityIdFlag, withClient } from './context.js';
@@ -139,11 +140,27 @@ async function entryFrom(flags: RegisterFlags): Promise<import('../discover/writ
       ...(flags.name && { name: flags.name }),
     };
   }
+  let text: string;
   try {
-    return { record: JSON.parse(await readFile(flags.record!, 'utf8')) as unknown };
+    text = await readFile(flags.record!, 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read agent record ${flags.record}: ${errorMessage(err)}`);
   }
+  // One record, in any form hcs25 writes records: an object, a one-element list, or one JSON line (`hcs25 agents`).
+  const data = parseJsonOrLines(
+    text,
+    (line, cause) =>
+      new UsageError(`${flags.record} is neither JSON nor JSON lines: line ${line}: ${errorMessage(cause)}`, {
+        hint: 'an agent record is one JSON object (JSON allows no trailing comma)',
+      }),
+  );
+  const records = Array.isArray(data) ? data : [data];
+  if (records.length !== 1) {
+    throw new UsageError(`${flags.record} holds ${records.length} records; --record registers one`, {
+      hint: 'register each record on its own (one file, or one line of `hcs25 agents`, per call)',
+    });
+  }
+  return { record: records[0] };
 }
 
 /** Writing to a registry needs an operator: say so before anything is read. */

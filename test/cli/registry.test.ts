@@ -33,6 +33,27 @@ function file(name: string, content: unknown): string {
 }
 
 describe('hcs25 registry + discover', () => {
+  it('register --record takes one record as an object, a one-element list or one JSON line; more is one clear error', async () => {
+    const { topicId } = JSON.parse((await hcs25(['--json', 'registry', 'create', '--kind', 'hcs-2'])).stdout) as {
+      topicId: string;
+    };
+    const record = { name: 'lines', protocol: 'a2a', endpoint: 'http://127.0.0.1:4105/a2a' };
+    const line = join(dir, 'one.jsonl');
+    writeFileSync(line, `${JSON.stringify(record)}\n`);
+    const register = (path: string) => hcs25(['registry', 'register', '--registry', topicId, '--record', path]);
+    expect((await register(line)).code).toBe(0);
+    expect((await register(file('list.json', [record]))).code).toBe(0);
+    const two = join(dir, 'two.jsonl');
+    writeFileSync(two, `${JSON.stringify(record)}\n${JSON.stringify(record)}\n`);
+    const many = await register(two);
+    expect(many.code).toBe(2);
+    expect(many.stderr).toMatch(/two\.jsonl holds 2 records; --record registers one/);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"name":"x",}\n');
+    const bad = await register(broken);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/broken\.json is neither JSON nor JSON lines: line 1: /);
+  });
   it('creates an HCS-2 registry, registers records and references, and discovers them', async () => {
     const created = await hcs25(['--json', 'registry', 'create', '--kind', 'hcs-2']);
     expect(created.code).toBe(0);
