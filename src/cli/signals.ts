@@ -145,7 +145,13 @@ export function register(program: Command): void {
                 `${rejectedCount} message(s) rejected: ${list(reasons)}${flags.rejected || flags.jsonl ? '' : ' (--rejected lists them)'}`,
               );
             note(parts.join('; '));
-            if (lastSequence !== undefined) note(`resume with --after-seq ${lastSequence}`);
+            // Only a read that was stopped has something to resume; a whole one can be followed up from where it ended.
+            if (lastSequence !== undefined)
+              note(
+                stoppedBy
+                  ? `resume with --after-seq ${lastSequence}`
+                  : `read what arrives later with --after-seq ${lastSequence}`,
+              );
             return exitCodeForStop(stoppedBy);
           });
         } finally {

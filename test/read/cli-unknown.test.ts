@@ -67,6 +67,9 @@ describe('unknowns in the CLI reports', () => {
     expect(text.stderr).toContain(
       'read with what this version does not know: field:data.flavour 1, value:outcome=partial 1, value:score=50 1',
     );
+    // A whole read has nothing to resume: it says how to read what comes later.
+    expect(text.stderr).toContain('read what arrives later with --after-seq 3');
+    expect(text.stderr).not.toContain('resume with');
   });
 
   it('hcs25 scores shows them in its report, and scores the signal with an unknown outcome by its score', async () => {
