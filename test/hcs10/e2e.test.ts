@@ -191,7 +191,8 @@ describe('HCS-10 registry → discovery → evaluation over HCS → signals', ()
       const silent = of('hcs10-silent', kind) as EvalResult;
       expect(silent.outcome).toBe('timeout');
       expect(silent.reason).toMatch(/no reply within 3000 ms/);
-      expect(silent.latencyMs).toBeGreaterThanOrEqual(SILENT_BUDGET_MS);
+      // Node's timers may fire a millisecond before performance.now() says the budget has passed.
+      expect(silent.latencyMs).toBeGreaterThanOrEqual(SILENT_BUDGET_MS - 5);
       const paid = of('hcs10-paid', kind) as EvalResult;
       expect(paid.outcome).toBe('skipped');
       expect(paid.reason).toMatch(/fee-gated inbound topic \(HIP-991: 0\.5 ℏ.*--allow-topic-fees/);
