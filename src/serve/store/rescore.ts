@@ -113,35 +113,41 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
 
 /**
  * Up to `limit` distinct subjects from the oldest dirty rows, locked for the round: a second rescorer (an instance
- * that just lost the indexer lock) skips these rows rather than take the same part of a row twice.
+ * that just lost the indexer lock) skips these rows rather than take the same part of a row twice. The rows are read
+ * a few at a time (1, 2, 4, … rows) until the round is full, so a round reads what it takes, not the whole backlog.
  */
 async function takeRound(tx: SqlExecutor, limit: number): Promise<Round> {
-  const pending = await tx.query<{ id: string; tid: number; topic: string; subjects: string[] }>(
-    `SELECT d.id::text AS id, d.tid, t.topic, d.subjects FROM dirty_batches d JOIN topics t USING (tid)
-     ORDER BY d.id LIMIT $1 FOR UPDATE OF d SKIP LOCKED`,
-    [limit + 1],
-  );
   const subjects: Dirty[] = [];
   const taken = new Set<string>();
   const done: string[] = [];
-  let rest: Round['rest'];
-  for (const row of pending) {
-    let i = 0;
-    for (; i < row.subjects.length; i++) {
-      const subject = row.subjects[i]!;
-      const key = `${row.tid}\u0000${subject}`;
-      if (taken.has(key)) continue;
-      if (subjects.length >= limit) break;
-      taken.add(key);
-      subjects.push({ tid: row.tid, topic: row.topic, subject });
+  let lastId = '0';
+  for (let rows = 1; ; rows *= 2) {
+    // A full round reads one more row only to learn whether it is the last.
+    const asked = subjects.length >= limit ? 1 : rows;
+    const pending = await tx.query<{ id: string; tid: number; topic: string; subjects: string[] }>(
+      `SELECT d.id::text AS id, d.tid, t.topic, d.subjects FROM dirty_batches d JOIN topics t USING (tid)
+       WHERE d.id > $1::bigint ORDER BY d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
+      [lastId, asked],
+    );
+    for (const row of pending) {
+      let i = 0;
+      for (; i < row.subjects.length; i++) {
+        const subject = row.subjects[i]!;
+        const key = `${row.tid}\u0000${subject}`;
+        if (taken.has(key)) continue;
+        if (subjects.length >= limit) break;
+        taken.add(key);
+        subjects.push({ tid: row.tid, topic: row.topic, subject });
+      }
+      if (i < row.subjects.length) {
+        const rest = i > 0 ? { id: row.id, subjects: row.subjects.slice(i) } : undefined;
+        return { subjects, done, rest, more: true };
+      }
+      done.push(row.id);
+      lastId = row.id;
     }
-    if (i < row.subjects.length) {
-      rest = { id: row.id, subjects: row.subjects.slice(i) };
-      break;
-    }
-    done.push(row.id);
+    if (pending.length < asked) return { subjects, done, rest: undefined, more: false };
   }
-  return { subjects, done, rest, more: rest !== undefined || pending.length > limit };
 }
 
 /** A subject's new score and the payers of its signals, by `${tid}\0${subject}`; a subject without signals has none. */
