@@ -91,8 +91,18 @@ const DT_MAX_MS = 86_400_000;
 /** Signals of a group the packer keeps together; with at most this many groups a message stays within SIGNALS_MAX_V3. */
 const GROUP_MAX = 8;
 const GROUPS_MAX = SIGNALS_MAX_V3 / GROUP_MAX;
-/** Messages `json` mode keeps open at once. */
-const OPEN_BINS = 2;
+/**
+ * Messages `json` mode keeps open at once: enough that a burst of large subjects (unreachable agents fail fast and
+ * together at a run's start) each wait for a smaller partner instead of going out alone.
+ */
+const OPEN_BINS = 16;
+
+interface Bin {
+  groups: Group[];
+  encoded: PackedMessageV3;
+  /** When its first subject came (the caller's clock). */
+  since: number;
+}
 
 type Group = SignalUnitV3[];
 
@@ -142,7 +152,7 @@ export class SignalPackerV3 {
   private readonly format: PackFormat<Group, PackedMessageV3>;
   private readonly packer: MessagePacker<Group, PackedMessageV3>;
   /** `json` mode: the open messages, oldest first, each with its groups encoded (see addJson). */
-  private bins: Array<{ groups: Group[]; encoded: PackedMessageV3 }> = [];
+  private bins: Bin[] = [];
 
   constructor(options: { mode: PackMode; maxBytes?: number }) {
     this.mode = options.mode;
@@ -156,13 +166,25 @@ export class SignalPackerV3 {
     return this.packer.pending + this.bins.length;
   }
 
-  /** Adds one subject's signals (of one run); returns the messages that became full. */
-  addGroup(units: readonly SignalUnitV3[]): PackedMessageV3[] {
+  /** Adds one subject's signals (of one run) at time `now`; returns the messages that became full. */
+  addGroup(units: readonly SignalUnitV3[], now = Date.now()): PackedMessageV3[] {
     if (this.mode === 'none') return units.map((u) => this.format.single([u]));
     const out: PackedMessageV3[] = [];
     for (const part of this.parts(units))
-      out.push(...(this.mode === 'json' ? this.addJson(part) : this.packer.add(part)));
+      out.push(...(this.mode === 'json' ? this.addJson(part, now) : this.packer.add(part)));
     return out;
+  }
+
+  /** `json` mode: when the oldest open message got its first subject (undefined when none is open). */
+  oldestOpen(): number | undefined {
+    return this.bins.length === 0 ? undefined : Math.min(...this.bins.map((b) => b.since));
+  }
+
+  /** `json` mode: the open messages whose first subject came at or before `cutoff`. */
+  flushOpenedBy(cutoff: number): PackedMessageV3[] {
+    const old = this.bins.filter((b) => b.since <= cutoff);
+    this.bins = this.bins.filter((b) => b.since > cutoff);
+    return old.map((b) => b.encoded);
   }
 
   flush(): PackedMessageV3[] {
@@ -172,22 +194,36 @@ export class SignalPackerV3 {
   }
 
   /**
-   * `json` mode keeps OPEN_BINS messages open: a subject that does not fit the first (its pair would pass the limit by
-   * a few bytes) may fit the second, so few messages go out holding a single subject. Measuring is exact and cheap
+   * `json` mode keeps up to OPEN_BINS messages open (first fit): a subject that does not fit one may fit another, so
+   * few messages go out holding a single subject. A message that holds several subjects and does not fit the next one
+   * goes out at once; the oldest goes out when all OPEN_BINS are taken. Measuring is exact and cheap
    * here (JSON.stringify of ~1 KiB); dense mode keeps the one open message of MessagePacker, whose estimates spare
    * deflating on every add.
    */
-  private addJson(group: Group): PackedMessageV3[] {
-    for (const bin of this.bins) {
-      if (!this.format.belongs(bin.groups[0]!, bin.groups.length, group)) continue;
-      const encoded = this.format.encode([...bin.groups, group]);
-      if (encoded.bytes.length > this.maxBytes) continue;
-      bin.groups.push(group);
-      bin.encoded = encoded;
-      return [];
+  private addJson(group: Group, now: number): PackedMessageV3[] {
+    const out: PackedMessageV3[] = [];
+    let home: Bin | undefined;
+    for (const bin of [...this.bins]) {
+      const encoded = this.format.belongs(bin.groups[0]!, bin.groups.length, group)
+        ? this.format.encode([...bin.groups, group])
+        : undefined;
+      if (encoded && encoded.bytes.length <= this.maxBytes) {
+        bin.groups.push(group);
+        bin.encoded = encoded;
+        home = bin;
+        break;
+      }
+      // A message with several subjects that this one does not fit is as good as full: it goes now. One with a
+      // single large subject stays open for a smaller partner.
+      if (bin.groups.length > 1) {
+        out.push(bin.encoded);
+        this.bins.splice(this.bins.indexOf(bin), 1);
+      }
     }
-    const out = this.bins.length >= OPEN_BINS ? [this.bins.shift()!.encoded] : [];
-    this.bins.push({ groups: [group], encoded: this.format.encode([group]) });
+    if (!home) {
+      if (this.bins.length >= OPEN_BINS) out.push(this.bins.shift()!.encoded);
+      this.bins.push({ groups: [group], encoded: this.format.encode([group]), since: now });
+    }
     return out;
   }
 

@@ -17,7 +17,10 @@ export interface PackedOut {
 
 export interface PackingOptions {
   mode: PackMode;
-  /** A partly filled message is delivered when no signal has completed it for this long, ms (format 3: not finite = no timer). */
+  /**
+   * A partly filled message is delivered this long after it was begun, ms; a subject first waits as long for the rest
+   * of its signals (not finite: no timer, as in a dry run).
+   */
   flushMs: number;
   /** In `subject` mode, a subject's message is complete once it holds this many signals (the run's evals). */
   perSubject: number;

@@ -20,7 +20,7 @@ export class SignalPackingV3 extends Packing {
   private readonly packer: SignalPackerV3;
   /** Subjects whose signals wait for the rest of theirs, in arrival order. */
   private readonly waiting = new Map<string, Waiting>();
-  /** When the oldest signal in the packer's open messages arrived. */
+  /** `subject` and `dense` modes: when the packer's open message got its first subject (json mode's packer knows). */
   private openSince: number | undefined;
   constructor(options: PackingOptions) {
     super(options);
@@ -57,12 +57,15 @@ export class SignalPackingV3 extends Packing {
   private release(subject: string): void {
     const w = this.waiting.get(subject)!;
     this.waiting.delete(subject);
-    const full = this.packer.addGroup(w.units);
+    // Timed from the subject's release, not its first signal: a subject that waited long for its own signals still
+    // gets a partner, so a signal waits at most twice the flush time.
+    const now = Date.now();
+    const full = this.packer.addGroup(w.units, now);
     this.deliver(full);
     if (this.options.mode === 'subject') this.closeOpen();
     else if (this.packer.pending === 0) this.openSince = undefined;
-    // The oldest signal still open: json mode may keep an older message open beside a newer one.
-    else this.openSince = Math.min(this.openSince ?? w.since, w.since);
+    // The one open message began anew with what did not fit (or goes on).
+    else if (full.length > 0 || this.openSince === undefined) this.openSince = now;
   }
 
   private closeOpen(): void {
@@ -73,7 +76,7 @@ export class SignalPackingV3 extends Packing {
   private schedule(): void {
     // No timer (a dry run): what is open is delivered by flush.
     if (this.timer || !Number.isFinite(this.options.flushMs)) return;
-    let oldest = this.openSince ?? Number.POSITIVE_INFINITY;
+    let oldest = this.openedAt() ?? Number.POSITIVE_INFINITY;
     for (const w of this.waiting.values()) oldest = Math.min(oldest, w.since);
     if (oldest === Number.POSITIVE_INFINITY) return;
     this.timer = setTimeout(() => this.onTimer(), Math.max(0, oldest + this.options.flushMs - Date.now()));
@@ -83,7 +86,12 @@ export class SignalPackingV3 extends Packing {
     this.timer = undefined;
     const now = Date.now();
     for (const [subject, w] of this.waiting) if (now - w.since >= this.options.flushMs) this.release(subject);
-    if (this.openSince !== undefined && now - this.openSince >= this.options.flushMs) this.closeOpen();
+    if (this.options.mode === 'json') this.deliver(this.packer.flushOpenedBy(now - this.options.flushMs));
+    else if (this.openSince !== undefined && now - this.openSince >= this.options.flushMs) this.closeOpen();
     this.schedule();
+  }
+
+  private openedAt(): number | undefined {
+    return this.options.mode === 'json' ? this.packer.oldestOpen() : this.openSince;
   }
 }

@@ -44,7 +44,7 @@ export interface PublishSignalsParameters {
   signals: AsyncIterable<BuiltSignal>;
   /** Estimated fee of one message (the meter counts in-flight submissions at it). */
   estimateTinybar: bigint;
-  /** A partly filled pack is sent when no signal has completed it for this long, ms (default 2000). */
+  /** A partly filled pack is sent this long after it was begun, ms (default 2000; see PackingOptions.flushMs). */
   flushMs?: number;
   /** Aborted when publishing stops for good, so whoever produces `signals` stops asking agents. */
   stop: AbortController;

@@ -9,6 +9,7 @@ import { SignalPackingV3 } from '../../src/publish/packing-v3.js';
 import type { PackedOut, PackingOptions } from '../../src/publish/packing-base.js';
 import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { fleetResults } from '../format/fleet.js';
+import { SignalPackerV3, signalUnitV3 } from '../../src/format/pack-v3.js';
 
 const AGENTS = 60;
 /** Probe, math and science of each agent, interleaved across agents as a concurrent runner yields them. */
@@ -22,6 +23,25 @@ const built = Array.from({ length: 3 }, (_, k) =>
     };
   }),
 ).flat();
+
+/** Agent i's three signals; `pad` lengthens its UAID (80 characters: two such subjects no longer fit one message). */
+function subjectSignals(i: number, pad = 0) {
+  return fleetResults(i).map((r) => {
+    const subject = r.agent.subject + 'x'.repeat(pad);
+    return {
+      key: `j:${r.kind}|${subject}`,
+      subject,
+      json: buildSignalV3({ ...r, agent: { ...r.agent, subject } }, { run: RUN, runKey: RUN_KEY }).json,
+    };
+  });
+}
+
+/** How many messages the packer makes of these subjects added in this order, flushed at the end. */
+function messagesFor(...subjects: ReturnType<typeof subjectSignals>[]): number {
+  const packer = new SignalPackerV3({ mode: 'json' });
+  const out = subjects.flatMap((s) => packer.addGroup(s.map((b) => signalUnitV3(b.json))));
+  return out.length + packer.flush().length;
+}
 
 function packing(mode: PackingOptions['mode'], out: PackedOut[], flushMs = 60_000): SignalPackingV3 {
   return new SignalPackingV3({ mode, flushMs, perSubject: 3, onPacked: (m) => out.push(...m) });
@@ -74,12 +94,36 @@ describe('SignalPackingV3', () => {
     p.add(first[1]!.key, first[1]!.json);
     vi.advanceTimersByTime(1_999);
     expect(out).toHaveLength(0);
-    // The subject's last signal completes it: it joins the open message, which still waits for more subjects.
+    // The subject's last signal completes it: it joins an open message, which waits the flush time for a partner.
     p.add(first[2]!.key, first[2]!.json);
+    vi.advanceTimersByTime(1_999);
     expect(out).toHaveLength(0);
     vi.advanceTimersByTime(1);
     expect(out).toHaveLength(1);
     expect(out[0]!.keys).toEqual(first.map((b) => b.key));
+    p.stop();
+  });
+
+  it('json: large subjects that come together each wait for a smaller partner instead of going out alone', () => {
+    const big = [1, 2, 3, 4, 5, 6].map((i) => subjectSignals(i, 80));
+    const small = [7, 8, 9, 10, 11, 12].map((i) => subjectSignals(i));
+    // The premise: two large subjects do not fit one message; a large and a small one do.
+    expect(messagesFor(big[0]!, big[1]!)).toBe(2);
+    expect(messagesFor(big[0]!, small[0]!)).toBe(1);
+    expect(messagesFor(...big, ...small)).toBe(6);
+  });
+
+  it('json: the timer delivers each open message when it has waited the flush time, not every open message', () => {
+    const out: PackedOut[] = [];
+    const p = packing('json', out, 2_000);
+    const [a, b] = [subjectSignals(1, 80), subjectSignals(2, 80)];
+    for (const x of a) p.add(x.key, x.json);
+    vi.advanceTimersByTime(1_500);
+    for (const x of b) p.add(x.key, x.json);
+    vi.advanceTimersByTime(500);
+    expect(out.map((m) => m.keys)).toEqual([a.map((x) => x.key)]);
+    vi.advanceTimersByTime(1_500);
+    expect(out.map((m) => m.keys)).toEqual([a.map((x) => x.key), b.map((x) => x.key)]);
     p.stop();
   });
 
