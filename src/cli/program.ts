@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
+import { didYouMean } from '../core/suggest.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { reportError } from './shared.js';
 import { register as demo } from './demo.js';
@@ -61,8 +62,28 @@ export const COMMANDS: readonly ((program: Command) => void)[] = [
   watch,
 ];
 
+/**
+ * Commander guesses only near spellings of an unknown option; one cut short (`--max-fee` for `--max-fee-hbar`) gets a
+ * guess too, among the options of the command it was given to (found by the command names in `argv`).
+ */
+function withOptionGuess(program: Command, argv: readonly string[], message: string): string {
+  const unknown = /^error: unknown option '(--[^'=]+)/.exec(message)?.[1];
+  if (!unknown || message.includes('Did you mean')) return message;
+  const chain = [program];
+  for (const arg of argv) {
+    const sub = chain.at(-1)!.commands.find((c) => c.name() === arg);
+    if (sub) chain.push(sub);
+  }
+  const longs = chain.flatMap((c) => c.options.flatMap((o) => (o.long && !o.hidden ? [o.long] : [])));
+  const guess = didYouMean(unknown, longs);
+  return guess ? `${message.trimEnd()}\n(${guess[0]!.toUpperCase()}${guess.slice(1)})\n` : message;
+}
+
 /** The root program with its global options and the given commands (all by default). */
-export function buildProgram(commands: readonly ((program: Command) => void)[] = COMMANDS): Command {
+export function buildProgram(
+  commands: readonly ((program: Command) => void)[] = COMMANDS,
+  argv: readonly string[] = [],
+): Command {
   const program = new Command();
   program
     .name('hcs25')
@@ -74,6 +95,7 @@ export function buildProgram(commands: readonly ((program: Command) => void)[] =
     .option('--dotenv <file>', 'read environment variables from this file (default: ./.env when present)')
     .addOption(new Option('--env-file <file>').hideHelp().argParser(refuseEnvFile))
     .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: (message, write) => write(withOptionGuess(program, argv, message)) })
     .addHelpText('after', ENV_FILE_NOTE)
     // Every subcommand's --help lists the global options too (--network, --json, --config, --dotenv).
     .configureHelp({ showGlobalOptions: true })
@@ -83,7 +105,7 @@ export function buildProgram(commands: readonly ((program: Command) => void)[] =
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(COMMANDS, argv);
   try {
     await program.parseAsync(argv);
   } catch (err) {

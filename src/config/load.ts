@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
+import { didYouMean } from '../core/suggest.js';
 import { ConfigError } from '../core/errors.js';
 import { LOCAL_GENESIS_OPERATOR, NETWORK_PRESETS, type LedgerName, type NetworkConfig } from './networks.js';
 import { ENV_VARS, SECRET_KEYS, configInputSchema, type ConfigInput } from './schema.js';
@@ -75,7 +76,7 @@ export function loadConfig(options: LoadConfigOptions = {}): ResolvedConfig {
 
   rejectMisplacedKeys(merged, sources);
   const parsed = configInputSchema.safeParse(merged);
-  if (!parsed.success) throw configErrorFrom(parsed.error, sources);
+  if (!parsed.success) throw configErrorFrom(parsed.error, sources, merged);
   return resolve_(parsed.data, sources, cwd);
 }
 
@@ -286,10 +287,23 @@ const FLAG_OR_ENV: Record<string, string> = Object.fromEntries(
   Object.entries(ENV_VARS).map(([env, { key }]) => [key, env]),
 );
 
-function configErrorFrom(error: z.ZodError, sources: ResolvedConfig['sources']): ConfigError {
+function configErrorFrom(
+  error: z.ZodError,
+  sources: ResolvedConfig['sources'],
+  merged: Record<string, unknown>,
+): ConfigError {
   const issue = error.issues[0]!;
   const key = String(issue.path[0] ?? '');
   const where = describeSource(key, sources[key]);
+  const given = merged[key];
+  if (issue.code === 'invalid_value' && !SECRET_KEYS.has(key) && typeof given === 'string') {
+    // A mistyped name (--network testnt): the valid names, and the likely one first.
+    const names = issue.values.map(String);
+    const guess = didYouMean(given, names);
+    return new ConfigError(`${where}: ${quoteInput(given)} is not one of ${names.join(', ')}`, {
+      ...(guess && { hint: guess }),
+    });
+  }
   // zod messages for strings can quote the input; for secrets say only that the shape is wrong.
   const what = SECRET_KEYS.has(key) ? 'is not a valid value' : issue.message;
   if (issue.code === 'unrecognized_keys') {

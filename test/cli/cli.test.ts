@@ -84,6 +84,27 @@ describe('hcs25 CLI', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/HCS25_NETWORK/);
   });
+
+  it('names the valid networks and guesses the one meant, for a flag or a variable', () => {
+    const flag = hcs25(['signals', '--topic', '0.0.5', '--network', 'testnt']);
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toMatch(
+      /^hcs25: --network: "testnt" is not one of local, testnet, previewnet, mainnet, custom/m,
+    );
+    expect(flag.stderr).toMatch(/hint: did you mean testnet\?/);
+    expect(flag.stderr).not.toMatch(/Invalid option|expected one of/);
+    const env = hcs25(['signals', '--topic', '0.0.5'], { HCS25_NETWORK: 'mainet' });
+    expect(env.stderr).toMatch(/HCS25_NETWORK: "mainet" is not one of/);
+    expect(env.stderr).toMatch(/did you mean mainnet\?/);
+  });
+
+  it('guesses an option cut short or misspelt among the options of the command it was given to', () => {
+    const cut = hcs25(['run', '--max-fee', '3']);
+    expect(cut.status).toBe(2);
+    expect(cut.stderr).toMatch(/unknown option '--max-fee'\n\(Did you mean --max-fee-hbar\?\)/);
+    expect(hcs25(['watch', '--max-fee', '3']).stderr).toMatch(/Did you mean --max-fee-per-day\?/);
+    expect(hcs25(['run', '--zzz']).stderr).not.toMatch(/Did you mean/);
+  });
 });
 
 /**
