@@ -77,7 +77,12 @@ export function createHcs25Client(config: ResolvedConfig, options: Hcs25ClientOp
     network: config.network,
     operator: config.operator,
     get mirror() {
-      mirror ??= new MirrorRestClient({ ...options.mirror, baseUrl: config.network.mirrorRestUrl });
+      mirror ??= new MirrorRestClient({
+        timeoutMs: config.mirrorTimeoutMs,
+        ...(options.onNote && { onRetry: options.onNote }),
+        ...options.mirror,
+        baseUrl: config.network.mirrorRestUrl,
+      });
       return mirror;
     },
     get sdk() {

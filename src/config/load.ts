@@ -24,6 +24,8 @@ export interface ResolvedConfig {
   maxFeeHbar: number;
   concurrency: number;
   budgetMs: number;
+  /** One mirror node request's time limit before it is retried, ms. */
+  mirrorTimeoutMs: number;
   allowPrivateEndpoints: boolean;
   publishers: string[];
   ipfsGateway?: string;
@@ -44,6 +46,7 @@ export const DEFAULTS = {
   maxFeeHbar: 5,
   concurrency: 16,
   budgetMs: 30_000,
+  mirrorTimeoutMs: 10_000,
 } as const;
 
 const DEFAULT_CONFIG_FILE = 'hcs25.config.json';
@@ -94,6 +97,7 @@ function resolve_(input: ConfigInput, sources: ResolvedConfig['sources'], cwd: s
     maxFeeHbar: input.maxFeeHbar ?? DEFAULTS.maxFeeHbar,
     concurrency: input.concurrency ?? DEFAULTS.concurrency,
     budgetMs: input.budgetMs ?? DEFAULTS.budgetMs,
+    mirrorTimeoutMs: input.mirrorTimeoutMs ?? DEFAULTS.mirrorTimeoutMs,
     // Loopback agents are the whole point of a local run; anywhere else an untrusted registry must not steer us inward.
     allowPrivateEndpoints: input.allowPrivateEndpoints ?? ledger === 'local',
     publishers: input.publishers ?? [],

@@ -19,6 +19,12 @@ export const configInputSchema = z
     nodes: z.record(hostPort, entityId).describe('custom consensus nodes: {"host:port": "0.0.3"}'),
     mirrorGrpc: z.array(hostPort).describe('custom mirror gRPC endpoints'),
     mirrorRestUrl: z.url({ protocol: /^https?$/ }).describe('mirror node REST base URL (without /api/v1)'),
+    mirrorTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(600_000)
+      .describe('how long one mirror node request may take before it is retried, ms (default 10000)'),
     stateDir: z.string().min(1).describe('where run journals are kept'),
     topic: entityId.describe('signal topic'),
     registry: entityId.describe('registry topic'),
@@ -52,6 +58,7 @@ export const ENV_VARS: Record<
   HCS25_NODES: { key: 'nodes', kind: 'nodes' },
   HCS25_MIRROR_GRPC: { key: 'mirrorGrpc', kind: 'list' },
   HCS25_MIRROR_REST_URL: { key: 'mirrorRestUrl', kind: 'string' },
+  HCS25_MIRROR_TIMEOUT_MS: { key: 'mirrorTimeoutMs', kind: 'number' },
   HCS25_STATE_DIR: { key: 'stateDir', kind: 'string' },
   HCS25_TOPIC: { key: 'topic', kind: 'string' },
   HCS25_REGISTRY: { key: 'registry', kind: 'string' },

@@ -54,6 +54,8 @@ export interface RetryOptions extends BackoffOptions {
   delayMs?: (attempt: number, err: unknown) => number;
   /** Stops the loop: checked before each try, and ends a wait at once (rejecting with the signal's reason). */
   signal?: AbortSignal;
+  /** Told before each wait: the try that failed (0 for the first), its error and the wait, ms. */
+  onRetry?: (attempt: number, err: unknown, delayMs: number) => void;
 }
 
 /** Calls `fn` until it resolves, a failure is not retryable, or `attempts` tries have failed (the last error is thrown). */
@@ -64,7 +66,9 @@ export async function retry<T>(fn: (attempt: number) => Promise<T>, options: Ret
       return await fn(attempt);
     } catch (err) {
       if (attempt + 1 >= options.attempts || options.retryable?.(err) === false) throw err;
-      await sleep(options.delayMs ? options.delayMs(attempt, err) : backoffDelay(attempt, options), options.signal);
+      const delayMs = options.delayMs ? options.delayMs(attempt, err) : backoffDelay(attempt, options);
+      options.onRetry?.(attempt, err, delayMs);
+      await sleep(delayMs, options.signal);
     }
   }
 }

@@ -9,6 +9,8 @@ import { quoteInput } from '../config/secret.js';
 import { Hcs25Error } from '../core/errors.js';
 import { isEntityId, TRANSACTION_ID_PATTERN } from '../core/ids.js';
 import { type BackoffOptions, backoffDelay, retry } from '../core/retry.js';
+import { oneLine } from '../core/terminal.js';
+import { connectionFailure } from '../net/http-client.js';
 import { ChunkAssembler } from './chunks.js';
 import {
   accountSchema,
@@ -81,6 +83,8 @@ export interface MirrorRestOptions {
   headers?: Record<string, string>;
   /** Use this dispatcher instead of a private keep-alive agent (tests, proxies). */
   dispatcher?: Dispatcher;
+  /** Told of each retry, one line (what failed, the wait, the attempt): a slow mirror node is never silent. */
+  onRetry?: (line: string) => void;
 }
 
 export class MirrorRestClient {
@@ -93,6 +97,7 @@ export class MirrorRestClient {
   private readonly headers: Record<string, string>;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
+  private readonly onRetry: ((line: string) => void) | undefined;
 
   constructor(options: MirrorRestOptions) {
     this.baseUrl = normaliseBaseUrl(options.baseUrl);
@@ -102,6 +107,7 @@ export class MirrorRestClient {
     this.maxBackoffMs = options.maxBackoffMs ?? 8_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
     this.headers = { accept: 'application/json', ...options.headers };
+    this.onRetry = options.onRetry;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: 16 });
   }
@@ -259,14 +265,7 @@ export class MirrorRestClient {
         } catch (err) {
           if (err instanceof MirrorError) throw err;
           if (signal?.aborted) throw signal.reason;
-          throw new MirrorError(
-            'MIRROR_UNAVAILABLE',
-            `mirror node request failed for ${path}: ${describeNetworkError(err)}`,
-            {
-              cause: err,
-              hint: `check that the mirror node at ${this.baseUrl} is reachable`,
-            },
-          );
+          throw this.networkError(path, err);
         }
         if (res.status === 200) return res.json;
         if (res.status === 404) return null;
@@ -289,8 +288,37 @@ export class MirrorRestClient {
         retryable: (err) => err instanceof MirrorError && err.code === 'MIRROR_UNAVAILABLE',
         // A Retry-After is honoured up to the backoff ceiling.
         delayMs: (attempt) => Math.min(Math.max(backoffDelay(attempt, schedule), retryAfterMs ?? 0), this.maxBackoffMs),
+        onRetry: (attempt, err, delayMs) =>
+          this.onRetry?.(
+            `${err instanceof Error ? err.message : String(err)}; retrying in ` +
+              `${(delayMs / 1000).toFixed(1)} s (try ${attempt + 2} of ${this.retries + 1})`,
+          ),
       },
     );
+  }
+
+  /** A failure below HTTP, in one line, with the likely fix: a scheme that does not match the server's. */
+  private networkError(path: string, err: unknown): MirrorError {
+    const known = connectionFailure(err);
+    const what = known?.message ?? oneLine(err instanceof Error ? err.message : String(err));
+    const https = this.baseUrl.startsWith('https:');
+    const other = this.baseUrl.replace(/^https?:/, https ? 'http:' : 'https:');
+    const message = `mirror node request failed for ${path}: ${what}`;
+    // A scheme that does not match the server's is the URL's fault: retrying cannot help.
+    if (known?.tls && https)
+      return new MirrorError('MIRROR_REQUEST', message, {
+        cause: err,
+        hint: `the server at ${this.baseUrl} does not speak TLS; if it serves plain HTTP (a local node does), use ${other}`,
+      });
+    if (known?.kind === 'protocol-error' && !https)
+      return new MirrorError('MIRROR_REQUEST', message, {
+        cause: err,
+        hint: `the server at ${this.baseUrl} did not answer in HTTP; if it serves HTTPS, use ${other}`,
+      });
+    return new MirrorError('MIRROR_UNAVAILABLE', message, {
+      cause: err,
+      hint: `check that the mirror node at ${this.baseUrl} is reachable${https ? '' : ` (if it serves HTTPS, use ${other})`}`,
+    });
   }
 
   private async once(
@@ -321,7 +349,9 @@ export class MirrorRestClient {
     } catch (err) {
       if (timeout.aborted && !signal?.aborted) {
         throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node did not answer within ${this.timeoutMs} ms (${url})`, {
-          hint: 'the mirror node is slow or unreachable; raise the timeout or try another mirror node',
+          hint:
+            'the mirror node is slow or unreachable: try another mirror node, or allow more time with ' +
+            `HCS25_MIRROR_TIMEOUT_MS (now ${this.timeoutMs})`,
         });
       }
       throw err;
@@ -418,14 +448,6 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(v);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-function describeNetworkError(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code} ${err.message}` : err.message;
-  }
-  return String(err);
 }
 
 function consensusTimestamp(value: string): string {

@@ -308,7 +308,7 @@ const ERROR_CODES: Record<string, { kind: FailureKind; message: string; transien
   ECONNREFUSED: { kind: 'refused', message: 'connection refused' },
   ECONNRESET: { kind: 'refused', message: 'connection reset', transient: true },
   EPIPE: { kind: 'refused', message: 'connection reset', transient: true },
-  UND_ERR_SOCKET: { kind: 'refused', message: 'connection closed by the agent', transient: true },
+  UND_ERR_SOCKET: { kind: 'refused', message: 'connection closed by the server', transient: true },
   ENOTFOUND: { kind: 'refused', message: 'host name not found' },
   EAI_AGAIN: { kind: 'refused', message: 'DNS lookup failed', transient: true },
   EHOSTUNREACH: { kind: 'refused', message: 'host unreachable' },
@@ -333,18 +333,30 @@ export function classifyError(err: unknown, deadline: Deadline): TransportError 
       `${guard.message} (private endpoints are not allowed; see --allow-private-endpoints)`,
     );
   }
-  for (const e of chain) {
+  const known = connectionFailure(err);
+  if (known) return new TransportError(known.kind, known.message, { transient: known.transient });
+  const first = chain[0];
+  return new TransportError('protocol-error', first instanceof Error ? oneLine(first.message) : 'unexpected failure');
+}
+
+/**
+ * A failure below HTTP in words, from the error codes along the cause chain (never OpenSSL's own text, which carries
+ * source paths and newlines); undefined when no code is known.
+ */
+export function connectionFailure(
+  err: unknown,
+): { kind: FailureKind; message: string; transient: boolean; tls: boolean } | undefined {
+  for (const e of errorChain(err)) {
     const code = (e as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
     const known = ERROR_CODES[code];
-    if (known) return new TransportError(known.kind, known.message, { transient: known.transient ?? false });
-    if (code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'EPROTO') {
-      return new TransportError('refused', `TLS failure (${code})`);
-    }
-    if (code.startsWith('HPE_')) return new TransportError('protocol-error', `malformed HTTP response (${code})`);
+    if (known) return { kind: known.kind, message: known.message, transient: known.transient ?? false, tls: false };
+    if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'EPROTO')
+      return { kind: 'refused', message: `TLS handshake failed (${code})`, transient: false, tls: true };
+    if (code.startsWith('HPE_'))
+      return { kind: 'protocol-error', message: `malformed HTTP response (${code})`, transient: false, tls: false };
   }
-  const first = chain[0];
-  return new TransportError('protocol-error', first instanceof Error ? oneLine(first.message) : 'unexpected failure');
+  return undefined;
 }
 
 function errorChain(err: unknown): Error[] {

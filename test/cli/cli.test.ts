@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +15,16 @@ function hcs25(args: string[], env: Record<string, string> = {}) {
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 30_000,
+  });
+}
+
+/** As hcs25(), without blocking this process's event loop (the test serves something meanwhile). */
+function hcs25Async(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ status: number | null; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [main, ...args], { cwd: root, env: { ...process.env, ...env } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('close', (status) => done({ status, stderr }));
   });
 }
 
@@ -97,6 +108,24 @@ describe('hcs25 CLI', () => {
     expect(env.stderr).toMatch(/HCS25_NETWORK: "mainet" is not one of/);
     expect(env.stderr).toMatch(/did you mean mainnet\?/);
   });
+
+  it('HCS25_MIRROR_TIMEOUT_MS sets how long a mirror request may take; each retry is said on stderr', async () => {
+    // Accepts connections and never answers, as an overloaded or wedged mirror node does.
+    const server = createTcpServer(() => {});
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await hcs25Async(['signals', '--topic', '0.0.5'], {
+      HCS25_NETWORK: 'custom',
+      HCS25_NODES: '127.0.0.1:9=0.0.3',
+      HCS25_MIRROR_REST_URL: url,
+      HCS25_MIRROR_TIMEOUT_MS: '200',
+    });
+    server.close();
+    expect(r.status).toBe(1);
+    const retries = r.stderr.split('\n').filter((l) => /did not answer within 200 ms.*; retrying in/.test(l));
+    expect(retries.map((l) => /\(try (\d) of 6\)/.exec(l)?.[1])).toEqual(['2', '3', '4', '5', '6']);
+    expect(r.stderr).toMatch(/hint: .*HCS25_MIRROR_TIMEOUT_MS \(now 200\)/);
+  }, 30_000);
 
   it('guesses an option cut short or misspelt among the options of the command it was given to', () => {
     const cut = hcs25(['run', '--max-fee', '3']);

@@ -1,3 +1,4 @@
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkAssembler } from '../../src/hedera/chunks.js';
 import {
@@ -109,6 +110,53 @@ describe('MirrorRestClient', () => {
     mirror.faults.push({ status: 'hang' }, { status: 'hang' });
     await expect(quick.getTopic(topic)).rejects.toThrow(/did not answer within 150 ms/);
     await quick.close();
+  });
+
+  it('says each retry on its way, and a timeout names the variable that allows more time', async () => {
+    const notes: string[] = [];
+    const quick = new MirrorRestClient({
+      baseUrl: mirror.url,
+      timeoutMs: 150,
+      retries: 1,
+      minBackoffMs: 1,
+      onRetry: (line) => notes.push(line),
+    });
+    mirror.faults.push({ status: 'hang' }, { status: 'hang' });
+    const err = await quick.getTopic(mirror.createTopic('memo')).catch((e: unknown) => e);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/did not answer within 150 ms .*; retrying in \d+\.\d s \(try 2 of 2\)$/);
+    expect(err).toMatchObject({
+      code: 'MIRROR_UNAVAILABLE',
+      hint: expect.stringMatching(/HCS25_MIRROR_TIMEOUT_MS \(now 150\)/),
+    });
+    await quick.close();
+  });
+
+  it('an https URL for a plain-HTTP mirror node: one line naming the http URL, no OpenSSL text, no retries', async () => {
+    const notes: string[] = [];
+    const tls = new MirrorRestClient({ baseUrl: mirror.url.replace('http:', 'https:'), onRetry: (l) => notes.push(l) });
+    const err = (await tls.getTopic('0.0.1').catch((e: unknown) => e)) as MirrorError;
+    expect(err.code).toBe('MIRROR_REQUEST');
+    expect(err.message).toMatch(
+      /^mirror node request failed for \/api\/v1\/topics\/0\.0\.1: TLS handshake failed \(\w+\)$/,
+    );
+    expect(err.hint).toBe(
+      `the server at ${mirror.url.replace('http:', 'https:')} does not speak TLS; if it serves plain HTTP (a local node does), use ${mirror.url}`,
+    );
+    expect(notes).toEqual([]);
+    await tls.close();
+  });
+
+  it('an http URL for a server that hangs up at once (as a TLS-only one does) suggests https', async () => {
+    const server = createTcpServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const plain = new MirrorRestClient({ baseUrl: url, retries: 0 });
+    const err = (await plain.getTopic('0.0.1').catch((e: unknown) => e)) as MirrorError;
+    expect(err.message).toMatch(/connection closed by the server$/);
+    expect(err.hint).toContain(`(if it serves HTTPS, use ${url.replace('http:', 'https:')})`);
+    await plain.close();
+    server.close();
   });
 
   it('treats unknown ids cleanly: null for entities, nothing for messages', async () => {
