@@ -114,8 +114,8 @@ describe('README and docs', () => {
     for (const block of npmBlocks) {
       for (const [, name] of block.body.matchAll(/npm run (\w+)/g))
         expect(scripts, `${block.page}: npm run ${name}`).toContain(name);
+      // `npm link` is shown, not run: test/cli/package.test.ts installs the package as users do.
       for (const line of block.body.split('\n').filter((l) => l.trim()))
-        // `npm link` is shown, not run: test/cli/package.test.ts installs the package as users do.
         expect(line, block.page).toMatch(/^npm (ci|test|link|run \w+)\b/);
     }
     for (const { path, text } of pages) {
