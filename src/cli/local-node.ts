@@ -1,3 +1,4 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
 import { LOCAL_PORTS } from '../core/ports.js';
@@ -66,6 +67,34 @@ interface Flags {
   accounts: number;
   nodes: number;
   fault?: string[];
+  writeEnv?: string;
+}
+
+/**
+ * The settings that point the other hcs25 commands at this node. Network `local` brings the genesis operator and
+ * allows loopback agents; the variables only move its endpoints, so no key is ever written or needed here.
+ */
+export function localNodeEnv(node: Pick<LocalNode, 'network' | 'ports' | 'mirrorRestUrl'>, host: string) {
+  return {
+    HCS25_NETWORK: 'local',
+    HCS25_NODES: Object.entries(node.network)
+      .map(([address, account]) => `${address}=${account}`)
+      .join(','),
+    HCS25_MIRROR_GRPC: `${host}:${node.ports.mirrorGrpc}`,
+    HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
+  };
+}
+
+function printEnv(env: Record<string, string>, standard: boolean, written: string | undefined): void {
+  printLine(
+    standard
+      ? 'The other commands reach this node with no settings (network local, standard ports). Explicitly:'
+      : 'Point the other commands at this node (paste into your shell; --write-env FILE writes them as a .env file):',
+  );
+  for (const [name, value] of Object.entries(env)) printLine(`  export ${name}=${value}`);
+  if (written)
+    printLine(`Written to ${written}: hcs25 --dotenv ${written} <command> reads it (./.env is read by default).`);
+  printLine('');
 }
 
 const raw = (derHex: string): string => `0x${derHex.slice(-64)}`;
@@ -147,6 +176,7 @@ export function register(program: Command): void {
       intOption('--accounts', 0, 1000),
       10,
     )
+    .option('--write-env <file>', 'also write the settings that point other commands at this node to a new .env file')
     .option(
       '--fault <spec>',
       'inject faults: busy:N, not-created:N, unavailable:N, <HAPI_STATUS>:N, drop:MS; kind@method:N for one method (repeatable)',
@@ -155,6 +185,10 @@ export function register(program: Command): void {
     .action(
       action(async (flags: Flags, cmd: Command) => {
         const faults = (flags.fault ?? []).map(parseFaultSpec);
+        if (flags.writeEnv && existsSync(flags.writeEnv))
+          throw new UsageError(`--write-env ${quoteInput(flags.writeEnv)} already exists`, {
+            hint: 'remove it or name a new file; hcs25 does not overwrite an env file',
+          });
         const { startLocalNode } = await import('../localnode/index.js');
         const options: LocalNodeOptions = {
           ports: { consensus: flags.port, mirrorGrpc: flags.mirrorGrpcPort, mirrorRest: flags.mirrorRestPort },
@@ -172,6 +206,11 @@ export function register(program: Command): void {
           dispose();
           throw err;
         });
+        const env = localNodeEnv(node, flags.host);
+        if (flags.writeEnv) {
+          const lines = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+          writeFileSync(flags.writeEnv, `# hcs25 local-node on ${flags.host}\n${lines.join('\n')}\n`, { flag: 'wx' });
+        }
         const timers: NodeJS.Timeout[] = [];
         for (const f of faults) {
           if (f.kind === 'precheck') node.faults.injectPrecheck(f.method, f.status, f.count);
@@ -187,9 +226,17 @@ export function register(program: Command): void {
             operator: node.operator,
             accounts: node.accounts,
             stateDir: flags.stateDir ?? null,
+            env,
           });
         } else {
           printBanner(node, flags.host, flags.stateDir);
+          const standard =
+            flags.host === '127.0.0.1' &&
+            node.ports.consensus === LOCAL_PORTS.consensus &&
+            node.ports.mirrorGrpc === LOCAL_PORTS.mirrorGrpc &&
+            node.ports.mirrorRest === LOCAL_PORTS.mirrorRest &&
+            Object.keys(node.network).length === 1;
+          printEnv(env, standard, flags.writeEnv);
         }
         note(`local node running${faults.length ? ` with ${faults.length} fault rule(s)` : ''}; Ctrl+C to stop`);
         const signal = await stopRequested;

@@ -1,4 +1,8 @@
 /** `hcs25 local-node` in-process: flags, --json output, faults from flags, clean stop on SIGTERM. */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
 import { register } from '../../src/cli/local-node.js';
@@ -68,4 +72,58 @@ describe('hcs25 local-node', () => {
     expect(process.exitCode).toBe(2);
     process.exitCode = 0;
   });
+
+  it('prints the settings that point other commands at it, and writes them to a new .env file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hcs25-local-env-'));
+    const main = resolve(import.meta.dirname, '../../dist/cli/main.js');
+    const envFile = join(dir, 'node.env');
+    // A clean environment: only what the printed lines and the file say reaches the commands.
+    const bare = { PATH: process.env.PATH ?? '', HOME: dir, HCS25_STATE_DIR: join(dir, 'state') };
+    const node = spawn(
+      process.execPath,
+      [main, 'local-node', '--port', '0', '--mirror-grpc-port', '0', '--mirror-rest-port', '0', '--write-env', envFile],
+      { cwd: dir, env: bare },
+    );
+    let stdout = '';
+    node.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    try {
+      await new Promise<void>((ready, fail) => {
+        node.stderr.on('data', (chunk: Buffer) => chunk.toString('utf8').includes('local node running') && ready());
+        node.once('exit', (code) => fail(new Error(`local-node exited ${code}: ${stdout}`)));
+      });
+      const exported = Object.fromEntries(
+        [...stdout.matchAll(/^ {2}export (HCS25_\w+)=(.+)$/gm)].map((m) => [m[1]!, m[2]!]),
+      );
+      expect(Object.keys(exported)).toEqual([
+        'HCS25_NETWORK',
+        'HCS25_NODES',
+        'HCS25_MIRROR_GRPC',
+        'HCS25_MIRROR_REST_URL',
+      ]);
+      expect(stdout).not.toMatch(/with no settings/);
+      expect(readFileSync(envFile, 'utf8')).toContain(`HCS25_MIRROR_REST_URL=${exported.HCS25_MIRROR_REST_URL}\n`);
+      const hcs25 = (args: string[], env: Record<string, string>) =>
+        spawnSync(process.execPath, [main, ...args], {
+          cwd: dir,
+          env: { ...bare, ...env },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+      const pasted = hcs25(['topic', 'create', '--no-schemas'], exported);
+      expect(pasted.stderr).toMatch(/created signal topic 0\.0\.\d+ on local/);
+      expect(pasted.status).toBe(0);
+      const fromFile = hcs25(['--dotenv', envFile, 'topic', 'create', '--no-schemas'], {});
+      expect(fromFile.status).toBe(0);
+      // An existing file is never overwritten.
+      const again = hcs25(
+        ['local-node', '--port', '0', '--mirror-grpc-port', '0', '--mirror-rest-port', '0', '--write-env', envFile],
+        {},
+      );
+      expect(again.status).toBe(2);
+      expect(again.stderr).toMatch(/already exists/);
+    } finally {
+      node.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
