@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
-import { escapeTerminal } from '../core/terminal.js';
+import { StatusLine } from './status-line.js';
 import { parseGraderId } from '../evaluate/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import { entityIdFlag, inputFileFlag, withClient } from './context.js';
@@ -141,10 +141,9 @@ export function register(program: Command): void {
         };
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
-        const tty = !json && process.stderr.isTTY;
+        const status = new StatusLine(process.stderr, !json && process.stderr.isTTY === true);
         let timer: NodeJS.Timeout | undefined;
         let server: { port: number; close(): Promise<void> } | undefined;
-        let drawn = false;
         try {
           const result = await withClient(
             cmd,
@@ -184,31 +183,23 @@ export function register(program: Command): void {
                 hcs10: hcs10Parameters(flags),
                 signal: controller.signal,
                 onNote: (line) => {
-                  if (!json) note(tty && drawn ? `\r\x1b[K${line}` : line);
+                  if (!json) status.note(line);
                 },
-                onReady: async (status) => {
+                onReady: async (current) => {
                   if (flags.statusPort !== undefined) {
-                    server = await startStatusServer(flags.statusPort, status);
+                    server = await startStatusServer(flags.statusPort, current);
                     if (!json) note(`status: http://127.0.0.1:${server.port}/healthz and /metrics`);
                   }
                   if (json) return;
-                  const draw = () => {
-                    const line = escapeTerminal(statusLine(status()));
-                    if (tty)
-                      process.stderr.write(
-                        `\r${line.slice(0, Math.max(20, (process.stderr.columns ?? 120) - 1))}\x1b[K`,
-                      );
-                    else process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-                    drawn = true;
-                  };
+                  const draw = () => status.draw(statusLine(current()));
                   draw();
-                  timer = setInterval(draw, tty ? 1_000 : statusEveryMs);
+                  timer = setInterval(draw, process.stderr.isTTY ? 1_000 : statusEveryMs);
                   timer.unref();
                 },
               });
             },
           );
-          if (tty && drawn) process.stderr.write('\n');
+          status.end();
           if (json) printJson(result);
           else
             note(

@@ -75,6 +75,8 @@ export class RegistryFollower {
   consensusTimestamp = '0.0';
   /** When the registry was last read up to the mirror node's head (ms), 0 before. */
   headReadAt = 0;
+  /** When the subscription first reported a message not read yet (ms); undefined when it reported none. */
+  private unreadSince: number | undefined;
   private folder!: Hcs2Folder | Hcs10Folder;
   /**
    * uid → the subject of the agent its entry made (entries that did not make one have none). An HCS-2 entry's inline
@@ -132,6 +134,7 @@ export class RegistryFollower {
       if (signal.aborted) break;
       // What woke it so far is read now (a wake-up during the read wakes the next one).
       this.woken = false;
+      this.unreadSince = undefined;
       try {
         await this.readNew(false);
       } catch (err) {
@@ -168,7 +171,18 @@ export class RegistryFollower {
     }
   }
 
+  /**
+   * How far behind the registry the fold may be, ms (null before the first read). With a working subscription, 0 while
+   * it has reported nothing unread: an idle registry is not lag. Without one, the time since the last whole read.
+   */
+  lagMs(now: number): number | null {
+    if (this.headReadAt === 0) return null;
+    if (this.subscribed && this.unreadSince === undefined) return 0;
+    return Math.max(0, now - (this.unreadSince ?? this.headReadAt));
+  }
+
   private poke(): void {
+    this.unreadSince ??= Date.now();
     this.woken = true;
     this.wake?.();
   }

@@ -16,7 +16,7 @@ export interface WatchStatus {
   run?: string;
   cycleStartedAt?: string;
   cycleEndsAt?: string;
-  /** Seconds since the registry was last read up to the mirror node's head (null before the first read). */
+  /** How far behind the registry's head the watcher may be, s: RegistryFollower.lagMs (null before the first read). */
   registryLagSeconds: number | null;
   registrySeq: number;
   agentsKnown: number;
@@ -70,7 +70,7 @@ export function prometheusText(s: WatchStatus): string {
     },
     {
       name: 'hcs25_watch_registry_lag_seconds',
-      help: 'Seconds since the registry was last read up to the mirror node head.',
+      help: 'How far behind the registry the watcher may be: 0 while its subscription reports nothing unread.',
       type: 'gauge',
       samples: [{ value: s.registryLagSeconds ?? Number.NaN }],
     },

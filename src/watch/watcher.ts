@@ -138,6 +138,7 @@ export class Watcher implements WatchContext {
 
   status(): WatchStatus {
     const c = this.cycle;
+    const lagMs = this.follower?.lagMs(this.now()) ?? null;
     return {
       state: this.phase,
       ...(this.detail && { detail: this.detail }),
@@ -148,7 +149,7 @@ export class Watcher implements WatchContext {
         cycleStartedAt: new Date(c.startedAt).toISOString(),
         cycleEndsAt: new Date(c.endsAt).toISOString(),
       }),
-      registryLagSeconds: this.follower?.headReadAt ? (this.now() - this.follower.headReadAt) / 1000 : null,
+      registryLagSeconds: lagMs === null ? null : lagMs / 1000,
       registrySeq: this.follower?.seq ?? 0,
       agentsKnown: this.known.size,
       queue: this.asker.waiting,

@@ -89,6 +89,51 @@ describe('RegistryFollower', () => {
     expect(reads() - before).toBeLessThanOrEqual(5);
   });
 
+  it('lag: 0 while the subscription reports nothing unread, however long the registry is idle; else since the news', async () => {
+    mirror = await new FakeMirror().start();
+    const registry = mirror.createTopic('hcs-2:0:86400');
+    mirror.submit(registry, register(1));
+    let wake: ((seq: number) => void) | undefined;
+    const subscribe: Subscribe = (_topic, handlers) => {
+      wake = handlers.onMessage;
+      return { unsubscribe: () => (wake = undefined) };
+    };
+    let heads = 0;
+    const stop = new AbortController();
+    const follower = new RegistryFollower({
+      registry,
+      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
+      network: 'local',
+      subscribe,
+      minReadGapMs: 0,
+      onChanges: () => void heads++,
+      signal: stop.signal,
+    });
+    expect(follower.lagMs(Date.now())).toBeNull();
+    const running = follower.run();
+    for (let t = 0; t < 200 && heads === 0; t++) await sleep(10);
+    // An hour of an idle registry later: the subscription would have said if anything came.
+    expect(follower.lagMs(Date.now() + 3_600_000)).toBe(0);
+    const [seq] = mirror.submit(registry, register(2));
+    const told = Date.now();
+    wake?.(seq!);
+    expect(follower.lagMs(told + 1_500)).toBeGreaterThanOrEqual(1_400);
+    for (let t = 0; t < 200 && heads < 2; t++) await sleep(10);
+    expect(follower.lagMs(Date.now() + 60_000)).toBe(0);
+    stop.abort();
+    await running;
+  });
+
+  it('lag without a subscription: the time since the last whole read', async () => {
+    mirror = await new FakeMirror().start();
+    const registry = mirror.createTopic('hcs-2:0:86400');
+    const { follower, next, stop, running } = follow(mirror, registry);
+    await next(1);
+    expect(follower.lagMs(follower.headReadAt + 5_000)).toBe(5_000);
+    stop.abort();
+    await running;
+  });
+
   it('keeps one agent per entry and per subject: t_id-only updates keep it, new metadata replaces it, a subject goes when no entry holds it', async () => {
     mirror = await new FakeMirror().start();
     const registry = mirror.createTopic('hcs-2:0:86400');
