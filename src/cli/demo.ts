@@ -105,15 +105,12 @@ export function register(program: Command): void {
           printLine(
             `Done in ${(result.durationMs / 1000).toFixed(1)} s. Everything the demo started has been stopped.`,
           );
-          if (!flags.serve) {
+          // Everything above lived in memory and is gone: the only hint that still works is to run it again, kept up.
+          if (!flags.serve)
             printLine(
-              `Serve these scores live (HTTP API and live page): npm run demo -- --serve keeps the local node running and serves them;`,
+              'To see these scores served live (HTTP API and live page), run it again with: npm run demo -- --serve',
             );
-            printLine(
-              `against a running node the command is: hcs25 serve --topic ${result.signalTopicId} --publisher ${result.publisher}`,
-            );
-          }
-          printLine('Next: point the same commands at hiero-local-node or testnet (see the README).');
+          printLine('Next: point the same commands at Solo, hiero-local-node or testnet (see the README).');
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);

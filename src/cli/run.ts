@@ -3,7 +3,8 @@ import { quoteInput } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
 import { parseGraderId } from '../evaluate/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
-import type { RunProgress, RunReport } from '../publish/report.js';
+import type { DryRunEntry, RunProgress, RunReport } from '../publish/report.js';
+import { subjectLabel } from '../read/labels.js';
 import { inputFileFlag, withClient } from './context.js';
 import {
   EXIT_FAILURE,
@@ -68,7 +69,10 @@ export function register(program: Command): void {
       '--pack <mode>',
       'json (default: many subjects per message, readable JSON) | subject (one subject per message) | none (one signal per message) | dense (json deflated, base64 in an op "zlib" message: fewer messages, not readable in an explorer)',
     )
-    .option('--dry-run', 'evaluate and print every message, its size, signals and estimated fee; submit nothing')
+    .option(
+      '--dry-run',
+      'evaluate and list every message (size, signals, subjects, estimated fee; the first in full); submit nothing',
+    )
     .option(
       '--resume <run>',
       'continue a run from its journal: re-evaluates only what has no result, resubmits only what has no receipt',
@@ -127,6 +131,7 @@ export function register(program: Command): void {
         };
 
         const bar = !json && process.stderr.isTTY ? progressLine(process.stderr, renderProgress) : undefined;
+        let dryRunMessages = 0;
         const controller = new AbortController();
         let interrupts = 0;
         const onSignal = () => {
@@ -166,10 +171,7 @@ export function register(program: Command): void {
               },
               ...(bar ? { onProgress: (p: RunProgress) => bar.update(p) } : {}),
               onDryRunMessage: (m) => {
-                if (!json)
-                  printLine(
-                    `${String(m.bytes).padStart(5)} B  ${String(m.signals).padStart(3)} signals  ~${formatHbar(m.estimatedFeeTinybar)}  ${m.encoding === 'zlib' ? 'zlib: ' : ''}${m.preview}`,
-                  );
+                if (!json) printLine(dryRunLine(++dryRunMessages, m, formatHbar));
               },
             });
           });
@@ -270,4 +272,19 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
   if (r.skipped.length > 5) printLine(`  … ${r.skipped.length - 5} more skipped (see hcs25 discover)`);
   for (const l of r.list.filter((x) => x.problem).slice(0, 5))
     printLine(`  ${l.signal} ${l.subject.slice(0, 60)}: ${l.problem}`);
+}
+
+/**
+ * A dry run's message: one line (size, signals, subjects by native id, fee), and the first one in full, indented,
+ * as it would read on the ledger: a whole run's messages as raw JSON would be thousands of kilobyte-long lines.
+ */
+function dryRunLine(n: number, m: DryRunEntry, formatHbar: (tinybar: bigint) => string): string {
+  const message = JSON.parse(m.preview) as { subjects?: Array<{ id?: unknown }> };
+  const subjects = (message.subjects ?? []).map((s) => (typeof s.id === 'string' ? subjectLabel(s.id) : '?'));
+  const line =
+    `message ${n}: ${m.bytes} B${m.encoding === 'zlib' ? ' (zlib)' : ''}, ${m.signals} signal(s), ` +
+    `~${formatHbar(m.estimatedFeeTinybar)}: ${subjects.join(', ')}`;
+  if (n > 1) return line;
+  const full = JSON.stringify(message, null, 2).replace(/^/gm, '  ');
+  return `${line}\n  as it would read on the ledger${m.encoding === 'zlib' ? ' (inflated)' : ''}:\n${full}`;
 }

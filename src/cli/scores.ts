@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { entityIdFlag } from './context.js';
-import { action, globals, note, printJson, printLine } from './shared.js';
+import { action, globals, note, printJson, printLine, terminalWidth } from './shared.js';
 import { quoteInput } from '../config/secret.js';
 import { printScoreChecks } from './verify.js';
 import type { ScoringConfig } from '../score/scoring-config.js';
@@ -160,7 +160,7 @@ export function register(program: Command): void {
           process.stdout.write(renderScoresCsv(report));
         } else {
           const { renderScoreTable } = await import('../report/table.js');
-          printLine(renderScoreTable(report).trimEnd());
+          printLine(renderScoreTable(report, terminalWidth()).trimEnd());
         }
       }),
     );

@@ -32,6 +32,11 @@ export function printLine(line = ''): void {
 }
 
 /** Progress and notes go to stderr so stdout stays clean for pipes and --json. */
+/** Tables fit the terminal they are shown on; written to a file or a pipe they keep every column whole. */
+export function terminalWidth(): { width?: number } {
+  return process.stdout.isTTY && process.stdout.columns ? { width: process.stdout.columns } : {};
+}
+
 export function note(line: string): void {
   process.stderr.write(`${escapeTerminal(redactKeyMaterial(line), { keepNewlines: true })}\n`);
 }

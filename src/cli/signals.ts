@@ -1,11 +1,14 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/errors.js';
+import type { Hcs25Client } from '../client.js';
 import type { ReadSignal, RejectedMessage } from '../read/types.js';
 import { addSourceOptions, readFilters, withSource, type SourceFlags } from './consumer-options.js';
 import { action, exitCodeForStop, globals, note, printJson, printLine } from './shared.js';
 import { stringifyForTerminal } from '../core/terminal.js';
 
 interface SignalsFlags extends SourceFlags {
+  /** false for --no-names. */
+  names?: boolean;
   jsonl?: boolean;
   follow?: boolean;
   rejected?: boolean;
@@ -37,6 +40,7 @@ export function register(program: Command): void {
     .option('--jsonl', 'one JSON object per line, signals and rejections, streamed')
     .option('--follow', 'keep reading new messages as they arrive (Ctrl-C to stop)')
     .option('--rejected', 'list each rejected message with its reason')
+    .option('--no-names', 'do not look up agent names in the registries the signals cite')
     .action(
       action(async (flags: SignalsFlags, cmd: Command) => {
         const json = globals(cmd).json === true;
@@ -69,6 +73,8 @@ export function register(program: Command): void {
             let signalCount = 0;
             let lastSequence: number | undefined;
             const saw = (seq: number) => (lastSequence = Math.max(lastSequence ?? 0, seq));
+            const nameOf =
+              flags.names === false || json || flags.jsonl ? undefined : await signalNamer(client, abort.signal);
             try {
               if (!json && !flags.jsonl) printLine(renderSignalHeader());
               for await (const event of readSignals(client, {
@@ -81,7 +87,7 @@ export function register(program: Command): void {
                   saw(event.signal.sequenceNumber);
                   if (flags.jsonl) printLine(stringifyForTerminal({ type: 'signal', ...signalRow(event.signal) }));
                   else if (json) signals.push(signalRow(event.signal));
-                  else printLine(renderSignalLine(event.signal));
+                  else printLine(renderSignalLine(event.signal, await nameOf?.(event.signal)));
                 } else if (event.type === 'rejected') {
                   const r = event.rejected;
                   reasons[r.reason] = (reasons[r.reason] ?? 0) + 1;
@@ -160,4 +166,28 @@ export function register(program: Command): void {
         }
       }),
     );
+}
+
+/**
+ * Names for a streamed signal list, as `hcs25 scores` shows them: each registry the signals cite is read once, when
+ * first cited (at most MAX_NAME_REGISTRIES), and names every agent it lists; one that cannot be read is noted once.
+ */
+async function signalNamer(client: Hcs25Client, signal: AbortSignal) {
+  const { MAX_NAME_REGISTRIES, RegistryCitations, resolveNames } = await import('../read/resolve-names.js');
+  const labels: Record<string, string> = {};
+  const looked = new Set<string>();
+  return async (s: ReadSignal): Promise<string | undefined> => {
+    const cited = RegistryCitations.of([s]);
+    for (const source of [...cited.bySource.keys()]) {
+      if (looked.has(source) || looked.size >= MAX_NAME_REGISTRIES) cited.bySource.delete(source);
+      else looked.add(source);
+    }
+    if (cited.bySource.size > 0) {
+      const found = await resolveNames(client, { signals: cited, everyAgent: true, signal });
+      Object.assign(labels, found.labels);
+      for (const f of found.failed)
+        note(`note: names from ${f.source} unavailable (${f.reason}); --no-names skips lookups`);
+    }
+    return labels[s.message.subject];
+  };
 }

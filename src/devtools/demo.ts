@@ -172,7 +172,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       labels,
       keepSignals: true,
     });
-    const table = renderScoreTable(scores);
+    // A terminal's width, or none: a table written to a file or pipe keeps every column whole.
+    const table = renderScoreTable(
+      scores,
+      process.stdout.isTTY && process.stdout.columns ? { width: process.stdout.columns } : {},
+    );
 
     let htmlReport: string | undefined;
     if (options.htmlReport !== false) {

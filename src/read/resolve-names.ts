@@ -21,6 +21,8 @@ export interface ResolveNamesParameters {
   file?: NamesFile;
   /** Look up the registries the signals cite (default true). */
   registries?: boolean;
+  /** Name every agent those registries list, not only the cited subjects (a streamed read meets the rest later). */
+  everyAgent?: boolean;
   signal?: AbortSignal;
 }
 
@@ -59,7 +61,7 @@ export async function resolveNames(
       });
       out.registries.push(source);
       for (const agent of found.agents) {
-        if (!subjects.has(agent.subject) || Object.hasOwn(labels, agent.subject)) continue;
+        if (!(parameters.everyAgent || subjects.has(agent.subject)) || Object.hasOwn(labels, agent.subject)) continue;
         const shown = displayName(agent.name);
         if (shown !== undefined) labels[agent.subject] = shown;
       }

@@ -1,30 +1,32 @@
-/** Plain-text views for an 80-column terminal: the ranked score table and the signal list. */
-import { adapterState, ellipsize, printable, scoreLabel, subjectLabel } from './display.js';
+/** Plain-text views for a terminal: the ranked score table and the signal list. */
+import { adapterState, printable, scoreLabel, signalOutcome, signalShortName, subjectLabel } from './display.js';
 import type { ScoreReport, SubjectScore } from '../score/scores.js';
 import type { ReadSignal, RejectedMessage } from '../read/types.js';
 
-export const TERMINAL_WIDTH = 80;
-
 interface Column {
   header: string;
-  width: number;
   align: 'left' | 'right';
 }
 
-function renderRow(columns: Column[], cells: string[]): string {
-  return columns
-    .map((c, i) => {
-      const cell = cells[i] ?? '';
-      return c.align === 'right' ? cell.padStart(c.width) : cell.padEnd(c.width);
-    })
-    .join(' ')
-    .trimEnd();
+/** Rows under their headers, each column as wide as its widest cell: nothing is cut. */
+function layout(columns: readonly Column[], rows: readonly string[][]): string[] {
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (columns[i]!.align === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map((c) => c.header)), ...rows.map(line)];
 }
 
-/** `availability` → `AVAIL`, `simple-math` → `MATH`: the adapter id's last segment, at most 5 letters. */
+/** `availability` → `AVAILABILITY`, `simple-math` → `MATH`: the adapter id's last segment. */
 export function adapterHeader(adapterId: string): string {
-  const last = adapterId.split('-').pop() ?? adapterId;
-  return last.slice(0, 5).toUpperCase();
+  return (adapterId.split('-').pop() ?? adapterId).toUpperCase();
+}
+
+/** The protocol as users name it: an HTTP agent's UAID says `rest`. */
+export function protocolName(proto: string | null): string {
+  return proto === 'rest' ? 'http' : (proto ?? '');
 }
 
 /** One adapter cell: its total, `*` when a component is stale, `n/a` when not applicable, `-` when it had no output. */
@@ -35,51 +37,63 @@ function adapterCell(subject: SubjectScore, adapterId: string): string {
   return `${state.total.toFixed(1)}${state.stale ? '*' : ''}`;
 }
 
-/**
- * The ranked table (the report is already sorted by score). Fits 80 columns with up to three adapters; the subject
- * column takes what is left, at least 16 characters.
- */
-export function renderScoreTable(report: ScoreReport): string {
-  const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
-  const fixedColumns: Column[] = [
-    { header: '#', width: 3, align: 'right' },
-    { header: 'SCORE', width: 6, align: 'right' },
-    { header: 'CONF', width: 4, align: 'right' },
-    ...adapterIds.map((id): Column => ({ header: adapterHeader(id), width: 6, align: 'right' })),
-    { header: 'P50/P95 ms', width: 10, align: 'right' },
-  ];
-  const used = fixedColumns.reduce((sum, c) => sum + c.width + 1, 0);
-  const columns: Column[] = [
-    ...fixedColumns,
-    { header: 'SUBJECT', width: Math.max(16, TERMINAL_WIDTH - 1 - used), align: 'left' },
-  ];
-  const subjectWidth = columns[columns.length - 1]!.width;
+export interface TableOptions {
+  /** The terminal's width: a wider table leaves out the SUBJECT column, then cuts names at their end. Default: none. */
+  width?: number;
+}
 
-  const lines = [
-    renderRow(
-      columns,
-      columns.map((c) => c.header),
-    ),
+/**
+ * The ranked table (the report is already sorted by score). Identifiers are never cut: on a narrow terminal the
+ * SUBJECT column (native ids) is left out first, with a line saying so, and only then names lose their end.
+ */
+export function renderScoreTable(report: ScoreReport, options: TableOptions = {}): string {
+  const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
+  const columns: Column[] = [
+    { header: '#', align: 'right' },
+    { header: 'SCORE', align: 'right' },
+    { header: 'CONF', align: 'right' },
+    ...adapterIds.map((id): Column => ({ header: adapterHeader(id), align: 'right' })),
+    { header: 'P50/P95 MS', align: 'right' },
+    { header: 'PROTOCOL', align: 'left' },
+    { header: 'NAME', align: 'left' },
+    { header: 'SUBJECT', align: 'left' },
   ];
-  report.subjects.forEach((s, i) => {
-    const latency = s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-';
+  const rows = report.subjects.map((s, i) => [
+    String(i + 1),
+    s.trustScores.total.toFixed(2),
+    s.trustConfidence.toFixed(2),
+    ...adapterIds.map((id) => adapterCell(s, id)),
+    s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-',
+    protocolName(s.protocol),
     // A name is someone's claim: the native id stays beside it.
-    const label = `${s.label ? `${scoreLabel(s)} · ${subjectLabel(s.subject)}` : scoreLabel(s)}${s.protocol ? ` (${s.protocol})` : ''}`;
-    lines.push(
-      renderRow(columns, [
-        String(i + 1),
-        s.trustScores.total.toFixed(2),
-        s.trustConfidence.toFixed(2),
-        ...adapterIds.map((id) => adapterCell(s, id)),
-        ellipsize(latency, 10),
-        ellipsize(printable(label), subjectWidth),
-      ]),
+    s.label ? scoreLabel(s) : '-',
+    printable(subjectLabel(s.subject)),
+  ]);
+  let lines = layout(columns, rows);
+  const notes: string[] = [];
+  const width = options.width;
+  if (width !== undefined && lines.some((l) => l.length > width)) {
+    lines = layout(
+      columns.slice(0, -1),
+      rows.map((r) => r.slice(0, -1)),
     );
-  });
+    notes.push('SUBJECT (native ids) left out to fit the terminal: --csv or --json shows every column.');
+    const widest = Math.max(...lines.map((l) => l.length));
+    if (widest > width) {
+      const nameWidth = Math.max(8, Math.max(...rows.map((r) => r.at(-2)!.length)) - (widest - width));
+      lines = layout(
+        columns.slice(0, -1),
+        rows.map((r) => [...r.slice(0, -2), cutEnd(r.at(-2)!, nameWidth)]),
+      );
+    }
+  }
   if (report.subjects.length === 0) lines.push('(no signals to score)');
-  lines.push('');
-  lines.push(...summaryLines(report));
-  return `${lines.join('\n')}\n`;
+  const prose = [...notes, ...summaryLines(report)].map((line) => wrap(line, (width ?? 100) - 1));
+  return `${[...lines, '', ...prose].join('\n')}\n`;
+}
+
+function cutEnd(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 function summaryLines(report: ScoreReport): string[] {
@@ -98,11 +112,11 @@ function summaryLines(report: ScoreReport): string[] {
       ? 'WARNING: no publisher allow-list; signals from any paying account were accepted (use --publisher).'
       : `Publishers: ${report.publishers.accounts.join(', ')}.`,
   );
-  return lines.map((line) => wrap(line));
+  return lines;
 }
 
 /** Wraps long prose at word boundaries to the terminal width. */
-function wrap(text: string, width = TERMINAL_WIDTH - 1): string {
+function wrap(text: string, width: number): string {
   const out: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -115,41 +129,40 @@ function wrap(text: string, width = TERMINAL_WIDTH - 1): string {
   return out.join('\n');
 }
 
-const SIGNAL_COLUMNS: Column[] = [
-  { header: 'SEQ', width: 6, align: 'right' },
-  { header: 'CONSENSUS UTC', width: 14, align: 'left' },
-  { header: 'PAYER', width: 11, align: 'left' },
-  { header: 'SIGNAL', width: 7, align: 'left' },
-  { header: 'RESULT', width: 15, align: 'left' },
-];
-const SIGNAL_SUBJECT: Column = {
-  header: 'SUBJECT',
-  width: TERMINAL_WIDTH - 1 - SIGNAL_COLUMNS.reduce((sum, c) => sum + c.width + 1, 0),
-  align: 'left',
-};
+/** Signal lines stream as they are read: fixed widths for the short columns, the subject last and whole. */
+const SIGNAL_WIDTHS = { seq: 6, at: 14, payer: 11, signal: 8, result: 12, ms: 6 } as const;
 
 export function renderSignalHeader(): string {
-  return renderRow(
-    [...SIGNAL_COLUMNS, SIGNAL_SUBJECT],
-    [...SIGNAL_COLUMNS, SIGNAL_SUBJECT].map((c) => c.header),
-  );
+  const w = SIGNAL_WIDTHS;
+  return [
+    'SEQ'.padStart(w.seq),
+    'CONSENSUS UTC'.padEnd(w.at),
+    'PAYER'.padEnd(w.payer),
+    'SIGNAL'.padEnd(w.signal),
+    'RESULT'.padEnd(w.result),
+    'MS'.padStart(w.ms),
+    'SUBJECT',
+  ].join('  ');
 }
 
-/** One line per signal: sequence, consensus time (MM-DD hh:mm:ss), publisher, signal, result, subject. */
-export function renderSignalLine(s: ReadSignal): string {
+/**
+ * One line per signal: sequence, consensus time (MM-DD hh:mm:ss), publisher, signal, outcome, latency, then the
+ * subject (its name from the registry when known, and its native id) and the reason of a failure. Nothing is cut.
+ */
+export function renderSignalLine(s: ReadSignal, name?: string): string {
+  const w = SIGNAL_WIDTHS;
   const m = s.message;
-  const result = 'reachable' in m.data ? (m.data.reachable ? 'up' : `down/${m.status}`) : m.data.outcome;
-  return renderRow(
-    [...SIGNAL_COLUMNS, SIGNAL_SUBJECT],
-    [
-      String(s.sequenceNumber),
-      s.consensusAt.slice(5, 19).replace('T', ' '),
-      ellipsize(s.payerAccountId, 11),
-      (m.signal.split('.').pop() ?? m.signal).slice(0, 7),
-      ellipsize(`${result} ${m.data.latencyMs}ms`, 15),
-      ellipsize(printable(subjectLabel(m.subject)), SIGNAL_SUBJECT.width),
-    ],
-  );
+  const { word, reason } = signalOutcome(m);
+  const subject = printable(subjectLabel(m.subject));
+  return [
+    String(s.sequenceNumber).padStart(w.seq),
+    s.consensusAt.slice(5, 19).replace('T', ' ').padEnd(w.at),
+    s.payerAccountId.padEnd(w.payer),
+    printable(signalShortName(m.signal)).padEnd(w.signal),
+    word.padEnd(w.result),
+    String(m.data.latencyMs).padStart(w.ms),
+    `${name ? `${printable(name)} · ` : ''}${subject}${reason && reason !== word ? ` (${printable(reason)})` : ''}`,
+  ].join('  ');
 }
 
 export function renderRejectedLine(r: RejectedMessage): string {

@@ -64,7 +64,7 @@ describe('hcs25 topic create', () => {
 describe('hcs25 run and reveal', () => {
   let topic: string;
 
-  it('--dry-run prints every message with its size, signals and estimated fee (zlib decoded), and submits nothing', async () => {
+  it('--dry-run lists every message with its size, signals, subjects and estimated fee, the first in full (zlib decoded), and submits nothing', async () => {
     topic = (await cli(['topic', 'create'])).stdout.trim();
     const dry = (pack: string) =>
       cli([
@@ -81,25 +81,38 @@ describe('hcs25 run and reveal', () => {
         '--pack',
         pack,
       ]);
-    const line = /^\s*(\d+) B\s+(\d+) signals {2}~(\S+) ℏ {2}(zlib: )?(\{.*)$/;
+    const line = /^message (\d+): (\d+) B( \(zlib\))?, (\d+) signal\(s\), ~(\S+) ℏ: (.+)$/;
     for (const pack of ['json', 'dense', 'none']) {
       const r = await dry(pack);
       expect(r.code, r.stderr).toBe(0);
-      const lines = r.stdout.split('\n').flatMap((l) => {
+      const out = r.stdout.split('\n');
+      const lines = out.flatMap((l) => {
         const m = line.exec(l);
-        return m ? [{ bytes: Number(m[1]), signals: Number(m[2]), zlib: m[4] !== undefined, preview: m[5]! }] : [];
+        return m
+          ? [{ bytes: Number(m[2]), zlib: m[3] !== undefined, signals: Number(m[4]), subjects: m[6]!.split(', ') }]
+          : [];
       });
       expect(lines.reduce((n, l) => n + l.signals, 0)).toBe(fleet.agents.length * 2);
       expect(lines).toHaveLength(pack === 'none' ? fleet.agents.length * 2 : 1);
       for (const l of lines) {
         expect(l.bytes).toBeLessThanOrEqual(1024);
         expect(l.zlib).toBe(pack === 'dense');
-        // The preview is the message's JSON (an op "zlib" message inflated, larger than the message): its signals.
-        const read = readMessage(l.preview, { encoding: 'utf8' });
-        expect(JSON.parse(l.preview)).toMatchObject({ fmt: 'hcs25-tool/3', op: 'signals' });
-        expect(read.ok && read.items.filter((i) => i.kind === 'signal')).toHaveLength(l.signals);
-        if (!l.zlib) expect(l.bytes).toBe(Buffer.byteLength(l.preview));
+        // Subjects by their native id (host:port), whole.
+        for (const subject of l.subjects) expect(subject).toMatch(/^127\.0\.0\.1:\d+$/);
       }
+      // The first message in full, indented, one field per line: its JSON (an op "zlib" message inflated).
+      const first = out.indexOf(out.find((l) => /as it would read on the ledger/.test(l))!);
+      const body: string[] = [];
+      for (const l of out.slice(first + 1)) {
+        if (!l.startsWith('  ')) break;
+        body.push(l.slice(2));
+      }
+      expect(body.length).toBeGreaterThan(10);
+      const preview = body.join('\n');
+      expect(JSON.parse(preview)).toMatchObject({ fmt: 'hcs25-tool/3', op: 'signals' });
+      const read = readMessage(JSON.stringify(JSON.parse(preview)), { encoding: 'utf8' });
+      expect(read.ok && read.items.filter((i) => i.kind === 'signal')).toHaveLength(lines[0]!.signals);
+      if (!lines[0]!.zlib) expect(lines[0]!.bytes).toBe(Buffer.byteLength(JSON.stringify(JSON.parse(preview))));
       expect(r.stdout).toMatch(/signals built\s+6 \(nothing submitted\)/);
       expect(r.stdout).toMatch(
         new RegExp(

@@ -3,7 +3,7 @@ import { csvCell, renderScoresCsv } from '../../src/report/csv.js';
 import { HCS25_URL, renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
-import { renderScoreTable, renderSignalHeader, renderSignalLine, TERMINAL_WIDTH } from '../../src/report/table.js';
+import { renderScoreTable, renderSignalHeader, renderSignalLine } from '../../src/report/table.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 
 const HOSTILE = 'uaid:aid:x;uid=0;registry==cmd|calc;proto=a2a;nativeId=<script>alert(1)</script>\u001b[31mred\u202e';
@@ -34,19 +34,40 @@ function sample() {
 }
 
 describe('terminal table', () => {
-  it('fits 80 columns, is ranked, and neutralises terminal escapes in subjects', () => {
+  it('is ranked, keeps every identifier whole, names the protocol as users do, and neutralises terminal escapes', () => {
     const { report, signals } = sample();
     const text = renderScoreTable(report);
-    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(TERMINAL_WIDTH);
     expect(text).not.toMatch(/[\u001b\u202e]/);
     const rows = text.split('\n').slice(1, 1 + report.subjects.length);
-    expect(rows.map((r) => Number(r.slice(4, 10)))).toEqual(report.subjects.map((s) => s.trustScores.total));
+    expect(rows.map((r) => Number(r.trim().split(/\s+/)[1]))).toEqual(report.subjects.map((s) => s.trustScores.total));
+    // Written to a file or a pipe nothing is cut: the long native id is there whole.
+    expect(text).toContain(`very-long-agent-name-${'x'.repeat(200)}.example.com`);
+    expect(text.split('\n')[0]).toMatch(/AVAILABILITY +MATH +SCIENCE +P50\/P95 MS +PROTOCOL +NAME +SUBJECT$/);
     expect(text).toContain('WARNING: no publisher allow-list');
     expect(text).toMatch(/n\/a/);
-    for (const line of [renderSignalHeader(), ...signals.map(renderSignalLine)]) {
-      expect(line.length).toBeLessThanOrEqual(TERMINAL_WIDTH);
+    for (const line of [renderSignalHeader(), ...signals.map((s) => renderSignalLine(s))]) {
       expect(line).not.toMatch(/[\u001b\u202e]/);
     }
+    expect(signals.map((s) => renderSignalLine(s)).join('\n')).toContain(`very-long-agent-name-${'x'.repeat(200)}`);
+  });
+
+  it('on an 80-column terminal: leaves out the SUBJECT column and says so, never cutting an id in the middle', () => {
+    const { report } = sample();
+    const text = renderScoreTable(report, { width: 80 });
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(text).not.toMatch(/SUBJECT +$/m);
+    expect(text).toContain('SUBJECT (native ids) left out to fit the terminal');
+    expect(text).not.toContain('…');
+  });
+
+  it('an HTTP agent shows protocol http (its UAID says rest); a failed probe reads as what happened, not down/ok', () => {
+    const subject = uaid('plain.example.com:8080', 'rest');
+    const signals = [probe(subject, { seq: 1, at: T0, run: 0, reachable: false, latencyMs: 40 })];
+    const report = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) });
+    expect(renderScoreTable(report).split('\n')[1]).toMatch(/ http +- +plain\.example\.com:8080$/);
+    const line = renderSignalLine(signals[0]!, 'plain agent');
+    expect(line).toMatch(/ probe +timeout +40 {2}plain agent · plain\.example\.com:8080$/);
+    expect(line).not.toMatch(/down|\/ok/);
   });
 });
 

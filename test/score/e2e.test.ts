@@ -169,7 +169,7 @@ describe('consumer on the emulator', () => {
 
       const html = join(mkdtempSync(join(tmpdir(), 'hcs25-e2e-')), 'report.html');
       const table = await hcs25([...args, '--html', html]);
-      expect(table.stdout.split('\n')[0]).toMatch(/^\s+#\s+SCORE\s+CONF\s+AVAIL\s+MATH\s+SCIEN/);
+      expect(table.stdout.split('\n')[0]).toMatch(/^\s*#\s+SCORE\s+CONF\s+AVAILABILITY\s+MATH\s+SCIENCE\s/);
       expect(readFileSync(html, 'utf8')).toContain('<svg class="chart hist"');
 
       const scoreTopic = await writer.createTopic('hcs-25:0:86400');
@@ -243,10 +243,16 @@ describe('consumer on the emulator', () => {
       expect(fromRegistry.stderr.match(/registr(y|ies) unavailable/g)).toHaveLength(1);
       expect(fromRegistry.stderr).toContain('hcs://2/0.0.987654');
       const table = await hcs25(args);
-      // The name, then the native id (middle cut to fit 80 columns).
-      expect(table.stdout).toMatch(/ Calc \[31m bot · 12…1:4999 \(a2a\)\n/);
-      expect(table.stdout).toContain('orphan.example.com (a2a)');
+      // Protocol, name and the native id, whole (a pipe is no terminal: nothing is cut).
+      expect(table.stdout).toMatch(/ a2a +Calc \[31m bot +127\.0\.0\.1:4999\n/);
+      expect(table.stdout).toMatch(/ a2a +- +orphan\.example\.com\n/);
       expect(table.stdout).not.toContain('\u001b');
+      // hcs25 signals names subjects the same way, beside their native id.
+      const listed = await hcs25(['signals', '--topic', named, '--publisher', operator]);
+      expect(listed.stdout).toMatch(/ probe +\w+ +\d+ {2}Calc \[31m bot · 127\.0\.0\.1:4999/);
+      expect(listed.stdout).toMatch(/ {2}orphan\.example\.com/);
+      const unnamed = await hcs25(['signals', '--topic', named, '--publisher', operator, '--no-names']);
+      expect(unnamed.stdout).not.toContain('Calc');
 
       // --no-names: no lookups, no note, native ids.
       const none = await hcs25([...args, '--json', '--no-names']);
