@@ -7,22 +7,24 @@ import type { DryRunEntry, RunProgress, RunReport } from '../publish/report.js';
 import { subjectLabel } from '../read/labels.js';
 import { inputFileFlag, withClient } from './context.js';
 import {
+  action,
   EXIT_FAILURE,
   EXIT_INTERRUPTED,
   EXIT_OK,
-  action,
   globals,
+  type Hcs10Flags,
   hcs10Options,
   hcs10Parameters,
   intOption,
   note,
   numberOption,
+  parseDuration,
   printJson,
   printLine,
-  type Hcs10Flags,
 } from './shared.js';
 
 interface RunFlags extends Hcs10Flags {
+  retryFor: string;
   registry?: string;
   agents?: string;
   topic?: string;
@@ -82,6 +84,11 @@ export function register(program: Command): void {
       'cap on the fees of the whole run (env HCS25_MAX_FEE_HBAR; default 5)',
       numberOption('--max-fee-hbar', 0.00000001, 10_000),
     )
+    .option(
+      '--retry-for <duration>',
+      'how long to wait out a busy or unreachable network without progress (saying so) before stopping, resumable',
+      '5m',
+    )
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
     .option('--allow-private-endpoints', 'allow agents on loopback/private addresses (default only on --network local)')
@@ -103,6 +110,7 @@ export function register(program: Command): void {
           throw new UsageError(`--pack must be json, subject, none or dense, got ${quoteInput(flags.pack)}`);
         }
         const evals = parseEvalList(flags.evals);
+        const retryForMs = parseDuration('--retry-for', flags.retryFor);
         if (flags.agents) {
           inputFileFlag('--agents', flags.agents);
           // A file that is not agent records is a usage error (exit 2), found before any node is asked anything.
@@ -158,6 +166,7 @@ export function register(program: Command): void {
               evals,
               ...(flags.seed ? { seed: flags.seed } : {}),
               ...(flags.dryRun ? { dryRun: true } : {}),
+              retryForMs,
               ...(flags.force ? { force: true } : {}),
               ...(flags.resume ? { resume: flags.resume } : {}),
               ...(flags.pack ? { pack: flags.pack as 'json' | 'subject' | 'none' | 'dense' } : {}),

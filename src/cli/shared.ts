@@ -159,3 +159,11 @@ export function stopSignal(): { stopped: Promise<NodeJS.Signals>; dispose(): voi
 export function exitCodeForStop(signal: NodeJS.Signals | undefined): number {
   return signal === 'SIGINT' ? EXIT_INTERRUPTED : EXIT_OK;
 }
+
+/** `90s`, `30m`, `24h`, `7d` (or plain milliseconds) → ms. */
+export function parseDuration(flag: string, value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+  if (!m) throw new UsageError(`${flag} must be a duration like 90s, 30m, 24h or 7d, got ${quoteInput(value)}`);
+  return Math.round(Number(m[1]) * unit[(m[2] ?? 'ms') as keyof typeof unit]);
+}

@@ -6,16 +6,17 @@ import { parseGraderId } from '../evaluate/graders.js';
 import { DEFAULT_EVALS, parseEvalList } from '../evaluate/eval-list.js';
 import { entityIdFlag, inputFileFlag, withClient } from './context.js';
 import {
-  EXIT_OK,
   action,
+  EXIT_OK,
   globals,
+  type Hcs10Flags,
   hcs10Options,
   hcs10Parameters,
   intOption,
   note,
   numberOption,
+  parseDuration,
   printJson,
-  type Hcs10Flags,
 } from './shared.js';
 
 interface WatchFlags extends Hcs10Flags {
@@ -41,14 +42,6 @@ interface WatchFlags extends Hcs10Flags {
   grpc: boolean;
   pollMs?: number;
   shutdownMs?: number;
-}
-
-/** `90s`, `30m`, `24h`, `7d` (or plain milliseconds) → ms. */
-export function parseDuration(flag: string, value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-  if (!m) throw new UsageError(`${flag} must be a duration like 90s, 30m, 24h or 7d, got ${quoteInput(value)}`);
-  return Math.round(Number(m[1]) * unit[(m[2] ?? 'ms') as keyof typeof unit]);
 }
 
 export function register(program: Command): void {

@@ -26,11 +26,10 @@ import {
   type RunState,
 } from './journal.js';
 import { capHbar, type RunReport } from './report.js';
-import { withTransientRetry } from './send-failure.js';
 import { operatorSigner } from './signer.js';
 import type { PackedOut } from './packing-base.js';
 import { signalPacking } from './packing.js';
-import { SubmitError } from './send-failure.js';
+import { DEFAULT_RETRY_FOR_MS, SubmitError, withTransientRetry } from './send-failure.js';
 import { nodesOf } from './node-rotation.js';
 import { Submitter, type SubmitOutcome, type SubmitterOptions } from './submitter.js';
 import { TRANSACTION_MEMOS } from '../format/protocol.js';
@@ -46,6 +45,11 @@ export interface PublishSignalsParameters {
   estimateTinybar: bigint;
   /** A partly filled pack is sent this long after it was begun, ms (default 2000; see PackingOptions.flushMs). */
   flushMs?: number;
+  /**
+   * How long to ride out a busy or unreachable network without progress before stopping (resumable), ms: default
+   * DEFAULT_RETRY_FOR_MS; not finite for `watch`, which never stops for it. Each wait is said through `onNote`.
+   */
+  retryForMs?: number;
   /** Aborted when publishing stops for good, so whoever produces `signals` stops asking agents. */
   stop: AbortController;
   /** The user's Ctrl-C: nothing new is sent, what is in flight still gets its receipt. */
@@ -65,6 +69,8 @@ export interface PublishSignalsParameters {
 export const READ_BACK_LIMIT = 2_000;
 /** Messages queued or in flight in the submitter, per slot of its window, before the publisher stops pulling signals. */
 const BACKLOG_PER_SLOT = 2;
+/** A network that stays busy is said again this often. */
+const BUSY_NOTE_EVERY_MS = 15_000;
 /** Signals handed to the packers and not yet in a message, per slot of the submitter's window. */
 const PACKED_PER_SLOT = 16;
 
@@ -107,6 +113,19 @@ export async function publishSignals(
     submitter?.stop(new SubmitError('INTERRUPTED', 'the run was interrupted', { hint: 'resume it with --resume' }));
   };
   signal?.addEventListener('abort', onAbort, { once: true });
+  const retryForMs = parameters.retryForMs ?? DEFAULT_RETRY_FOR_MS;
+  // A busy network is said at once and then every BUSY_NOTE_EVERY_MS while it lasts, not once per message and retry.
+  let lastBusyNote = 0;
+  const busyNote = (reason: string, delayMs: number) => {
+    if (Date.now() - lastBusyNote < BUSY_NOTE_EVERY_MS) return;
+    lastBusyNote = Date.now();
+    const patience = Number.isFinite(retryForMs)
+      ? `gives up after ${formatDuration(retryForMs)} without progress`
+      : 'keeps trying';
+    parameters.onNote?.(
+      `network busy or unreachable (${reason}): retrying in ${(delayMs / 1000).toFixed(1)} s; the run ${patience}`,
+    );
+  };
   const progress = () => {
     const s = submitter?.stats;
     parameters.onSubmitted?.({
@@ -135,7 +154,7 @@ export async function publishSignals(
       capTinybar: hbarToTinybar(capHbar(client.config, state)),
       estimateTinybar: parameters.estimateTinybar,
       spentBefore: state.spentTinybar,
-      balance: (final) => (final ? withTransientRetry(query, { attempts: 4 }) : query()),
+      balance: (final) => (final ? withTransientRetry(query, { forMs: retryForMs, onRetry: busyNote }) : query()),
       onSample: (spent, confirmed) => {
         journaledSpent = spent;
         journal.append({ t: 'fees', spentTinybar: spent.toString(), confirmed });
@@ -152,8 +171,10 @@ export async function publishSignals(
       mirror: client.mirror,
       fees,
       transport,
+      retryBudgetMs: retryForMs,
       ...parameters.submitter,
       onEvent: (e) => {
+        if (e.type === 'retry') busyNote(e.reason, e.delayMs);
         if (e.type === 'confirmed' || e.type === 'retry') progress();
         if (e.type === 'stopped') stop.abort(e.error);
       },
@@ -352,4 +373,11 @@ async function readBack(
     );
     return undefined;
   }
+}
+
+/** `90 s`, `5 min`, `2 h`: a patience, as the user set it. */
+function formatDuration(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }

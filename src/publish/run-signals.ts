@@ -60,6 +60,8 @@ export interface RunSignalsParameters {
   pack?: PackMode;
   /** A partly filled pack is sent when no signal has completed it for this long, ms (default 2000). */
   flushMs?: number;
+  /** How long to ride out a busy or unreachable network before stopping, ms (publishSignals `retryForMs`). */
+  retryForMs?: number;
   /** Keep raw responses in the journal (default true). */
   keepResponses?: boolean;
   /** Publish to a topic whose memo is not an HCS-25 signal topic's (on purpose). */
@@ -163,6 +165,7 @@ async function publishRun(
     }),
     estimateTinybar: estimate,
     ...(parameters.flushMs !== undefined && { flushMs: parameters.flushMs }),
+    ...(parameters.retryForMs !== undefined && { retryForMs: parameters.retryForMs }),
     stop,
     ...(parameters.signal && { signal: parameters.signal }),
     onSubmitted: (s) => {

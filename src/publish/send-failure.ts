@@ -123,16 +123,27 @@ export function statusError(
   });
 }
 
+/** How long a run rides out a busy or unreachable network before it stops (resumable), by default. */
+export const DEFAULT_RETRY_FOR_MS = 5 * 60_000;
+
 /**
  * Runs a one-off SDK call (topic create, balance query) again while it fails for a transient reason: a busy
  * node, or a single-node network whose only node the SDK has put in backoff after a dropped connection ("All nodes
- * are unhealthy", "failed to find a healthy working node"). Anything else is thrown at once.
+ * are unhealthy", "failed to find a healthy working node"), for up to `forMs`. Anything else is thrown at once.
  */
-export function withTransientRetry<T>(fn: () => Promise<T>, options: { attempts?: number } = {}): Promise<T> {
+export function withTransientRetry<T>(
+  fn: () => Promise<T>,
+  options: { forMs?: number; onRetry?: (reason: string, delayMs: number) => void } = {},
+): Promise<T> {
+  const until = Date.now() + (options.forMs ?? 30_000);
   return retry(fn, {
-    attempts: options.attempts ?? 6,
+    attempts: Number.POSITIVE_INFINITY,
     minMs: 250,
-    maxMs: 4_000,
-    retryable: (err) => classifySend(err).kind === 'transient',
+    maxMs: 8_000,
+    retryable: (err) => classifySend(err).kind === 'transient' && Date.now() < until,
+    onRetry: (_attempt, err, delayMs) => {
+      const failure = classifySend(err);
+      options.onRetry?.(failure.kind === 'transient' ? failure.reason : errorMessage(err), delayMs);
+    },
   });
 }

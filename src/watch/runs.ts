@@ -52,6 +52,8 @@ export class Runs {
       signals,
       estimateTinybar: this.ctx.estimate,
       ...(p.flushMs !== undefined && { flushMs: p.flushMs }),
+      // A watcher never stops for a busy network: it waits, saying so, until the network answers.
+      retryForMs: Number.POSITIVE_INFINITY,
       stop,
       signal: this.hardStop,
       ...(p.onNote && { onNote: p.onNote }),

@@ -188,6 +188,66 @@ describe('hcs25 run on the emulator', () => {
     expect(read.occurrences.size).toBe(r.signals.expected);
   });
 
+  it('rides out a network busy for longer than the SDK retries, saying so; with less patience it stops resumable', async () => {
+    const t = (await createSignalTopic(h.client)).topicId;
+    // The SDK gives up after two tries: the run's own patience is what carries it through.
+    h.client.setMaxAttempts(2);
+    h.client.setMinBackoff(100);
+    h.client.setMaxBackoff(200);
+    const quick = { minBackoffMs: 100, maxBackoffMs: 500 };
+    try {
+      // Submissions, receipts and balance queries answer BUSY, then submissions UNAVAILABLE: dozens of SDK give-ups.
+      h.node.faults.injectPrecheck('submitMessage', 'BUSY', 40);
+      h.node.faults.injectGrpcError('submitMessage', 14, 10);
+      h.node.faults.injectPrecheck('cryptoGetBalance', 'BUSY', 8);
+      h.node.faults.injectPrecheck('getTransactionReceipts', 'BUSY', 8);
+      const notes: string[] = [];
+      const r = await runWith(configFor(`${tmp.dir}/busy`), {
+        source: { registry },
+        topic: t,
+        evals: ['availability', 'math'],
+        client: h.client,
+        submitter: quick,
+        onNote: (line) => notes.push(line),
+      });
+      h.node.faults.clear();
+      expect(r.error).toBeUndefined();
+      expect(r.status).toBe('complete');
+      const busy =
+        /^network busy or unreachable \(.+\): retrying in [\d.]+ s; the run gives up after 5 min without progress$/;
+      expect(notes.filter((n) => busy.test(n)).length).toBeGreaterThan(0);
+      const read = await topicSignals(h.mirror, t, r.signals.expected);
+      expect(read.signals).toHaveLength(r.signals.expected);
+      expect(read.duplicates).toBe(0);
+
+      // Busy for longer than the run's patience: it stops, its journal resumable, and the resume finishes exactly once.
+      const t2 = (await createSignalTopic(h.client)).topicId;
+      h.node.faults.injectPrecheck('submitMessage', 'BUSY', Number.POSITIVE_INFINITY);
+      const config = configFor(`${tmp.dir}/busy-stop`);
+      const stopped = await runWith(config, {
+        source: { registry },
+        topic: t2,
+        evals: ['availability', 'math'],
+        client: h.client,
+        submitter: quick,
+        retryForMs: 1_500,
+      });
+      h.node.faults.clear();
+      expect(stopped.status).toBe('stopped');
+      expect(String((stopped.error as Error | undefined)?.message)).toMatch(/the network kept failing for \d+ s/);
+      const resumed = await runWith(config, { resume: stopped.run, client: h.client, submitter: quick });
+      expect(resumed.status).toBe('complete');
+      const again = await topicSignals(h.mirror, t2, resumed.signals.expected);
+      expect(again.signals).toHaveLength(resumed.signals.expected);
+      expect(again.duplicates).toBe(0);
+    } finally {
+      h.node.faults.clear();
+      h.client.setMaxAttempts(10);
+      h.client.setMaxBackoff(8_000);
+      h.client.setMinBackoff(250);
+    }
+  }, 120_000);
+
   it('stops with a clear error on a submit key the operator does not hold; the journal keeps every unsent signal', async () => {
     // A key list: the pre-run check cannot tell whether the operator is in it (a single foreign key is refused
     // before evaluating: test/cli/run-topic-check.test.ts), so the network's INVALID_SIGNATURE stops the run.
