@@ -5,6 +5,11 @@ import type { ReadSignal } from '../read/types.js';
 export { printable, ellipsize, MAX_NAME_LENGTH, displayName, subjectLabel } from '../read/labels.js';
 import { printable, subjectLabel } from '../read/labels.js';
 
+/** The protocol as users name it: an HTTP agent's UAID says `rest`. */
+export function protocolName(proto: string | null): string {
+  return proto === 'rest' ? 'http' : (proto ?? '');
+}
+
 /** A scored subject's display name: the caller's label, else the UAID's native id. */
 export function scoreLabel(s: Pick<SubjectScore, 'subject' | 'label'>): string {
   return printable(s.label || subjectLabel(s.subject));

@@ -64,11 +64,28 @@ export function scatter(report: ScoreReport): string {
   const b: Box = { width: 460, height: 220, left: 34, right: 14, top: 14, bottom: 34 };
   const x = (c: number) => b.left + c * plotWidth(b);
   const y = (s: number) => b.top + plotHeight(b) * (1 - s / 100);
-  const dots = report.subjects
-    .map(
-      (s, i) =>
-        `<circle class="dot" cx="${n(x(s.trustConfidence))}" cy="${n(y(s.trustScores.total))}" r="5" fill="${scoreColor(s.trustScores.total)}"><title>#${i + 1} ${esc(scoreLabel(s))}: score ${s.trustScores.total.toFixed(2)}, confidence ${s.trustConfidence.toFixed(2)}</title></circle>`,
-    )
+  // Subjects at one point (same score and confidence: ties are common) share one dot, larger and numbered, whose
+  // title lists them all: drawn apart they would hide each other.
+  const points = new Map<string, { score: number; confidence: number; who: string[] }>();
+  report.subjects.forEach((s, i) => {
+    const at = `${s.trustScores.total}|${s.trustConfidence}`;
+    const point = points.get(at) ?? { score: s.trustScores.total, confidence: s.trustConfidence, who: [] };
+    point.who.push(`#${i + 1} ${scoreLabel(s)}`);
+    points.set(at, point);
+  });
+  const dots = [...points.values()]
+    .map((p) => {
+      const [cx, cy] = [n(x(p.confidence)), n(y(p.score))];
+      const many = p.who.length > 1;
+      const title = `${p.who.length > 1 ? `${p.who.length} subjects` : p.who[0]}: score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}${many ? ` (${p.who.join(', ')})` : ''}`;
+      return (
+        `<g class="point"><circle class="dot" cx="${cx}" cy="${cy}" r="${many ? 9 : 6}" fill="${scoreColor(p.score)}"><title>${esc(title)}</title></circle>` +
+        (many
+          ? `<text class="count" x="${cx}" y="${n(Number(cy) + 4)}" text-anchor="middle">${p.who.length}</text>`
+          : '') +
+        '</g>'
+      );
+    })
     .join('');
   const xTicks = [0, 0.25, 0.5, 0.75, 1]
     .map((c) => `<text class="tick" x="${n(x(c))}" y="${b.height - b.bottom + 14}" text-anchor="middle">${c}</text>`)
@@ -120,7 +137,7 @@ export function evalChart(series: Map<string, Point[]>, subject: string): string
   const all = names.flatMap((k) => series.get(k)!);
   if (singleRun(all)) return onlyRunText(all, 'its outcomes are in the component table and the signal list.');
   const rowH = 26;
-  const b: Box = { width: 560, height: names.length * rowH + 34, left: 64, right: 12, top: 10, bottom: 24 };
+  const b: Box = { width: 560, height: names.length * rowH + 34, left: 92, right: 12, top: 10, bottom: 24 };
   const x = timeScale(all, b);
   const rows = names
     .map((name, r) => {

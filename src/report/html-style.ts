@@ -17,14 +17,15 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .card .label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.5px}
 .card .value{font-size:24px;font-weight:650;margin-top:2px}
 .card .note{color:var(--muted);font-size:12px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(380px,100%),1fr));gap:12px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(490px,100%),1fr));gap:12px}
 figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:10px;padding:12px 14px}
 figcaption{display:flex;flex-direction:column;margin-bottom:6px}
 figcaption span{color:var(--muted);font-size:12px}
 svg.chart{width:100%;height:auto;display:block}
 .grid{stroke:var(--line);stroke-width:1}
-.tick{fill:var(--muted);font-size:10.5px}
-.axis{fill:var(--muted);font-size:11px}
+.tick{fill:var(--muted);font-size:11.5px}
+.axis{fill:var(--muted);font-size:12px}
+.count{fill:#fff;font-size:11.5px;font-weight:700;pointer-events:none}
 .dot{stroke:#fff;stroke-width:1.5;opacity:.9}
 .lat{fill:none;stroke:var(--accent);stroke-width:1.6}
 .probe{fill:var(--accent)}
@@ -73,7 +74,7 @@ footer{margin:26px 32px 30px;color:var(--muted);font-size:12px}
 .oc.correct,.oc.reachable{background:#12845a}.oc.wrong{background:#c63d3d}.oc.unparseable{background:#b8661a}
 .oc.timeout{background:#6b7084}.oc.unreachable{background:#4a4f63}.oc.error{background:#7a2e8a}.oc.not-measured{background:#e3e5ee;color:#4a4f63}
 .reason{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;color:#9b2c2c}
-.lo{display:block;margin:1px 0;white-space:nowrap}
+.lo{display:block;margin:1px 0}
 .lo .sig{color:var(--muted);font-size:11.5px}
 .formula{font-size:13px;overflow-wrap:anywhere}
 p.formula{margin:8px 0 2px}
@@ -84,7 +85,12 @@ details.signals{margin-top:12px}
 details.signals summary{cursor:pointer;font-weight:600;font-size:12.5px}
 table.sigs{font-size:12px}
 table.sigs td,table.sigs th{padding:3px 8px}
-.explain sub{font-size:10px}
+.explain sub{font-size:11px}
+/* A chart's text scales with the chart: where charts are drawn smaller than their own size, their text is set larger. */
+@media (max-width:600px){
+svg.hist text,svg.scatter text{font-size:16px}
+svg.chart:not(.hist):not(.scatter) text{font-size:19px}
+}
 @media (max-width:640px){
 table.stack,table.stack tbody,table.stack tr,table.stack td{display:block}
 table.stack thead{display:none}

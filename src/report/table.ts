@@ -1,5 +1,13 @@
 /** Plain-text views for a terminal: the ranked score table and the signal list. */
-import { adapterState, printable, scoreLabel, signalOutcome, signalShortName, subjectLabel } from './display.js';
+import {
+  adapterState,
+  printable,
+  protocolName,
+  scoreLabel,
+  signalOutcome,
+  signalShortName,
+  subjectLabel,
+} from './display.js';
 import type { ScoreReport, SubjectScore } from '../score/scores.js';
 import type { ReadSignal, RejectedMessage } from '../read/types.js';
 
@@ -22,11 +30,6 @@ function layout(columns: readonly Column[], rows: readonly string[][]): string[]
 /** `availability` → `AVAILABILITY`, `simple-math` → `MATH`: the adapter id's last segment. */
 export function adapterHeader(adapterId: string): string {
   return (adapterId.split('-').pop() ?? adapterId).toUpperCase();
-}
-
-/** The protocol as users name it: an HTTP agent's UAID says `rest`. */
-export function protocolName(proto: string | null): string {
-  return proto === 'rest' ? 'http' : (proto ?? '');
 }
 
 /** One adapter cell: its total, `*` when a component is stale, `n/a` when not applicable, `-` when it had no output. */

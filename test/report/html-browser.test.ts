@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
@@ -19,10 +20,17 @@ if (!hasChromium) console.warn(`html-browser.test: ${SKIP_REASON}`);
 
 const HOSTILE = `uaid:aid:x;uid=0;proto=a2a;nativeId=<img/src=x/onerror=alert(1)><script>alert(2)</script>`;
 const ONE_RUN = uaid('one-run.example.net');
+/** As real registries have them: a UAID of ~140 characters, a long name, a long reason in its newest outcomes. */
+const WIDE = uaid(`wide-agent-${'x'.repeat(40)}.agents.example.com:8443`, 'rest');
 /** Two subjects with the same signals: equal score and confidence, ordered by name. */
 const TIE_B = uaid('tie-b.example.com');
 const TIE_A = uaid('tie-a.example.com');
-const LABELS = { [TIE_B]: 'Alpha tie', [TIE_A]: 'Beta tie', [ONE_RUN]: 'One-run agent' };
+const LABELS = {
+  [TIE_B]: 'Alpha tie',
+  [TIE_A]: 'Beta tie',
+  [ONE_RUN]: 'One-run agent',
+  [WIDE]: 'A rather long agent name from a registry listing',
+};
 const OUTCOME_WORDS = [
   'correct',
   'wrong',
@@ -74,6 +82,9 @@ function report(network: string) {
     signalV2(ONE_RUN, 'probe', 'unreachable', { seq, at, run: 99, index: 0, reason: 'connect-refused' }),
     signalV2(ONE_RUN, 'math', 'unparseable', { seq, at, run: 99, index: 1, reason: 'refusal' }),
     signalV2(ONE_RUN, 'science', 'timeout', { seq, at, run: 99, index: 2, reason: 'timeout' }),
+    signalV2(WIDE, 'probe', 'reachable', { seq: seq + 1, at, run: 98, index: 0 }),
+    signalV2(WIDE, 'math', 'skipped', { seq: seq + 1, at, run: 98, index: 1, reason: 'not-chat-capable' }),
+    signalV2(WIDE, 'science', 'skipped', { seq: seq + 1, at, run: 98, index: 2, reason: 'not-chat-capable' }),
   );
   const options = { now: new Date(T0 + 13 * HOUR), topic: '0.0.1234', publishers: ['0.0.1001'], labels: LABELS };
   const r = computeScores(signals, DEFAULT_SCORING_CONFIG, options);
@@ -88,6 +99,56 @@ type El = {
   querySelectorAll(q: string): ArrayLike<El>;
 };
 type Measurable = { getBoundingClientRect(): { width: number; height: number } };
+
+/**
+ * At this viewport: no table scrolls sideways, the ranking starts within the first screen, and every piece of text on
+ * the page is drawn at 11 px or more (an SVG's text as scaled with its chart).
+ */
+async function expectReadable(page: Page, width: number, height: number): Promise<void> {
+  await page.setViewportSize({ width, height });
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+  const sideways = await page.locator('.tablewrap').evaluateAll(
+    (ws) =>
+      ws.filter((w) => {
+        const e = w as unknown as { scrollWidth: number; clientWidth: number };
+        return e.scrollWidth > e.clientWidth + 1;
+      }).length,
+  );
+  expect(sideways, `tables scrolling sideways at ${width} px`).toBe(0);
+  const rankTop = await page
+    .locator('table.rank')
+    .evaluate((t) => (t as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
+  expect(rankTop, `ranking top at ${width} px`).toBeLessThan(height - 100);
+  const small = await page.evaluate(() => {
+    type Node = { nodeType: number; textContent: string | null; parentElement: Elem | null };
+    type Elem = {
+      tagName: string;
+      closest(q: string): unknown;
+      getClientRects(): ArrayLike<unknown>;
+      getScreenCTM?(): { a: number } | null;
+    };
+    const g = globalThis as unknown as {
+      document: { createTreeWalker(root: unknown, what: number): { nextNode(): Node | null }; body: unknown };
+      getComputedStyle(e: Elem): { fontSize: string; display: string; visibility: string };
+    };
+    const out: string[] = [];
+    const walker = g.document.createTreeWalker(g.document.body, 4);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const e = t.parentElement;
+      if (!e || !t.textContent?.trim() || e.getClientRects().length === 0) continue;
+      // Closed details and titles (tooltips) are not drawn.
+      if (e.closest('details:not([open]) > :not(summary)') || e.closest('title')) continue;
+      const css = g.getComputedStyle(e);
+      if (css.visibility === 'hidden') continue;
+      const svg = e.closest('svg') as Elem | null;
+      const scale = svg ? ((e.getScreenCTM?.() ?? svg.getScreenCTM?.())?.a ?? 1) : 1;
+      const px = Number.parseFloat(css.fontSize) * scale;
+      if (px < 11) out.push(`${e.tagName} ${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
+    }
+    return [...new Set(out)].slice(0, 10);
+  });
+  expect(small, `text under 11 px at ${width} px`).toEqual([]);
+}
 
 describe('HTML report in headless Chromium', () => {
   it.skipIf(!hasChromium)(
@@ -155,9 +216,9 @@ describe('HTML report in headless Chromium', () => {
         // One run is not a history: no time axis for the one-run subject, a sentence instead.
         expect(await page.locator(`#s${rank} svg.chart`).count()).toBe(0);
         expect(await page.locator(`#s${rank} p.single`).count()).toBe(2);
-        // Everyone else: one eval chart (MCP has none) and one latency chart.
+        // Everyone else (WIDE has one run too): one eval chart (MCP has none) and one latency chart.
         const charts = page.locator('svg.chart');
-        expect(await charts.count()).toBe(2 + (r.subjects.length - 2) + (r.subjects.length - 1));
+        expect(await charts.count()).toBe(2 + (r.subjects.length - 3) + (r.subjects.length - 2));
         for (const box of await charts.evaluateAll((svgs) =>
           svgs.map((s) => {
             const r = (s as unknown as Measurable).getBoundingClientRect();
@@ -174,7 +235,19 @@ describe('HTML report in headless Chromium', () => {
               rects.filter((e) => (e as unknown as { getBBox(): { height: number } }).getBBox().height > 0).length,
           );
         expect(drawnBins).toBeGreaterThan(0);
-        expect(await page.locator('svg.scatter circle.dot').count()).toBe(r.subjects.length);
+        // One dot per point: the two tied subjects share one, numbered, whose title names both.
+        const points = new Set(r.subjects.map((s) => `${s.trustScores.total}|${s.trustConfidence}`));
+        expect(points.size).toBeLessThan(r.subjects.length);
+        expect(await page.locator('svg.scatter circle.dot').count()).toBe(points.size);
+        const shared = await page.locator('svg.scatter circle.dot title').allTextContents();
+        const tie = shared.find((t) => t.includes('Alpha tie'));
+        expect(tie).toMatch(/^\d+ subjects: score .*Alpha tie.*Beta tie/);
+        expect(await page.locator('svg.scatter text.count').allTextContents()).toContain(tie!.split(' ')[0]);
+        // The outcome legend reads as meanings, not counts; the badges beside names are explained.
+        expect(explain).toContain('correct graded right: scores 100');
+        expect(await page.locator('section:has(table.rank) p.legend').textContent()).toContain(
+          'its protocol and the registry named in its UAID',
+        );
 
         // Drill-down: one row per signal, with its sequence number (#index inside a pack), outcome, latency, reason and a
         // HashScan link to the transaction by consensus timestamp.
@@ -216,6 +289,7 @@ describe('HTML report in headless Chromium', () => {
                 .documentElement.scrollWidth,
           );
         expect(await scrollWidth()).toBeLessThanOrEqual(1280);
+        await expectReadable(page, 1280, 900);
         if (shots) await page.screenshot({ path: join(shots, 'report-1280.png'), fullPage: true });
         // A phone: nothing wider than the screen, the drill-down open.
         await page.setViewportSize({ width: 390, height: 844 });
@@ -232,6 +306,7 @@ describe('HTML report in headless Chromium', () => {
             }).length,
         );
         expect(sideways).toBe(0);
+        await expectReadable(page, 390, 844);
         if (shots) await page.screenshot({ path: join(shots, 'report-390.png'), fullPage: true });
         expect(problems).toEqual([]);
       } finally {
