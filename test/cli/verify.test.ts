@@ -358,11 +358,13 @@ describe('hcs25 verify on the emulator', () => {
           expect(index).toBeGreaterThan(0);
           const body = JSON.parse(inflateSync(bytes).toString('utf8')) as PackBody;
           const packed = body.subjects.flatMap((x) => x.sig)[index]!;
-          // One more than the graded-correct answer: wrong whatever the question (a fixed '0' is right for 37 - 37).
-          const answer = String(Number(packed.d.answer) + 1);
+          // The graded-correct answer with its last digit changed: wrong whatever the question (a fixed '0' is right
+          // for 37 - 37), and as long as before, so the pack, deflated as the packer does, still fits one message.
+          const answer = String(packed.d.answer).replace(/\d$/, (d) => String((Number(d) + 1) % 10));
           expect(answer).toMatch(/^-?\d+$/);
           packed.d = { ...packed.d, answer };
-          bytes = deflateSync(JSON.stringify(body));
+          bytes = deflateSync(JSON.stringify(body), { level: 9 });
+          expect(bytes.length).toBeLessThanOrEqual(1024);
           tampered = { seq: 0, index, subject: m.signals[index]!.subject, answer };
         }
         const receipt = await (
