@@ -89,7 +89,7 @@ export function buildProgram(
     .name('hcs25')
     .description('HCS-25 trust signals for AI agents on the Hedera Consensus Service')
     .version(packageVersion(), '-V, --version')
-    .option('-n, --network <name>', 'local | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
+    .option('-n, --network <name>', 'local | solo | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
     .option('--json', 'machine-readable output on stdout')
     .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
     .option('--dotenv <file>', 'read environment variables from this file (default: ./.env when present)')

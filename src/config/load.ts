@@ -4,7 +4,13 @@ import { parseEnv } from 'node:util';
 import type { z } from 'zod';
 import { didYouMean } from '../core/suggest.js';
 import { ConfigError } from '../core/errors.js';
-import { LOCAL_GENESIS_OPERATOR, NETWORK_PRESETS, type LedgerName, type NetworkConfig } from './networks.js';
+import {
+  LOCAL_GENESIS_OPERATOR,
+  NETWORK_PRESETS,
+  SOLO_NETWORK,
+  type LedgerName,
+  type NetworkConfig,
+} from './networks.js';
 import { ENV_VARS, SECRET_KEYS, configInputSchema, type ConfigInput } from './schema.js';
 import { Secret, mayBeKeyMaterial, quoteInput } from './secret.js';
 
@@ -84,8 +90,9 @@ export function loadConfig(options: LoadConfigOptions = {}): ResolvedConfig {
 }
 
 function resolve_(input: ConfigInput, sources: ResolvedConfig['sources'], cwd: string): ResolvedConfig {
-  const ledger = (input.network ?? 'local') as LedgerName;
-  const network = networkFor(ledger, input);
+  // `solo` is a local ledger at Solo's default ports: everything else about it is as for `local`.
+  const ledger = (input.network === 'solo' ? 'local' : (input.network ?? 'local')) as LedgerName;
+  const network = networkFor(ledger, input, input.network === 'solo' ? SOLO_NETWORK : undefined);
   const operator = operatorFor(ledger, input, cwd);
   for (const key of ['stateDir', 'maxFeeHbar', 'concurrency', 'budgetMs'] as const) sources[key] ??= 'default';
   return {
@@ -107,7 +114,7 @@ function resolve_(input: ConfigInput, sources: ResolvedConfig['sources'], cwd: s
   };
 }
 
-function networkFor(ledger: LedgerName, input: ConfigInput): NetworkConfig {
+function networkFor(ledger: LedgerName, input: ConfigInput, solo?: NetworkConfig): NetworkConfig {
   if (ledger === 'custom') {
     if (!input.nodes || Object.keys(input.nodes).length === 0) {
       throw new ConfigError('network "custom" needs consensus nodes (HCS25_NODES)', {
@@ -126,7 +133,7 @@ function networkFor(ledger: LedgerName, input: ConfigInput): NetworkConfig {
       mirrorRestUrl: trimSlash(input.mirrorRestUrl),
     };
   }
-  const preset = NETWORK_PRESETS[ledger];
+  const preset = solo ?? NETWORK_PRESETS[ledger];
   return {
     ledger,
     nodes: input.nodes ?? preset.nodes,

@@ -3,6 +3,8 @@ import { LOCAL_NODE_PORT_STEP, LOCAL_PORTS, type LocalPorts } from '../core/port
 /** Where a Hedera network's consensus nodes and mirror node are. */
 export type LedgerName = 'local' | 'testnet' | 'previewnet' | 'mainnet' | 'custom';
 export const LEDGER_NAMES: readonly LedgerName[] = ['local', 'testnet', 'previewnet', 'mainnet', 'custom'];
+/** What `--network` takes: the ledgers, and `solo`, a local ledger at Solo's default forwarded ports. */
+export const NETWORK_NAMES: readonly string[] = ['local', 'solo', 'testnet', 'previewnet', 'mainnet', 'custom'];
 
 export interface NetworkConfig {
   ledger: LedgerName;
@@ -50,6 +52,18 @@ export const NETWORK_PRESETS: Record<Exclude<LedgerName, 'custom'>, NetworkConfi
     mirrorGrpc: [],
     mirrorRestUrl: 'https://mainnet-public.mirrornode.hedera.com',
   },
+};
+
+/**
+ * A default Solo deployment (`solo one-shot single deploy`), as its port-forwards expose it: consensus node 0.0.3 on
+ * 35211, the mirror node's gRPC and REST both behind its ingress on 38081. A local ledger with the same genesis
+ * operator as hiero-local-node; other ports are set with HCS25_NODES and HCS25_MIRROR_*.
+ */
+export const SOLO_NETWORK: NetworkConfig = {
+  ledger: 'local',
+  nodes: { '127.0.0.1:35211': '0.0.3' },
+  mirrorGrpc: ['127.0.0.1:38081'],
+  mirrorRestUrl: 'http://127.0.0.1:38081',
 };
 
 /** HashScan link for an entity, where one exists. */

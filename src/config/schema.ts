@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LEDGER_NAMES } from './networks.js';
+import { NETWORK_NAMES } from './networks.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 
 const entityId = entityIdSchema;
@@ -11,7 +11,9 @@ const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host
  */
 export const configInputSchema = z
   .object({
-    network: z.enum(LEDGER_NAMES as [string, ...string[]]).describe('local | testnet | previewnet | mainnet | custom'),
+    network: z
+      .enum(NETWORK_NAMES as [string, ...string[]])
+      .describe('local | solo | testnet | previewnet | mainnet | custom'),
     operatorId: entityId.describe('account that pays for and signs submissions'),
     operatorKey: z.string().min(1).describe('operator private key (DER hex, or raw hex with operatorKeyType)'),
     operatorKeyFile: z.string().min(1).describe('file holding the operator private key'),

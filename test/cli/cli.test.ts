@@ -100,7 +100,7 @@ describe('hcs25 CLI', () => {
     const flag = hcs25(['signals', '--topic', '0.0.5', '--network', 'testnt']);
     expect(flag.status).toBe(2);
     expect(flag.stderr).toMatch(
-      /^hcs25: --network: "testnt" is not one of local, testnet, previewnet, mainnet, custom/m,
+      /^hcs25: --network: "testnt" is not one of local, solo, testnet, previewnet, mainnet, custom/m,
     );
     expect(flag.stderr).toMatch(/hint: did you mean testnet\?/);
     expect(flag.stderr).not.toMatch(/Invalid option|expected one of/);

@@ -31,6 +31,24 @@ describe('loadConfig', () => {
     expect(c.budgetMs).toBe(30_000);
   });
 
+  it('solo: a local ledger at the ports of a default Solo deployment, with the genesis operator; ports can be moved', () => {
+    const c = loadConfig({ env: { HCS25_NETWORK: 'solo' }, cwd: dir() });
+    expect(c.network).toEqual({
+      ledger: 'local',
+      nodes: { '127.0.0.1:35211': '0.0.3' },
+      mirrorGrpc: ['127.0.0.1:38081'],
+      mirrorRestUrl: 'http://127.0.0.1:38081',
+    });
+    expect(c.operator?.accountId).toBe(LOCAL_GENESIS_OPERATOR.accountId);
+    expect(c.allowPrivateEndpoints).toBe(true);
+    const moved = loadConfig({
+      env: { HCS25_NETWORK: 'solo', HCS25_MIRROR_REST_URL: 'http://127.0.0.1:8081' },
+      cwd: dir(),
+    });
+    expect(moved.network.mirrorRestUrl).toBe('http://127.0.0.1:8081');
+    expect(moved.network.nodes).toEqual({ '127.0.0.1:35211': '0.0.3' });
+  });
+
   it('has no operator on public networks unless one is configured, and says how to set one', () => {
     const c = loadConfig({ env: { HCS25_NETWORK: 'testnet' }, cwd: dir() });
     expect(c.operator).toBeUndefined();
