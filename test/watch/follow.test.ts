@@ -37,6 +37,29 @@ function follow(fake: FakeMirror, registry: string) {
   return { follower, next, stop, running };
 }
 
+/** A follower with a mirror gRPC subscription the test drives: `wake(seq)` is a registry message arriving. */
+function subscribed(
+  fake: FakeMirror,
+  registry: string,
+  options: Pick<ConstructorParameters<typeof RegistryFollower>[0], 'minReadGapMs' | 'onChanges'>,
+) {
+  let wake: ((seq: number) => void) | undefined;
+  const subscribe: Subscribe = (_topic, handlers) => {
+    wake = handlers.onMessage;
+    return { unsubscribe: () => (wake = undefined) };
+  };
+  const stop = new AbortController();
+  const follower = new RegistryFollower({
+    registry,
+    mirror: new MirrorRestClient({ baseUrl: fake.url, timeoutMs: 5_000 }),
+    network: 'local',
+    subscribe,
+    ...options,
+    signal: stop.signal,
+  });
+  return { follower, stop, wake: (seq: number) => wake?.(seq) };
+}
+
 let mirror: FakeMirror | undefined;
 afterEach(async () => {
   await mirror?.stop();
@@ -49,26 +72,15 @@ describe('RegistryFollower', () => {
     const registry = mirror.createTopic('hcs-2:0:86400');
     // One agent before the start, so the initial read has loaded what building an agent needs (the standards-sdk).
     mirror.submit(registry, register(-1));
-    let wake: ((seq: number) => void) | undefined;
-    const subscribe: Subscribe = (_topic, handlers) => {
-      wake = handlers.onMessage;
-      return { unsubscribe: () => (wake = undefined) };
-    };
     const upserts = new Set<string>();
     let ready!: () => void;
     const initial = new Promise<void>((r) => (ready = r));
-    const stop = new AbortController();
-    const follower = new RegistryFollower({
-      registry,
-      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
-      network: 'local',
-      subscribe,
+    const { follower, stop, wake } = subscribed(mirror, registry, {
       minReadGapMs: 2_000,
       onChanges: (changes: RegistryChange[], head) => {
         for (const c of changes) if (c.type === 'upsert') upserts.add(c.agent.subject);
         if (head.initial) ready();
       },
-      signal: stop.signal,
     });
     const running = follower.run();
     await initial;
@@ -77,7 +89,7 @@ describe('RegistryFollower', () => {
     // 40 registrations, one wake-up each, 20 ms apart: as a mirror gRPC subscription delivers a busy registry.
     for (let i = 0; i < 40; i++) {
       const [seq] = mirror.submit(registry, register(i));
-      wake?.(seq!);
+      wake(seq!);
       await sleep(20);
     }
     for (let t = 0; t < 100 && upserts.size < 41; t++) await sleep(50);
@@ -93,22 +105,8 @@ describe('RegistryFollower', () => {
     mirror = await new FakeMirror().start();
     const registry = mirror.createTopic('hcs-2:0:86400');
     mirror.submit(registry, register(1));
-    let wake: ((seq: number) => void) | undefined;
-    const subscribe: Subscribe = (_topic, handlers) => {
-      wake = handlers.onMessage;
-      return { unsubscribe: () => (wake = undefined) };
-    };
     let heads = 0;
-    const stop = new AbortController();
-    const follower = new RegistryFollower({
-      registry,
-      mirror: new MirrorRestClient({ baseUrl: mirror.url, timeoutMs: 5_000 }),
-      network: 'local',
-      subscribe,
-      minReadGapMs: 0,
-      onChanges: () => void heads++,
-      signal: stop.signal,
-    });
+    const { follower, stop, wake } = subscribed(mirror, registry, { minReadGapMs: 0, onChanges: () => void heads++ });
     expect(follower.lagMs(Date.now())).toBeNull();
     const running = follower.run();
     for (let t = 0; t < 200 && heads === 0; t++) await sleep(10);
@@ -116,7 +114,7 @@ describe('RegistryFollower', () => {
     expect(follower.lagMs(Date.now() + 3_600_000)).toBe(0);
     const [seq] = mirror.submit(registry, register(2));
     const told = Date.now();
-    wake?.(seq!);
+    wake(seq!);
     expect(follower.lagMs(told + 1_500)).toBeGreaterThanOrEqual(1_400);
     for (let t = 0; t < 200 && heads < 2; t++) await sleep(10);
     expect(follower.lagMs(Date.now() + 60_000)).toBe(0);
