@@ -46,7 +46,10 @@ td.subject a:hover{text-decoration:underline}
 .barval{margin-left:8px;font-variant-numeric:tabular-nums;font-weight:600}
 td.score .barval{font-size:15px}
 td.score,td.conf{white-space:nowrap}
-.rank .uaid{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:220px}
+.rank .uaid{overflow-wrap:anywhere}
+td.subject{min-width:15em}
+.shared{color:var(--muted);font-size:12px;margin-top:6px}
+.shared ul{margin:2px 0 0;padding-left:18px}
 .chip{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;font-weight:500}
 .chip.stale{background:#fff1d6;color:#8a5a00}
 .chip.na{background:#eef0f5;color:#6b7084}
@@ -99,7 +102,6 @@ table.stack td{border:0;padding:1px 0;text-align:left;min-width:0}
 table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted);font-size:11px;font-weight:400}
 table.rank td.subject,table.rank td.outcomes{flex-basis:100%}
 table.rank .lo{display:inline-block;margin-right:10px}
-.rank .uaid{max-width:100%}
 table.rank td.subject{overflow-wrap:anywhere}
 header{padding:16px}
 section{margin:16px 10px}
