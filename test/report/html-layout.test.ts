@@ -93,6 +93,67 @@ async function smallText(page: Page): Promise<string[]> {
   });
 }
 
+/**
+ * Text whose contrast with what it is drawn on is under WCAG AA (4.5:1; 3:1 from 24 px): HTML text against the first
+ * opaque background behind it, and the counts drawn on the scatter's dots against their dot.
+ */
+async function lowContrast(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    type Elem = {
+      tagName: string;
+      parentElement: Elem | null;
+      previousElementSibling: Elem | null;
+      closest(q: string): Elem | null;
+      getClientRects(): ArrayLike<unknown>;
+    };
+    type TextNode = { textContent: string | null; parentElement: Elem | null };
+    type Style = { color: string; fill: string; backgroundColor: string; fontSize: string };
+    const g = globalThis as unknown as {
+      document: { body: unknown; createTreeWalker(root: unknown, what: number): { nextNode(): TextNode | null } };
+      getComputedStyle(e: Elem): Style;
+    };
+    const rgba = (c: string) => {
+      const [r = 0, gr = 0, b = 0, a = 1] = (c.match(/[\d.]+/g) ?? []).map(Number);
+      return { rgb: [r, gr, b], a: c.startsWith('rgba') ? a : 1 };
+    };
+    const lum = (rgb: number[]) => {
+      const [r, gr, b] = rgb.map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * r! + 0.7152 * gr! + 0.0722 * b!;
+    };
+    const ratio = (x: number[], y: number[]) => {
+      const [hi, lo] = [lum(x), lum(y)].sort((a, b) => b - a);
+      return (hi! + 0.05) / (lo! + 0.05);
+    };
+    const out: string[] = [];
+    const walker = g.document.createTreeWalker(g.document.body, 4);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const e = t.parentElement;
+      if (!e || !t.textContent?.trim() || e.getClientRects().length === 0 || e.closest('title')) continue;
+      const inSvg = e.closest('svg') !== null;
+      if (inSvg && !e.closest('text.count')) continue;
+      const css = g.getComputedStyle(e);
+      const fg = rgba(inSvg ? css.fill : css.color).rgb;
+      let bg = [255, 255, 255];
+      if (inSvg) bg = rgba(g.getComputedStyle(e.previousElementSibling!).fill).rgb;
+      else
+        for (let a: Elem | null = e; a; a = a.parentElement) {
+          const c = rgba(g.getComputedStyle(a).backgroundColor);
+          if (c.a === 1) {
+            bg = c.rgb;
+            break;
+          }
+        }
+      const need = Number.parseFloat(css.fontSize) >= 24 ? 3 : 4.5;
+      const r = ratio(fg, bg);
+      if (r < need)
+        out.push(
+          `${e.tagName}.${(e as unknown as { getAttribute(n: string): string }).getAttribute('class')} ${r.toFixed(2)} "${t.textContent.trim().slice(0, 20)}"`,
+        );
+    }
+    return [...new Set(out)].slice(0, 12);
+  });
+}
+
 async function layout(page: Page) {
   return page.evaluate(() => {
     type Box = { top: number; bottom: number };
@@ -145,6 +206,7 @@ describe('HTML report layout with a realistic fleet', () => {
           expect(box.rankTop, `ranking top ${at}`).toBeLessThan(height / 2);
           expect(box.firstRowBottom, `first ranked subject ${at}`).toBeLessThanOrEqual(height);
           expect(await smallText(page), `text under 11 px ${at}`).toEqual([]);
+          expect(await lowContrast(page), `text under AA contrast ${at}`).toEqual([]);
           // Opened drill-downs must not widen the page either.
           await page.locator('details').evaluateAll((ds) => {
             for (const d of ds) (d as unknown as { open: boolean }).open = true;
