@@ -196,6 +196,9 @@ describe('HTML report layout with a realistic fleet', () => {
         for (const [width, height] of [
           [1280, 800],
           [390, 844],
+          // Between phone and laptop, where charts are drawn a little smaller than their own size.
+          [640, 900],
+          [768, 1024],
         ] as const) {
           const page = await browser.newPage({ viewport: { width, height } });
           const problems = watchProblems(page, (u) => u === url);
