@@ -3,11 +3,22 @@ import type { SubjectScore } from '../score/scores.js';
 import type { ReadSignal } from '../read/types.js';
 
 export { printable, ellipsize, MAX_NAME_LENGTH, displayName, subjectLabel } from '../read/labels.js';
-import { printable, subjectLabel } from '../read/labels.js';
+import { ellipsize, printable, subjectLabel } from '../read/labels.js';
 
 /** The protocol as users name it: an HTTP agent's UAID says `rest`. */
 export function protocolName(proto: string | null): string {
   return proto === 'rest' ? 'http' : (proto ?? '');
+}
+
+/**
+ * A UAID short enough for a table row that still tells subjects apart: what distinguishes agents of one registry is
+ * the native id at the end, so that is kept whole (up to `max`) and the identifier's head loses its middle instead.
+ */
+export function compactUaid(subject: string, max = 80): string {
+  const at = subject.indexOf(';nativeId=');
+  if (subject.length <= max || at < 0) return ellipsize(subject, max);
+  const tail = ellipsize(subject.slice(at + 1), max - 21);
+  return `${subject.slice(0, Math.min(at, 20))}…${tail}`;
 }
 
 /** A scored subject's display name: the caller's label, else the UAID's native id. */

@@ -66,11 +66,12 @@ export function scatter(report: ScoreReport): string {
   const y = (s: number) => b.top + plotHeight(b) * (1 - s / 100);
   // Subjects at one point (same score and confidence: ties are common) share one dot, larger and numbered, whose
   // title lists them all: drawn apart they would hide each other.
-  const points = new Map<string, { score: number; confidence: number; who: string[] }>();
+  const points = new Map<string, { score: number; confidence: number; who: string[]; ranks: number[] }>();
   report.subjects.forEach((s, i) => {
     const at = `${s.trustScores.total}|${s.trustConfidence}`;
-    const point = points.get(at) ?? { score: s.trustScores.total, confidence: s.trustConfidence, who: [] };
+    const point = points.get(at) ?? { score: s.trustScores.total, confidence: s.trustConfidence, who: [], ranks: [] };
     point.who.push(`#${i + 1} ${scoreLabel(s)}`);
+    point.ranks.push(i + 1);
     points.set(at, point);
   });
   const dots = [...points.values()]
@@ -95,8 +96,20 @@ export function scatter(report: ScoreReport): string {
     yGrid(b, 100, 25) +
     xTicks +
     dots +
-    `<text class="axis" x="${b.left + plotWidth(b) / 2}" y="${b.height - 4}" text-anchor="middle">trust confidence</text></svg>`
+    `<text class="axis" x="${b.left + plotWidth(b) / 2}" y="${b.height - 4}" text-anchor="middle">trust confidence</text></svg>` +
+    sharedPoints([...points.values()])
   );
+}
+
+/** Who shares a dot, in words: a dot's tooltip needs a mouse, this line does not. Ranks as in the ranking table. */
+function sharedPoints(points: { score: number; confidence: number; ranks: number[] }[]): string {
+  const shared = points.filter((p) => p.ranks.length > 1).sort((a, b) => a.ranks[0]! - b.ranks[0]!);
+  if (shared.length === 0) return '';
+  const items = shared.map(
+    (p) =>
+      `<li><strong>${p.ranks.length}</strong> at score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}: ranks ${p.ranks.map((r) => `#${r}`).join(', ')}</li>`,
+  );
+  return `<div class="shared"><span>Numbered dots (subjects at one point):</span><ul>${items.join('')}</ul></div>`;
 }
 
 function timeScale(points: Point[], b: Box): (ms: number) => number {

@@ -14,6 +14,7 @@ import type { AdapterBreakdown, ScoreReport, SubjectScore } from '../score/score
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../score/scoring-config.js';
 import {
   adapterState,
+  compactUaid,
   ellipsize,
   printable,
   protocolName,
@@ -257,7 +258,7 @@ function ranking(ctx: Context, maxDetail: number): string {
       .join('');
     return (
       `<tr data-subject="${esc(printable(s.subject))}"><td class="num" data-label="#">${i + 1}</td>` +
-      `<td class="subject">${linked}${badges}<div class="uaid" title="${esc(printable(s.subject))}">${esc(ellipsize(printable(s.subject), 64))}</div></td>` +
+      `<td class="subject">${linked}${badges}<div class="uaid" title="${esc(printable(s.subject))}">${esc(compactUaid(printable(s.subject)))}</div></td>` +
       `<td class="score" data-label="score">${bar(s.trustScores.total, 100, scoreColor(s.trustScores.total), s.trustScores.total.toFixed(2))}</td>` +
       `<td class="conf" data-label="confidence">${bar(s.trustConfidence, 1, '#5b4bd6', s.trustConfidence.toFixed(2))}</td>` +
       adapterIds.map((id) => `<td class="num" data-label="${esc(id)}">${adapterCell(s, id)}</td>`).join('') +

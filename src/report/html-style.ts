@@ -46,11 +46,14 @@ td.subject a:hover{text-decoration:underline}
 .barval{margin-left:8px;font-variant-numeric:tabular-nums;font-weight:600}
 td.score .barval{font-size:15px}
 td.score,td.conf{white-space:nowrap}
-.rank .uaid{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:220px}
+.rank .uaid{overflow-wrap:anywhere}
+td.subject{min-width:15em}
+.shared{color:var(--muted);font-size:12px;margin-top:6px}
+.shared ul{margin:2px 0 0;padding-left:18px}
 .chip{display:inline-block;padding:0 6px;border-radius:9px;font-size:11px;font-weight:500}
 .chip.stale{background:#fff1d6;color:#8a5a00}
-.chip.na{background:#eef0f5;color:#6b7084}
-.chip.none{background:#eef0f5;color:#6b7084}
+.chip.na{background:#eef0f5;color:#555a6d}
+.chip.none{background:#eef0f5;color:#555a6d}
 .chip.missing{background:#fde4e4;color:#9b2c2c}
 .legend{color:var(--muted);font-size:12px}
 .muted{color:var(--muted)}
@@ -71,7 +74,7 @@ table.comps td,table.comps th{padding:4px 8px}
 .method dd,.explain dd{margin:0;min-width:0;overflow-wrap:anywhere}
 footer{margin:26px 32px 30px;color:var(--muted);font-size:12px}
 .oc{display:inline-block;padding:0 7px;border-radius:9px;font-size:11.5px;font-weight:600;color:#fff;white-space:nowrap}
-.oc.correct,.oc.reachable{background:#12845a}.oc.wrong{background:#c63d3d}.oc.unparseable{background:#b8661a}
+.oc.correct,.oc.reachable{background:#12845a}.oc.wrong{background:#c63d3d}.oc.unparseable{background:#a35a12}
 .oc.timeout{background:#6b7084}.oc.unreachable{background:#4a4f63}.oc.error{background:#7a2e8a}.oc.not-measured{background:#e3e5ee;color:#4a4f63}
 .reason{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:11px;color:#9b2c2c}
 .lo{display:block;margin:1px 0}
@@ -99,7 +102,6 @@ table.stack td{border:0;padding:1px 0;text-align:left;min-width:0}
 table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted);font-size:11px;font-weight:400}
 table.rank td.subject,table.rank td.outcomes{flex-basis:100%}
 table.rank .lo{display:inline-block;margin-right:10px}
-.rank .uaid{max-width:100%}
 table.rank td.subject{overflow-wrap:anywhere}
 header{padding:16px}
 section{margin:16px 10px}

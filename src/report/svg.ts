@@ -71,7 +71,7 @@ export function yGrid(b: Box, max: number, step: number, format: (v: number) => 
 
 /** Score colour: red below 50, amber below 80, green from 80 (the table uses the same thresholds). */
 export function scoreColor(score: number): string {
-  return score >= 80 ? '#12845a' : score >= 50 ? '#c7851a' : '#c63d3d';
+  return score >= 80 ? '#12845a' : score >= 50 ? '#9a6410' : '#c63d3d';
 }
 
 /** One colour per outcome word (display.ts `OutcomeWord`): the chips, the chart marks and their legends agree. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvCell, renderScoresCsv } from '../../src/report/csv.js';
+import { compactUaid } from '../../src/report/display.js';
 import { HCS25_URL, renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
@@ -112,5 +113,16 @@ describe('html report (string checks; the browser test renders it)', () => {
     const html = renderHtmlReport(report, signals, { maxDetailSubjects: 2 });
     expect(html.match(/<article /g)).toHaveLength(2);
     expect(html).toContain('Details for the top 2 of 4 subjects');
+  });
+});
+
+describe('compactUaid', () => {
+  it('keeps the native id whole and cuts the head of a long UAID; short or foreign ids are only capped', () => {
+    const long = uaid(`agent-07-${'n'.repeat(15)}.inference.example.com`);
+    const short = compactUaid(long);
+    expect(short.length).toBeLessThanOrEqual(80);
+    expect(short).toMatch(/^uaid:aid:2ayFqipw6kr…nativeId=agent-07-n+\.inference\.example\.com$/);
+    expect(compactUaid(uaid('a.example.com'), 200)).toBe(uaid('a.example.com'));
+    expect(compactUaid(`uaid:did:${'z'.repeat(100)}`)).toHaveLength(80);
   });
 });
