@@ -52,7 +52,7 @@ describe('bin/hcs25', () => {
     const { HCS25_NETWORK: _, ...inherited } = env;
     const args = [bin, '--dotenv', 'bad-network.env', 'signals', '--topic', '0.0.5'];
     const r = spawnSync(process.execPath, args, { cwd, env: inherited, encoding: 'utf8' });
-    expect(r.stderr).toMatch(/^hcs25: HCS25_NETWORK: "nonsense" is not one of local, testnet/);
+    expect(r.stderr).toMatch(/^hcs25: HCS25_NETWORK: "nonsense" is not one of local, solo, testnet/);
     expect(r.status).toBe(2);
   });
 

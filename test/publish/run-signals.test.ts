@@ -197,10 +197,10 @@ describe('hcs25 run on the emulator', () => {
     const quick = { minBackoffMs: 100, maxBackoffMs: 500 };
     try {
       // Submissions, receipts and balance queries answer BUSY, then submissions UNAVAILABLE: dozens of SDK give-ups.
-      h.node.faults.injectPrecheck('submitMessage', 'BUSY', 40);
-      h.node.faults.injectGrpcError('submitMessage', 14, 10);
-      h.node.faults.injectPrecheck('cryptoGetBalance', 'BUSY', 8);
-      h.node.faults.injectPrecheck('getTransactionReceipts', 'BUSY', 8);
+      h.node.faults.injectPrecheck('submitMessage', 'BUSY', 16);
+      h.node.faults.injectGrpcError('submitMessage', 14, 4);
+      h.node.faults.injectPrecheck('cryptoGetBalance', 'BUSY', 4);
+      h.node.faults.injectPrecheck('getTransactionReceipts', 'BUSY', 4);
       const notes: string[] = [];
       const r = await runWith(configFor(`${tmp.dir}/busy`), {
         source: { registry },
