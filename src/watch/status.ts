@@ -39,10 +39,16 @@ export interface WatchStatus {
 
 export function statusLine(s: WatchStatus): string {
   const hbar = (t: string) => (Number(t) / 1e8).toFixed(4);
-  const lag = s.registryLagSeconds === null ? '—' : `${Math.round(s.registryLagSeconds)}s`;
+  // Nothing unread is "caught up", not "lag 0s": a number there reads as the watcher falling behind.
+  const registry =
+    s.registryLagSeconds === null
+      ? 'lag —'
+      : s.registryLagSeconds < 1
+        ? 'caught up'
+        : `lag ${Math.round(s.registryLagSeconds)}s`;
   return [
     `watch ${s.state}${s.detail ? ` (${s.detail})` : ''}`,
-    `registry #${s.registrySeq} lag ${lag}`,
+    `registry #${s.registrySeq} ${registry}`,
     `${s.agentsKnown} agents`,
     `queue ${s.queue}`,
     `asking ${s.evaluating}`,

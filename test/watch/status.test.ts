@@ -92,6 +92,13 @@ describe('status formats', () => {
     expect(line).toContain('queue 3');
     expect(line).toContain('fees today 0.0025/20.0000 ℏ');
   });
+
+  it('the status line says "caught up" when nothing in the registry is unread, and the lag otherwise', () => {
+    expect(statusLine(status({ registryLagSeconds: 0 }))).toContain('caught up');
+    expect(statusLine(status({ registryLagSeconds: 0 }))).not.toContain('lag');
+    expect(statusLine(status({ registryLagSeconds: 12.4 }))).toContain('lag 12s');
+    expect(statusLine(status({ registryLagSeconds: null }))).toContain('lag —');
+  });
 });
 
 describe('DailyBudget', () => {
