@@ -73,7 +73,7 @@ export function register(program: Command): void {
     )
     .option(
       '--dry-run',
-      'evaluate and list every message (size, signals, subjects, estimated fee; the first in full); submit nothing',
+      'evaluate and list every message, one line each (op, size in bytes, signals, estimated fee, subjects), the first also in full as pretty JSON; submit nothing',
     )
     .option(
       '--resume <run>',
@@ -284,14 +284,15 @@ function printSummary(r: RunReport, formatHbar: (t: bigint) => string): void {
 }
 
 /**
- * A dry run's message: one line (size, signals, subjects by native id, fee), and the first one in full, indented,
+ * A dry run's message: one line (op, size, signals, subjects by native id, fee), and the first one in full, indented,
  * as it would read on the ledger: a whole run's messages as raw JSON would be thousands of kilobyte-long lines.
  */
 function dryRunLine(n: number, m: DryRunEntry, formatHbar: (tinybar: bigint) => string): string {
-  const message = JSON.parse(m.preview) as { subjects?: Array<{ id?: unknown }> };
+  const message = JSON.parse(m.preview) as { op?: unknown; subjects?: Array<{ id?: unknown }> };
   const subjects = (message.subjects ?? []).map((s) => (typeof s.id === 'string' ? subjectLabel(s.id) : '?'));
+  const op = typeof message.op === 'string' ? message.op : '?';
   const line =
-    `message ${n}: ${m.bytes} B${m.encoding === 'zlib' ? ' (zlib)' : ''}, ${m.signals} signal(s), ` +
+    `message ${n}: op ${m.encoding === 'zlib' ? `zlib (${op})` : op}, ${m.bytes} B, ${m.signals} signal(s), ` +
     `~${formatHbar(m.estimatedFeeTinybar)}: ${subjects.join(', ')}`;
   if (n > 1) return line;
   const full = JSON.stringify(message, null, 2).replace(/^/gm, '  ');

@@ -64,7 +64,7 @@ describe('hcs25 topic create', () => {
 describe('hcs25 run and reveal', () => {
   let topic: string;
 
-  it('--dry-run lists every message with its size, signals, subjects and estimated fee, the first in full (zlib decoded), and submits nothing', async () => {
+  it('--dry-run lists every message with its op, size, signals, subjects and estimated fee, the first in full (zlib decoded), and submits nothing', async () => {
     topic = (await cli(['topic', 'create'])).stdout.trim();
     const dry = (pack: string) =>
       cli([
@@ -81,7 +81,7 @@ describe('hcs25 run and reveal', () => {
         '--pack',
         pack,
       ]);
-    const line = /^message (\d+): (\d+) B( \(zlib\))?, (\d+) signal\(s\), ~(\S+) ℏ: (.+)$/;
+    const line = /^message (\d+): op (zlib \()?signals\)?, (\d+) B, (\d+) signal\(s\), ~(\S+) ℏ: (.+)$/;
     for (const pack of ['json', 'dense', 'none']) {
       const r = await dry(pack);
       expect(r.code, r.stderr).toBe(0);
@@ -89,7 +89,7 @@ describe('hcs25 run and reveal', () => {
       const lines = out.flatMap((l) => {
         const m = line.exec(l);
         return m
-          ? [{ bytes: Number(m[2]), zlib: m[3] !== undefined, signals: Number(m[4]), subjects: m[6]!.split(', ') }]
+          ? [{ bytes: Number(m[3]), zlib: m[2] !== undefined, signals: Number(m[4]), subjects: m[6]!.split(', ') }]
           : [];
       });
       expect(lines.reduce((n, l) => n + l.signals, 0)).toBe(fleet.agents.length * 2);
