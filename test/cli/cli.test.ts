@@ -127,6 +127,16 @@ describe('hcs25 CLI', () => {
     expect(r.stderr).toMatch(/hint: .*--mirror-timeout MS or HCS25_MIRROR_TIMEOUT_MS \(now 200\)/);
   }, 30_000);
 
+  it('run takes its patience with a busy network from --retry-for or HCS25_RETRY_FOR, checked before any network call', () => {
+    const env = hcs25(['run', '--registry', '0.0.5'], { HCS25_RETRY_FOR: 'a while' });
+    expect(env.status).toBe(2);
+    expect(env.stderr).toMatch(/HCS25_RETRY_FOR.*must be a duration like 90s, 30m/);
+    const flag = hcs25(['run', '--registry', '0.0.5', '--retry-for', 'a while'], { HCS25_RETRY_FOR: '10m' });
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toMatch(/--retry-for must be a duration like 90s, 30m, 24h or 7d, got "a while"/);
+    expect(hcs25(['run', '--help']).stdout).toMatch(/env HCS25_RETRY_FOR/);
+  });
+
   it('--mirror-timeout sets the same limit as HCS25_MIRROR_TIMEOUT_MS, and wins over it', async () => {
     const server = createTcpServer(() => {});
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
