@@ -15,7 +15,9 @@ import { quoteInput } from '../config/secret.js';
 export async function commandConfig(cmd: Command, flags: Record<string, unknown> = {}): Promise<ResolvedConfig> {
   const { loadConfig } = await import('../config/load.js');
   const g = globals(cmd);
-  return loadConfig({ flags: { network: g.network, config: g.config, envFile: g.dotenv, ...flags } });
+  return loadConfig({
+    flags: { network: g.network, mirrorTimeoutMs: g.mirrorTimeout, config: g.config, envFile: g.dotenv, ...flags },
+  });
 }
 
 /**

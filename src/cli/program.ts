@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { reportError } from './shared.js';
+import { intOption, reportError } from './shared.js';
 import { register as demo } from './demo.js';
 import { register as localNode } from './local-node.js';
 import { register as topic } from './topic.js';
@@ -91,6 +91,11 @@ export function buildProgram(
     .version(packageVersion(), '-V, --version')
     .option('-n, --network <name>', 'local | solo | testnet | previewnet | mainnet | custom (env HCS25_NETWORK)')
     .option('--json', 'machine-readable output on stdout')
+    .option(
+      '--mirror-timeout <ms>',
+      'how long one mirror node request may take before it is retried (env HCS25_MIRROR_TIMEOUT_MS, default 10000)',
+      intOption('--mirror-timeout', 100, 600_000),
+    )
     .option('--config <file>', 'config file (JSON); env HCS25_CONFIG')
     .option('--dotenv <file>', 'read environment variables from this file (default: ./.env when present)')
     .addOption(new Option('--env-file <file>').hideHelp().argParser(refuseEnvFile))

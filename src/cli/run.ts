@@ -24,7 +24,7 @@ import {
 } from './shared.js';
 
 interface RunFlags extends Hcs10Flags {
-  retryFor: string;
+  retryFor?: string;
   registry?: string;
   agents?: string;
   topic?: string;
@@ -86,8 +86,7 @@ export function register(program: Command): void {
     )
     .option(
       '--retry-for <duration>',
-      'how long to wait out a busy or unreachable network without progress (saying so) before stopping, resumable',
-      '5m',
+      'how long to wait out a busy or unreachable network without progress (saying so) before stopping, resumable (env HCS25_RETRY_FOR; default 5m)',
     )
     .option('--state-dir <dir>', 'where run journals are kept (env HCS25_STATE_DIR; default .hcs25)')
     .option('--no-keep-responses', 'do not keep raw agent responses in the journal (re-grading will not be possible)')
@@ -110,7 +109,7 @@ export function register(program: Command): void {
           throw new UsageError(`--pack must be json, subject, none or dense, got ${quoteInput(flags.pack)}`);
         }
         const evals = parseEvalList(flags.evals);
-        const retryForMs = parseDuration('--retry-for', flags.retryFor);
+        if (flags.retryFor !== undefined) parseDuration('--retry-for', flags.retryFor);
         if (flags.agents) {
           inputFileFlag('--agents', flags.agents);
           // A file that is not agent records is a usage error (exit 2), found before any node is asked anything.
@@ -135,6 +134,7 @@ export function register(program: Command): void {
           budgetMs: flags.budgetMs,
           maxFeeHbar: flags.maxFeeHbar,
           stateDir: flags.stateDir,
+          retryFor: flags.retryFor,
           ...(flags.allowPrivateEndpoints ? { allowPrivateEndpoints: true } : {}),
         };
 
@@ -166,7 +166,7 @@ export function register(program: Command): void {
               evals,
               ...(flags.seed ? { seed: flags.seed } : {}),
               ...(flags.dryRun ? { dryRun: true } : {}),
-              retryForMs,
+              retryForMs: parseDuration('HCS25_RETRY_FOR', client.config.retryFor),
               ...(flags.force ? { force: true } : {}),
               ...(flags.resume ? { resume: flags.resume } : {}),
               ...(flags.pack ? { pack: flags.pack as 'json' | 'subject' | 'none' | 'dense' } : {}),

@@ -10,6 +10,7 @@ export { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from './exit-code
 export interface GlobalOptions {
   network?: string;
   json?: boolean;
+  mirrorTimeout?: number;
   config?: string;
   dotenv?: string;
 }

@@ -32,6 +32,8 @@ export interface ResolvedConfig {
   budgetMs: number;
   /** One mirror node request's time limit before it is retried, ms. */
   mirrorTimeoutMs: number;
+  /** How long `run` waits out a busy or unreachable network without progress, a duration such as `5m`. */
+  retryFor: string;
   allowPrivateEndpoints: boolean;
   publishers: string[];
   ipfsGateway?: string;
@@ -53,6 +55,7 @@ export const DEFAULTS = {
   concurrency: 16,
   budgetMs: 30_000,
   mirrorTimeoutMs: 10_000,
+  retryFor: '5m',
 } as const;
 
 const DEFAULT_CONFIG_FILE = 'hcs25.config.json';
@@ -105,6 +108,7 @@ function resolve_(input: ConfigInput, sources: ResolvedConfig['sources'], cwd: s
     concurrency: input.concurrency ?? DEFAULTS.concurrency,
     budgetMs: input.budgetMs ?? DEFAULTS.budgetMs,
     mirrorTimeoutMs: input.mirrorTimeoutMs ?? DEFAULTS.mirrorTimeoutMs,
+    retryFor: input.retryFor ?? DEFAULTS.retryFor,
     // Loopback agents are the whole point of a local run; anywhere else an untrusted registry must not steer us inward.
     allowPrivateEndpoints: input.allowPrivateEndpoints ?? ledger === 'local',
     publishers: input.publishers ?? [],

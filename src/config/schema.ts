@@ -27,6 +27,10 @@ export const configInputSchema = z
       .min(100)
       .max(600_000)
       .describe('how long one mirror node request may take before it is retried, ms (default 10000)'),
+    retryFor: z
+      .string()
+      .regex(/^\d+(?:\.\d+)?(?:ms|s|m|h|d)?$/, 'must be a duration like 90s, 30m, 24h or 7d')
+      .describe('how long `run` waits out a busy or unreachable network without progress before stopping (default 5m)'),
     stateDir: z.string().min(1).describe('where run journals are kept'),
     topic: entityId.describe('signal topic'),
     registry: entityId.describe('registry topic'),
@@ -61,6 +65,7 @@ export const ENV_VARS: Record<
   HCS25_MIRROR_GRPC: { key: 'mirrorGrpc', kind: 'list' },
   HCS25_MIRROR_REST_URL: { key: 'mirrorRestUrl', kind: 'string' },
   HCS25_MIRROR_TIMEOUT_MS: { key: 'mirrorTimeoutMs', kind: 'number' },
+  HCS25_RETRY_FOR: { key: 'retryFor', kind: 'string' },
   HCS25_STATE_DIR: { key: 'stateDir', kind: 'string' },
   HCS25_TOPIC: { key: 'topic', kind: 'string' },
   HCS25_REGISTRY: { key: 'registry', kind: 'string' },

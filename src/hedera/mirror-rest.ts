@@ -351,7 +351,7 @@ export class MirrorRestClient {
         throw new MirrorError('MIRROR_UNAVAILABLE', `mirror node did not answer within ${this.timeoutMs} ms (${url})`, {
           hint:
             'the mirror node is slow or unreachable: try another mirror node, or allow more time with ' +
-            `HCS25_MIRROR_TIMEOUT_MS (now ${this.timeoutMs})`,
+            `--mirror-timeout MS or HCS25_MIRROR_TIMEOUT_MS (now ${this.timeoutMs})`,
         });
       }
       throw err;

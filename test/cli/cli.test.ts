@@ -124,7 +124,36 @@ describe('hcs25 CLI', () => {
     expect(r.status).toBe(1);
     const retries = r.stderr.split('\n').filter((l) => /did not answer within 200 ms.*; retrying in/.test(l));
     expect(retries.map((l) => /\(try (\d) of 6\)/.exec(l)?.[1])).toEqual(['2', '3', '4', '5', '6']);
-    expect(r.stderr).toMatch(/hint: .*HCS25_MIRROR_TIMEOUT_MS \(now 200\)/);
+    expect(r.stderr).toMatch(/hint: .*--mirror-timeout MS or HCS25_MIRROR_TIMEOUT_MS \(now 200\)/);
+  }, 30_000);
+
+  it('run takes its patience with a busy network from --retry-for or HCS25_RETRY_FOR, checked before any network call', () => {
+    const env = hcs25(['run', '--registry', '0.0.5'], { HCS25_RETRY_FOR: 'a while' });
+    expect(env.status).toBe(2);
+    expect(env.stderr).toMatch(/HCS25_RETRY_FOR.*must be a duration like 90s, 30m/);
+    const flag = hcs25(['run', '--registry', '0.0.5', '--retry-for', 'a while'], { HCS25_RETRY_FOR: '10m' });
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toMatch(/--retry-for must be a duration like 90s, 30m, 24h or 7d, got "a while"/);
+    expect(hcs25(['run', '--help']).stdout).toMatch(/env HCS25_RETRY_FOR/);
+  });
+
+  it('--mirror-timeout sets the same limit as HCS25_MIRROR_TIMEOUT_MS, and wins over it', async () => {
+    const server = createTcpServer(() => {});
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await hcs25Async(['--mirror-timeout', '150', 'signals', '--topic', '0.0.5'], {
+      HCS25_NETWORK: 'custom',
+      HCS25_NODES: '127.0.0.1:9=0.0.3',
+      HCS25_MIRROR_REST_URL: url,
+      HCS25_MIRROR_TIMEOUT_MS: '5000',
+    });
+    server.close();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/did not answer within 150 ms.*; retrying in .*\(try 2 of 6\)/);
+    expect(r.stderr).toMatch(/hint: .*--mirror-timeout MS or HCS25_MIRROR_TIMEOUT_MS \(now 150\)/);
+    const bad = hcs25(['signals', '--topic', '0.0.5', '--mirror-timeout', 'soon']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--mirror-timeout must be a whole number from 100 to 600000, got "soon"/);
   }, 30_000);
 
   it('guesses an option cut short or misspelt among the options of the command it was given to', () => {

@@ -98,6 +98,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env, cwd: dir() })).toThrow(message);
   });
 
+  it('HCS25_RETRY_FOR (or --retry-for, or "retryFor") sets how long run waits out a busy network; default 5m', () => {
+    expect(loadConfig({ env: {}, cwd: dir() }).retryFor).toBe('5m');
+    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, cwd: dir() }).retryFor).toBe('30m');
+    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, flags: { retryFor: '90s' }, cwd: dir() }).retryFor).toBe(
+      '90s',
+    );
+    expect(() => loadConfig({ env: { HCS25_RETRY_FOR: 'soon' }, cwd: dir() })).toThrow(
+      /HCS25_RETRY_FOR.*must be a duration like 90s, 30m/,
+    );
+  });
+
   it('rejects unknown and invalid config-file keys, naming them', () => {
     expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"concurency": 3}' }) })).toThrow(
       /unknown key.*concurency/,
