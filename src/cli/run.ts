@@ -166,7 +166,7 @@ export function register(program: Command): void {
               evals,
               ...(flags.seed ? { seed: flags.seed } : {}),
               ...(flags.dryRun ? { dryRun: true } : {}),
-              retryForMs: parseDuration('HCS25_RETRY_FOR', client.config.retryFor),
+              retryForMs: client.config.retryForMs,
               ...(flags.force ? { force: true } : {}),
               ...(flags.resume ? { resume: flags.resume } : {}),
               ...(flags.pack ? { pack: flags.pack as 'json' | 'subject' | 'none' | 'dense' } : {}),

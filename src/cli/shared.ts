@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { quoteInput, redactKeyMaterial } from '../config/secret.js';
+import { durationMs } from '../core/duration.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
 import { escapeTerminal, stringifyForTerminal } from '../core/terminal.js';
 import { EXIT_INTERRUPTED, EXIT_OK, exitCodeOf } from './exit-codes.js';
@@ -163,8 +164,8 @@ export function exitCodeForStop(signal: NodeJS.Signals | undefined): number {
 
 /** `90s`, `30m`, `24h`, `7d` (or plain milliseconds) → ms. */
 export function parseDuration(flag: string, value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-  if (!m) throw new UsageError(`${flag} must be a duration like 90s, 30m, 24h or 7d, got ${quoteInput(value)}`);
-  return Math.round(Number(m[1]) * unit[(m[2] ?? 'ms') as keyof typeof unit]);
+  const ms = durationMs(value);
+  if (ms === undefined)
+    throw new UsageError(`${flag} must be a duration like 90s, 30m, 24h or 7d, got ${quoteInput(value)}`);
+  return ms;
 }

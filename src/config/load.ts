@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import type { z } from 'zod';
+import { durationMs } from '../core/duration.js';
 import { didYouMean } from '../core/suggest.js';
 import { ConfigError } from '../core/errors.js';
 import {
@@ -32,8 +33,8 @@ export interface ResolvedConfig {
   budgetMs: number;
   /** One mirror node request's time limit before it is retried, ms. */
   mirrorTimeoutMs: number;
-  /** How long `run` waits out a busy or unreachable network without progress, a duration such as `5m`. */
-  retryFor: string;
+  /** How long `run` waits out a busy or unreachable network without progress, ms (set as a duration such as `5m`). */
+  retryForMs: number;
   allowPrivateEndpoints: boolean;
   publishers: string[];
   ipfsGateway?: string;
@@ -108,7 +109,8 @@ function resolve_(input: ConfigInput, sources: ResolvedConfig['sources'], cwd: s
     concurrency: input.concurrency ?? DEFAULTS.concurrency,
     budgetMs: input.budgetMs ?? DEFAULTS.budgetMs,
     mirrorTimeoutMs: input.mirrorTimeoutMs ?? DEFAULTS.mirrorTimeoutMs,
-    retryFor: input.retryFor ?? DEFAULTS.retryFor,
+    // Validated by the schema: always a duration.
+    retryForMs: durationMs(input.retryFor ?? DEFAULTS.retryFor)!,
     // Loopback agents are the whole point of a local run; anywhere else an untrusted registry must not steer us inward.
     allowPrivateEndpoints: input.allowPrivateEndpoints ?? ledger === 'local',
     publishers: input.publishers ?? [],

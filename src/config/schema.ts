@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NETWORK_NAMES } from './networks.js';
+import { DURATION } from '../core/duration.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 
 const entityId = entityIdSchema;
@@ -29,7 +30,7 @@ export const configInputSchema = z
       .describe('how long one mirror node request may take before it is retried, ms (default 10000)'),
     retryFor: z
       .string()
-      .regex(/^\d+(?:\.\d+)?(?:ms|s|m|h|d)?$/, 'must be a duration like 90s, 30m, 24h or 7d')
+      .regex(DURATION, 'must be a duration like 90s, 30m, 24h or 7d')
       .describe('how long `run` waits out a busy or unreachable network without progress before stopping (default 5m)'),
     stateDir: z.string().min(1).describe('where run journals are kept'),
     topic: entityId.describe('signal topic'),

@@ -99,10 +99,10 @@ describe('loadConfig', () => {
   });
 
   it('HCS25_RETRY_FOR (or --retry-for, or "retryFor") sets how long run waits out a busy network; default 5m', () => {
-    expect(loadConfig({ env: {}, cwd: dir() }).retryFor).toBe('5m');
-    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, cwd: dir() }).retryFor).toBe('30m');
-    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, flags: { retryFor: '90s' }, cwd: dir() }).retryFor).toBe(
-      '90s',
+    expect(loadConfig({ env: {}, cwd: dir() }).retryForMs).toBe(300_000);
+    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, cwd: dir() }).retryForMs).toBe(1_800_000);
+    expect(loadConfig({ env: { HCS25_RETRY_FOR: '30m' }, flags: { retryFor: '90s' }, cwd: dir() }).retryForMs).toBe(
+      90_000,
     );
     expect(() => loadConfig({ env: { HCS25_RETRY_FOR: 'soon' }, cwd: dir() })).toThrow(
       /HCS25_RETRY_FOR.*must be a duration like 90s, 30m/,
