@@ -72,16 +72,21 @@ interface Flags {
 
 /**
  * The settings that point the other hcs25 commands at this node. Network `local` brings the genesis operator and
- * allows loopback agents; the variables only move its endpoints, so no key is ever written or needed here.
+ * allows loopback agents; the variables only move its endpoints, so no key is ever written or needed here. A node
+ * listening on every interface is reached on loopback: a wildcard address is not one to connect to.
  */
 export function localNodeEnv(node: Pick<LocalNode, 'network' | 'ports' | 'mirrorRestUrl'>, host: string) {
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const reach = (port: number | string): string => `${wildcard ? '127.0.0.1' : host}:${port}`;
   return {
     HCS25_NETWORK: 'local',
     HCS25_NODES: Object.entries(node.network)
-      .map(([address, account]) => `${address}=${account}`)
+      .map(
+        ([address, account]) => `${wildcard ? reach(address.slice(address.lastIndexOf(':') + 1)) : address}=${account}`,
+      )
       .join(','),
-    HCS25_MIRROR_GRPC: `${host}:${node.ports.mirrorGrpc}`,
-    HCS25_MIRROR_REST_URL: node.mirrorRestUrl,
+    HCS25_MIRROR_GRPC: reach(node.ports.mirrorGrpc),
+    HCS25_MIRROR_REST_URL: wildcard ? `http://${reach(node.ports.mirrorRest)}` : node.mirrorRestUrl,
   };
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Command } from 'commander';
-import { register } from '../../src/cli/local-node.js';
+import { localNodeEnv, register } from '../../src/cli/local-node.js';
 import { getJson } from '../localnode/helpers.js';
 
 afterEach(() => {
@@ -71,6 +71,24 @@ describe('hcs25 local-node', () => {
     await program.parseAsync(['node', 'hcs25', 'local-node', '--fault', 'sometimes:1']);
     expect(process.exitCode).toBe(2);
     process.exitCode = 0;
+  });
+
+  it('points the other commands at loopback when the node listens on every interface', () => {
+    const node = {
+      network: { '0.0.0.0:41211': '0.0.3', '0.0.0.0:42211': '0.0.4' },
+      ports: { consensus: 41211, mirrorGrpc: 41600, mirrorRest: 41551 },
+      mirrorRestUrl: 'http://0.0.0.0:41551',
+    };
+    for (const host of ['0.0.0.0', '::'])
+      expect(localNodeEnv(node, host)).toEqual({
+        HCS25_NETWORK: 'local',
+        HCS25_NODES: '127.0.0.1:41211=0.0.3,127.0.0.1:42211=0.0.4',
+        HCS25_MIRROR_GRPC: '127.0.0.1:41600',
+        HCS25_MIRROR_REST_URL: 'http://127.0.0.1:41551',
+      });
+    expect(localNodeEnv({ ...node, network: { '10.1.2.3:41211': '0.0.3' } }, '10.1.2.3').HCS25_MIRROR_GRPC).toBe(
+      '10.1.2.3:41600',
+    );
   });
 
   it('prints the settings that point other commands at it, and writes them to a new .env file', async () => {

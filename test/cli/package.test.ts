@@ -4,9 +4,9 @@
  * beside it. Dependencies are linked from this clone's node_modules: the tests never reach the registry.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -41,16 +41,29 @@ beforeAll(() => {
     if (dep === '.bin' || dep === 'hcs25') continue;
     symlinkSync(join(root, 'node_modules', dep), join(modules, dep), 'junction');
   }
+  // npm's own bin linking (a symlink, or .cmd/.ps1 shims on Windows) makes the `hcs25` command, as install does.
+  execFileSync(npm, ['rebuild', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', 'hcs25'], {
+    cwd: join(work, 'app'),
+    stdio: 'ignore',
+    shell: process.platform === 'win32',
+  });
 }, 240_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** `hcs25 …` as a user types it once the package is installed: npm's shim found on PATH. */
 function hcs25(args: string[]) {
-  return spawnSync(process.execPath, [join(installed, 'bin', 'hcs25'), ...args], {
-    cwd: join(work, 'app'),
+  const bin = join(work, 'app', 'node_modules', '.bin');
+  return spawnSync('hcs25', args, {
+    cwd: work,
     encoding: 'utf8',
     timeout: 120_000,
+    shell: process.platform === 'win32',
     // No network configured from this clone's environment: the demo brings its own node.
-    env: { PATH: process.env.PATH ?? '', HOME: join(work, 'home'), HCS25_STATE_DIR: join(work, 'state') },
+    env: {
+      PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+      HOME: join(work, 'home'),
+      HCS25_STATE_DIR: join(work, 'state'),
+    },
   });
 }
 
@@ -66,6 +79,15 @@ describe('the npm package', () => {
       expect(files).toContain(needed);
     expect(files.some((f) => f.startsWith('schemas/'))).toBe(true);
     expect(files.filter((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
+  });
+
+  it('links the hcs25 command to the shipped bin, which runs with node as well', () => {
+    expect(realpathSync(join(work, 'app', 'node_modules', '.bin', 'hcs25'))).toBe(
+      realpathSync(join(installed, 'bin', 'hcs25')),
+    );
+    const direct = spawnSync(process.execPath, [join(installed, 'bin', 'hcs25'), '--version'], { encoding: 'utf8' });
+    expect(direct.status).toBe(0);
+    expect(direct.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('runs hcs25 --help and hcs25 demo --fast from an installed copy', () => {
