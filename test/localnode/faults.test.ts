@@ -92,7 +92,8 @@ describe('faults', () => {
 
 describe('mirror lag', () => {
   it('REST and gRPC see a message only after the lag', async () => {
-    node.faults.setMirrorLag(400);
+    // Long enough that submitting and the first reads finish inside it on a loaded machine.
+    node.faults.setMirrorLag(2_000);
     const seq = await submit('lagging');
     const url = `${node.mirrorRestUrl}/api/v1/topics/${topicId}/messages/${seq}`;
     expect((await getJson(url)).status).toBe(404);
