@@ -4,17 +4,14 @@
  * HashScan links), it fits a 390 px screen, nothing is fetched, no script runs, nothing is logged as an error.
  * CI installs chromium in `.ci/run`. HCS25_SCREENSHOTS=DIR saves full-page screenshots at 1280 and 390 px.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
 import { HOUR, T0, evalSignal, probe, signalV2, uaid } from '../support/signals.js';
-import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
+import { SKIP_REASON, hasChromium, launchChromium, reportPage, smallText, watchProblems } from '../support/browser.js';
 
 if (!hasChromium) console.warn(`html-browser.test: ${SKIP_REASON}`);
 
@@ -119,34 +116,7 @@ async function expectReadable(page: Page, width: number, height: number): Promis
     .locator('table.rank')
     .evaluate((t) => (t as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
   expect(rankTop, `ranking top at ${width} px`).toBeLessThan(height - 100);
-  const small = await page.evaluate(() => {
-    type Node = { nodeType: number; textContent: string | null; parentElement: Elem | null };
-    type Elem = {
-      tagName: string;
-      closest(q: string): unknown;
-      getClientRects(): ArrayLike<unknown>;
-      getScreenCTM?(): { a: number } | null;
-    };
-    const g = globalThis as unknown as {
-      document: { createTreeWalker(root: unknown, what: number): { nextNode(): Node | null }; body: unknown };
-      getComputedStyle(e: Elem): { fontSize: string; display: string; visibility: string };
-    };
-    const out: string[] = [];
-    const walker = g.document.createTreeWalker(g.document.body, 4);
-    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-      const e = t.parentElement;
-      if (!e || !t.textContent?.trim() || e.getClientRects().length === 0) continue;
-      // Closed details and titles (tooltips) are not drawn.
-      if (e.closest('details:not([open]) > :not(summary)') || e.closest('title')) continue;
-      const css = g.getComputedStyle(e);
-      if (css.visibility === 'hidden') continue;
-      const svg = e.closest('svg') as Elem | null;
-      const scale = svg ? ((e.getScreenCTM?.() ?? svg.getScreenCTM?.())?.a ?? 1) : 1;
-      const px = Number.parseFloat(css.fontSize) * scale;
-      if (px < 11) out.push(`${e.tagName} ${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
-    }
-    return [...new Set(out)].slice(0, 10);
-  });
+  const small = await smallText(page);
   expect(small, `text under 11 px at ${width} px`).toEqual([]);
 }
 
@@ -155,12 +125,7 @@ describe('HTML report in headless Chromium', () => {
     `renders, explains itself, fits a phone, fetches nothing, logs no errors${hasChromium ? '' : ` (${SKIP_REASON})`}`,
     async () => {
       const { r, again, signals, html } = report('testnet');
-      const dir = mkdtempSync(join(tmpdir(), 'hcs25-report-'));
-      const file = join(dir, 'report.html');
-      writeFileSync(file, html);
-      const url = pathToFileURL(file).href;
-      const shots = process.env.HCS25_SCREENSHOTS;
-      if (shots) writeFileSync(join(shots, 'report.html'), html);
+      const { url, shots } = reportPage(html, 'report.html');
 
       const browser = await launchChromium();
       try {

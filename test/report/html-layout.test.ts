@@ -5,16 +5,13 @@
  * the first screen, and every piece of drawn text (SVG text as scaled with its chart, labels drawn by CSS) is 11 px
  * or more. HCS25_SCREENSHOTS=DIR saves full-page screenshots.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
-import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
+import { SKIP_REASON, hasChromium, launchChromium, reportPage, smallText, watchProblems } from '../support/browser.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 
 const PROTOCOLS = ['a2a', 'mcp', 'rest', 'openai'] as const;
@@ -45,52 +42,6 @@ function fleet() {
   }
   const r = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + 7 * HOUR), topic: '0.0.1234', labels });
   return { r, subjects, html: renderHtmlReport(r, signals, { network: 'testnet', scoring: DEFAULT_SCORING_CONFIG }) };
-}
-
-/** Every drawn text smaller than 11 px: its own computed size times its SVG's scale, and CSS-drawn labels. */
-async function smallText(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    type Elem = {
-      tagName: string;
-      closest(q: string): Elem | null;
-      getClientRects(): ArrayLike<unknown>;
-      getScreenCTM?(): { a: number; d: number } | null;
-    };
-    type TextNode = { textContent: string | null; parentElement: Elem | null };
-    const g = globalThis as unknown as {
-      document: {
-        body: unknown;
-        createTreeWalker(root: unknown, what: number): { nextNode(): TextNode | null };
-        querySelectorAll(q: string): ArrayLike<Elem>;
-      };
-      getComputedStyle(e: Elem, pseudo?: string): { fontSize: string; visibility: string; content: string };
-    };
-    const out: string[] = [];
-    const hidden = (e: Elem) =>
-      e.getClientRects().length === 0 ||
-      e.closest('details:not([open]) > :not(summary)') !== null ||
-      e.closest('title') !== null ||
-      g.getComputedStyle(e).visibility === 'hidden';
-    const walker = g.document.createTreeWalker(g.document.body, 4 /* text nodes */);
-    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-      const e = t.parentElement;
-      if (!e || !t.textContent?.trim() || hidden(e)) continue;
-      // An SVG's text is drawn at its font size times the viewBox scale (the CTM maps user units to CSS pixels).
-      const ctm = e.closest('svg') ? e.getScreenCTM?.() : null;
-      const scale = ctm ? Math.min(Math.abs(ctm.a), Math.abs(ctm.d)) : 1;
-      const px = Number.parseFloat(g.getComputedStyle(e).fontSize) * scale;
-      if (px < 11) out.push(`${e.tagName} ${px.toFixed(1)}px "${t.textContent.trim().slice(0, 30)}"`);
-    }
-    for (const e of Array.from(g.document.querySelectorAll('body *'))) {
-      for (const pseudo of ['::before', '::after']) {
-        const css = g.getComputedStyle(e, pseudo);
-        if (css.content === 'none' || css.content === 'normal' || css.content === '""' || hidden(e)) continue;
-        const px = Number.parseFloat(css.fontSize);
-        if (px < 11) out.push(`${e.tagName}${pseudo} ${px.toFixed(1)}px ${css.content.slice(0, 30)}`);
-      }
-    }
-    return [...new Set(out)].slice(0, 12);
-  });
 }
 
 /**
@@ -186,11 +137,7 @@ describe('HTML report layout with a realistic fleet', () => {
         if (r.subjects.filter((s) => s.trustScores.total === score && s.trustConfidence === confidence).length > 1)
           expect(html).toContain(`at score ${score!.toFixed(2)}, confidence ${confidence!.toFixed(2)}: ranks #`);
 
-      const file = join(mkdtempSync(join(tmpdir(), 'hcs25-layout-')), 'report.html');
-      writeFileSync(file, html);
-      const url = pathToFileURL(file).href;
-      const shots = process.env.HCS25_SCREENSHOTS;
-      if (shots) writeFileSync(join(shots, 'layout.html'), html);
+      const { url, shots } = reportPage(html, 'layout.html');
       const browser = await launchChromium();
       try {
         for (const [width, height] of [
