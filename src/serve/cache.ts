@@ -3,15 +3,15 @@
  * freshness, so a repeated lookup costs no query, no JSON and no hash. Bounded by bytes (the least recently asked
  * goes first), so memory stays bounded however many subjects the store holds.
  *
- * `warm` fills it from the store's scores page by page until it is full (at start, so a restart does not send every
- * lookup to the database at once).
+ * `warm` fills it from the store's scores page by page until it is full (at start, and again after it was cleared),
+ * so a restart does not send every lookup to the database at once.
  *
  * Staleness: whoever sees the store change drops the changed subjects (`invalidate`, from the store's per-subject
- * change revisions; `clear` when too many changed). A lookup that was reading the store while an invalidation ran
- * does not keep its answer, which may predate the change.
+ * change revisions), then reads the rescored ones back (`reload`), or clears everything when too many changed. A lookup that was reading the store while an invalidation ran does not keep its answer, which may predate
+ * the change.
  */
 import { createHash } from 'node:crypto';
-import type { ServeStore, StoredScore } from './store/types.js';
+import type { ServeStore, StoredScore, SubjectKey } from './store/types.js';
 
 export interface CachedScore {
   body: Buffer;
@@ -24,6 +24,7 @@ export interface CachedScore {
 export const PENDING = 'pending';
 
 interface Entry extends CachedScore {
+  key: string;
   size: number;
 }
 
@@ -36,13 +37,16 @@ function answerOf(key: string, stored: StoredScore): Entry {
     .update(fresh ? '1' : '0')
     .digest('base64url')
     .slice(0, 27)}"`;
-  return { body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
+  return { key, body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
 }
 
 /** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag string. */
 const OVERHEAD = 200;
 
-export const DEFAULT_SCORE_CACHE_BYTES = 256 * 1024 * 1024;
+/** About 2 KB an answer: room for half a million subjects' answers. */
+export const DEFAULT_SCORE_CACHE_BYTES = 1024 * 1024 * 1024;
+/** Subjects read back per store question. */
+const RELOAD_BATCH = 1000;
 
 export class ScoreCache {
   private readonly entries = new Map<string, Entry>();
@@ -54,7 +58,7 @@ export class ScoreCache {
   misses = 0;
 
   constructor(
-    private readonly store: Pick<ServeStore, 'subjectScore' | 'storedScores'>,
+    private readonly store: Pick<ServeStore, 'subjectScore' | 'storedScores' | 'scoresOf'>,
     /** 0 keeps nothing: every lookup asks the store. */
     readonly maxBytes = DEFAULT_SCORE_CACHE_BYTES,
   ) {}
@@ -105,6 +109,23 @@ export class ScoreCache {
     }
   }
 
+  /**
+   * Reads these subjects' answers from the store (one question per thousand) and keeps those scored: after a change
+   * was invalidated, its new scores are answered from memory too. A batch read while an invalidation ran is not kept,
+   * nor are the batches after it. Resolves with the number of answers kept.
+   */
+  async reload(keys: readonly SubjectKey[]): Promise<number> {
+    if (this.maxBytes === 0) return 0;
+    let kept = 0;
+    for (let i = 0; i < keys.length; i += RELOAD_BATCH) {
+      const generation = this.generation;
+      const answers = await this.store.scoresOf(keys.slice(i, i + RELOAD_BATCH));
+      if (generation !== this.generation) return kept;
+      for (const stored of answers) if (this.put(answerOf(`${stored.topic}\n${stored.subject}`, stored))) kept++;
+    }
+    return kept;
+  }
+
   clear(): void {
     this.generation++;
     this.entries.clear();
@@ -144,17 +165,22 @@ export class ScoreCache {
     if (!stored) return null;
     if (!stored.score) return PENDING;
     const entry = answerOf(key, stored);
-    if (generation === this.generation && entry.size <= this.maxBytes) {
-      const old = this.entries.get(key);
-      if (old) this.drop(key, old);
-      this.entries.set(key, entry);
-      this.bytes += entry.size;
-      for (const [k, e] of this.entries) {
-        if (this.bytes <= this.maxBytes) break;
-        this.drop(k, e);
-      }
-    }
+    if (generation === this.generation) this.put(entry);
     return entry;
+  }
+
+  /** Keeps `entry` as the most recently asked, dropping the least recently asked beyond the cap; false if too large. */
+  private put(entry: Entry): boolean {
+    if (entry.size > this.maxBytes) return false;
+    const old = this.entries.get(entry.key);
+    if (old) this.drop(entry.key, old);
+    this.entries.set(entry.key, entry);
+    this.bytes += entry.size;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.drop(k, e);
+    }
+    return true;
   }
 
   private drop(key: string, entry: Entry): void {

@@ -54,6 +54,9 @@ export class ServeEvents {
   private nextId = 1;
   /** The revision the score cache reflects (undefined: unknown, the next change drops it all). */
   private cached: number | undefined;
+  /** A fill of the score cache after it was cleared is under way; another is due when it ends. */
+  private refilling = false;
+  private refillAgain = false;
   /** Revision changes are handled one after another, in order. */
   private changes: Promise<void> = Promise.resolve();
   private closed = false;
@@ -119,14 +122,21 @@ export class ServeEvents {
 
   private async changed(revision: number): Promise<void> {
     const scores = this.options.scores;
+    // The changed answers are dropped at once, before the change is announced; new scores are read back behind it.
+    // (Only those: a subject merely marked dirty by newer signals is rescored soon, and reading it back meanwhile
+    // would cost the indexer's database a question per batch.)
+    let reloading: Promise<unknown> | undefined;
     if (scores) {
       try {
         const changes =
           this.cached === undefined ? null : await this.options.store.changesSince(this.cached, MAX_INVALIDATIONS);
-        if (changes) scores.invalidate(changes);
-        else scores.clear();
+        if (changes) {
+          scores.invalidate(changes);
+          const rescored = changes.filter((c) => c.rescored);
+          reloading = scores.reload(rescored).catch((err: unknown) => this.options.onError?.(err));
+        } else this.refill();
       } catch (err) {
-        scores.clear();
+        this.refill();
         this.options.onError?.(err);
       }
       this.cached = revision;
@@ -134,6 +144,29 @@ export class ServeEvents {
     this.known = Promise.resolve(revision);
     this.broadcast('revision', { revision });
     await this.onChange(false);
+    await reloading;
+  }
+
+  /** Clears the score cache and fills it again from the store: one fill at a time, and one more if cleared meanwhile. */
+  private refill(): void {
+    const scores = this.options.scores;
+    scores?.clear();
+    if (!scores || this.closed) return;
+    if (this.refilling) {
+      this.refillAgain = true;
+      return;
+    }
+    this.refilling = true;
+    void scores
+      .warm()
+      .catch((err: unknown) => this.options.onError?.(err))
+      .finally(() => {
+        this.refilling = false;
+        if (this.refillAgain) {
+          this.refillAgain = false;
+          this.refill();
+        }
+      });
   }
 
   /**

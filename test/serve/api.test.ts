@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { computeScores, type SubjectScore } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
 import { signalRow } from '../../src/read/reader.js';
@@ -392,6 +392,8 @@ describe('the score cache', () => {
       // Cached on both now (a second ask is a hit).
       await Promise.all(bases.map((b) => get(b, path)));
       expect(before[1]!.headers.etag).toBe(before[0]!.headers.etag);
+      const caches = [events.scores!, otherEvents.scores!];
+      const sizes = caches.map((c) => c.size);
       const streams = await Promise.all(bases.map((b) => openEvents(b)));
       try {
         const from = (await store.cursor(TOPIC))!.sequence;
@@ -403,7 +405,11 @@ describe('the score cache', () => {
           // Announced: from then on this instance answers the new score, with a new tag.
           for (let seen = 0; seen < revision; )
             seen = ((await streams[i]!.next('revision')) as { revision: number }).revision;
+          // The changed answers are read back behind the announcement: the lookup then costs no query.
+          await vi.waitFor(() => expect(caches[i]!.size).toBeGreaterThanOrEqual(sizes[i]!));
+          const misses = caches[i]!.misses;
           const after = await get(b, path);
+          expect(caches[i]!.misses).toBe(misses);
           check('/v1/subjects/{subject}/score', after.status, after.json);
           expect(after.status).toBe(200);
           expect(after.json).toEqual(JSON.parse(JSON.stringify(truth.score)));

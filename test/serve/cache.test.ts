@@ -33,6 +33,12 @@ function fakeStore() {
       await gate;
       return stored(subject, v, topic!);
     },
+    async scoresOf(keys: readonly { topic: string; subject: string }[]): Promise<StoredScore[]> {
+      asked.push(`of:${keys.map((k) => k.subject).join(',')}`);
+      const found = keys.map((k) => stored(k.subject, version.get(k.subject), k.topic));
+      await gate;
+      return found.filter((s): s is StoredScore => s !== null && s.score !== null);
+    },
     /** Pages of scored subjects in name order; the cursor is the last name. */
     async storedScores({ cursor, limit = 100 }: PageOptions = {}): Promise<Page<StoredScore>> {
       asked.push(`page:${cursor ?? ''}`);
@@ -111,6 +117,39 @@ describe('ScoreCache', () => {
     if (!next || next === PENDING) throw new Error('no answer');
     expect(JSON.parse(next.body.toString()).trustScores.total).toBe(2);
     expect(store.asked).toEqual(['a', 'a']);
+  });
+
+  it('reload reads answers back in one question, so the next lookups ask nothing', async () => {
+    const store = fakeStore();
+    store.version.set('a', 1).set('b', 1).set('c', -1);
+    const cache = new ScoreCache(store);
+    const a1 = await answer(cache, 'a');
+    store.version.set('a', 2).set('b', 2).set('c', 3);
+    const changed = ['a', 'b', 'c', 'nobody'].map((subject) => ({ topic: TOPIC, subject }));
+    cache.invalidate(changed);
+    // b was never asked, c was unscored: their new answers are kept too; an unknown subject is not.
+    expect(await cache.reload(changed)).toBe(3);
+    expect(store.asked).toEqual(['a', 'of:a,b,c,nobody']);
+    const a2 = await answer(cache, 'a');
+    expect(a2).not.toBe(a1);
+    if (!a2 || a2 === PENDING) throw new Error('no answer');
+    expect(JSON.parse(a2.body.toString()).trustScores.total).toBe(2);
+    expect(await answer(cache, 'c')).toMatchObject({ fresh: true });
+    expect(store.asked).toHaveLength(2);
+    expect(cache.size).toBe(3);
+  });
+
+  it('reload keeps nothing read while an invalidation ran', async () => {
+    const store = fakeStore();
+    store.version.set('a', 1).set('b', 1);
+    const cache = new ScoreCache(store);
+    await answer(cache, 'b');
+    const open = store.hold();
+    const reloading = cache.reload([{ topic: TOPIC, subject: 'a' }]);
+    cache.invalidate([{ topic: TOPIC, subject: 'b' }]);
+    open();
+    expect(await reloading).toBe(0);
+    expect(cache.size).toBe(0);
   });
 
   it('shares one question among concurrent misses of one subject', async () => {

@@ -204,6 +204,21 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       expect(g).toEqual({ subject: g.subject, fresh: one.fresh, total: one.score!.trustScores.total });
     }
     expect(got.filter((g) => !g.fresh).map((g) => g.subject)).toEqual([newer.subject]);
+
+    // scoresOf answers the same for the subjects asked, scored ones only, whatever else is asked beside them.
+    const asked = [
+      ...got.map((g) => ({ topic, subject: g.subject })),
+      { topic, subject: 'uaid:aid:nobody' },
+      { topic: '0.0.999', subject: got[0]!.subject },
+    ];
+    const found = await store.scoresOf(asked);
+    expect(
+      found
+        .map((s) => ({ subject: s.subject, fresh: s.fresh, total: s.score!.trustScores.total }))
+        .sort((a, b) => (a.subject < b.subject ? -1 : 1)),
+    ).toEqual([...got].sort((a, b) => (a.subject < b.subject ? -1 : 1)));
+    expect(found.every((s) => s.topic === topic)).toBe(true);
+    expect(await store.scoresOf([])).toEqual([]);
   });
 
   it('pages subjects by score with filters, bounded, keyset cursors', async () => {
@@ -313,13 +328,15 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(new Set(byBatch!.map((c) => `${c.topic} ${c.subject}`))).toEqual(
       new Set(subjects.map((s) => `${topic} ${s}`)),
     );
+    // Marked dirty by newer signals, not rescored yet.
+    expect(byBatch!.every((c) => !c.rescored)).toBe(true);
     while ((await store.rescoreDirty({ now: NOW })).more);
     const scored = await store.revision();
     expect(scored).toBeGreaterThan(applied.revision);
     // After the batch's revision: only what the rescoring changed (the same subjects, now scored).
-    expect(new Set((await store.changesSince(applied.revision, 100))!.map((c) => c.subject))).toEqual(
-      new Set(subjects),
-    );
+    const byRescoring = (await store.changesSince(applied.revision, 100))!;
+    expect(new Set(byRescoring.map((c) => c.subject))).toEqual(new Set(subjects));
+    expect(byRescoring.every((c) => c.rescored)).toBe(true);
     expect(await store.changesSince(scored, 100)).toEqual([]);
     // More than the limit: null (the caller drops every cached answer instead).
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
@@ -364,7 +381,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(await store.cursor(topic)).toBeNull();
     // Known and waiting for its score (503 SCORE_PENDING) until it is rescored: then it has no signal left, and no score.
     expect(await store.subjectScore(subject, { topic })).toMatchObject({ score: null });
-    expect(await store.changesSince(revision, 10_000)).toContainEqual({ topic, subject });
+    expect(await store.changesSince(revision, 10_000)).toContainEqual(expect.objectContaining({ topic, subject }));
     const status = (await store.topics()).find((t) => t.topic === topic)!;
     expect(status).toMatchObject({ lastSequence: 0, counts: { signals: 0 } });
     expect(status.note).toMatch(/publisher allow-list changed/);

@@ -111,6 +111,20 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       );
     },
 
+    async scoresOf(keys) {
+      if (keys.length === 0) return [];
+      const rows = await driver.query<{ topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
+        `SELECT k.topic, s.subject, s.score,
+           NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh
+         FROM unnest($1::text[], $2::text[]) AS k(topic, subject)
+         JOIN topics t ON t.topic = k.topic
+         JOIN subject_scores s ON s.tid = t.tid AND s.subject = k.subject
+         WHERE s.score IS NOT NULL`,
+        [keys.map((k) => k.topic), keys.map((k) => k.subject)],
+      );
+      return rows.map((r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }));
+    },
+
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.number(), z.number().int()]));
@@ -316,10 +330,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     revision: () => currentRevision(driver),
 
     async changesSince(revision, limit) {
-      const rows = await driver.query<{ topic: string; subject: string }>(
-        `SELECT t.topic, c.subject FROM (
-           SELECT tid, subject FROM subject_scores WHERE rev > $1
-           UNION SELECT tid, unnest(subjects) FROM dirty_batches WHERE rev > $1
+      const rows = await driver.query<{ topic: string; subject: string; rescored: boolean }>(
+        `SELECT t.topic, c.subject, c.rescored FROM (
+           SELECT tid, subject, true AS rescored FROM subject_scores WHERE rev > $1
+           UNION SELECT tid, unnest(subjects), false FROM dirty_batches WHERE rev > $1
          ) c JOIN topics t USING (tid) LIMIT $2`,
         [revision, limit + 1],
       );

@@ -84,6 +84,12 @@ export interface Page<T> {
   next: string | null;
 }
 
+/** A subject on one topic: what a score answer is kept under. */
+export interface SubjectKey {
+  topic: string;
+  subject: string;
+}
+
 /** One subject's current score on one topic: one subject of `hcs25 scores --json`, plus where it comes from. */
 export interface StoredScore {
   topic: string;
@@ -211,6 +217,8 @@ export interface ServeStore {
   subjectScore(subject: string, options?: { topic?: string }): Promise<StoredScore | null>;
   /** Every scored subject's current score, paged in (topic id, subject) order: what a score cache starts from. */
   storedScores(page?: PageOptions): Promise<Page<StoredScore>>;
+  /** The current scores of these subjects, those scored (in no particular order): what a score cache refreshes. */
+  scoresOf(keys: readonly SubjectKey[]): Promise<StoredScore[]>;
   /** Signal history, `hcs25 signals --json` rows; newest first by default. */
   subjectSignals(
     subject: string,
@@ -227,10 +235,11 @@ export interface ServeStore {
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
   revision(): Promise<number>;
   /**
-   * The (topic, subject) pairs whose score answer changed after `revision` (rescored, or marked dirty by newer
-   * signals), or null when more than `limit` did (then drop every cached answer).
+   * The (topic, subject) pairs whose score answer changed after `revision`, rescored (a new score) or marked dirty by
+   * newer signals (no longer fresh; one subject may be both), or null when more than `limit` did (then drop every
+   * cached answer).
    */
-  changesSince(revision: number, limit: number): Promise<Array<{ topic: string; subject: string }> | null>;
+  changesSince(revision: number, limit: number): Promise<Array<SubjectKey & { rescored: boolean }> | null>;
   /**
    * Calls `listener` when the revision changes (polled every `intervalMs`, default 250); returns the unsubscribe.
    * `since`: the revision the caller already knows (a first poll that differs is reported); default: the first poll's.
