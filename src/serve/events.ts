@@ -40,8 +40,8 @@ interface Client {
 }
 
 const MAX_NAMED_SUBJECTS = 100;
-/** More changed subjects than this in one revision step: the whole score cache is dropped instead. */
-const MAX_INVALIDATIONS = 10_000;
+/** More changed subjects than this in one revision step: the whole score cache is emptied and filled again instead. */
+const MAX_INVALIDATIONS = 50_000;
 
 export class ServeEvents {
   private readonly clients = new Set<Client>();
@@ -57,8 +57,12 @@ export class ServeEvents {
   /** A fill of the score cache after it was cleared is under way; another is due when it ends. */
   private refilling = false;
   private refillAgain = false;
-  /** Revision changes are handled one after another, in order. */
-  private changes: Promise<void> = Promise.resolve();
+  /**
+   * Revision changes are handled one at a time; those that come meanwhile are handled together, as the newest one
+   * (changesSince names everything since the last one handled), so a slow database never makes a backlog.
+   */
+  private handling = false;
+  private newest: number | undefined;
   private closed = false;
   /** Set when the cache starts filling (subscribe); `warming` follows it from start(). */
   private filling: Promise<number> = Promise.resolve(0);
@@ -114,10 +118,24 @@ export class ServeEvents {
     }
     this.unwatch = this.options.store.watch(
       (revision) => {
-        this.changes = this.changes.then(() => this.changed(revision));
+        this.newest = revision;
+        if (!this.handling) void this.handleChanges();
       },
       { intervalMs: this.options.pollMs ?? 250, ...(since !== undefined && { since }) },
     );
+  }
+
+  private async handleChanges(): Promise<void> {
+    this.handling = true;
+    try {
+      while (this.newest !== undefined && !this.closed) {
+        const revision = this.newest;
+        this.newest = undefined;
+        await this.changed(revision);
+      }
+    } finally {
+      this.handling = false;
+    }
   }
 
   private async changed(revision: number): Promise<void> {
@@ -133,11 +151,11 @@ export class ServeEvents {
         if (changes) {
           scores.invalidate(changes);
           const rescored = changes.filter((c) => c.rescored);
-          reloading = scores.reload(rescored).catch((err: unknown) => this.options.onError?.(err));
+          reloading = scores.reload(rescored).catch((err: unknown) => this.report(err));
         } else this.refill();
       } catch (err) {
         this.refill();
-        this.options.onError?.(err);
+        this.report(err);
       }
       this.cached = revision;
     }
@@ -145,6 +163,11 @@ export class ServeEvents {
     this.broadcast('revision', { revision });
     await this.onChange(false);
     await reloading;
+  }
+
+  /** A failure of the store while this hub runs (after close, the store is gone: nothing to say). */
+  private report(err: unknown): void {
+    if (!this.closed) this.options.onError?.(err);
   }
 
   /** Clears the score cache and fills it again from the store: one fill at a time, and one more if cleared meanwhile. */
@@ -159,10 +182,10 @@ export class ServeEvents {
     this.refilling = true;
     void scores
       .warm()
-      .catch((err: unknown) => this.options.onError?.(err))
+      .catch((err: unknown) => this.report(err))
       .finally(() => {
         this.refilling = false;
-        if (this.refillAgain) {
+        if (this.refillAgain && !this.closed) {
           this.refillAgain = false;
           this.refill();
         }
@@ -255,7 +278,7 @@ export class ServeEvents {
       }
       this.sendLagOf(topics, false);
     } catch (err) {
-      this.options.onError?.(err);
+      this.report(err);
     }
   }
 
