@@ -7,8 +7,9 @@
  * so a restart does not send every lookup to the database at once.
  *
  * Staleness: whoever sees the store change drops the changed subjects (`invalidate`, from the store's per-subject
- * change revisions), then reads the rescored ones back (`reload`), or clears everything when too many changed. A lookup that was reading the store while an invalidation ran does not keep its answer, which may predate
- * the change.
+ * change revisions), then reads the rescored ones back (`reload`), or clears everything when too many changed. An
+ * answer read from the store while its subject was invalidated (or the cache cleared) is not kept: it may predate the
+ * change.
  */
 import { createHash } from 'node:crypto';
 import type { ServeStore, StoredScore, SubjectKey } from './store/types.js';
@@ -22,6 +23,12 @@ export interface CachedScore {
 
 /** Indexed, but not scored yet (the route answers 503 SCORE_PENDING). Not cached. */
 export const PENDING = 'pending';
+
+/** A read from the store under way: what was invalidated since it started. */
+interface Read {
+  dropped: Set<string>;
+  cleared: boolean;
+}
 
 interface Entry extends CachedScore {
   key: string;
@@ -52,8 +59,8 @@ export class ScoreCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<CachedScore | null | typeof PENDING>>();
   private bytes = 0;
-  /** Moves on every invalidation: a load that started before one does not store its answer. */
-  private generation = 0;
+  /** The reads from the store under way, each with the keys invalidated since it started (see `keepable`). */
+  private readonly reads = new Set<Read>();
   hits = 0;
   misses = 0;
 
@@ -99,35 +106,35 @@ export class ScoreCache {
   }
 
   invalidate(changes: Iterable<{ topic: string; subject: string }>): void {
-    this.generation++;
     for (const { topic, subject } of changes) {
       const key = `${topic}\n${subject}`;
       const entry = this.entries.get(key);
       if (entry) this.drop(key, entry);
       // A load under way may read the old answer: the next lookup starts a new one.
       this.loading.delete(key);
+      for (const read of this.reads) read.dropped.add(key);
     }
   }
 
   /**
    * Reads these subjects' answers from the store (one question per thousand) and keeps those scored: after a change
-   * was invalidated, its new scores are answered from memory too. A batch read while an invalidation ran is not kept,
-   * nor are the batches after it. Resolves with the number of answers kept.
+   * was invalidated, its new scores are answered from memory too. Resolves with the number of answers kept.
    */
   async reload(keys: readonly SubjectKey[]): Promise<number> {
     if (this.maxBytes === 0) return 0;
     let kept = 0;
     for (let i = 0; i < keys.length; i += RELOAD_BATCH) {
-      const generation = this.generation;
-      const answers = await this.store.scoresOf(keys.slice(i, i + RELOAD_BATCH));
-      if (generation !== this.generation) return kept;
-      for (const stored of answers) if (this.put(answerOf(`${stored.topic}\n${stored.subject}`, stored))) kept++;
+      const answers = await this.reading(() => this.store.scoresOf(keys.slice(i, i + RELOAD_BATCH)));
+      for (const stored of answers.value) {
+        const key = `${stored.topic}\n${stored.subject}`;
+        if (answers.keepable(key) && this.put(answerOf(key, stored))) kept++;
+      }
     }
     return kept;
   }
 
   clear(): void {
-    this.generation++;
+    for (const read of this.reads) read.cleared = true;
     this.entries.clear();
     this.loading.clear();
     this.bytes = 0;
@@ -135,38 +142,50 @@ export class ScoreCache {
 
   /**
    * Fills the cache from the store's scores, a page at a time, until it is full (it evicts nothing) or every score is
-   * in; a page read while an invalidation ran is skipped. Resolves with the number of answers added.
+   * in. Resolves with the number of answers added.
    */
   async warm(pageSize = 1000): Promise<number> {
     let added = 0;
     let cursor: string | undefined;
     for (;;) {
-      const generation = this.generation;
-      const page = await this.store.storedScores({ limit: pageSize, ...(cursor !== undefined && { cursor }) });
-      if (generation === this.generation) {
-        for (const stored of page.items) {
-          const key = `${stored.topic}\n${stored.subject}`;
-          if (this.entries.has(key)) continue;
-          const entry = answerOf(key, stored);
-          if (this.bytes + entry.size > this.maxBytes) return added;
-          this.entries.set(key, entry);
-          this.bytes += entry.size;
-          added++;
-        }
+      const after = cursor;
+      const read = await this.reading(() =>
+        this.store.storedScores({ limit: pageSize, ...(after !== undefined && { cursor: after }) }),
+      );
+      for (const stored of read.value.items) {
+        const key = `${stored.topic}\n${stored.subject}`;
+        if (this.entries.has(key) || !read.keepable(key)) continue;
+        const entry = answerOf(key, stored);
+        if (this.bytes + entry.size > this.maxBytes) return added;
+        this.entries.set(key, entry);
+        this.bytes += entry.size;
+        added++;
       }
-      if (page.next === null) return added;
-      cursor = page.next;
+      if (read.value.next === null) return added;
+      cursor = read.value.next;
     }
   }
 
   private async fill(key: string, topic: string, subject: string): Promise<CachedScore | null | typeof PENDING> {
-    const generation = this.generation;
-    const stored = await this.store.subjectScore(subject, { topic });
+    const read = await this.reading(() => this.store.subjectScore(subject, { topic }));
+    const stored = read.value;
     if (!stored) return null;
     if (!stored.score) return PENDING;
     const entry = answerOf(key, stored);
-    if (generation === this.generation) this.put(entry);
+    if (read.keepable(key)) this.put(entry);
     return entry;
+  }
+
+  /** `ask`'s answer, and which of the keys it read may be kept: those not invalidated (nor cleared) meanwhile. */
+  private async reading<T>(ask: () => Promise<T>): Promise<{ value: T; keepable: (key: string) => boolean }> {
+    const read: Read = { dropped: new Set(), cleared: false };
+    this.reads.add(read);
+    try {
+      const value = await ask();
+      return { value, keepable: (key) => !read.cleared && !read.dropped.has(key) };
+    } finally {
+      this.reads.delete(read);
+    }
   }
 
   /** Keeps `entry` as the most recently asked, dropping the least recently asked beyond the cap; false if too large. */

@@ -139,14 +139,26 @@ describe('ScoreCache', () => {
     expect(cache.size).toBe(3);
   });
 
-  it('reload keeps nothing read while an invalidation ran', async () => {
+  it('reload keeps what it read except the subjects invalidated while it read, and nothing after a clear', async () => {
     const store = fakeStore();
     store.version.set('a', 1).set('b', 1);
     const cache = new ScoreCache(store);
-    await answer(cache, 'b');
-    const open = store.hold();
-    const reloading = cache.reload([{ topic: TOPIC, subject: 'a' }]);
+    const both = ['a', 'b'].map((subject) => ({ topic: TOPIC, subject }));
+    let open = store.hold();
+    let reloading = cache.reload(both);
     cache.invalidate([{ topic: TOPIC, subject: 'b' }]);
+    open();
+    expect(await reloading).toBe(1);
+    store.asked.length = 0;
+    await answer(cache, 'a');
+    expect(store.asked).toEqual([]);
+    await answer(cache, 'b');
+    expect(store.asked).toEqual(['b']);
+
+    cache.clear();
+    open = store.hold();
+    reloading = cache.reload(both);
+    cache.clear();
     open();
     expect(await reloading).toBe(0);
     expect(cache.size).toBe(0);
@@ -161,7 +173,7 @@ describe('ScoreCache', () => {
     expect(new Set(all).size).toBe(1);
   });
 
-  it('warms from the store page by page until full, evicting nothing; a page read during an invalidation is skipped', async () => {
+  it('warms from the store page by page until full, evicting nothing; a subject invalidated during its read is left out', async () => {
     const store = fakeStore();
     for (let i = 0; i < 30; i++) store.version.set(`s${String(i).padStart(2, '0')}`, i);
     store.version.set('unscored', -1);
@@ -185,8 +197,12 @@ describe('ScoreCache', () => {
     const warming = racing.warm(100);
     racing.invalidate([{ topic: TOPIC, subject: 's03' }]);
     open();
-    expect(await warming).toBe(0);
-    expect(racing.size).toBe(0);
+    expect(await warming).toBe(29);
+    store.asked.length = 0;
+    await answer(racing, 's04');
+    expect(store.asked).toEqual([]);
+    await answer(racing, 's03');
+    expect(store.asked).toEqual(['s03']);
   });
 
   it('stays under its byte cap, dropping the least recently asked first; clear() empties it', async () => {
