@@ -170,10 +170,15 @@ export class ServeEvents {
     if (!this.closed) this.options.onError?.(err);
   }
 
-  /** Clears the score cache and fills it again from the store: one fill at a time, and one more if cleared meanwhile. */
+  /** Clears the score cache and fills it again from the store. */
   private refill(): void {
+    this.options.scores?.clear();
+    this.fill();
+  }
+
+  /** One fill at a time; a clear during one calls for another (what it had added before the clear is gone). */
+  private fill(): void {
     const scores = this.options.scores;
-    scores?.clear();
     if (!scores || this.closed) return;
     if (this.refilling) {
       this.refillAgain = true;
@@ -185,9 +190,9 @@ export class ServeEvents {
       .catch((err: unknown) => this.report(err))
       .finally(() => {
         this.refilling = false;
-        if (this.refillAgain && !this.closed) {
+        if (this.refillAgain) {
           this.refillAgain = false;
-          this.refill();
+          this.fill();
         }
       });
   }
