@@ -124,11 +124,17 @@ export class ScoreCache {
     if (this.maxBytes === 0) return 0;
     let kept = 0;
     for (let i = 0; i < keys.length; i += RELOAD_BATCH) {
-      const answers = await this.reading(() => this.store.scoresOf(keys.slice(i, i + RELOAD_BATCH)));
-      for (const stored of answers.value) {
-        const key = `${stored.topic}\n${stored.subject}`;
-        if (answers.keepable(key) && this.put(answerOf(key, stored))) kept++;
-      }
+      kept += await this.reading(
+        () => this.store.scoresOf(keys.slice(i, i + RELOAD_BATCH)),
+        (answers, keepable) => {
+          let n = 0;
+          for (const stored of answers) {
+            const key = `${stored.topic}\n${stored.subject}`;
+            if (keepable(key) && this.put(answerOf(key, stored))) n++;
+          }
+          return n;
+        },
+      );
     }
     return kept;
   }
@@ -149,40 +155,54 @@ export class ScoreCache {
     let cursor: string | undefined;
     for (;;) {
       const after = cursor;
-      const read = await this.reading(() =>
-        this.store.storedScores({ limit: pageSize, ...(after !== undefined && { cursor: after }) }),
+      let full = false;
+      const page = await this.reading(
+        () => this.store.storedScores({ limit: pageSize, ...(after !== undefined && { cursor: after }) }),
+        (page, keepable) => {
+          for (const stored of page.items) {
+            const key = `${stored.topic}\n${stored.subject}`;
+            if (this.entries.has(key) || !keepable(key)) continue;
+            const entry = answerOf(key, stored);
+            full = this.bytes + entry.size > this.maxBytes;
+            if (full) break;
+            this.entries.set(key, entry);
+            this.bytes += entry.size;
+            added++;
+          }
+          return page;
+        },
       );
-      for (const stored of read.value.items) {
-        const key = `${stored.topic}\n${stored.subject}`;
-        if (this.entries.has(key) || !read.keepable(key)) continue;
-        const entry = answerOf(key, stored);
-        if (this.bytes + entry.size > this.maxBytes) return added;
-        this.entries.set(key, entry);
-        this.bytes += entry.size;
-        added++;
-      }
-      if (read.value.next === null) return added;
-      cursor = read.value.next;
+      if (full || page.next === null) return added;
+      cursor = page.next;
     }
   }
 
   private async fill(key: string, topic: string, subject: string): Promise<CachedScore | null | typeof PENDING> {
-    const read = await this.reading(() => this.store.subjectScore(subject, { topic }));
-    const stored = read.value;
-    if (!stored) return null;
-    if (!stored.score) return PENDING;
-    const entry = answerOf(key, stored);
-    if (read.keepable(key)) this.put(entry);
-    return entry;
+    return this.reading(
+      () => this.store.subjectScore(subject, { topic }),
+      (stored, keepable) => {
+        if (!stored) return null;
+        if (!stored.score) return PENDING;
+        const entry = answerOf(key, stored);
+        if (keepable(key)) this.put(entry);
+        return entry;
+      },
+    );
   }
 
-  /** `ask`'s answer, and which of the keys it read may be kept: those not invalidated (nor cleared) meanwhile. */
-  private async reading<T>(ask: () => Promise<T>): Promise<{ value: T; keepable: (key: string) => boolean }> {
+  /**
+   * Asks the store, then hands the answer to `use` with which keys may be kept: those not invalidated (nor the cache
+   * cleared) while the question was out. `use` runs at once, so no change can come in between.
+   */
+  private async reading<T, R>(
+    ask: () => Promise<T>,
+    use: (value: T, keepable: (key: string) => boolean) => R,
+  ): Promise<R> {
     const read: Read = { dropped: new Set(), cleared: false };
     this.reads.add(read);
     try {
       const value = await ask();
-      return { value, keepable: (key) => !read.cleared && !read.dropped.has(key) };
+      return use(value, (key) => !read.cleared && !read.dropped.has(key));
     } finally {
       this.reads.delete(read);
     }
