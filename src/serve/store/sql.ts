@@ -42,6 +42,10 @@ export interface SqlStoreOptions {
   soleWriter?: boolean;
 }
 
+/** A stored score `s` is fresh unless a pending dirty batch lists its subject (it is rescored soon). */
+const FRESH =
+  'NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh';
+
 export function createSqlStore(options: SqlStoreOptions): ServeStore {
   const { driver } = options;
   const ctx = new SqlContext(driver, options.scoring ?? DEFAULT_SCORING_CONFIG, options.soleWriter === true);
@@ -97,7 +101,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         score: SubjectScore;
       }>(
         `SELECT s.tid, t.topic, s.subject, s.score,
-           NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh
+           ${FRESH}
          FROM subject_scores s JOIN topics t USING (tid)
          WHERE s.score IS NOT NULL AND ($1::int IS NULL OR (s.tid, s.subject) > ($1::int, $2::text))
          ORDER BY s.tid, s.subject LIMIT $3`,
@@ -115,7 +119,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       if (keys.length === 0) return [];
       const rows = await driver.query<{ topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
         `SELECT k.topic, s.subject, s.score,
-           NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh
+           ${FRESH}
          FROM unnest($1::text[], $2::text[]) AS k(topic, subject)
          JOIN topics t ON t.topic = k.topic
          JOIN subject_scores s ON s.tid = t.tid AND s.subject = k.subject
