@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PENDING, ScoreCache } from '../../src/serve/cache.js';
 import type { Page, PageOptions, StoredScore } from '../../src/serve/store/types.js';
 import type { SubjectScore } from '../../src/score/scores.js';
+import { Gate } from './helpers.js';
 
 const TOPIC = '0.0.7';
 
@@ -14,29 +15,22 @@ const TOPIC = '0.0.7';
 function fakeStore() {
   const version = new Map<string, number>();
   const asked: string[] = [];
-  let gate: Promise<void> | undefined;
+  const gate = new Gate();
   return {
     version,
     asked,
-    hold(): () => void {
-      let open!: () => void;
-      gate = new Promise((r) => (open = r));
-      return () => {
-        gate = undefined;
-        open();
-      };
-    },
+    hold: () => gate.hold(),
     async subjectScore(subject: string, { topic }: { topic?: string } = {}): Promise<StoredScore | null> {
       asked.push(subject);
       const v = version.get(subject);
       // Read before waiting: a held question answers what the store held when it was asked.
-      await gate;
+      await gate.passed();
       return stored(subject, v, topic!);
     },
     async scoresOf(keys: readonly { topic: string; subject: string }[]): Promise<StoredScore[]> {
       asked.push(`of:${keys.map((k) => k.subject).join(',')}`);
       const found = keys.map((k) => stored(k.subject, version.get(k.subject), k.topic));
-      await gate;
+      await gate.passed();
       return found.filter((s): s is StoredScore => s !== null && s.score !== null);
     },
     /** Pages of scored subjects in name order; the cursor is the last name. */
@@ -46,7 +40,7 @@ function fakeStore() {
         .filter((s) => version.get(s)! >= 0 && (cursor === undefined || s > cursor))
         .sort();
       const items = names.slice(0, limit).map((s) => stored(s, version.get(s), TOPIC)!);
-      await gate;
+      await gate.passed();
       return { items, next: names.length > limit ? items.at(-1)!.subject : null };
     },
   };

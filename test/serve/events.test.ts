@@ -8,12 +8,13 @@ import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
 import type { StoredScore, SubjectKey } from '../../src/serve/store/types.js';
 import type { SubjectScore } from '../../src/score/scores.js';
+import { Gate } from './helpers.js';
 
 const TOPIC = '0.0.7';
 
 function fakeStore() {
   let listener: ((revision: number) => void) | undefined;
-  let gate: Promise<void> | undefined;
+  const gate = new Gate();
   let failing = false;
   const asked: number[] = [];
   const scored = (subject: string): StoredScore => ({
@@ -25,14 +26,7 @@ function fakeStore() {
   return {
     asked,
     /** The next changesSince calls wait until the returned function is called. */
-    hold(): () => void {
-      let open!: () => void;
-      gate = new Promise((r) => (open = r));
-      return () => {
-        gate = undefined;
-        open();
-      };
-    },
+    hold: () => gate.hold(),
     fail(): void {
       failing = true;
     },
@@ -52,7 +46,7 @@ function fakeStore() {
     },
     async changesSince(revision: number): Promise<Array<SubjectKey & { rescored: boolean }>> {
       asked.push(revision);
-      await gate;
+      await gate.passed();
       if (failing) throw new Error('Cannot use a pool after calling end on the pool');
       return [{ topic: TOPIC, subject: `s${revision}`, rescored: true }];
     },

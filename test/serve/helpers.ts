@@ -36,3 +36,22 @@ export function batchOf(messages: readonly MirrorMessage[], publishers: readonly
   for (const m of messages) for (const e of classify(m, new Set(publishers), seen)) builder.add(e);
   return builder.take('rest')!;
 }
+
+/** What a store double's answers wait behind: `hold()` closes it and returns the function that opens it again. */
+export class Gate {
+  private closed: Promise<void> | undefined;
+
+  hold(): () => void {
+    let open!: () => void;
+    this.closed = new Promise((r) => (open = r));
+    return () => {
+      this.closed = undefined;
+      open();
+    };
+  }
+
+  /** Resolves once the gate is open (at once when it is). */
+  passed(): Promise<void> | undefined {
+    return this.closed;
+  }
+}
