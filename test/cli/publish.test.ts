@@ -1,4 +1,4 @@
-/** `hcs25 topic create`, `hcs25 run --dry-run`, `hcs25 run` and `hcs25 reveal` through the built CLI. */
+/** `hcs25 topic create`, `hcs25 run --dry-run`, `hcs25 run` and `hcs25 reveal`, in-process, as a user sets them up. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,26 +10,34 @@ import { readMessage } from '../../src/format/read.js';
 import { type SignalMessageV2, revealMessageV2Schema } from '../../src/format/schema-v2.js';
 import { journalResponses } from '../../src/verify/journal.js';
 import { verifySignals } from '../../src/verify/signals.js';
-import { readTopic, spawnCli, startHarness, tempDir, type Harness } from '../publish/helpers.js';
+import { readTopic, startHarness, tempDir, type Harness } from '../publish/helpers.js';
+import { runCli, useEmulatorEnv } from '../support/cli.js';
+import { register as registerTopic } from '../../src/cli/topic.js';
+import { register as registerRun } from '../../src/cli/run.js';
+import { register as registerReveal } from '../../src/cli/reveal.js';
 
 let h: Harness;
 let fleet: AgentFleet;
 const tmp = tempDir();
 let agentsFile: string;
+let restoreEnv: () => void = () => undefined;
 
 beforeAll(async () => {
   h = await startHarness();
   fleet = await startAgentFleet({ include: ['perfect', 'wrong', 'plain-http'] });
   agentsFile = join(tmp.dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(fleet.agents));
+  // The `local` network: the sample agents listen on 127.0.0.1.
+  restoreEnv = useEmulatorEnv(h.node, tmp.dir, { HCS25_NETWORK: 'local' });
 });
 afterAll(async () => {
+  restoreEnv();
   await fleet.stop();
   await h.close();
   tmp.cleanup();
 });
 
-const cli = async (args: string[]) => spawnCli(h, tmp.dir, args).done;
+const cli = (args: string[]) => runCli([registerTopic, registerRun, registerReveal], args);
 const secret = () => h.node.operator.privateKey.slice(-64);
 
 describe('hcs25 topic create', () => {

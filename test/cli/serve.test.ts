@@ -17,12 +17,18 @@ import type { ReadSignal } from '../../src/read/types.js';
 import { spawnCli, startHarness, tempDir, type CliResult, type Harness } from '../publish/helpers.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { openapiValidator } from '../serve/openapi.js';
+import { runCli, useEmulatorEnv } from '../support/cli.js';
+import { register as registerRun } from '../../src/cli/run.js';
+import { register as registerTopic } from '../../src/cli/topic.js';
+import { register as registerSignals } from '../../src/cli/signals.js';
+import { register as registerScores } from '../../src/cli/scores.js';
 
 let h: Harness;
 let fleet: AgentFleet;
 let pg: PostgresServer;
 const tmp = tempDir();
 let agentsFile: string;
+let restoreEnv: () => void = () => undefined;
 const check = openapiValidator();
 
 beforeAll(async () => {
@@ -33,15 +39,19 @@ beforeAll(async () => {
   ]);
   agentsFile = join(tmp.dir, 'agents.json');
   writeFileSync(agentsFile, JSON.stringify(fleet.agents));
+  // The `local` network: the sample agents listen on 127.0.0.1.
+  restoreEnv = useEmulatorEnv(h.node, tmp.dir, { HCS25_NETWORK: 'local' });
 }, 120_000);
 afterAll(async () => {
+  restoreEnv();
   await fleet?.stop();
   await h?.close();
   await pg?.stop();
   tmp.cleanup();
 });
 
-const cli = async (args: string[]) => spawnCli(h, tmp.dir, args).done;
+/** The commands around the server (topic, run, signals, scores) run in-process; `serve` itself is a child process. */
+const cli = (args: string[]) => runCli([registerRun, registerTopic, registerSignals, registerScores], args);
 
 interface Serving {
   child: ChildProcess;
@@ -280,7 +290,7 @@ function lookup(url: string, subject: string): Promise<{ status: number; etag: s
 
 describe('hcs25 serve --workers', () => {
   it('refuses workers on the embedded database (one process owns it)', async () => {
-    const r = await cli(['serve', '--topic', '0.0.1234', '--workers', '2', '--port', '0']);
+    const r = await spawnCli(h, tmp.dir, ['serve', '--topic', '0.0.1234', '--workers', '2', '--port', '0']).done;
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--workers needs --database postgres://');
   });

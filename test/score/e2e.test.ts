@@ -1,14 +1,11 @@
 /**
  * The consumer end to end on the embedded emulator (ephemeral ports): signals submitted with the Hedera SDK, read back
- * from the emulator's mirror REST by the reader, scored; and the `hcs25 signals` / `hcs25 scores` commands (built
- * `dist/`, run as child processes) including `--publish` of op "score" messages.
+ * from the emulator's mirror REST by the reader, scored; and the `hcs25 signals` / `hcs25 scores` commands (in-process;
+ * the built CLI as a child process is tested in test/cli) including `--publish` of op "score" messages.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { TopicMessageSubmitTransaction, type Client } from '@hashgraph/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectTopicSignals } from '../../src/read/reader.js';
@@ -17,10 +14,11 @@ import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG, parseScoringConfig, scoringConfigDigest } from '../../src/score/scoring-config.js';
 import { scoreMessageV3Schema } from '../../src/format/score-v3.js';
 import { startWriter, type Writer } from '../discover/emulator.js';
+import { runCli } from '../support/cli.js';
+import { register as registerSignals } from '../../src/cli/signals.js';
+import { register as registerScores } from '../../src/cli/scores.js';
+import { register as registerDiscover } from '../../src/cli/discover.js';
 import { HOUR, probe, uaid, vectorConfig, vectorSignals } from '../support/signals.js';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const run = promisify(execFile);
 
 const A2A = uaid('calc.example.com');
 const MCP = uaid('files.mcp.dev', 'mcp');
@@ -125,19 +123,29 @@ describe('consumer on the emulator', () => {
     expect(open.rejected.map((r) => r.reason)).toEqual(['bad-json', 'too-large', 'duplicate']);
   });
 
-  describe('CLI (dist/)', () => {
-    const env = () => {
-      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HCS25_')));
-      return {
-        ...clean,
+  describe('CLI', () => {
+    let restoreEnv: () => void = () => undefined;
+    beforeAll(() => {
+      const saved = { ...process.env };
+      for (const k of Object.keys(process.env)) if (k.startsWith('HCS25_')) delete process.env[k];
+      Object.assign(process.env, {
         HCS25_NETWORK: 'local',
         HCS25_MIRROR_REST_URL: writer.mirrorRestUrl,
         HCS25_NODES: `127.0.0.1:${writer.node.ports.consensus}=0.0.3`,
         HCS25_MIRROR_GRPC: `127.0.0.1:${writer.node.ports.mirrorGrpc}`,
+        HCS25_STATE_DIR: mkdtempSync(join(tmpdir(), 'hcs25-e2e-state-')),
+      });
+      restoreEnv = () => {
+        process.env = saved;
       };
+    });
+    afterAll(() => restoreEnv());
+    /** `hcs25 <args>` in-process; like a failed child process, a non-zero exit rejects with its code and output. */
+    const hcs25 = async (args: string[]) => {
+      const r = await runCli([registerSignals, registerScores, registerDiscover], args);
+      if (r.code !== 0) throw Object.assign(new Error(r.stderr), r);
+      return r;
     };
-    const hcs25 = (args: string[]) =>
-      run(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: tmpdir(), env: env(), timeout: 60_000 });
 
     it('hcs25 signals --jsonl streams signals and rejections', async () => {
       const { stdout } = await hcs25([

@@ -19,10 +19,13 @@ export function emulatorEnv(node: LocalNode): Record<string, string> {
   };
 }
 
-/** Points the process environment at `node` (operator 0.0.2, state in `stateDir`); returns a function that restores it. */
-export function useEmulatorEnv(node: LocalNode, stateDir: string): () => void {
+/**
+ * Points the process environment at `node` (operator 0.0.2, state in `stateDir`, `extra` on top: e.g. the `local`
+ * network, whose agents may be on private addresses); returns a function that restores it.
+ */
+export function useEmulatorEnv(node: LocalNode, stateDir: string, extra: Record<string, string> = {}): () => void {
   const saved = { ...process.env };
-  Object.assign(process.env, { ...emulatorEnv(node), HCS25_STATE_DIR: stateDir });
+  Object.assign(process.env, { ...emulatorEnv(node), HCS25_STATE_DIR: stateDir, ...extra });
   return () => {
     process.env = saved;
   };
