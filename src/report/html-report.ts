@@ -28,6 +28,7 @@ import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
 import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
 import { STYLE } from './html-style.js';
+import { filterForm, IDENTITY_STYLE, identityLine, type IdentityView, type ReportFilters } from './html-identity.js';
 
 /** The HCS-25 text (the spec's published home). */
 export const HCS25_URL = 'https://hol.org/docs/standards/hcs-25';
@@ -50,6 +51,10 @@ export interface HtmlReportOptions {
   liveScript?: string;
   /** A note shown under the header, e.g. that a live page lists only the top of a large ranking. */
   notice?: string;
+  /** Who each subject is (its registry entry), shown under its name: html-identity.ts. */
+  identities?: ReadonlyMap<string, IdentityView>;
+  /** Served live: the search form, showing these filters. */
+  filters?: ReportFilters;
 }
 
 interface History {
@@ -79,6 +84,7 @@ export function renderHtmlReport(
     scoring: options.scoring ?? DEFAULT_SCORING_CONFIG,
     ledger,
     maxSignalRows: options.maxSignalRows ?? 500,
+    identities: options.identities,
   };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
@@ -91,9 +97,10 @@ export function renderHtmlReport(
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<link rel="icon" href="data:,">',
     `<title>${esc(title)}</title>`,
-    `<style>${STYLE}</style></head><body>`,
+    `<style>${STYLE}${IDENTITY_STYLE}</style></head><body>`,
     header(report, options.network, ledger),
     ...(options.notice ? [`<p class="warn">${esc(options.notice)}</p>`] : []),
+    ...(options.filters ? [filterForm(options.filters)] : []),
     report.publishers.filter === 'none'
       ? '<p class="warn"><strong>No publisher allow-list.</strong> Signals from any paying account were accepted; anyone can write to a public topic. Pass <code>--publisher</code> with the accounts you trust.</p>'
       : '',
@@ -123,6 +130,7 @@ interface Context {
   scoring: ScoringConfig;
   ledger: LedgerName | undefined;
   maxSignalRows: number;
+  identities: ReadonlyMap<string, IdentityView> | undefined;
 }
 
 // ---------- page parts ----------
@@ -258,7 +266,7 @@ function ranking(ctx: Context, maxDetail: number): string {
       .join('');
     return (
       `<tr data-subject="${esc(printable(s.subject))}"><td class="num" data-label="#">${i + 1}</td>` +
-      `<td class="subject">${linked}${badges}<div class="uaid" title="${esc(printable(s.subject))}">${esc(compactUaid(printable(s.subject)))}</div></td>` +
+      `<td class="subject">${linked}${badges}${identityLine(ctx.identities?.get(s.subject))}<div class="uaid" title="${esc(printable(s.subject))}">${esc(compactUaid(printable(s.subject)))}</div></td>` +
       `<td class="score" data-label="score">${bar(s.trustScores.total, 100, scoreColor(s.trustScores.total), s.trustScores.total.toFixed(2))}</td>` +
       `<td class="conf" data-label="confidence">${bar(s.trustConfidence, 1, '#5b4bd6', s.trustConfidence.toFixed(2))}</td>` +
       adapterIds.map((id) => `<td class="num" data-label="${esc(id)}">${adapterCell(s, id)}</td>`).join('') +
@@ -349,6 +357,7 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
     return (
       `<article id="s${i + 1}"><div class="ahead"><h3>${i + 1}. ${esc(ellipsize(scoreLabel(s), 60))}</h3>` +
       `<span class="pill" style="background:${scoreColor(s.trustScores.total)}">${s.trustScores.total.toFixed(2)}</span></div>` +
+      identityLine(ctx.identities?.get(s.subject)) +
       `<div class="uaid">${esc(printable(s.subject))}</div>` +
       subjectFormula(s) +
       `<p class="conftext">Confidence ${s.trustConfidence.toFixed(2)}: ${s.counts.signals} signal(s) from ${s.counts.runs} run(s) by ${s.counts.publishers} publisher(s).</p>` +

@@ -36,7 +36,9 @@ interface Entry extends CachedScore {
 }
 
 function answerOf(key: string, stored: StoredScore): Entry {
-  const body = Buffer.from(`${JSON.stringify(stored.score)}\n`);
+  // One subject of `hcs25 scores --json`, with who the subject is added.
+  const answer = stored.identity ? { ...stored.score, identity: stored.identity } : stored.score;
+  const body = Buffer.from(`${JSON.stringify(answer)}\n`);
   const fresh = stored.fresh;
   // The body and its freshness name the answer: an unchanged score keeps its tag across revisions.
   const etag = `"${createHash('sha256')

@@ -16,6 +16,7 @@ import { backoffDelay } from '../core/retry.js';
 import { consensusMs } from '../core/consensus-time.js';
 import { eventSequence, readTopic, type SeenSignals } from '../read/reader.js';
 import { BatchBuilder } from './batch.js';
+import { identityResolver, type IdentityResolverOptions } from './identities.js';
 import type { IndexBatch, IndexSource, ServeStore } from './store/types.js';
 
 export interface IndexerLag {
@@ -55,6 +56,12 @@ export interface IndexerOptions {
   lockRetryMs?: number;
   /** Subjects rescored per round (default 200). */
   rescoreLimit?: number;
+  /** Name subjects from the registry entries their signals cite (identities.ts); false: never read registries. */
+  identities?:
+    | false
+    | Pick<IdentityResolverOptions, 'registriesPerRound' | 'refreshMs' | 'minRetryMs' | 'maxRetryMs' | 'discover'>;
+  /** How often due identities are looked for when no batch brings new signals, ms (default 2000). */
+  identityPollMs?: number;
 }
 
 export interface Indexer {
@@ -69,6 +76,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
   const note = (message: string) => options.onNote?.(message);
   const batchSize = options.batchSize ?? 1000;
   const rescore = new Wake();
+  const name = new Wake();
   let indexing = false;
 
   async function holdLock(): Promise<boolean> {
@@ -113,7 +121,10 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
       const apply = async (batch: IndexBatch) => {
         const r = await store.applyBatch(topic, batch);
         read += r.signals;
-        if (r.signals > 0) rescore.wake();
+        if (r.signals > 0) {
+          rescore.wake();
+          name.wake();
+        }
         const ts = batch.cursor.consensusTimestamp;
         const subjects = [...new Set(batch.signals.map((x) => x.message.subject))];
         options.onLag?.({
@@ -213,10 +224,24 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
     }
   }
 
+  async function identityLoop(): Promise<void> {
+    if (options.identities === false) return;
+    const resolver = identityResolver(client, { store, signal, note, ...options.identities });
+    while (!signal.aborted) {
+      try {
+        if (await resolver.round()) continue;
+      } catch (err) {
+        if (signal.aborted) break;
+        note(`naming subjects: ${errorMessage(err)}`);
+      }
+      await name.wait(options.identityPollMs ?? 2000, signal);
+    }
+  }
+
   const done = (async () => {
     if (!(await holdLock())) return;
     indexing = true;
-    await Promise.all([...options.topics.map(followTopic), rescoreLoop()]);
+    await Promise.all([...options.topics.map(followTopic), rescoreLoop(), identityLoop()]);
     indexing = false;
   })();
 

@@ -8,10 +8,14 @@ import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import type { ReadSignal } from '../read/types.js';
-import type { ServeStore } from './store/types.js';
+import type { ServeStore, SubjectFilter } from './store/types.js';
+import { active } from '../report/html-identity.js';
+
+/** What the page's search form filters by. */
+export type LiveFilter = Pick<SubjectFilter, 'q' | 'protocol' | 'registry' | 'minScore'>;
 
 export interface LivePage {
-  page(topic: string): Promise<string>;
+  page(topic: string, filter?: LiveFilter): Promise<string>;
   script: string;
 }
 
@@ -30,18 +34,20 @@ export interface LivePageOptions {
 }
 
 export const LIVE_SCRIPT_PATH = '/live.js';
+/** Renderings kept (one per topic and filter asked for). */
+const MAX_RENDERINGS = 64;
 
 export function livePage(options: LivePageOptions): LivePage {
   const { store, scoring } = options;
   const maxSubjects = options.maxSubjects ?? 500;
   const maxDetail = options.maxDetailSubjects ?? 30;
   const maxSignals = options.maxSignals ?? 200;
-  // One rendering per topic and store revision: a page open in many browsers is rendered once per change.
+  // One rendering per topic, filter and store revision: a page open in many browsers is rendered once per change.
   const cache = new Map<string, { revision: string; html: Promise<string> }>();
 
-  async function render(topic: string): Promise<string> {
+  async function render(topic: string, filter: LiveFilter): Promise<string> {
     const status = (await store.topics()).find((t) => t.topic === topic);
-    const ranked = await store.listSubjects({ topic }, { limit: maxSubjects });
+    const ranked = await store.listSubjects({ ...filter, topic }, { limit: maxSubjects });
     const signals: ReadSignal[] = [];
     for (const s of ranked.items.slice(0, maxDetail)) {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
@@ -54,7 +60,10 @@ export function livePage(options: LivePageOptions): LivePage {
       publishers: options.publishers,
       rejected: status?.counts.rejected ?? {},
     });
-    const subjects = ranked.items.map((row) => row.score);
+    // The page names subjects by their registry entry's name (beside the UAID, as `hcs25 scores` does).
+    const subjects = ranked.items.map((row) =>
+      row.identity.name !== null && row.score.label === undefined ? { ...row.score, label: row.identity.name } : row.score,
+    );
     const report: ScoreReport = {
       ...head,
       counts: { ...head.counts, subjects: subjects.length, signals: status?.counts.signals ?? 0 },
@@ -63,7 +72,9 @@ export function livePage(options: LivePageOptions): LivePage {
     const more =
       ranked.next !== null
         ? `Live view of the top ${subjects.length} subjects; the API (/v1/subjects) pages through all of them.`
-        : undefined;
+        : subjects.length === 0 && active(filter)
+          ? 'No subject matches these filters.'
+          : undefined;
     return renderHtmlReport(report, signals, {
       ...(options.network !== undefined && { network: options.network }),
       scoring,
@@ -71,18 +82,24 @@ export function livePage(options: LivePageOptions): LivePage {
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
       ...(more && { notice: more }),
+      identities: new Map(ranked.items.map((row) => [row.subject, row.identity])),
+      filters: { topic, ...filter },
     });
   }
 
   return {
     script: LIVE_SCRIPT,
-    async page(topic) {
+    async page(topic, filter = {}) {
       const revision = String(await options.revision());
-      const hit = cache.get(topic);
+      const key = JSON.stringify([topic, filter.q, filter.protocol, filter.registry, filter.minScore]);
+      const hit = cache.get(key);
       if (hit && hit.revision === revision) return hit.html;
-      const html = render(topic);
-      cache.set(topic, { revision, html });
-      html.catch(() => cache.delete(topic));
+      const html = render(topic, filter);
+      // Bounded: any query string makes a key; the least recently rendered goes first.
+      cache.delete(key);
+      cache.set(key, { revision, html });
+      if (cache.size > MAX_RENDERINGS) cache.delete(cache.keys().next().value!);
+      html.catch(() => cache.delete(key));
       return html;
     },
   };

@@ -70,13 +70,28 @@ const pageParams = { cursor: cursorParam, limit: z.coerce.number().int().min(1).
 const NO_QUERY = z.strictObject({});
 const TOPIC_QUERY = z.strictObject({ topic: topicParam });
 const PAGE_QUERY = z.strictObject({ topic: topicParam, ...pageParams });
+const protocolParam = z.string().min(1).max(64).optional();
+const minScoreParam = z.coerce.number().min(0).max(100).optional();
+/** A search: a fragment of a name, UAID, endpoint or HCS-10 account (store/identity.ts). */
+const qParam = z.string().min(1).max(200).optional();
 const SUBJECTS_QUERY = z.strictObject({
   topic: topicParam,
   publisher: entityIdSchema.optional(),
-  protocol: z.string().min(1).max(64).optional(),
-  minScore: z.coerce.number().min(0).max(100).optional(),
+  protocol: protocolParam,
+  minScore: minScoreParam,
   minConfidence: z.coerce.number().min(0).max(1).optional(),
+  q: qParam,
+  registry: entityIdSchema.optional(),
   ...pageParams,
+});
+/** The live page's filter form: a field left empty is sent empty, and means no filter. */
+const blank = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+const PAGE_QUERY_FILTERS = z.strictObject({
+  topic: topicParam,
+  q: blank(qParam),
+  protocol: blank(protocolParam),
+  registry: blank(entityIdSchema.optional()),
+  minScore: blank(minScoreParam),
 });
 
 function pageLimit(ctx: ApiContext, limit: number | undefined): number {
@@ -160,9 +175,9 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/': {
     cache: 'revision',
     async handler(ctx, url) {
-      const { topic } = query(url, TOPIC_QUERY);
+      const { topic, ...filter } = query(url, PAGE_QUERY_FILTERS);
       return {
-        body: await ctx.live.page(followedTopic(ctx, topic)),
+        body: await ctx.live.page(followedTopic(ctx, topic), definedOnly(filter)),
         contentType: 'text/html; charset=utf-8',
         headers: LIVE_HEADERS,
       };
@@ -197,10 +212,13 @@ const ROUTES: Readonly<Record<string, Route>> = {
           ...(q.protocol !== undefined && { protocol: q.protocol }),
           ...(q.minScore !== undefined && { minScore: q.minScore }),
           ...(q.minConfidence !== undefined && { minConfidence: q.minConfidence }),
+          ...(q.q !== undefined && { q: q.q }),
+          ...(q.registry !== undefined && { registry: q.registry }),
         },
         { limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) },
       );
-      return { json: { topic, subjects: page.items.map((row) => row.score), nextCursor: page.next } };
+      const subjects = page.items.map((row) => ({ ...row.score, identity: row.identity }));
+      return { json: { topic, subjects, nextCursor: page.next } };
     },
   },
   '/v1/runs': {
@@ -282,9 +300,16 @@ function scoreAnswer(answer: CachedScore | null | typeof PENDING, topic: string)
 /** The live page may run its one script and talk to this server; nothing else. */
 const LIVE_HEADERS = {
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'Referrer-Policy': 'no-referrer',
 };
+
+/** The parameters given (exactOptionalPropertyTypes: an absent one is not an `undefined` one). */
+function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
 
 export function route(url: URL): Route | undefined {
   const fixed = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined;

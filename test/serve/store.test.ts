@@ -22,6 +22,8 @@ import { fleetSignals } from '../format/fleet.js';
 import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { batchOf, packed, PAYER, toMessages } from './helpers.js';
+import type { ReadSignal } from '../../src/read/types.js';
+import { probe, T0, uaid } from '../support/signals.js';
 
 const AGENTS = 40;
 const signals = fleetSignals(AGENTS);
@@ -251,6 +253,141 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect((await store.listSubjects({ topic, publisher: '0.0.999' })).items).toEqual([]);
     expect((await store.listSubjects({ topic }, { limit: 5000 })).items.length).toBe(AGENTS);
     await expect(store.listSubjects({ topic }, { cursor: 'garbage' })).rejects.toMatchObject({ code: 'USAGE' });
+  });
+
+  it('stores who a subject is from the registry its signals cite; searches by name, UAID, endpoint and registry', async () => {
+    const topic = '0.0.19';
+    const [calc, files, other, uncited] = [
+      uaid('calc.example.com'),
+      uaid('files.mcp.dev', 'mcp'),
+      uaid('other.example.org', 'rest'),
+      uaid('nobody.example.net'),
+    ];
+    const cite = (subject: string, seq: number, registry?: string) =>
+      probe(subject, { seq, at: T0 + seq * 1000, ...(registry && { sources: [registry] }) });
+    const applyAll = async (list: ReadSignal[]) => {
+      const last = list.at(-1)!;
+      await store.applyBatch(topic, {
+        signals: list,
+        records: [],
+        unknown: [],
+        rejected: [],
+        cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
+        source: 'rest',
+      });
+      while ((await store.rescoreDirty({ now: NOW })).more);
+    };
+    await applyAll([
+      cite(calc, 1, 'hcs://2/0.0.700'),
+      cite(files, 2, 'hcs://10/0.0.700'),
+      cite(other, 3, 'hcs://2/0.0.701'),
+      cite(uncited, 4),
+    ]);
+    const due = await store.identitiesDue();
+    expect(due.filter((d) => d.registry.startsWith('0.0.70'))).toEqual([
+      { registry: '0.0.700', until: cite(files, 2).consensusTimestamp, unresolved: 2 },
+      { registry: '0.0.701', until: cite(other, 3).consensusTimestamp, unresolved: 1 },
+    ]);
+    const first = await store.dueIdentities('0.0.700', { limit: 1 });
+    const second = await store.dueIdentities('0.0.700', { limit: 1, cursor: first.next! });
+    expect([...first.items, ...second.items].sort((a, b) => a.citedSeq - b.citedSeq)).toEqual([
+      { topic, subject: calc, citedSeq: 1 },
+      { topic, subject: files, citedSeq: 2 },
+    ]);
+    expect(second.next).toBeNull();
+
+    // Before anything is read: pending, with the cited registry and the UAID's protocol.
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({
+      status: 'pending',
+      registry: '0.0.700',
+      protocol: 'a2a',
+      name: null,
+    });
+    expect((await store.subjectScore(uncited, { topic }))?.identity).toMatchObject({
+      status: 'uncited',
+      registry: null,
+    });
+    const before = await store.revision();
+    const entry = (name: string, endpoint: string, sequence: number, protocol = 'a2a') => ({
+      name,
+      protocol,
+      endpoint,
+      accountId: null,
+      entry: `hcs://2/0.0.700#${sequence}`,
+      sequence,
+    });
+    await store.saveIdentities([
+      { topic, subject: calc, citedSeq: 1, registry: '0.0.700', status: 'resolved', entry: entry('Calc Bot', 'https://calc.example.com/a2a', 3) },
+      { topic, subject: files, citedSeq: 2, registry: '0.0.700', status: 'not-listed' },
+      { topic, subject: other, citedSeq: 3, registry: '0.0.701', status: 'unavailable', note: 'mirror node: 503' },
+    ]);
+    // The answers changed: caches learn it from changesSince.
+    const changed = await store.changesSince(before, 100);
+    expect(changed?.filter((c) => c.topic === topic).map((c) => c.subject).sort()).toEqual([calc, files, other].sort());
+    expect((await store.subjectScore(calc, { topic }))?.identity).toEqual({
+      name: 'Calc Bot',
+      protocol: 'a2a',
+      endpoint: 'https://calc.example.com/a2a',
+      accountId: null,
+      registry: '0.0.700',
+      entry: 'hcs://2/0.0.700#3',
+      sequence: 3,
+      status: 'resolved',
+      note: null,
+    });
+    expect((await store.scoresOf([{ topic, subject: files }]))[0]?.identity).toMatchObject({ status: 'not-listed' });
+    expect(
+      (await store.storedScores({ limit: 1000 })).items.find((x) => x.topic === topic && x.subject === other)?.identity,
+    ).toMatchObject({ status: 'unavailable', note: 'mirror node: 503', protocol: 'http' });
+    expect((await store.identitiesDue()).map((d) => d.registry)).toContain('0.0.701');
+    expect((await store.identitiesDue()).map((d) => d.registry)).not.toContain('0.0.700');
+
+    const subjects = async (filter: Parameters<ServeStore['listSubjects']>[0]) =>
+      (await store.listSubjects({ topic, ...filter })).items.map((r) => r.subject).sort();
+    expect(await subjects({ q: 'calc bot' })).toEqual([calc]);
+    expect(await subjects({ q: 'CALC.EXAMPLE' })).toEqual([calc]);
+    expect(await subjects({ q: '/a2a' })).toEqual([calc]);
+    expect(await subjects({ q: 'files.mcp' })).toEqual([files]);
+    // LIKE's own characters are taken literally.
+    expect(await subjects({ q: '%' })).toEqual([]);
+    expect(await subjects({ q: 'calc_example' })).toEqual([]);
+    expect(await subjects({ registry: '0.0.700' })).toEqual([calc, files].sort());
+    expect(await subjects({ registry: '0.0.701', q: 'other' })).toEqual([other]);
+    expect(await subjects({ registry: '0.0.702' })).toEqual([]);
+    const row = (await store.listSubjects({ topic, q: 'calc bot' })).items[0]!;
+    expect(row.identity.name).toBe('Calc Bot');
+
+    // A newer signal citing the same registry: due again, the entry kept until it is read; an answer for the older
+    // citation changes nothing.
+    await applyAll([cite(calc, 5, 'hcs://2/0.0.700')]);
+    expect((await store.dueIdentities('0.0.700')).items).toEqual([{ topic, subject: calc, citedSeq: 5 }]);
+    await store.saveIdentities([
+      { topic, subject: calc, citedSeq: 1, registry: '0.0.700', status: 'resolved', entry: entry('Old', 'https://old.example', 1) },
+    ]);
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot', sequence: 3 });
+    // An unreadable registry keeps what was resolved before.
+    await store.saveIdentities([
+      { topic, subject: calc, citedSeq: 5, registry: '0.0.700', status: 'unavailable', note: 'down' },
+    ]);
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot', status: 'resolved', note: 'down' });
+    await store.saveIdentities([
+      { topic, subject: calc, citedSeq: 5, registry: '0.0.700', status: 'resolved', entry: entry('Calc Bot 2', 'https://calc.example.com/v2', 9) },
+    ]);
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot 2', sequence: 9, note: null });
+    expect((await store.dueIdentities('0.0.700')).items).toEqual([]);
+
+    // A newer signal citing another registry forgets the old entry; an answer from the old registry is dropped.
+    await applyAll([cite(calc, 6, 'hcs://2/0.0.701')]);
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({
+      status: 'pending',
+      registry: '0.0.701',
+      name: null,
+      entry: null,
+    });
+    await store.saveIdentities([
+      { topic, subject: calc, citedSeq: 6, registry: '0.0.700', status: 'resolved', entry: entry('Stale', 'https://x', 1) },
+    ]);
+    expect((await store.subjectScore(calc, { topic }))?.identity?.name).toBeNull();
   });
 
   it('pages a subject history as hcs25 signals rows, both orders', async () => {

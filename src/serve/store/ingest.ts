@@ -7,6 +7,7 @@ import { dedupeKey } from '../../read/reader.js';
 import type { ReadSignal } from '../../read/types.js';
 import { Hcs25Error } from '../../core/errors.js';
 import { TS, bump, currentRevision, hash32, type SqlContext } from './context.js';
+import { recordCitations } from './identity.js';
 import type { ApplyResult, IndexBatch, ServeStore, SqlExecutor, TopicState } from './types.js';
 
 export type SqlIngest = Pick<ServeStore, 'useAllowList' | 'cursor' | 'applyBatch' | 'setTopicState'>;
@@ -44,6 +45,7 @@ export function createIngest(ctx: SqlContext): SqlIngest {
         const stored = fresh.length > 0 ? await insertSignals(tx, tid, fresh, rows) : [];
         const inserted = stored.length;
         if (inserted > 0) {
+          await recordCitations(tx, tid, stored);
           await tx.query(INSERT_RUNS, [tid, ...runsOf(stored)]);
           await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects, rev) VALUES ($1, $2, $3::text[], $4)', [
             tid,

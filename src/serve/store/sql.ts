@@ -13,6 +13,14 @@ import { responseHashV2 } from '../../format/hashing.js';
 import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { verifySignals, type VerifyReport } from '../../verify/signals.js';
 import { currentRevision, hash32, iso, SqlContext, type SignalRow, toReadSignal } from './context.js';
+import {
+  createIdentities,
+  IDENTITY_COLUMNS,
+  IDENTITY_JOIN,
+  type IdentityColumns,
+  identityOf,
+  substringPattern,
+} from './identity.js';
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
@@ -68,6 +76,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     ...createIngest(ctx),
     ...createRescorer(ctx),
+    ...createIdentities(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale
@@ -75,19 +84,28 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       // answer changes only at a revision changesSince names. The newest signal is looked up only while the topic
       // has pending batches, and the batches are searched newest first: the subject's own comes first (the older
       // ones are rescored before it).
-      const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null }>(
-        `SELECT t.topic, s.score,
+      const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null } & IdentityColumns>(
+        `SELECT t.topic, s.score, ${IDENTITY_COLUMNS},
            CASE WHEN NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = t.tid) THEN true
              ELSE (SELECT d.id FROM dirty_batches d WHERE d.tid = t.tid AND d.after_seq < (
                SELECT g.seq FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1
                ORDER BY g.sh DESC, g.tid DESC, g.seq DESC, g.idx DESC LIMIT 1) AND $1 = ANY (d.subjects)
                ORDER BY d.tid DESC, d.after_seq DESC LIMIT 1) IS NULL END AS fresh
          FROM topics t LEFT JOIN subject_scores s ON s.tid = t.tid AND s.subject = $1
+           LEFT JOIN subject_identities i ON i.tid = t.tid AND i.subject = $1
          WHERE (s.subject IS NOT NULL OR EXISTS (SELECT 1 FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1))
            AND ($2::text IS NULL OR t.topic = $2) ORDER BY t.tid LIMIT 1`,
         [subject, topic ?? null, hash32(subject)],
       );
-      return row ? ({ topic: row.topic, subject, fresh: row.fresh, score: row.score } satisfies StoredScore) : null;
+      return row
+        ? ({
+            topic: row.topic,
+            subject,
+            fresh: row.fresh,
+            score: row.score,
+            identity: identityOf(row, subject),
+          } satisfies StoredScore)
+        : null;
     },
 
     async storedScores(page: PageOptions = {}) {
@@ -99,10 +117,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         subject: string;
         fresh: boolean;
         score: SubjectScore;
-      }>(
-        `SELECT s.tid, t.topic, s.subject, s.score,
+      } & IdentityColumns>(
+        `SELECT s.tid, t.topic, s.subject, s.score, ${IDENTITY_COLUMNS},
            ${FRESH}
-         FROM subject_scores s JOIN topics t USING (tid)
+         FROM subject_scores s JOIN topics t USING (tid) ${IDENTITY_JOIN}
          WHERE s.score IS NOT NULL AND ($1::int IS NULL OR (s.tid, s.subject) > ($1::int, $2::text))
          ORDER BY s.tid, s.subject LIMIT $3`,
         [after?.[0] ?? null, after?.[1] ?? null, limit + 1],
@@ -110,23 +128,40 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       return paged(
         rows,
         limit,
-        (r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }),
+        (r): StoredScore => ({
+          topic: r.topic,
+          subject: r.subject,
+          fresh: r.fresh,
+          score: r.score,
+          identity: identityOf(r, r.subject),
+        }),
         (r) => [r.tid, r.subject],
       );
     },
 
     async scoresOf(keys) {
       if (keys.length === 0) return [];
-      const rows = await driver.query<{ topic: string; subject: string; fresh: boolean; score: SubjectScore }>(
-        `SELECT k.topic, s.subject, s.score,
+      const rows = await driver.query<
+        { topic: string; subject: string; fresh: boolean; score: SubjectScore } & IdentityColumns
+      >(
+        `SELECT k.topic, s.subject, s.score, ${IDENTITY_COLUMNS},
            ${FRESH}
          FROM unnest($1::text[], $2::text[]) AS k(topic, subject)
          JOIN topics t ON t.topic = k.topic
          JOIN subject_scores s ON s.tid = t.tid AND s.subject = k.subject
+         ${IDENTITY_JOIN}
          WHERE s.score IS NOT NULL`,
         [keys.map((k) => k.topic), keys.map((k) => k.subject)],
       );
-      return rows.map((r): StoredScore => ({ topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score }));
+      return rows.map(
+        (r): StoredScore => ({
+          topic: r.topic,
+          subject: r.subject,
+          fresh: r.fresh,
+          score: r.score,
+          identity: identityOf(r, r.subject),
+        }),
+      );
     },
 
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
@@ -161,10 +196,15 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
-      const rows = await driver.query<Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null }>(
-        `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score
-         FROM subject_scores s JOIN topics t USING (tid)
+      const rows = await driver.query<
+        Omit<SubjectRow, 'lastAt' | 'identity'> & { tid: number; last_at: Date | string | null } & IdentityColumns
+      >(
+        `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score,
+           ${IDENTITY_COLUMNS}
+         FROM subject_scores s JOIN topics t USING (tid) ${IDENTITY_JOIN}
          WHERE s.total IS NOT NULL
+           AND ($10::text IS NULL OR s.subject ILIKE $10 OR i.name ILIKE $10 OR i.endpoint ILIKE $10 OR i.account_id ILIKE $10)
+           AND ($11::text IS NULL OR i.registry = $11)
            AND ($1::text IS NULL OR t.topic = $1)
            AND ($2::text IS NULL OR s.protocol = $2)
            AND ($3::float8 IS NULL OR s.total >= $3)
@@ -182,6 +222,8 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           after?.[1] ?? null,
           after?.[2] ?? null,
           limit + 1,
+          filter.q === undefined ? null : substringPattern(filter.q),
+          filter.registry ?? null,
         ],
       );
       return paged(
@@ -197,6 +239,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           signals: r.signals,
           lastAt: r.last_at === null ? null : iso(r.last_at),
           score: r.score,
+          identity: identityOf(r, r.subject),
         }),
         (r) => [r.total, r.subject, r.tid],
       );
@@ -404,14 +447,14 @@ function toReadRecord(r: RecordRow): ReadRecord {
   };
 }
 
-function pageLimit(page: PageOptions): number {
+export function pageLimit(page: PageOptions): number {
   const limit = page.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1)
     throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
   return Math.min(limit, MAX_PAGE);
 }
 
-function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
+export function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return {
@@ -420,7 +463,7 @@ function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R)
   };
 }
 
-function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
+export function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
   if (cursor === undefined) return undefined;
   try {
     return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));

@@ -98,6 +98,66 @@ export interface StoredScore {
   fresh: boolean;
   /** Null until the first computation. */
   score: SubjectScore | null;
+  /** Who the subject is, from the registry entry its signals cite (store/identity.ts). */
+  identity?: SubjectIdentity;
+}
+
+/** How far a subject's identity is known: see schemas/serve/006_subject_identities.sql. */
+export type IdentityStatus = 'uncited' | 'pending' | 'resolved' | 'not-listed' | 'unavailable';
+
+/**
+ * A subject's name, protocol and address as the registry entry its signals cite lists them. Names and endpoints are
+ * whatever the registry's writer chose: stored escaped for terminals (read/labels.ts), escaped again for HTML.
+ */
+export interface SubjectIdentity {
+  name: string | null;
+  /** The entry's protocol (a2a, openai, http, mcp, hcs-10); before it is resolved, the UAID's (`rest` shown `http`). */
+  protocol: string | null;
+  /** URL for a2a / openai / http / mcp agents. */
+  endpoint: string | null;
+  /** An HCS-10 agent's Hedera account. */
+  accountId: string | null;
+  /** Topic id of the registry the newest citing signal names. */
+  registry: string | null;
+  /** The registry message that listed the subject, `hcs://2/{topic}#{sequence}`, and its sequence number. */
+  entry: string | null;
+  sequence: number | null;
+  status: IdentityStatus;
+  /** Why the registry could not be read (status `unavailable`). */
+  note: string | null;
+}
+
+/** A registry with subjects due for resolving (identitiesDue). */
+export interface DueRegistry {
+  /** Topic id. */
+  registry: string;
+  /** Consensus time (`seconds.nanos`) of the newest citing signal: the registry is read as it was then. */
+  until: string;
+  /** Due subjects never resolved yet. */
+  unresolved: number;
+}
+
+/** A subject due for resolving, with the citation its answer will be for. */
+export interface DueIdentity {
+  topic: string;
+  subject: string;
+  citedSeq: number;
+}
+
+/** What reading a registry found for a due subject. */
+export interface IdentityUpdate extends DueIdentity {
+  /** The registry read (topic id): an update for a subject whose newest citation names another one is dropped. */
+  registry: string;
+  status: 'resolved' | 'not-listed' | 'unavailable';
+  note?: string;
+  entry?: {
+    name: string | null;
+    protocol: string;
+    endpoint: string | null;
+    accountId: string | null;
+    entry: string;
+    sequence: number;
+  };
 }
 
 export interface SubjectFilter {
@@ -108,6 +168,10 @@ export interface SubjectFilter {
   protocol?: string;
   minScore?: number;
   minConfidence?: number;
+  /** Case-insensitive substring of the subject's name, UAID, endpoint or HCS-10 account. */
+  q?: string;
+  /** The topic id of the registry the subject's signals cite. */
+  registry?: string;
 }
 
 /** A row of the ranked subject list (score desc, then subject, then topic). */
@@ -121,6 +185,7 @@ export interface SubjectRow {
   signals: number;
   lastAt: string | null;
   score: SubjectScore;
+  identity: SubjectIdentity;
 }
 
 export interface TopicStatus {
@@ -230,6 +295,18 @@ export interface ServeStore {
   runs(options?: PageOptions & { topic?: string }): Promise<Page<RunRow>>;
   /** The verify library over the run's indexed signals and reveals: stored, recomputed when they changed. */
   runVerification(topic: string, run: string): Promise<RunVerification | null>;
+  /**
+   * Registries with subjects due for resolving (a citation newer than their stored entry), those with never-resolved
+   * subjects first, at most `limit` (default 16).
+   */
+  identitiesDue(options?: { limit?: number }): Promise<DueRegistry[]>;
+  /** The subjects of `registry` due for resolving, paged in (topic, subject) order. */
+  dueIdentities(registry: string, page?: PageOptions): Promise<Page<DueIdentity>>;
+  /**
+   * Stores what a registry said (one transaction, at a new revision: cached answers of these subjects are dropped).
+   * An entry stays due when a newer citation arrived meanwhile, or when the registry was `unavailable`.
+   */
+  saveIdentities(updates: readonly IdentityUpdate[]): Promise<void>;
   /** Size of the database on disk (pg_database_size), bytes. */
   databaseBytes(): Promise<number>;
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
