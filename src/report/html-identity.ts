@@ -31,7 +31,8 @@ const PROTOCOLS = ['a2a', 'mcp', 'openai', 'rest', 'hcs-10'] as const;
 
 /** One line under a subject's name: protocol · endpoint or account · registry entry (or why it has none yet). */
 export function identityLine(identity: IdentityView | undefined): string {
-  if (!identity) return '';
+  // No registry cited: the UAID's badges say all that is known.
+  if (!identity || identity.status === 'uncited') return '';
   const parts: string[] = [];
   if (identity.protocol) parts.push(`<span class="proto">${esc(protocolName(identity.protocol))}</span>`);
   const address = identity.endpoint ?? (identity.accountId ? `account ${identity.accountId}` : null);
@@ -56,8 +57,7 @@ export function filterForm(filters: ReportFilters): string {
   const options = [
     `<option value="">any protocol</option>`,
     ...PROTOCOLS.map(
-      (p) =>
-        `<option value="${p}"${filters.protocol === p ? ' selected' : ''}>${esc(protocolName(p))}</option>`,
+      (p) => `<option value="${p}"${filters.protocol === p ? ' selected' : ''}>${esc(protocolName(p))}</option>`,
     ),
   ];
   // A protocol asked for by URL that the list does not offer stays selected, so the form says what is shown.
@@ -71,7 +71,9 @@ export function filterForm(filters: ReportFilters): string {
     `<label>Registry <input name="registry" placeholder="0.0.1234" pattern="\\d+\\.\\d+\\.\\d+" maxlength="40"${value(filters.registry)}></label>` +
     `<label>Minimum score <input type="number" name="minScore" min="0" max="100" step="any"${value(filters.minScore)}></label>` +
     '<button type="submit">Filter</button>' +
-    (active(filters) ? ` <a href="/${filters.topic !== undefined ? `?topic=${esc(encodeURIComponent(filters.topic))}` : ''}">clear</a>` : '') +
+    (active(filters)
+      ? ` <a href="/${filters.topic !== undefined ? `?topic=${esc(encodeURIComponent(filters.topic))}` : ''}">clear</a>`
+      : '') +
     '</form></section>'
   );
 }

@@ -31,9 +31,16 @@ export interface IdentityResolverOptions {
   discover?: (registry: string, until: string, signal: AbortSignal) => Promise<Agent[]>;
 }
 
+export interface IdentityRound {
+  /** More registries are due and readable at once. */
+  more: boolean;
+  /** When a registry due but skipped (backing off, or read recently) may be read, ms since the epoch; null: none. */
+  nextAt: number | null;
+}
+
 export interface IdentityResolver {
-  /** Reads the due registries that may be read now; resolves true when more are due and readable at once. */
-  round(now?: number): Promise<boolean>;
+  /** Reads the due registries that may be read now (at most `registriesPerRound`). */
+  round(now?: number): Promise<IdentityRound>;
 }
 
 /** Registry states kept at most (each registry cited is one). */
@@ -57,14 +64,16 @@ export function identityResolver(client: Hcs25Client, options: IdentityResolverO
     (async (registry: string, until: string, abort: AbortSignal) =>
       (await discoverAgents(client, { registry, until, signal: abort })).agents);
 
-  function readable(registry: string, unresolved: number, now: number): boolean {
+  /** When the registry may be read next: now or earlier when it may be read at once. */
+  function readableAt(registry: string, unresolved: number): number {
     const st = states.get(registry);
-    if (!st) return true;
-    if (st.retryAt > now) return false;
-    return unresolved > 0 || st.failures > 0 || st.readAt + refreshMs <= now;
+    if (!st) return 0;
+    if (st.failures > 0) return st.retryAt;
+    return unresolved > 0 ? 0 : st.readAt + refreshMs;
   }
 
-  async function read(registry: string, until: string, now: number): Promise<void> {
+  /** Reads the registry and saves what it says of its due subjects; returns when to retry it if it failed. */
+  async function read(registry: string, until: string, now: number): Promise<number | null> {
     let agents: Map<string, Agent> | undefined;
     let failure: string | undefined;
     const st = states.get(registry) ?? { readAt: 0, failures: 0, retryAt: 0 };
@@ -102,17 +111,25 @@ export function identityResolver(client: Hcs25Client, options: IdentityResolverO
       await store.saveIdentities(updates);
       cursor = page.next ?? undefined;
     } while (cursor !== undefined && !signal.aborted);
+    return agents === undefined ? st.retryAt : null;
   }
 
   return {
     async round(now = Date.now()) {
       const due = await store.identitiesDue({ limit: 64 });
-      const eligible = due.filter((d) => readable(d.registry, d.unresolved, now));
+      const eligible: typeof due = [];
+      let nextAt: number | null = null;
+      for (const d of due) {
+        const at = readableAt(d.registry, d.unresolved);
+        if (at <= now) eligible.push(d);
+        else nextAt = Math.min(nextAt ?? at, at);
+      }
       for (const d of eligible.slice(0, perRound)) {
         if (signal.aborted) break;
-        await read(d.registry, d.until, now);
+        const retryAt = await read(d.registry, d.until, now);
+        if (retryAt !== null) nextAt = Math.min(nextAt ?? retryAt, retryAt);
       }
-      return eligible.length > perRound;
+      return { more: eligible.length > perRound, nextAt };
     },
   };
 }

@@ -8,7 +8,8 @@
  * a poll round trip; without it (or while it fails) the reader polls. REST is what carries the data either way: a
  * mirror gRPC message has no payer unless it was chunked, and the payer is what the allow-list and dedupe key on.
  * Mirror outages are retried with backoff and reported through `onNote`; only the holder of the store's indexer lock
- * indexes, the others retry the lock (and take over when the holder dies).
+ * indexes, the others retry the lock (and take over when the holder dies). Beside indexing, subjects are named from
+ * the registry entries their signals cite (identities.ts).
  */
 import type { Hcs25Client } from '../client.js';
 import { errorMessage } from '../core/errors.js';
@@ -224,17 +225,26 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
     }
   }
 
+  /**
+   * Rounds at most every `identityPollMs`, when a batch brought signals or a skipped registry may be read again (or
+   * each minute): not once per batch while a large topic is indexed.
+   */
   async function identityLoop(): Promise<void> {
     if (options.identities === false) return;
     const resolver = identityResolver(client, { store, signal, note, ...options.identities });
+    const gap = options.identityPollMs ?? 2000;
     while (!signal.aborted) {
+      let wait = 60_000;
       try {
-        if (await resolver.round()) continue;
+        const r = await resolver.round();
+        if (r.more) wait = 0;
+        else if (r.nextAt !== null) wait = Math.min(wait, Math.max(0, r.nextAt - Date.now()));
       } catch (err) {
         if (signal.aborted) break;
         note(`naming subjects: ${errorMessage(err)}`);
       }
-      await name.wait(options.identityPollMs ?? 2000, signal);
+      await sleep(gap, signal);
+      if (wait > gap) await name.wait(wait - gap, signal);
     }
   }
 

@@ -62,7 +62,9 @@ export function livePage(options: LivePageOptions): LivePage {
     });
     // The page names subjects by their registry entry's name (beside the UAID, as `hcs25 scores` does).
     const subjects = ranked.items.map((row) =>
-      row.identity.name !== null && row.score.label === undefined ? { ...row.score, label: row.identity.name } : row.score,
+      row.identity.name !== null && row.score.label === undefined
+        ? { ...row.score, label: row.identity.name }
+        : row.score,
     );
     const report: ScoreReport = {
       ...head,

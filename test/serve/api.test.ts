@@ -16,14 +16,96 @@ import { ScoreCache } from '../../src/serve/cache.js';
 import { ServeEvents } from '../../src/serve/events.js';
 import { startHttpServer, type ServeHttp } from '../../src/serve/http.js';
 import { livePage } from '../../src/serve/live.js';
+import type { Hcs25Client } from '../../src/client.js';
+import type { Agent } from '../../src/core/agent.js';
+import { identityResolver } from '../../src/serve/identities.js';
+import type { SubjectIdentity } from '../../src/serve/store/types.js';
 import { openStore, type ServeStore } from '../../src/serve/store/index.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 import { OPENAPI, openapiValidator } from './openapi.js';
+import { esc } from '../../src/report/svg.js';
 
 const TOPIC = '0.0.4242';
 const NOW = new Date(T0 + 30 * HOUR);
 const HOSTILE = 'uaid:aid:x;uid=0;proto=a2a;nativeId=<img/src=x/onerror=alert(1)>"\'&';
 const SUBJECTS = [uaid('calc.example.com'), uaid('files.mcp.dev', 'mcp'), uaid('slow.example.org', 'openai'), HOSTILE];
+/** The registry the first three subjects' signals cite; it lists the first two (the HOSTILE one cites none). */
+const REGISTRY = '0.0.777';
+const NAME = 'Calc <b>"bot"</b> & co';
+const LISTED: Agent[] = [
+  {
+    subject: SUBJECTS[0]!,
+    name: NAME,
+    protocol: 'a2a',
+    endpoint: 'https://calc.example.com/a2a',
+    source: `hcs://2/${REGISTRY}`,
+    registrySeq: 3,
+  },
+  {
+    subject: SUBJECTS[1]!,
+    name: 'Files',
+    protocol: 'mcp',
+    endpoint: 'https://files.mcp.dev/mcp',
+    source: `hcs://2/${REGISTRY}`,
+    registrySeq: 5,
+  },
+];
+const IDENTITIES: Record<string, SubjectIdentity> = {
+  [SUBJECTS[0]!]: {
+    name: NAME,
+    protocol: 'a2a',
+    endpoint: 'https://calc.example.com/a2a',
+    accountId: null,
+    registry: REGISTRY,
+    entry: `hcs://2/${REGISTRY}#3`,
+    sequence: 3,
+    status: 'resolved',
+    note: null,
+  },
+  [SUBJECTS[1]!]: {
+    name: 'Files',
+    protocol: 'mcp',
+    endpoint: 'https://files.mcp.dev/mcp',
+    accountId: null,
+    registry: REGISTRY,
+    entry: `hcs://2/${REGISTRY}#5`,
+    sequence: 5,
+    status: 'resolved',
+    note: null,
+  },
+  [SUBJECTS[2]!]: {
+    name: null,
+    protocol: 'openai',
+    endpoint: null,
+    accountId: null,
+    registry: REGISTRY,
+    entry: null,
+    sequence: null,
+    status: 'not-listed',
+    note: null,
+  },
+  [HOSTILE]: {
+    name: null,
+    protocol: 'a2a',
+    endpoint: null,
+    accountId: null,
+    registry: null,
+    entry: null,
+    sequence: null,
+    status: 'uncited',
+    note: null,
+  },
+};
+
+/** The indexer's naming round over REGISTRY, listing `agents`. */
+async function nameSubjects(agents: Agent[]): Promise<void> {
+  const resolver = identityResolver({} as Hcs25Client, {
+    store,
+    signal: new AbortController().signal,
+    discover: async (registry) => (registry === REGISTRY ? agents : []),
+  });
+  while ((await resolver.round()).more);
+}
 
 function fleetSignals(firstSeq: number, runs: number, runOffset = 0): ReadSignal[] {
   const out: ReadSignal[] = [];
@@ -32,7 +114,8 @@ function fleetSignals(firstSeq: number, runs: number, runOffset = 0): ReadSignal
     for (const [i, subject] of SUBJECTS.entries()) {
       const at = T0 + (r + runOffset) * HOUR + i * 1000;
       const run = r + runOffset;
-      out.push(probe(subject, { seq: seq++, at, run, reachable: (r + i) % 4 !== 0 }));
+      const sources = subject === HOSTILE ? undefined : [`hcs://2/${REGISTRY}`];
+      out.push(probe(subject, { seq: seq++, at, run, reachable: (r + i) % 4 !== 0, ...(sources && { sources }) }));
       if (!subject.includes('proto=mcp'))
         out.push(evalSignal(subject, 'math', (r + i) % 3 ? 'correct' : 'wrong', { seq: seq++, at: at + 100, run }));
     }
@@ -123,6 +206,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hcs25-serve-api-'));
   store = await openStore('memory://', { stateDir: dir });
   await apply(store, first);
+  await nameSubjects(LISTED);
   events = new ServeEvents({ store, scores: new ScoreCache(store), maxClients: 2, pollMs: 50 });
   events.start();
   server = await startServer({}, ['https://app.example']);
@@ -142,7 +226,8 @@ describe('GET /v1/subjects/{subject}/score', () => {
       const res = await get(base, `/v1/subjects/${enc(expected.subject)}/score`);
       check('/v1/subjects/{subject}/score', res.status, res.json);
       expect(res.status).toBe(200);
-      expect(res.json).toEqual(JSON.parse(JSON.stringify(expected)));
+      // One subject of `hcs25 scores --json`, and who it is.
+      expect(res.json).toEqual(JSON.parse(JSON.stringify({ ...expected, identity: IDENTITIES[expected.subject] })));
       expect(res.headers['x-score-fresh']).toBe('true');
     }
   });
@@ -377,6 +462,86 @@ describe('GET /v1/events', () => {
   });
 });
 
+describe('identities', () => {
+  type Item = { subject: string; identity: SubjectIdentity; protocol: string | null };
+  const list = async (query: string) => {
+    const res = await get(base, `/v1/subjects${query}`);
+    check('/v1/subjects', res.status, res.json);
+    return res;
+  };
+  const subjectsOf = async (query: string) =>
+    ((await list(query)).json as { subjects: Item[] }).subjects.map((s) => s.subject).sort();
+
+  it('every listed subject carries its name, protocol, endpoint and registry entry', async () => {
+    const body = (await list('')).json as { subjects: Item[] };
+    expect(body.subjects).toHaveLength(SUBJECTS.length);
+    for (const s of body.subjects) expect(s.identity).toEqual(IDENTITIES[s.subject]);
+  });
+
+  it('filters by name, UAID or endpoint (q) and by registry; validates both', async () => {
+    expect(await subjectsOf(`?q=${enc('<B>"BOT"')}`)).toEqual([SUBJECTS[0]]);
+    expect(await subjectsOf('?q=files.mcp.dev%2Fmcp')).toEqual([SUBJECTS[1]]);
+    expect(await subjectsOf('?q=slow.example')).toEqual([SUBJECTS[2]]);
+    expect(await subjectsOf('?q=example&protocol=a2a')).toEqual([SUBJECTS[0]]);
+    expect(await subjectsOf(`?registry=${REGISTRY}`)).toEqual(SUBJECTS.slice(0, 3).sort());
+    expect(await subjectsOf(`?registry=${REGISTRY}&protocol=mcp`)).toEqual([SUBJECTS[1]]);
+    expect(await subjectsOf('?registry=0.0.1')).toEqual([]);
+    for (const bad of ['?q=', `?q=${'x'.repeat(201)}`, '?registry=calc', '?q=a&q=b']) {
+      const res = await list(bad);
+      expect(res.status).toBe(400);
+      expect((res.json as { error: { code: string } }).error.code).toBe('BAD_QUERY');
+    }
+  });
+
+  it('the live page shows names (escaped), protocols and endpoints, and filters with a plain GET form', async () => {
+    const page = await get(base, '/');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(esc(NAME));
+    expect(page.text).not.toContain(NAME);
+    expect(page.text).toContain('<code class="endpoint">https://files.mcp.dev/mcp</code>');
+    expect(page.text).toContain(`hcs://2/${REGISTRY}#3`);
+    expect(page.text).toMatch(/<form class="filter" method="get" action="\/"/);
+    // The policy lets the form submit to the page itself, and still allows no inline script.
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("form-action 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)/);
+
+    // What the form sends: every field, the empty ones meaning no filter.
+    const filtered = await get(base, `/?topic=${TOPIC}&q=files&protocol=&registry=${REGISTRY}&minScore=`);
+    expect(filtered.status).toBe(200);
+    expect(filtered.text).toContain('Files');
+    expect(filtered.text).not.toContain(esc(NAME));
+    expect(filtered.text).toContain('value="files"');
+    const none = await get(base, '/?q=nothing-matches');
+    expect(none.text).toContain('No subject matches these filters.');
+    expect((await get(base, '/?minScore=abc')).status).toBe(400);
+    expect((await get(base, '/?name=x')).status).toBe(400);
+  });
+
+  it('a renamed registry entry changes the served answer, through the score cache', async () => {
+    const path = `/v1/subjects/${enc(SUBJECTS[1]!)}/score`;
+    const before = await get(base, path);
+    expect((before.json as Item).identity.name).toBe('Files');
+    const from = (await store.cursor(TOPIC))!.sequence;
+    // A newer signal cites the registry again; the registry now names the agent differently.
+    await apply(store, [
+      probe(SUBJECTS[1]!, { seq: from + 1, at: T0 + 20 * HOUR, run: 40, sources: [`hcs://2/${REGISTRY}`] }),
+    ]);
+    await nameSubjects([LISTED[0]!, { ...LISTED[1]!, name: 'Files v2', registrySeq: 8 }]);
+    await vi.waitFor(async () => {
+      const after = await get(base, path);
+      check('/v1/subjects/{subject}/score', after.status, after.json);
+      expect((after.json as Item).identity).toMatchObject({
+        name: 'Files v2',
+        sequence: 8,
+        entry: `hcs://2/${REGISTRY}#8`,
+      });
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+    });
+  });
+});
+
 describe('the score cache', () => {
   it('a new signal changes the served score and its ETag on every instance, before /v1/events announces it', async () => {
     // A second instance with a cache of its own over the same store: like a worker that does not index, it learns of
@@ -412,7 +577,7 @@ describe('the score cache', () => {
           expect(caches[i]!.misses).toBe(misses);
           check('/v1/subjects/{subject}/score', after.status, after.json);
           expect(after.status).toBe(200);
-          expect(after.json).toEqual(JSON.parse(JSON.stringify(truth.score)));
+          expect(after.json).toEqual(JSON.parse(JSON.stringify({ ...truth.score, identity: truth.identity })));
           expect(after.headers['x-score-fresh']).toBe('true');
           expect(after.headers.etag).not.toBe(before[i]!.headers.etag);
           expect((await get(b, path, { headers: { 'If-None-Match': before[i]!.headers.etag as string } })).status).toBe(

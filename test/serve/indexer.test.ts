@@ -17,6 +17,8 @@ import { emulatorConfig, startHarness, tempDir, type Harness } from '../publish/
 import { fleetSignals } from '../format/fleet.js';
 import { evalResult, RUN, RUN_KEY } from '../format/fixtures.js';
 import { packed } from './helpers.js';
+import { discoverAgents } from '../../src/discover/discover-agents.js';
+import { probe } from '../support/signals.js';
 
 let h: Harness;
 let store: ServeStore;
@@ -174,6 +176,59 @@ describe('startIndexer', () => {
       await trusted.stop();
       expect(trusted.notes.some((n) => n.includes('indexing it again'))).toBe(i === 0);
     }
+  }, 60_000);
+
+  it('names subjects from the registry entry their signals cite; an unreadable registry leaves them unnamed, indexing on', async () => {
+    const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+    const record = { name: 'Calc \u202eBot', protocol: 'a2a', endpoint: 'https://calc.example.com/a2a' };
+    await submit(registry, [
+      Buffer.from(JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) })),
+    ]);
+    const listed = async () => {
+      const c = clientWith();
+      try {
+        return (await discoverAgents(c, { registry })).agents;
+      } finally {
+        await c.close();
+      }
+    };
+    await expect.poll(async () => (await listed()).length, { timeout: 15_000 }).toBe(1);
+    const [agent] = await listed();
+    const subject = agent!.subject;
+    const stranger = fleet[0]!.subject;
+    const missing = '0.0.999999';
+    const topic = await createTopic(h.client, { memo: 'hcs-25:0:86400' });
+    const at = Date.now();
+    await submit(topic, [
+      Buffer.from(JSON.stringify(probe(subject, { seq: 1, at, sources: [`hcs://2/${registry}`] }).message)),
+      Buffer.from(JSON.stringify(probe(stranger, { seq: 2, at, sources: [`hcs://2/${missing}`] }).message)),
+    ]);
+    const r = run(clientWith(), [topic], { identityPollMs: 50, identities: { minRetryMs: 60_000 } });
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(async () => (await store.subjectScore(subject, { topic }))?.identity?.status, { timeout: 15_000 })
+      .toBe('resolved');
+    expect((await store.subjectScore(subject, { topic }))?.identity).toEqual({
+      // The registry's text, with its bidi override made harmless.
+      name: expect.stringMatching(/^Calc\s+Bot$/),
+      protocol: 'a2a',
+      endpoint: 'https://calc.example.com/a2a',
+      accountId: null,
+      registry,
+      entry: `hcs://2/${registry}#1`,
+      sequence: 1,
+      status: 'resolved',
+      note: null,
+    });
+    await expect
+      .poll(async () => (await store.subjectScore(stranger, { topic }))?.identity?.status, { timeout: 15_000 })
+      .toBe('unavailable');
+    expect((await store.subjectScore(stranger, { topic }))?.identity?.note).toMatch(/does not exist/);
+    expect(r.notes.some((n) => n.startsWith(`registry ${missing}: cannot be read`))).toBe(true);
+    // Indexing goes on meanwhile.
+    await submit(topic, [Buffer.from(JSON.stringify(probe(subject, { seq: 3, at: at + 1000 }).message))]);
+    await expect.poll(() => signalCount(topic), { timeout: 15_000 }).toBe(3);
+    await r.stop();
   }, 60_000);
 
   it('rings on mirror gRPC; falls back to REST polling when the subscription fails, and returns', async () => {

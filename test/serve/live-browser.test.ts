@@ -13,6 +13,8 @@ import { signalMessageV2Schema } from '../../src/format/schema-v2.js';
 import { emulatorConfig, startHarness, tempDir, type Harness } from '../publish/helpers.js';
 import { runId, uaid } from '../support/signals.js';
 import { SKIP_REASON, hasChromium, launchChromium, watchProblems } from '../support/browser.js';
+import { discoverAgents } from '../../src/discover/discover-agents.js';
+import { submitMessage } from '../../src/hedera/tx.js';
 
 if (!hasChromium) console.warn(`live-browser.test: ${SKIP_REASON}`);
 
@@ -26,7 +28,7 @@ let topic: string;
 const tmp = tempDir();
 let run = 0;
 
-async function publish(subject: string, reachable: boolean): Promise<void> {
+async function publish(subject: string, reachable: boolean, sources?: string[]): Promise<void> {
   const message = signalMessageV2Schema.parse({
     p: 'hcs-25',
     op: 'signal',
@@ -37,6 +39,7 @@ async function publish(subject: string, reachable: boolean): Promise<void> {
     signal: 'availability.probe',
     status: 'ok',
     data: { reachable, score: reachable ? 100 : 0, latencyMs: 40 + run, transport: 'a2a' },
+    ...(sources && { sources }),
   });
   const tx = new TopicMessageSubmitTransaction().setTopicId(topic).setMessage(JSON.stringify(message));
   await (await tx.execute(h.client)).getReceipt(h.client);
@@ -122,6 +125,77 @@ describe('the live page in headless Chromium', () => {
         expect(await hostileCard.locator('details.signals').getAttribute('open')).not.toBeNull();
         expect(await page.locator('#live-status').textContent()).toMatch(/^live/);
         expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
+});
+
+describe('names and the search form in headless Chromium', () => {
+  it.skipIf(!hasChromium)(
+    `shows each subject's registry name (as text), protocol and endpoint; the form filters the ranking${hasChromium ? '' : ` (${SKIP_REASON})`}`,
+    async () => {
+      const registry = await createTopic(h.client, { memo: 'hcs-2:0:86400' });
+      const name = 'Named <b>agent</b>';
+      const record = { name, protocol: 'a2a', endpoint: 'https://named.example.com/a2a' };
+      await submitMessage(
+        h.client,
+        registry,
+        JSON.stringify({ p: 'hcs-2', op: 'register', metadata: JSON.stringify(record) }),
+        undefined,
+      );
+      let named: string | undefined;
+      await until(async () => {
+        named = (await discoverAgents(client, { registry })).agents[0]?.subject;
+        return named !== undefined;
+      });
+      await publish(named!, true, [`hcs://2/${registry}`]);
+      await until(async () => {
+        const res = await fetch(`${server.url}/v1/subjects?q=${encodeURIComponent('named <b>')}`);
+        const body = (await res.json()) as { subjects: Array<{ identity: { name: string | null } }> };
+        return body.subjects[0]?.identity.name === name;
+      });
+
+      const browser = await launchChromium();
+      try {
+        for (const width of [1280, 390]) {
+          const page = await browser.newPage({ viewport: { width, height: 900 } });
+          const problems = watchProblems(page, (u) => u.startsWith(`${server.url}/`));
+          await page.goto(`${server.url}/`, { waitUntil: 'load' });
+          const rows = page.locator('table.rank tbody tr');
+          const all = await rows.count();
+          expect(all).toBeGreaterThan(1);
+          const row = page.locator(`table.rank tbody tr[data-subject="${named}"]`);
+          // The name is text, beside the protocol, endpoint and registry entry.
+          expect(await row.locator('td.subject a').textContent()).toBe(name);
+          expect(await row.locator('.ident').textContent()).toBe(
+            `a2a · https://named.example.com/a2a · hcs://2/${registry}#1`,
+          );
+          expect(await page.locator('td.subject b').count()).toBe(0);
+
+          await page.fill('form.filter input[name=q]', 'NAMED <b');
+          await Promise.all([page.waitForURL(/[?&]q=NAMED/), page.click('form.filter button[type=submit]')]);
+          expect(await rows.count()).toBe(1);
+          expect(await rows.first().getAttribute('data-subject')).toBe(named);
+          expect(await page.inputValue('form.filter input[name=q]')).toBe('NAMED <b');
+          await page.selectOption('form.filter select[name=protocol]', 'mcp');
+          await Promise.all([page.waitForURL(/protocol=mcp/), page.click('form.filter button[type=submit]')]);
+          expect(await page.locator('p.warn', { hasText: 'No subject matches these filters.' }).count()).toBe(1);
+          await Promise.all([page.waitForURL(/\/(\?topic=[0-9.]+)?$/), page.click('form.filter a')]);
+          expect(await rows.count()).toBe(all);
+          // Nothing wider than the screen: the form wraps.
+          expect(
+            await page.evaluate(() => {
+              const d = (
+                globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+              ).document;
+              return d.documentElement.scrollWidth <= d.documentElement.clientWidth;
+            }),
+          ).toBe(true);
+          expect(problems).toEqual([]);
+          await page.close();
+        }
       } finally {
         await browser.close();
       }

@@ -174,7 +174,13 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     const read = await collectTopicSignalsOf(messages);
     const expected = computeScores(read, DEFAULT_SCORING_CONFIG, { now: NOW, topic });
     const got = await store.subjectScore(expected.subjects[0]!.subject, { topic });
-    expect(got).toEqual({ topic, subject: expected.subjects[0]!.subject, fresh: true, score: expected.subjects[0] });
+    expect(got).toEqual({
+      topic,
+      subject: expected.subjects[0]!.subject,
+      fresh: true,
+      score: expected.subjects[0],
+      identity: expect.any(Object),
+    });
     expect((await store.rescoreDirty({ now: NOW })).subjects).toBe(0);
   });
 
@@ -256,7 +262,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
   });
 
   it('stores who a subject is from the registry its signals cite; searches by name, UAID, endpoint and registry', async () => {
-    const topic = '0.0.19';
+    const topic = '0.0.26';
     const [calc, files, other, uncited] = [
       uaid('calc.example.com'),
       uaid('files.mcp.dev', 'mcp'),
@@ -283,7 +289,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       cite(other, 3, 'hcs://2/0.0.701'),
       cite(uncited, 4),
     ]);
-    const due = await store.identitiesDue();
+    const due = await store.identitiesDue({ limit: 1000 });
     expect(due.filter((d) => d.registry.startsWith('0.0.70'))).toEqual([
       { registry: '0.0.700', until: cite(files, 2).consensusTimestamp, unresolved: 2 },
       { registry: '0.0.701', until: cite(other, 3).consensusTimestamp, unresolved: 1 },
@@ -317,13 +323,25 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       sequence,
     });
     await store.saveIdentities([
-      { topic, subject: calc, citedSeq: 1, registry: '0.0.700', status: 'resolved', entry: entry('Calc Bot', 'https://calc.example.com/a2a', 3) },
+      {
+        topic,
+        subject: calc,
+        citedSeq: 1,
+        registry: '0.0.700',
+        status: 'resolved',
+        entry: entry('Calc Bot', 'https://calc.example.com/a2a', 3),
+      },
       { topic, subject: files, citedSeq: 2, registry: '0.0.700', status: 'not-listed' },
       { topic, subject: other, citedSeq: 3, registry: '0.0.701', status: 'unavailable', note: 'mirror node: 503' },
     ]);
     // The answers changed: caches learn it from changesSince.
     const changed = await store.changesSince(before, 100);
-    expect(changed?.filter((c) => c.topic === topic).map((c) => c.subject).sort()).toEqual([calc, files, other].sort());
+    expect(
+      changed
+        ?.filter((c) => c.topic === topic)
+        .map((c) => c.subject)
+        .sort(),
+    ).toEqual([calc, files, other].sort());
     expect((await store.subjectScore(calc, { topic }))?.identity).toEqual({
       name: 'Calc Bot',
       protocol: 'a2a',
@@ -339,8 +357,8 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     expect(
       (await store.storedScores({ limit: 1000 })).items.find((x) => x.topic === topic && x.subject === other)?.identity,
     ).toMatchObject({ status: 'unavailable', note: 'mirror node: 503', protocol: 'http' });
-    expect((await store.identitiesDue()).map((d) => d.registry)).toContain('0.0.701');
-    expect((await store.identitiesDue()).map((d) => d.registry)).not.toContain('0.0.700');
+    expect((await store.identitiesDue({ limit: 1000 })).map((d) => d.registry)).toContain('0.0.701');
+    expect((await store.identitiesDue({ limit: 1000 })).map((d) => d.registry)).not.toContain('0.0.700');
 
     const subjects = async (filter: Parameters<ServeStore['listSubjects']>[0]) =>
       (await store.listSubjects({ topic, ...filter })).items.map((r) => r.subject).sort();
@@ -362,18 +380,40 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     await applyAll([cite(calc, 5, 'hcs://2/0.0.700')]);
     expect((await store.dueIdentities('0.0.700')).items).toEqual([{ topic, subject: calc, citedSeq: 5 }]);
     await store.saveIdentities([
-      { topic, subject: calc, citedSeq: 1, registry: '0.0.700', status: 'resolved', entry: entry('Old', 'https://old.example', 1) },
+      {
+        topic,
+        subject: calc,
+        citedSeq: 1,
+        registry: '0.0.700',
+        status: 'resolved',
+        entry: entry('Old', 'https://old.example', 1),
+      },
     ]);
     expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot', sequence: 3 });
     // An unreadable registry keeps what was resolved before.
     await store.saveIdentities([
       { topic, subject: calc, citedSeq: 5, registry: '0.0.700', status: 'unavailable', note: 'down' },
     ]);
-    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot', status: 'resolved', note: 'down' });
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({
+      name: 'Calc Bot',
+      status: 'resolved',
+      note: 'down',
+    });
     await store.saveIdentities([
-      { topic, subject: calc, citedSeq: 5, registry: '0.0.700', status: 'resolved', entry: entry('Calc Bot 2', 'https://calc.example.com/v2', 9) },
+      {
+        topic,
+        subject: calc,
+        citedSeq: 5,
+        registry: '0.0.700',
+        status: 'resolved',
+        entry: entry('Calc Bot 2', 'https://calc.example.com/v2', 9),
+      },
     ]);
-    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot 2', sequence: 9, note: null });
+    expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({
+      name: 'Calc Bot 2',
+      sequence: 9,
+      note: null,
+    });
     expect((await store.dueIdentities('0.0.700')).items).toEqual([]);
 
     // A newer signal citing another registry forgets the old entry; an answer from the old registry is dropped.
@@ -385,7 +425,14 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       entry: null,
     });
     await store.saveIdentities([
-      { topic, subject: calc, citedSeq: 6, registry: '0.0.700', status: 'resolved', entry: entry('Stale', 'https://x', 1) },
+      {
+        topic,
+        subject: calc,
+        citedSeq: 6,
+        registry: '0.0.700',
+        status: 'resolved',
+        entry: entry('Stale', 'https://x', 1),
+      },
     ]);
     expect((await store.subjectScore(calc, { topic }))?.identity?.name).toBeNull();
   });
@@ -558,6 +605,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
         subject: expected.subject,
         fresh: true,
         score: expected,
+        identity: expect.any(Object),
       });
     }
   });
@@ -578,7 +626,13 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       (x) => x.subject === subject,
     )!;
     expect(Object.values(expected.components).some((c) => c.status === 'stale')).toBe(true);
-    expect(await store.subjectScore(subject, { topic })).toEqual({ topic, subject, fresh: true, score: expected });
+    expect(await store.subjectScore(subject, { topic })).toEqual({
+      topic,
+      subject,
+      fresh: true,
+      score: expected,
+      identity: expect.any(Object),
+    });
     // Each subject once: nothing is due again until a new signal makes a component ok again.
     expect(await store.markStale({ now: later })).toBe(0);
   });
@@ -733,6 +787,7 @@ describe('PostgreSQL', () => {
       subject,
       fresh: true,
       score: expected,
+      identity: expect.any(Object),
     });
     await store.close();
   });

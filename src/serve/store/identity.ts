@@ -13,8 +13,8 @@ import type { DueIdentity, DueRegistry, IdentityStatus, ServeStore, SqlExecutor,
 
 export type SqlIdentities = Pick<ServeStore, 'identitiesDue' | 'dueIdentities' | 'saveIdentities'>;
 
-/** A subject is due while its newest citation is newer than the one its entry was resolved for. */
-const DUE = '(resolved_seq IS NULL OR resolved_seq < cited_seq)';
+/** A subject is due while its newest citation is newer than the one its entry was resolved for (the partial index). */
+const due = (i = '') => `(${i}resolved_seq IS NULL OR ${i}resolved_seq < ${i}cited_seq)`;
 
 export function createIdentities(ctx: SqlContext): SqlIdentities {
   const { driver } = ctx;
@@ -22,7 +22,7 @@ export function createIdentities(ctx: SqlContext): SqlIdentities {
     async identitiesDue({ limit = 16 } = {}) {
       const rows = await driver.query<{ registry: string; until: string; unresolved: number }>(
         `SELECT registry, max(cited_at) AS until, count(*) FILTER (WHERE resolved_seq IS NULL)::float8 AS unresolved
-         FROM subject_identities WHERE ${DUE} GROUP BY registry
+         FROM subject_identities WHERE ${due()} GROUP BY registry
          ORDER BY count(*) FILTER (WHERE resolved_seq IS NULL) > 0 DESC, registry LIMIT $1`,
         [Math.max(1, Math.min(limit, 1000))],
       );
@@ -36,7 +36,7 @@ export function createIdentities(ctx: SqlContext): SqlIdentities {
       const rows = await driver.query<{ tid: number; topic: string; subject: string; cited_seq: number }>(
         `SELECT i.tid, t.topic, i.subject, i.cited_seq::float8 AS cited_seq
          FROM subject_identities i JOIN topics t USING (tid)
-         WHERE i.registry = $1 AND ${DUE.replace(/(resolved_seq|cited_seq)/g, 'i.$1')}
+         WHERE i.registry = $1 AND ${due('i.')}
            AND ($2::int IS NULL OR (i.tid, i.subject) > ($2::int, $3::text))
          ORDER BY i.registry, i.tid, i.subject LIMIT $4`,
         [registry, after?.[0] ?? null, after?.[1] ?? null, limit + 1],

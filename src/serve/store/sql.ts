@@ -111,13 +111,15 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     async storedScores(page: PageOptions = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
-      const rows = await driver.query<{
-        tid: number;
-        topic: string;
-        subject: string;
-        fresh: boolean;
-        score: SubjectScore;
-      } & IdentityColumns>(
+      const rows = await driver.query<
+        {
+          tid: number;
+          topic: string;
+          subject: string;
+          fresh: boolean;
+          score: SubjectScore;
+        } & IdentityColumns
+      >(
         `SELECT s.tid, t.topic, s.subject, s.score, ${IDENTITY_COLUMNS},
            ${FRESH}
          FROM subject_scores s JOIN topics t USING (tid) ${IDENTITY_JOIN}
