@@ -99,11 +99,14 @@ export function identityResolver(client: Hcs25Client, options: IdentityResolverO
     states.set(registry, st);
     if (states.size > MAX_TRACKED) states.delete(states.keys().next().value!);
 
+    if (agents === undefined) {
+      await store.identitiesUnavailable(registry, failure!);
+      return st.retryAt;
+    }
     let cursor: string | undefined;
     do {
       const page = await store.dueIdentities(registry, { limit: 1000, ...(cursor !== undefined && { cursor }) });
       const updates = page.items.map((due): IdentityUpdate => {
-        if (agents === undefined) return { ...due, registry, status: 'unavailable', note: failure! };
         const agent = agents.get(due.subject);
         if (!agent) return { ...due, registry, status: 'not-listed' };
         return { ...due, registry, status: 'resolved', entry: entryOf(agent, registry) };
@@ -111,7 +114,7 @@ export function identityResolver(client: Hcs25Client, options: IdentityResolverO
       await store.saveIdentities(updates);
       cursor = page.next ?? undefined;
     } while (cursor !== undefined && !signal.aborted);
-    return agents === undefined ? st.retryAt : null;
+    return null;
   }
 
   return {

@@ -332,8 +332,12 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
         entry: entry('Calc Bot', 'https://calc.example.com/a2a', 3),
       },
       { topic, subject: files, citedSeq: 2, registry: '0.0.700', status: 'not-listed' },
-      { topic, subject: other, citedSeq: 3, registry: '0.0.701', status: 'unavailable', note: 'mirror node: 503' },
     ]);
+    expect(await store.identitiesUnavailable('0.0.701', 'mirror node: 503')).toBe(1);
+    // The same failure again changes nothing: no write.
+    const quiet = await store.revision();
+    expect(await store.identitiesUnavailable('0.0.701', 'mirror node: 503')).toBe(0);
+    expect(await store.revision()).toBe(quiet);
     // The answers changed: caches learn it from changesSince.
     const changed = await store.changesSince(before, 100);
     expect(
@@ -391,9 +395,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     ]);
     expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({ name: 'Calc Bot', sequence: 3 });
     // An unreadable registry keeps what was resolved before.
-    await store.saveIdentities([
-      { topic, subject: calc, citedSeq: 5, registry: '0.0.700', status: 'unavailable', note: 'down' },
-    ]);
+    expect(await store.identitiesUnavailable('0.0.700', 'down')).toBe(1);
     expect((await store.subjectScore(calc, { topic }))?.identity).toMatchObject({
       name: 'Calc Bot',
       status: 'resolved',

@@ -11,7 +11,10 @@ import { bump, type SqlContext } from './context.js';
 import { decodeCursor, pageLimit, paged } from './sql.js';
 import type { DueIdentity, DueRegistry, IdentityStatus, ServeStore, SqlExecutor, SubjectIdentity } from './types.js';
 
-export type SqlIdentities = Pick<ServeStore, 'identitiesDue' | 'dueIdentities' | 'saveIdentities'>;
+export type SqlIdentities = Pick<
+  ServeStore,
+  'identitiesDue' | 'dueIdentities' | 'saveIdentities' | 'identitiesUnavailable'
+>;
 
 /** A subject is due while its newest citation is newer than the one its entry was resolved for (the partial index). */
 const due = (i = '') => `(${i}resolved_seq IS NULL OR ${i}resolved_seq < ${i}cited_seq)`;
@@ -57,31 +60,23 @@ export function createIdentities(ctx: SqlContext): SqlIdentities {
       await ctx.written(
         driver.transaction(async (tx) => {
           const revision = await bump(tx);
-          // An answer for an older citation still counts (it names the entry then), but the subject stays due; an
-          // unreadable registry keeps what was resolved before and says why.
+          // An answer for an older citation than the stored one's is dropped; one for an older citation than the
+          // newest still counts (it names the entry then), and the subject stays due.
           const changed = await tx.query<{ tid: number; subject: string }>(
-            `UPDATE subject_identities i SET
-               status = CASE WHEN u.status = 'unavailable' AND i.resolved_seq IS NOT NULL THEN i.status ELSE u.status END,
-               note = u.note,
-               resolved_seq = CASE WHEN u.status = 'unavailable' THEN i.resolved_seq ELSE u.cited_seq END,
-               name = CASE WHEN u.status = 'unavailable' THEN i.name ELSE u.name END,
-               protocol = CASE WHEN u.status = 'unavailable' THEN i.protocol ELSE u.protocol END,
-               endpoint = CASE WHEN u.status = 'unavailable' THEN i.endpoint ELSE u.endpoint END,
-               account_id = CASE WHEN u.status = 'unavailable' THEN i.account_id ELSE u.account_id END,
-               entry = CASE WHEN u.status = 'unavailable' THEN i.entry ELSE u.entry END,
-               entry_seq = CASE WHEN u.status = 'unavailable' THEN i.entry_seq ELSE u.entry_seq END
-             FROM unnest($1::int[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-               $9::text[], $10::text[], $11::bigint[], $12::text[])
-               AS u(tid, subject, cited_seq, status, note, name, protocol, endpoint, account_id, entry, entry_seq, registry)
+            `UPDATE subject_identities i SET status = u.status, note = NULL, resolved_seq = u.cited_seq, name = u.name,
+               protocol = u.protocol, endpoint = u.endpoint, account_id = u.account_id, entry = u.entry,
+               entry_seq = u.entry_seq
+             FROM unnest($1::int[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[],
+               $8::text[], $9::text[], $10::bigint[], $11::text[])
+               AS u(tid, subject, cited_seq, status, name, protocol, endpoint, account_id, entry, entry_seq, registry)
              WHERE i.tid = u.tid AND i.subject = u.subject AND i.registry = u.registry
-               AND (i.resolved_seq IS NULL OR i.resolved_seq < u.cited_seq OR u.status = 'unavailable')
+               AND (i.resolved_seq IS NULL OR i.resolved_seq < u.cited_seq)
              RETURNING i.tid, i.subject`,
             [
               tids,
               col((u) => u.subject),
               col((u) => u.citedSeq),
               col((u) => u.status),
-              col((u) => u.note ?? null),
               col((u) => u.entry?.name ?? null),
               col((u) => u.entry?.protocol ?? null),
               col((u) => u.entry?.endpoint ?? null),
@@ -91,17 +86,47 @@ export function createIdentities(ctx: SqlContext): SqlIdentities {
               col((u) => u.registry),
             ],
           );
-          if (changed.length === 0) return;
-          // The score answers carry the identity: their revision moves, so caches drop and reload them.
-          await tx.query(
-            `UPDATE subject_scores s SET rev = $3 FROM unnest($1::int[], $2::text[]) AS c(tid, subject)
-             WHERE s.tid = c.tid AND s.subject = c.subject`,
-            [changed.map((c) => c.tid), changed.map((c) => c.subject), revision],
+          await touchScores(tx, changed, revision);
+        }),
+      );
+    },
+
+    async identitiesUnavailable(registry, note) {
+      // Unchanged by a retry that fails alike: no write, no new revision, no cached answer dropped.
+      const [stale] = await driver.query(
+        `SELECT 1 FROM subject_identities WHERE registry = $1 AND ${due()} AND note IS DISTINCT FROM $2 LIMIT 1`,
+        [registry, note],
+      );
+      if (!stale) return 0;
+      return ctx.written(
+        driver.transaction(async (tx) => {
+          const revision = await bump(tx);
+          const changed = await tx.query<{ tid: number; subject: string }>(
+            `UPDATE subject_identities SET note = $2,
+               status = CASE WHEN resolved_seq IS NULL THEN 'unavailable' ELSE status END
+             WHERE registry = $1 AND ${due()} AND note IS DISTINCT FROM $2 RETURNING tid, subject`,
+            [registry, note],
           );
+          await touchScores(tx, changed, revision);
+          return changed.length;
         }),
       );
     },
   };
+}
+
+/** The score answers carry the identity: their revision moves, so caches drop and reload them. */
+async function touchScores(
+  tx: SqlExecutor,
+  changed: ReadonlyArray<{ tid: number; subject: string }>,
+  revision: number,
+): Promise<void> {
+  if (changed.length === 0) return;
+  await tx.query(
+    `UPDATE subject_scores s SET rev = $3 FROM unnest($1::int[], $2::text[]) AS c(tid, subject)
+     WHERE s.tid = c.tid AND s.subject = c.subject`,
+    [changed.map((c) => c.tid), changed.map((c) => c.subject), revision],
+  );
 }
 
 /**

@@ -148,8 +148,8 @@ export interface DueIdentity {
 export interface IdentityUpdate extends DueIdentity {
   /** The registry read (topic id): an update for a subject whose newest citation names another one is dropped. */
   registry: string;
-  status: 'resolved' | 'not-listed' | 'unavailable';
-  note?: string;
+  status: 'resolved' | 'not-listed';
+  /** What the entry says (status `resolved`). */
   entry?: {
     name: string | null;
     protocol: string;
@@ -304,9 +304,14 @@ export interface ServeStore {
   dueIdentities(registry: string, page?: PageOptions): Promise<Page<DueIdentity>>;
   /**
    * Stores what a registry said (one transaction, at a new revision: cached answers of these subjects are dropped).
-   * An entry stays due when a newer citation arrived meanwhile, or when the registry was `unavailable`.
+   * A subject stays due when a newer citation arrived meanwhile.
    */
   saveIdentities(updates: readonly IdentityUpdate[]): Promise<void>;
+  /**
+   * The registry could not be read: its due subjects keep what was resolved before (`unavailable` when nothing was)
+   * and stay due, with `note` saying why. Returns how many changed (none when the note is the same as before).
+   */
+  identitiesUnavailable(registry: string, note: string): Promise<number>;
   /** Size of the database on disk (pg_database_size), bytes. */
   databaseBytes(): Promise<number>;
   /** Grows with every change (batch, rescore): ETags and change detection, across instances sharing a database. */
