@@ -16,6 +16,7 @@ import { currentRevision, hash32, iso, SqlContext, type SignalRow, toReadSignal 
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
+import { createExportReads } from './export.js';
 import {
   DEFAULT_PAGE,
   MAX_PAGE,
@@ -68,6 +69,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     ...createIngest(ctx),
     ...createRescorer(ctx),
+    ...createExportReads(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale
@@ -404,14 +406,14 @@ function toReadRecord(r: RecordRow): ReadRecord {
   };
 }
 
-function pageLimit(page: PageOptions): number {
+export function pageLimit(page: PageOptions): number {
   const limit = page.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1)
     throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
   return Math.min(limit, MAX_PAGE);
 }
 
-function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
+export function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   return {
@@ -420,7 +422,7 @@ function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R)
   };
 }
 
-function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
+export function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
   if (cursor === undefined) return undefined;
   try {
     return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
