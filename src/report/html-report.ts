@@ -27,6 +27,7 @@ import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
 import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
+import { publisherTable, type PublisherSummary } from './html-publishers.js';
 import { STYLE } from './html-style.js';
 
 /** The HCS-25 text (the spec's published home). */
@@ -50,6 +51,8 @@ export interface HtmlReportOptions {
   liveScript?: string;
   /** A note shown under the header, e.g. that a live page lists only the top of a large ranking. */
   notice?: string;
+  /** Per subject, its publishers (shown in the drill-down when there are several). */
+  publishers?: ReadonlyMap<string, readonly PublisherSummary[]>;
 }
 
 interface History {
@@ -79,6 +82,7 @@ export function renderHtmlReport(
     scoring: options.scoring ?? DEFAULT_SCORING_CONFIG,
     ledger,
     maxSignalRows: options.maxSignalRows ?? 500,
+    publishers: options.publishers,
   };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
@@ -123,6 +127,7 @@ interface Context {
   scoring: ScoringConfig;
   ledger: LedgerName | undefined;
   maxSignalRows: number;
+  publishers: HtmlReportOptions['publishers'];
 }
 
 // ---------- page parts ----------
@@ -356,6 +361,7 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
       (notApplicable.length ? `<p class="muted">Not applicable: ${notApplicable.map(esc).join(', ')}.</p>` : '') +
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +
       `<div class="sub">Probe latency over time${s.latency ? ` <span class="muted">p50 ${s.latency.p50Ms} ms · p95 ${s.latency.p95Ms} ms · ${s.latency.samples} reachable probes</span>` : ''}</div>${latencyChart(h.probes, s.subject)}` +
+      publisherTable(ctx.publishers?.get(s.subject)) +
       drillDown(ctx, s) +
       '</article>'
     );

@@ -8,6 +8,7 @@ import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import type { ReadSignal } from '../read/types.js';
+import { publisherBreakdown, type PublisherRow } from './publisher-scores.js';
 import type { ServeStore } from './store/types.js';
 
 export interface LivePage {
@@ -47,6 +48,13 @@ export function livePage(options: LivePageOptions): LivePage {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
     }
     const now = new Date();
+    // Whose reports the score mixes, for the detailed subjects scored from several publishers (one subject's signals each).
+    const publishers = new Map<string, PublisherRow[]>();
+    for (const s of ranked.items.slice(0, maxDetail)) {
+      if (s.score.counts.publishers < 2) continue;
+      const own = await store.subjectSignalsOf(topic, s.subject);
+      publishers.set(s.subject, publisherBreakdown(own, { scoring, now, topic }));
+    }
     // The report's header fields (window, freshness, allow-list) exactly as `hcs25 scores` computes them.
     const head = computeScores([], scoring, {
       now,
@@ -70,6 +78,7 @@ export function livePage(options: LivePageOptions): LivePage {
       maxDetailSubjects: maxDetail,
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
+      publishers,
       ...(more && { notice: more }),
     });
   }
