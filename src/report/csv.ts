@@ -1,6 +1,6 @@
 /** The score report as RFC 4180 CSV, one row per subject in rank order. */
 import { escapeTerminal } from '../core/terminal.js';
-import type { ScoreReport } from '../score/scores.js';
+import type { ScoreReport, SubjectScore } from '../score/scores.js';
 
 /**
  * Quotes when needed, and defuses spreadsheet formulas: a cell an attacker controls (registry, nativeId) that starts
@@ -16,6 +16,11 @@ export function csvCell(value: string | number | null): string {
 
 export function renderScoresCsv(report: ScoreReport): string {
   const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
+  return [scoresCsvHeader(adapterIds), ...report.subjects.map((s, i) => scoresCsvRow(s, i + 1, adapterIds))].join('');
+}
+
+/** The header line of the scores CSV (one `score_<adapter>` column per adapter), CRLF-terminated. */
+export function scoresCsvHeader(adapterIds: readonly string[]): string {
   const header = [
     'rank',
     'subject',
@@ -36,32 +41,39 @@ export function renderScoresCsv(report: ScoreReport): string {
     'trust_score_config_version',
     'trust_score_updated_at',
   ];
-  const rows = report.subjects.map((s, i) => {
-    const totals = adapterIds.map((id) => s.adapters.find((a) => a.adapterId === id)?.total ?? null);
-    const stale = Object.entries(s.components)
-      .filter(([, c]) => c.status === 'stale')
-      .map(([key]) => key)
-      .join(' ');
-    return [
-      i + 1,
-      s.subject,
-      s.label ?? null,
-      s.registry,
-      s.protocol,
-      s.nativeId,
-      s.trustScores.total,
-      s.trustConfidence,
-      ...totals,
-      stale,
-      s.latency?.p50Ms ?? null,
-      s.latency?.p95Ms ?? null,
-      s.counts.signals,
-      s.counts.runs,
-      s.counts.publishers,
-      s.counts.lastAt,
-      s.trustScoreConfigVersion,
-      s.trustScoreUpdatedAt,
-    ];
-  });
-  return `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n')}\r\n`;
+  return csvLine(header);
+}
+
+/** One subject's line of the scores CSV, at `rank`. */
+export function scoresCsvRow(s: SubjectScore, rank: number, adapterIds: readonly string[]): string {
+  const totals = adapterIds.map((id) => s.adapters.find((a) => a.adapterId === id)?.total ?? null);
+  const stale = Object.entries(s.components)
+    .filter(([, c]) => c.status === 'stale')
+    .map(([key]) => key)
+    .join(' ');
+  return csvLine([
+    rank,
+    s.subject,
+    s.label ?? null,
+    s.registry,
+    s.protocol,
+    s.nativeId,
+    s.trustScores.total,
+    s.trustConfidence,
+    ...totals,
+    stale,
+    s.latency?.p50Ms ?? null,
+    s.latency?.p95Ms ?? null,
+    s.counts.signals,
+    s.counts.runs,
+    s.counts.publishers,
+    s.counts.lastAt,
+    s.trustScoreConfigVersion,
+    s.trustScoreUpdatedAt,
+  ]);
+}
+
+/** Cells as one CRLF-terminated line (RFC 4180). */
+export function csvLine(cells: ReadonlyArray<string | number | null>): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
 }

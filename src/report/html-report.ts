@@ -27,6 +27,7 @@ import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
 import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
+import { publisherTable, type PublisherSummary } from './html-publishers.js';
 import { STYLE } from './html-style.js';
 import { filterForm, IDENTITY_STYLE, identityLine, type IdentityView, type ReportFilters } from './html-identity.js';
 
@@ -55,6 +56,8 @@ export interface HtmlReportOptions {
   identities?: ReadonlyMap<string, IdentityView>;
   /** Served live: the search form, showing these filters. */
   filters?: ReportFilters;
+  /** Per subject, its publishers (shown in the drill-down when there are several). */
+  publishers?: ReadonlyMap<string, readonly PublisherSummary[]>;
 }
 
 interface History {
@@ -85,6 +88,7 @@ export function renderHtmlReport(
     ledger,
     maxSignalRows: options.maxSignalRows ?? 500,
     identities: options.identities,
+    publishers: options.publishers,
   };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
@@ -131,6 +135,7 @@ interface Context {
   ledger: LedgerName | undefined;
   maxSignalRows: number;
   identities: ReadonlyMap<string, IdentityView> | undefined;
+  publishers: HtmlReportOptions['publishers'];
 }
 
 // ---------- page parts ----------
@@ -365,6 +370,7 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
       (notApplicable.length ? `<p class="muted">Not applicable: ${notApplicable.map(esc).join(', ')}.</p>` : '') +
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +
       `<div class="sub">Probe latency over time${s.latency ? ` <span class="muted">p50 ${s.latency.p50Ms} ms · p95 ${s.latency.p95Ms} ms · ${s.latency.samples} reachable probes</span>` : ''}</div>${latencyChart(h.probes, s.subject)}` +
+      publisherTable(ctx.publishers?.get(s.subject)) +
       drillDown(ctx, s) +
       '</article>'
     );

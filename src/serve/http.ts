@@ -124,6 +124,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     }
     if (reply.cacheControl) res.setHeader('Cache-Control', reply.cacheControl);
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+    if (reply.stream) return sendStream(req, res, reply);
     const body = reply.body === undefined ? Buffer.from(`${JSON.stringify(reply.json)}\n`) : Buffer.from(reply.body);
     res.setHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
     res.setHeader('Content-Length', body.length);
@@ -164,6 +165,29 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       });
     },
   };
+}
+
+/** Writes the chunks as they come, waiting while the client reads slower; stops when the client goes. */
+async function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply): Promise<void> {
+  res.setHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
+  res.writeHead(reply.status ?? 200);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  for await (const chunk of reply.stream!) {
+    if (res.destroyed) return;
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          res.off('drain', go).off('close', go);
+          resolve();
+        };
+        res.on('drain', go).on('close', go);
+      });
+    }
+  }
+  res.end();
 }
 
 /** The body depends only on the target and the store's data (no content negotiation), so they name it. */

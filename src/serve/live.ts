@@ -10,6 +10,7 @@ import type { ScoringConfig } from '../score/scoring-config.js';
 import type { ReadSignal } from '../read/types.js';
 import type { ServeStore, SubjectFilter } from './store/types.js';
 import { active } from '../report/html-identity.js';
+import { publisherBreakdown, type PublisherRow } from './publisher-scores.js';
 
 /** What the page's search form filters by. */
 export type LiveFilter = Pick<SubjectFilter, 'q' | 'protocol' | 'registry' | 'minScore'>;
@@ -53,6 +54,13 @@ export function livePage(options: LivePageOptions): LivePage {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
     }
     const now = new Date();
+    // Whose reports the score mixes, for the detailed subjects scored from several publishers (one subject's signals each).
+    const publishers = new Map<string, PublisherRow[]>();
+    for (const s of ranked.items.slice(0, maxDetail)) {
+      if (s.score.counts.publishers < 2) continue;
+      const own = await store.subjectSignalsOf(topic, s.subject);
+      publishers.set(s.subject, publisherBreakdown(own, { scoring, now, topic }));
+    }
     // The report's header fields (window, freshness, allow-list) exactly as `hcs25 scores` computes them.
     const head = computeScores([], scoring, {
       now,
@@ -83,6 +91,7 @@ export function livePage(options: LivePageOptions): LivePage {
       maxDetailSubjects: maxDetail,
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
+      publishers,
       ...(more && { notice: more }),
       identities: new Map(ranked.items.map((row) => [row.subject, row.identity])),
       filters: { topic, ...filter },

@@ -11,6 +11,13 @@ import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
 import type { LivePage } from './live.js';
+import {
+  EXPORT_PARAM_ROUTES,
+  EXPORT_ROUTES,
+  publisherScore,
+  publishersParam,
+  subjectChanges,
+} from './routes-export.js';
 
 export interface ApiContext {
   store: ServeStore;
@@ -35,6 +42,8 @@ export interface Reply {
   etag?: string;
   cacheControl?: string;
   headers?: Record<string, string>;
+  /** A body written as it is produced (exports): no Content-Length, never held whole. */
+  stream?: AsyncIterable<string>;
 }
 
 export class ApiError extends Error {
@@ -47,7 +56,7 @@ export class ApiError extends Error {
   }
 }
 
-interface Route {
+export interface Route {
   /**
    * `revision`: a strong ETag from the store revision; `content`: the reply names its own ETag (an unchanged answer
    * keeps it across revisions); `static`: the answer never changes while the server runs.
@@ -69,6 +78,7 @@ const pageParams = { cursor: cursorParam, limit: z.coerce.number().int().min(1).
 
 const NO_QUERY = z.strictObject({});
 const TOPIC_QUERY = z.strictObject({ topic: topicParam });
+const SCORE_QUERY = z.strictObject({ topic: topicParam, publishers: publishersParam.optional() });
 const PAGE_QUERY = z.strictObject({ topic: topicParam, ...pageParams });
 const protocolParam = z.string().min(1).max(64).optional();
 const minScoreParam = z.coerce.number().min(0).max(100).optional();
@@ -94,7 +104,7 @@ const PAGE_QUERY_FILTERS = z.strictObject({
   minScore: blank(minScoreParam),
 });
 
-function pageLimit(ctx: ApiContext, limit: number | undefined): number {
+export function pageLimit(ctx: ApiContext, limit: number | undefined): number {
   if (limit === undefined) return ctx.limits.defaultPageSize;
   if (limit > ctx.limits.maxPageSize)
     throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
@@ -102,7 +112,7 @@ function pageLimit(ctx: ApiContext, limit: number | undefined): number {
 }
 
 /** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
+export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
     if (Object.hasOwn(seen, k))
@@ -131,7 +141,7 @@ function printableName(name: string): string {
   return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 }
 
-function subjectParam(raw: string): string {
+export function subjectParam(raw: string): string {
   let subject: string;
   try {
     subject = decodeURIComponent(raw);
@@ -144,7 +154,7 @@ function subjectParam(raw: string): string {
 }
 
 /** The topic a question is about: the one asked for (it must be followed), else the first followed topic. */
-function followedTopic(ctx: ApiContext, topic: string | undefined): string {
+export function followedTopic(ctx: ApiContext, topic: string | undefined): string {
   if (topic === undefined) return ctx.topics[0]!;
   if (!ctx.topics.includes(topic))
     throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
@@ -203,6 +213,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   '/v1/subjects': {
     cache: 'revision',
     async handler(ctx, url) {
+      if (url.searchParams.has('updated_since')) return subjectChanges(ctx, url);
       const q = query(url, SUBJECTS_QUERY);
       const topic = followedTopic(ctx, q.topic);
       const page = await ctx.store.listSubjects(
@@ -234,9 +245,10 @@ const ROUTES: Readonly<Record<string, Route>> = {
       return { json: { topic, runs: page.items, nextCursor: page.next } };
     },
   },
+  ...EXPORT_ROUTES,
 };
 
-interface ParamRoute {
+export interface ParamRoute {
   pattern: RegExp;
   cache: Route['cache'];
   handler: (ctx: ApiContext, url: URL, param: string) => Promise<Reply>;
@@ -249,7 +261,9 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
     cache: 'content',
     async handler(ctx, url, raw) {
       const subject = subjectParam(raw);
-      const topic = followedTopic(ctx, query(url, TOPIC_QUERY).topic);
+      const q = query(url, SCORE_QUERY);
+      const topic = followedTopic(ctx, q.topic);
+      if (q.publishers) return publisherScore(ctx, topic, subject, q.publishers);
       const score = scoreAnswer(await ctx.scores.get(topic, subject), topic);
       // The body is one subject of `hcs25 scores --json`; whether newer signals await rescoring is a header.
       return { body: score.body, etag: score.etag, headers: { 'X-Score-Fresh': score.fresh ? 'true' : 'false' } };
@@ -282,6 +296,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
       return { json: verification };
     },
   },
+  ...EXPORT_PARAM_ROUTES,
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */

@@ -30,8 +30,11 @@ export function openapiValidator(doc: object = OPENAPI) {
   const cache = new Map<string, ValidateFunction>();
   const d = doc as Doc;
 
-  /** Throws (with ajv's errors) unless `body` is what the document says `path` answers with `status`. */
-  return function check(path: string, status: number, body: unknown): void {
+  /**
+   * Throws (with ajv's errors) unless `body` is what the document says `path` answers with `status` as `type`
+   * (for `application/x-ndjson`, call it with each line).
+   */
+  return function check(path: string, status: number, body: unknown, type = 'application/json'): void {
     const op = d.paths[path]?.get;
     if (!op) throw new Error(`${path} is not in the OpenAPI document`);
     let response = op.responses[String(status)];
@@ -45,7 +48,8 @@ export function openapiValidator(doc: object = OPENAPI) {
       if (body !== undefined && body !== '') throw new Error(`${path} ${status} has no documented body`);
       return;
     }
-    const schemaAt = `${id}${at}/content/${pointer('application/json')}/schema`;
+    if (!(type in response.content)) throw new Error(`${path} ${status} has no documented ${type} body`);
+    const schemaAt = `${id}${at}/content/${pointer(type)}/schema`;
     let validate = cache.get(schemaAt);
     if (!validate) {
       validate = ajv.compile({ $ref: schemaAt });

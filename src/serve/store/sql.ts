@@ -24,6 +24,7 @@ import {
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
+import { createExportReads } from './export.js';
 import {
   DEFAULT_PAGE,
   MAX_PAGE,
@@ -77,6 +78,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     ...createIngest(ctx),
     ...createRescorer(ctx),
     ...createIdentities(ctx),
+    ...createExportReads(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale

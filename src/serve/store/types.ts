@@ -243,6 +243,23 @@ export interface RescoreResult {
   more: boolean;
 }
 
+/** A subject whose stored score was written after a sync position (updatedSubjects). */
+export interface ChangedSubject {
+  topic: string;
+  subject: string;
+  /** The revision that wrote it: the sync order. */
+  rev: number;
+  score: SubjectScore;
+}
+
+/** A page of changes: `token` continues after its last item (after `since` when it has none). */
+export interface SyncPage {
+  items: ChangedSubject[];
+  /** More changes are stored already (ask again with `token`). */
+  more: boolean;
+  token: string;
+}
+
 export interface ServeStore {
   readonly engine: 'pglite' | 'postgres';
   /** Applies the schema migrations not applied yet (idempotent; safe with several instances starting at once). */
@@ -289,6 +306,19 @@ export interface ServeStore {
     subject: string,
     options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' },
   ): Promise<Page<ReadSignal & { topic: string }>>;
+  /**
+   * Scored subjects of `topic` whose score the rescoring wrote after `since` (a previous SyncPage's token, or a time:
+   * from the first subject rescored at or after it), in change order (revision, then subject). A subject rescored
+   * again later comes again, at its new place.
+   */
+  updatedSubjects(topic: string, since: string | Date, limit?: number): Promise<SyncPage>;
+  /** A topic's signals with consensus time in [from, to), in consensus order (keyset paged). */
+  topicSignals(topic: string, window: { from: Date; to: Date }, page?: PageOptions): Promise<Page<ReadSignal>>;
+  /**
+   * Every stored signal about one subject on one topic, of these payers only (all when absent), in topic order: what
+   * the rescoring reads for it, so as bounded as a rescoring.
+   */
+  subjectSignalsOf(topic: string, subject: string, publishers?: readonly string[]): Promise<ReadSignal[]>;
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
   listSubjects(filter?: SubjectFilter, page?: PageOptions): Promise<Page<SubjectRow>>;
   topics(): Promise<TopicStatus[]>;
