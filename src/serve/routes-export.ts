@@ -12,7 +12,6 @@ import { signalRow } from '../read/reader.js';
 import type { ReadSignal } from '../read/types.js';
 import { csvLine, scoresCsvHeader, scoresCsvRow } from '../report/csv.js';
 import { signalOutcome } from '../report/display.js';
-import type { SubjectScore } from '../score/scores.js';
 import { publisherBreakdown, subjectScoreOf } from './publisher-scores.js';
 import {
   ApiError,
@@ -25,7 +24,7 @@ import {
   type Reply,
   type Route,
 } from './routes.js';
-import { MAX_PAGE, type Page, type SyncPage } from './store/types.js';
+import { MAX_PAGE, type Page, type SubjectRow, type SyncPage } from './store/types.js';
 
 /** The longest time window one signal export covers. */
 export const MAX_EXPORT_DAYS = 31;
@@ -198,17 +197,25 @@ function download(format: Format, filename: string, stream: AsyncIterable<string
  * Scores: CSV with the columns of `hcs25 scores --csv` (rank is the place in this file: score, then subject), or one
  * subject of `hcs25 scores --json` per line.
  */
+type ListedScore = Pick<SubjectRow, 'score' | 'identity'>;
+
 async function* scoreLines(
   format: Format,
-  first: ReadonlyArray<{ score: SubjectScore }>,
-  rest: AsyncIterable<ReadonlyArray<{ score: SubjectScore }>>,
+  first: ReadonlyArray<ListedScore>,
+  rest: AsyncIterable<ReadonlyArray<ListedScore>>,
 ): AsyncGenerator<string> {
   const adapterIds = first[0]?.score.adapters.map((a) => a.adapterId) ?? [];
   if (format === 'csv') yield scoresCsvHeader(adapterIds);
   let rank = 0;
   for await (const rows of prepend(first, rest)) {
     yield rows
-      .map(({ score }) => (format === 'csv' ? scoresCsvRow(score, ++rank, adapterIds) : `${JSON.stringify(score)}\n`))
+      .map(({ score, identity }) =>
+        format === 'csv'
+          ? // The name column: the registry entry's name, as the page shows it.
+            scoresCsvRow({ ...score, ...(identity.name !== null && { label: identity.name }) }, ++rank, adapterIds)
+          : // As the score route answers it: the subject of `hcs25 scores --json` with its identity.
+            `${JSON.stringify({ ...score, identity })}\n`,
+      )
       .join('');
   }
 }
