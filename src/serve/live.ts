@@ -2,13 +2,15 @@
  * The live page at `/`: the HTML report (report/html-report.ts, the one renderer) over what the store holds, plus
  * one small same-origin script that follows `/v1/events` and, when a topic it shows gets new data, fetches the
  * re-rendered page and swaps its body in place: no reload, open drill-downs stay open, the scroll position stays.
- * The page is bounded like every answer: the top of the ranking and the newest signals of the subjects it details.
+ * The page is bounded like every answer: the top of the ranking, the newest signals of the subjects it details, and
+ * the newest runs with their reveal and verification.
  */
 import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import type { ReadSignal } from '../read/types.js';
 import type { ServeStore } from './store/types.js';
+import { messageLinks } from '../config/networks.js';
 
 export interface LivePage {
   page(topic: string): Promise<string>;
@@ -22,6 +24,10 @@ export interface LivePageOptions {
   scoring: ScoringConfig;
   publishers: readonly string[];
   network?: string;
+  /** The mirror node's REST base: each signal links to its message there (and on HashScan, on public networks). */
+  mirrorRestUrl?: string;
+  /** Newest runs listed with their reveal and verification (default 20). */
+  maxRuns?: number;
   /** Subjects in the ranking (default 500) and with a detail card (default 30). */
   maxSubjects?: number;
   maxDetailSubjects?: number;
@@ -33,9 +39,14 @@ export const LIVE_SCRIPT_PATH = '/live.js';
 
 export function livePage(options: LivePageOptions): LivePage {
   const { store, scoring } = options;
+  const network = {
+    ledger: options.network ?? 'local',
+    ...(options.mirrorRestUrl !== undefined && { mirrorRestUrl: options.mirrorRestUrl }),
+  };
   const maxSubjects = options.maxSubjects ?? 500;
   const maxDetail = options.maxDetailSubjects ?? 30;
   const maxSignals = options.maxSignals ?? 200;
+  const maxRuns = options.maxRuns ?? 20;
   // One rendering per topic and store revision: a page open in many browsers is rendered once per change.
   const cache = new Map<string, { revision: string; html: Promise<string> }>();
 
@@ -46,6 +57,7 @@ export function livePage(options: LivePageOptions): LivePage {
     for (const s of ranked.items.slice(0, maxDetail)) {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
     }
+    const runs = await store.runs({ topic, order: 'desc', limit: maxRuns });
     const now = new Date();
     // The report's header fields (window, freshness, allow-list) exactly as `hcs25 scores` computes them.
     const head = computeScores([], scoring, {
@@ -71,6 +83,12 @@ export function livePage(options: LivePageOptions): LivePage {
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
       ...(more && { notice: more }),
+      ...(options.mirrorRestUrl !== undefined && { mirrorRestUrl: options.mirrorRestUrl }),
+      runs: runs.items.map(({ reveal, topic: _topic, ...run }) => ({
+        ...run,
+        links: reveal && messageLinks(network, topic, reveal.sequenceNumber, reveal.consensusTimestamp),
+      })),
+      runsMore: runs.next !== null,
     });
   }
 
