@@ -7,10 +7,12 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import { entityIdSchema } from '../core/id-schemas.js';
+import { messageLinks } from '../config/networks.js';
 import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
 import type { LivePage } from './live.js';
+import { BADGE_ROUTES } from './routes-badges.js';
 
 export interface ApiContext {
   store: ServeStore;
@@ -24,6 +26,8 @@ export interface ApiContext {
   scores: ScoreCache;
   /** Store failures (the client only sees a 503). */
   onError?: (err: unknown) => void;
+  /** The network the topics are on, for the links of signals and runs (HashScan, mirror node); null links without. */
+  network?: { ledger: string; mirrorRestUrl?: string };
 }
 
 export interface Reply {
@@ -87,7 +91,7 @@ function pageLimit(ctx: ApiContext, limit: number | undefined): number {
 }
 
 /** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
+export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
     if (Object.hasOwn(seen, k))
@@ -116,7 +120,7 @@ function printableName(name: string): string {
   return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 }
 
-function subjectParam(raw: string): string {
+export function subjectParam(raw: string): string {
   let subject: string;
   try {
     subject = decodeURIComponent(raw);
@@ -129,7 +133,7 @@ function subjectParam(raw: string): string {
 }
 
 /** The topic a question is about: the one asked for (it must be followed), else the first followed topic. */
-function followedTopic(ctx: ApiContext, topic: string | undefined): string {
+export function followedTopic(ctx: ApiContext, topic: string | undefined): string {
   if (topic === undefined) return ctx.topics[0]!;
   if (!ctx.topics.includes(topic))
     throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
@@ -213,12 +217,17 @@ const ROUTES: Readonly<Record<string, Route>> = {
         limit: pageLimit(ctx, q.limit),
         ...(q.cursor !== undefined && { cursor: q.cursor }),
       });
-      return { json: { topic, runs: page.items, nextCursor: page.next } };
+      // A run links to its reveal, where the key that verifies it was published.
+      const runs = page.items.map(({ reveal, ...run }) => ({
+        ...run,
+        links: reveal && messageLinks(ctx.network, topic, reveal.sequenceNumber, reveal.consensusTimestamp),
+      }));
+      return { json: { topic, runs, nextCursor: page.next } };
     },
   },
 };
 
-interface ParamRoute {
+export interface ParamRoute {
   pattern: RegExp;
   cache: Route['cache'];
   handler: (ctx: ApiContext, url: URL, param: string) => Promise<Reply>;
@@ -249,8 +258,11 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
         limit: pageLimit(ctx, q.limit),
         ...(q.cursor !== undefined && { cursor: q.cursor }),
       });
-      // Rows exactly as `hcs25 signals --json` prints them: the topic is said once, beside them.
-      const signals = page.items.map(({ topic: _topic, ...signal }) => signal);
+      // Rows as `hcs25 signals --json` prints them, with where to see each on the ledger: the topic is said once.
+      const signals = page.items.map(({ topic: _topic, ...signal }) => ({
+        ...signal,
+        links: messageLinks(ctx.network, topic, signal.sequenceNumber, signal.consensusTimestamp),
+      }));
       return { json: { topic, subject, signals, nextCursor: page.next } };
     },
   },
@@ -264,6 +276,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
       return { json: verification };
     },
   },
+  ...BADGE_ROUTES,
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */
