@@ -75,3 +75,29 @@ export function explorerUrl(
   if (ledger !== 'testnet' && ledger !== 'mainnet' && ledger !== 'previewnet') return undefined;
   return `https://hashscan.io/${ledger}/${kind}/${id}`;
 }
+
+/** Where a person can look a topic message up: HashScan (public networks only) and the mirror node's REST API. */
+export interface MessageLinks {
+  hashscan: string | null;
+  /** Null when the mirror node is not known (a server started without its network). */
+  mirror: string | null;
+}
+
+/**
+ * Links to one topic message. HashScan names a message by its transaction's consensus timestamp (as the HTML report's
+ * links do); the mirror node by topic and sequence number.
+ */
+export function messageLinks(
+  network: { ledger: string; mirrorRestUrl?: string } | undefined,
+  topic: string,
+  sequenceNumber: number,
+  consensusTimestamp: string,
+): MessageLinks {
+  const ledger = network?.ledger;
+  const hashscan =
+    ledger === 'testnet' || ledger === 'mainnet' || ledger === 'previewnet'
+      ? (explorerUrl(ledger, 'transaction', consensusTimestamp) ?? null)
+      : null;
+  const base = network?.mirrorRestUrl?.replace(/\/+$/, '');
+  return { hashscan, mirror: base ? `${base}/api/v1/topics/${topic}/messages/${sequenceNumber}` : null };
+}

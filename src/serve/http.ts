@@ -116,7 +116,8 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     }
     if (reply.etag !== undefined) {
       res.setHeader('ETag', reply.etag);
-      res.setHeader('Cache-Control', 'no-cache');
+      // A 304 carries the Cache-Control its 200 would (RFC 9111 4.3.4: it refreshes the stored answer).
+      res.setHeader('Cache-Control', reply.cacheControl ?? 'no-cache');
       if (matches(req.headers['if-none-match'], reply.etag)) {
         res.writeHead(304).end();
         return;

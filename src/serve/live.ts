@@ -2,7 +2,8 @@
  * The live page at `/`: the HTML report (report/html-report.ts, the one renderer) over what the store holds, plus
  * one small same-origin script that follows `/v1/events` and, when a topic it shows gets new data, fetches the
  * re-rendered page and swaps its body in place: no reload, open drill-downs stay open, the scroll position stays.
- * The page is bounded like every answer: the top of the ranking and the newest signals of the subjects it details.
+ * The page is bounded like every answer: the top of the ranking, the newest signals of the subjects it details, and
+ * the newest runs with their reveal and verification.
  */
 import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
@@ -11,6 +12,7 @@ import type { ReadSignal } from '../read/types.js';
 import type { ServeStore, SubjectFilter } from './store/types.js';
 import { active } from '../report/html-identity.js';
 import { publisherBreakdown, type PublisherRow } from './publisher-scores.js';
+import { messageLinks } from '../config/networks.js';
 
 /** What the page's search form filters by. */
 export type LiveFilter = Pick<SubjectFilter, 'q' | 'protocol' | 'registry' | 'minScore'>;
@@ -27,6 +29,10 @@ export interface LivePageOptions {
   scoring: ScoringConfig;
   publishers: readonly string[];
   network?: string;
+  /** The mirror node's REST base: each signal links to its message there (and on HashScan, on public networks). */
+  mirrorRestUrl?: string;
+  /** Newest runs listed with their reveal and verification (default 20). */
+  maxRuns?: number;
   /** Subjects in the ranking (default 500) and with a detail card (default 30). */
   maxSubjects?: number;
   maxDetailSubjects?: number;
@@ -40,9 +46,14 @@ const MAX_RENDERINGS = 64;
 
 export function livePage(options: LivePageOptions): LivePage {
   const { store, scoring } = options;
+  const network = {
+    ledger: options.network ?? 'local',
+    ...(options.mirrorRestUrl !== undefined && { mirrorRestUrl: options.mirrorRestUrl }),
+  };
   const maxSubjects = options.maxSubjects ?? 500;
   const maxDetail = options.maxDetailSubjects ?? 30;
   const maxSignals = options.maxSignals ?? 200;
+  const maxRuns = options.maxRuns ?? 20;
   // One rendering per topic, filter and store revision: a page open in many browsers is rendered once per change.
   const cache = new Map<string, { revision: string; html: Promise<string> }>();
 
@@ -53,6 +64,7 @@ export function livePage(options: LivePageOptions): LivePage {
     for (const s of ranked.items.slice(0, maxDetail)) {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
     }
+    const runs = await store.runs({ topic, order: 'desc', limit: maxRuns });
     const now = new Date();
     // Whose reports the score mixes, for the detailed subjects scored from several publishers (one subject's signals each).
     const publishers = new Map<string, PublisherRow[]>();
@@ -95,6 +107,12 @@ export function livePage(options: LivePageOptions): LivePage {
       ...(more && { notice: more }),
       identities: new Map(ranked.items.map((row) => [row.subject, row.identity])),
       filters: { topic, ...filter },
+      ...(options.mirrorRestUrl !== undefined && { mirrorRestUrl: options.mirrorRestUrl }),
+      runs: runs.items.map(({ reveal, topic: _topic, ...run }) => ({
+        ...run,
+        links: reveal && messageLinks(network, topic, reveal.sequenceNumber, reveal.consensusTimestamp),
+      })),
+      runsMore: runs.next !== null,
     });
   }
 

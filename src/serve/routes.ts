@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import { entityIdSchema } from '../core/id-schemas.js';
+import { messageLinks } from '../config/networks.js';
 import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
@@ -18,6 +19,7 @@ import {
   publishersParam,
   subjectChanges,
 } from './routes-export.js';
+import { BADGE_ROUTES } from './routes-badges.js';
 
 export interface ApiContext {
   store: ServeStore;
@@ -31,6 +33,8 @@ export interface ApiContext {
   scores: ScoreCache;
   /** Store failures (the client only sees a 503). */
   onError?: (err: unknown) => void;
+  /** The network the topics are on, for the links of signals and runs (HashScan, mirror node); null links without. */
+  network?: { ledger: string; mirrorRestUrl?: string };
 }
 
 export interface Reply {
@@ -242,7 +246,12 @@ const ROUTES: Readonly<Record<string, Route>> = {
         limit: pageLimit(ctx, q.limit),
         ...(q.cursor !== undefined && { cursor: q.cursor }),
       });
-      return { json: { topic, runs: page.items, nextCursor: page.next } };
+      // A run links to its reveal, where the key that verifies it was published.
+      const runs = page.items.map(({ reveal, ...run }) => ({
+        ...run,
+        links: reveal && messageLinks(ctx.network, topic, reveal.sequenceNumber, reveal.consensusTimestamp),
+      }));
+      return { json: { topic, runs, nextCursor: page.next } };
     },
   },
   ...EXPORT_ROUTES,
@@ -281,8 +290,11 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
         limit: pageLimit(ctx, q.limit),
         ...(q.cursor !== undefined && { cursor: q.cursor }),
       });
-      // Rows exactly as `hcs25 signals --json` prints them: the topic is said once, beside them.
-      const signals = page.items.map(({ topic: _topic, ...signal }) => signal);
+      // Rows as `hcs25 signals --json` prints them, with where to see each on the ledger: the topic is said once.
+      const signals = page.items.map(({ topic: _topic, ...signal }) => ({
+        ...signal,
+        links: messageLinks(ctx.network, topic, signal.sequenceNumber, signal.consensusTimestamp),
+      }));
       return { json: { topic, subject, signals, nextCursor: page.next } };
     },
   },
@@ -297,6 +309,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
     },
   },
   ...EXPORT_PARAM_ROUTES,
+  ...BADGE_ROUTES,
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */

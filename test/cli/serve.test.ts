@@ -121,12 +121,22 @@ async function apiSignals(url: string, subjects: string[]): Promise<ReadSignal[]
   for (const subject of subjects) {
     let cursor: string | null = null;
     do {
-      const page: { signals: ReadSignal[]; nextCursor: string | null } = await getJson(
+      const page: {
+        signals: Array<ReadSignal & { links: { hashscan: string | null; mirror: string | null } }>;
+        nextCursor: string | null;
+      } = await getJson(
         url,
         `/v1/subjects/${encodeURIComponent(subject)}/signals?limit=500${cursor ? `&cursor=${cursor}` : ''}`,
         '/v1/subjects/{subject}/signals',
       );
-      all.push(...page.signals);
+      // Rows as `hcs25 signals --json` prints them, plus where each is on the local mirror node (no HashScan).
+      for (const { links, ...signal } of page.signals) {
+        expect(links.hashscan).toBeNull();
+        expect(links.mirror).toMatch(
+          new RegExp(`^http://.+/api/v1/topics/0\\.0\\.\\d+/messages/${signal.sequenceNumber}$`),
+        );
+        all.push(signal);
+      }
       cursor = page.nextCursor;
     } while (cursor);
   }

@@ -12,7 +12,7 @@ import { renderHtmlReport } from '../../src/report/html-report.js';
 import { computeScores } from '../../src/score/scores.js';
 import { DEFAULT_SCORING_CONFIG } from '../../src/score/scoring-config.js';
 import { SKIP_REASON, hasChromium, launchChromium, reportPage, smallText, watchProblems } from '../support/browser.js';
-import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
+import { HOUR, T0, evalSignal, probe, runId, uaid } from '../support/signals.js';
 
 const PROTOCOLS = ['a2a', 'mcp', 'rest', 'openai'] as const;
 
@@ -41,7 +41,31 @@ function fleet() {
     }
   }
   const r = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + 7 * HOUR), topic: '0.0.1234', labels });
-  return { r, subjects, html: renderHtmlReport(r, signals, { network: 'testnet', scoring: DEFAULT_SCORING_CONFIG }) };
+  // The live page's parts too: mirror links on every signal, and runs with their reveal and verdict in words.
+  const counts = { 're-derived': 20, 'commitment-checked': 2, 'not-checkable': 12, mismatch: 0, equivocation: 0 };
+  const runs = Array.from({ length: 6 }, (_, run) => ({
+    run: runId(5 - run),
+    signals: 34,
+    firstAt: new Date(T0 + (5 - run) * HOUR).toISOString(),
+    lastAt: new Date(T0 + (5 - run) * HOUR + 11_000).toISOString(),
+    revealed: run > 0,
+    verification: run === 1 ? null : run === 2 ? { ...counts, mismatch: 3, equivocation: 1 } : counts,
+    links:
+      run > 0
+        ? {
+            hashscan: `https://hashscan.io/testnet/transaction/${1_800_000_000 + run}.000000001`,
+            mirror: `https://testnet.mirrornode.hedera.com/api/v1/topics/0.0.1234/messages/${1000 + run}`,
+          }
+        : null,
+  }));
+  const html = renderHtmlReport(r, signals, {
+    network: 'testnet',
+    scoring: DEFAULT_SCORING_CONFIG,
+    mirrorRestUrl: 'https://testnet.mirrornode.hedera.com',
+    runs,
+    runsMore: true,
+  });
+  return { r, subjects, html };
 }
 
 /**

@@ -23,7 +23,7 @@ import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { batchOf, packed, PAYER, toMessages } from './helpers.js';
 import type { ReadSignal } from '../../src/read/types.js';
-import { probe, T0, uaid } from '../support/signals.js';
+import { HOUR, T0, probe, runId, uaid } from '../support/signals.js';
 
 const AGENTS = 40;
 const signals = fleetSignals(AGENTS);
@@ -466,6 +466,10 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       }).json,
     );
     await store.applyBatch(topic, batchOf(toMessages([...packed(signals.slice(0, 6), 'none'), reveal])));
+    expect((await store.runs({ topic })).items[0]!.reveal).toEqual({
+      sequenceNumber: 7,
+      consensusTimestamp: toMessages([reveal], 7)[0]!.consensusTimestamp,
+    });
     const v = await store.runVerification(topic, RUN);
     expect(v).toMatchObject({ topic, run: RUN, revealed: true });
     const total = VERDICTS.reduce((n, verdict) => n + v!.report.counts[verdict], 0);
@@ -479,6 +483,34 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     const c = again!.report.counts;
     expect(VERDICTS.reduce((n, verdict) => n + c[verdict], 0)).toBe(9);
     expect(await store.runVerification(topic, 'NOPE')).toBeNull();
+  });
+
+  it('lists runs oldest or newest first, a page at a time; a run not revealed has no reveal', async () => {
+    const topic = '0.0.26';
+    const probes = [0, 1, 2, 3, 4].map((r) =>
+      probe(uaid('runs.example.com'), { seq: r + 1, at: T0 + r * HOUR, run: r }),
+    );
+    await store.applyBatch(topic, {
+      signals: probes,
+      records: [],
+      unknown: [],
+      rejected: [],
+      cursor: { sequence: 5, consensusTimestamp: probes[4]!.consensusTimestamp },
+      source: 'rest',
+    });
+    const ids = [0, 1, 2, 3, 4].map(runId);
+    for (const order of ['asc', 'desc'] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.runs({ topic, order, limit: 2, ...(cursor !== undefined && { cursor }) });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        expect(page.items.every((r) => r.reveal === null && !r.revealed)).toBe(true);
+        seen.push(...page.items.map((r) => r.run));
+        cursor = page.next ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual(order === 'asc' ? ids : [...ids].reverse());
+    }
   });
 
   it('watch reports new revisions', async () => {

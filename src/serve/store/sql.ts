@@ -289,9 +289,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       });
     },
 
-    async runs({ topic, ...page } = {}) {
+    async runs({ topic, order = 'asc', ...page } = {}) {
       const limit = pageLimit(page);
       const after = decodeCursor(page.cursor, z.tuple([z.number().int(), z.string()]));
+      const [cmp, dir] = order === 'desc' ? ['<', 'DESC'] : ['>', 'ASC'];
       const rows = await driver.query<{
         tid: number;
         topic: string;
@@ -301,12 +302,17 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
         last_at: Date | string | null;
         revealed: boolean;
         counts: VerifyReport['counts'] | null;
+        reveal_seq: number | null;
+        reveal_consensus: string | null;
       }>(
         `SELECT r.tid, t.topic, r.run, r.signals::float8 AS signals, r.first_at, r.last_at, r.revealed,
-           CASE WHEN r.verify_dirty THEN NULL ELSE r.verification -> 'counts' END AS counts
+           CASE WHEN r.verify_dirty THEN NULL ELSE r.verification -> 'counts' END AS counts,
+           rv.seq::float8 AS reveal_seq, rv.consensus AS reveal_consensus
          FROM runs r JOIN topics t USING (tid)
-         WHERE ($1::text IS NULL OR t.topic = $1) AND ($2::int IS NULL OR (r.tid, r.run) > ($2::int, $3::text))
-         ORDER BY r.tid, r.run LIMIT $4`,
+         LEFT JOIN LATERAL (SELECT seq, consensus FROM records
+           WHERE tid = r.tid AND run = r.run AND kind = 'reveal' AND validated ORDER BY seq, idx LIMIT 1) rv ON r.revealed
+         WHERE ($1::text IS NULL OR t.topic = $1) AND ($2::int IS NULL OR (r.tid, r.run) ${cmp} ($2::int, $3::text))
+         ORDER BY r.tid ${dir}, r.run ${dir} LIMIT $4`,
         [topic ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
       return paged(
@@ -320,6 +326,10 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           lastAt: r.last_at === null ? '' : iso(r.last_at),
           revealed: r.revealed,
           verification: r.counts,
+          reveal:
+            r.reveal_seq === null || r.reveal_consensus === null
+              ? null
+              : { sequenceNumber: r.reveal_seq, consensusTimestamp: r.reveal_consensus },
         }),
         (r) => [r.tid, r.run],
       );

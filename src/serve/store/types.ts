@@ -226,6 +226,8 @@ export interface RunRow {
   revealed: boolean;
   /** Verification counts when computed and current, else null (runVerification computes it). */
   verification: VerifyReport['counts'] | null;
+  /** Where the run's first reveal is on the topic, or null before it is revealed. */
+  reveal: { sequenceNumber: number; consensusTimestamp: string } | null;
 }
 
 export interface RunVerification {
@@ -322,7 +324,8 @@ export interface ServeStore {
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
   listSubjects(filter?: SubjectFilter, page?: PageOptions): Promise<Page<SubjectRow>>;
   topics(): Promise<TopicStatus[]>;
-  runs(options?: PageOptions & { topic?: string }): Promise<Page<RunRow>>;
+  /** Runs by (topic, run id); `desc`: newest first (run ids are ULIDs, so they sort by start time). */
+  runs(options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' }): Promise<Page<RunRow>>;
   /** The verify library over the run's indexed signals and reveals: stored, recomputed when they changed. */
   runVerification(topic: string, run: string): Promise<RunVerification | null>;
   /**

@@ -1,0 +1,100 @@
+/**
+ * Badges: `/v1/subjects/{subject}/badge/{score|availability}.{json|svg}`, Shields' endpoint JSON or a flat SVG
+ * (report/badge.ts), built from the score cache's answer: a cached subject's badge costs no query, and each badge is
+ * rendered once per cached answer. An unknown subject gets a 200 badge saying `unknown`: a badge is a picture in
+ * someone's page (Shields shows an error for anything but a 200 with a message, a browser a broken image).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { BADGE_METRICS, badgeFor, badgeSvg, shieldsEndpoint, type BadgeMetric } from '../report/badge.js';
+import type { SubjectScore } from '../score/scores.js';
+import { PENDING, type CachedScore } from './cache.js';
+import { entityIdSchema } from '../core/id-schemas.js';
+// Functions only: routes.ts imports this module, so nothing of it may be used while the modules load.
+import { followedTopic, query, subjectParam, type ParamRoute, type Reply } from './routes.js';
+
+/**
+ * Five minutes: Shields' own floor for `cacheSeconds`, so both forms refresh alike. Scores move with runs (hours
+ * apart), so a badge at most five minutes old says the same, while a much-viewed page costs one request per viewer
+ * cache (and per Shields or GitHub proxy) every five minutes.
+ */
+export const BADGE_MAX_AGE = 300;
+const CACHE_CONTROL = `public, max-age=${BADGE_MAX_AGE}`;
+
+const BADGE_QUERY = z.strictObject({
+  topic: entityIdSchema.optional(),
+  label: z
+    .string()
+    .min(1)
+    .max(40)
+    .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'printable text')
+    .optional(),
+});
+
+type Format = 'json' | 'svg';
+
+interface Rendered {
+  body: Buffer;
+  etag: string;
+}
+
+/** Badges rendered from a cached answer, by metric and format: dropped with the answer when the cache lets it go. */
+const rendered = new WeakMap<CachedScore, Map<string, Rendered>>();
+
+function render(metric: BadgeMetric, format: Format, score: SubjectScore | 'unknown' | 'pending', label?: string) {
+  const badge = badgeFor(metric, score, label);
+  const text = format === 'svg' ? badgeSvg(badge) : `${JSON.stringify(shieldsEndpoint(badge, BADGE_MAX_AGE))}\n`;
+  const body = Buffer.from(text);
+  // The body names itself: an unchanged badge keeps its tag when its score's other fields change.
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+function fromCache(metric: BadgeMetric, format: Format, answer: CachedScore, label?: string): Rendered {
+  const score = () => JSON.parse(answer.body.toString('utf8')) as SubjectScore;
+  // A custom label is the caller's; only the default badges are kept.
+  if (label !== undefined) return render(metric, format, score(), label);
+  let badges = rendered.get(answer);
+  if (!badges) {
+    badges = new Map();
+    rendered.set(answer, badges);
+  }
+  const key = `${metric}.${format}`;
+  let hit = badges.get(key);
+  if (!hit) {
+    hit = render(metric, format, score());
+    badges.set(key, hit);
+  }
+  return hit;
+}
+
+function badgeRoute(metric: BadgeMetric, format: Format): ParamRoute {
+  return {
+    pattern: new RegExp(`^/v1/subjects/([^/]+)/badge/${metric}\\.${format}$`),
+    cache: 'content',
+    async handler(ctx, url, raw): Promise<Reply> {
+      const subject = subjectParam(raw);
+      const q = query(url, BADGE_QUERY);
+      const topic = followedTopic(ctx, q.topic);
+      const answer = await ctx.scores.get(topic, subject);
+      const { body, etag } =
+        answer === null || answer === PENDING
+          ? render(metric, format, answer === null ? 'unknown' : 'pending', q.label)
+          : fromCache(metric, format, answer, q.label);
+      return format === 'svg'
+        ? {
+            body,
+            etag,
+            contentType: 'image/svg+xml; charset=utf-8',
+            cacheControl: CACHE_CONTROL,
+            // Opened on its own, the picture may not run or fetch anything (it has nothing to run).
+            headers: { 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" },
+          }
+        : { body, etag, cacheControl: CACHE_CONTROL };
+    },
+  };
+}
+
+export const BADGE_ROUTES: readonly ParamRoute[] = BADGE_METRICS.flatMap((metric) => [
+  badgeRoute(metric, 'json'),
+  badgeRoute(metric, 'svg'),
+]);
