@@ -76,6 +76,9 @@ const SUBJECTS_QUERY = z.strictObject({
   protocol: z.string().min(1).max(64).optional(),
   minScore: z.coerce.number().min(0).max(100).optional(),
   minConfidence: z.coerce.number().min(0).max(1).optional(),
+  basis: z.enum(['evals', 'availability-only', 'none']).optional(),
+  evidence: z.enum(['low', 'sufficient']).optional(),
+  minEvalObservations: z.coerce.number().int().min(0).max(1_000_000).optional(),
   ...pageParams,
 });
 
@@ -197,6 +200,9 @@ const ROUTES: Readonly<Record<string, Route>> = {
           ...(q.protocol !== undefined && { protocol: q.protocol }),
           ...(q.minScore !== undefined && { minScore: q.minScore }),
           ...(q.minConfidence !== undefined && { minConfidence: q.minConfidence }),
+          ...(q.basis !== undefined && { basis: q.basis }),
+          ...(q.evidence !== undefined && { evidence: q.evidence }),
+          ...(q.minEvalObservations !== undefined && { minEvalObservations: q.minEvalObservations }),
         },
         { limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) },
       );

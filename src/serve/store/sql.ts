@@ -160,9 +160,13 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
       const limit = pageLimit(page);
-      const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
-      const rows = await driver.query<Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null }>(
-        `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score
+      // The cursor is the last row's (total, eval observations, subject, tid): the order's whole key (migration 007).
+      const after = decodeCursor(page.cursor, z.tuple([z.number(), z.number().int(), z.string(), z.number().int()]));
+      const rows = await driver.query<
+        Omit<SubjectRow, 'lastAt'> & { tid: number; last_at: Date | string | null; eval_observations: number }
+      >(
+        `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score,
+           s.eval_observations
          FROM subject_scores s JOIN topics t USING (tid)
          WHERE s.total IS NOT NULL
            AND ($1::text IS NULL OR t.topic = $1)
@@ -170,8 +174,12 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
            AND ($3::float8 IS NULL OR s.total >= $3)
            AND ($4::float8 IS NULL OR s.confidence >= $4)
            AND ($5::text IS NULL OR $5 = ANY (s.publishers))
-           AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.subject > $7 OR (s.subject = $7 AND s.tid > $8))))
-         ORDER BY s.total DESC, s.subject, s.tid LIMIT $9`,
+           AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.eval_observations < $7
+             OR (s.eval_observations = $7 AND (s.subject > $8 OR (s.subject = $8 AND s.tid > $9))))))
+           AND ($11::text IS NULL OR s.basis = $11)
+           AND ($12::boolean IS NULL OR s.low_evidence = $12)
+           AND ($13::int IS NULL OR s.eval_observations >= $13)
+         ORDER BY s.total DESC, s.eval_observations DESC, s.subject, s.tid LIMIT $10`,
         [
           filter.topic ?? null,
           filter.protocol ?? null,
@@ -181,7 +189,11 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           after?.[0] ?? null,
           after?.[1] ?? null,
           after?.[2] ?? null,
+          after?.[3] ?? null,
           limit + 1,
+          filter.basis ?? null,
+          filter.evidence === undefined ? null : filter.evidence === 'low',
+          filter.minEvalObservations ?? null,
         ],
       );
       return paged(
@@ -198,7 +210,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           lastAt: r.last_at === null ? null : iso(r.last_at),
           score: r.score,
         }),
-        (r) => [r.total, r.subject, r.tid],
+        (r) => [r.total, r.eval_observations, r.subject, r.tid],
       );
     },
 
