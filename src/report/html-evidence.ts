@@ -22,12 +22,12 @@ table.evid td,table.evid th{padding:4px 8px}
 /** The one explanation the page gives of confidence and of the interval (How to read this). */
 export const EVIDENCE_EXPLAIN =
   '<dt>Evidence</dt><dd>A confidence of 0.4 means that only 40% of what the score is built from (its components, ' +
-  'weighted like the score) was measured and fresh, the rest timed out, failed or was never measured; the 95% ' +
-  'interval beside each eval is the range its true success rate lies in given how few or many answers were seen ' +
-  `(1 correct answer of 1 gives ${Math.round(wilsonInterval(1, 1).low * 100)}%–100%), and <span class="chip low-ev">low evidence</span> marks a score with a ` +
-  `component of fewer than ${LOW_EVIDENCE_COUNT} observations, <span class="chip avail-only">availability only</span> ` +
-  'one with no eval behind it (an MCP server is probed, never asked questions). Equal scores rank more eval ' +
-  'observations first.</dd>';
+  'weighted like the score) was measured and fresh, the rest timed out, failed, went stale or was never measured; ' +
+  'the 95% interval beside each eval is the range its true success rate lies in given how few or many answers were ' +
+  `seen (1 correct answer of 1 gives ${Math.round(wilsonInterval(1, 1).low * 100)}%–100%), and ` +
+  `<span class="chip low-ev">low evidence</span> marks a score with a component of fewer than ${LOW_EVIDENCE_COUNT} ` +
+  'observations, <span class="chip avail-only">availability only</span> one with no eval behind it (an MCP server ' +
+  'is probed, never asked questions). Equal scores rank more eval observations first.</dd>';
 
 /** The badges beside a subject's score: availability only, low evidence (nothing when neither applies). */
 export function evidenceBadges(s: SubjectScore, wrap: 'div' | 'none' = 'div'): string {
