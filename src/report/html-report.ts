@@ -31,6 +31,7 @@ import { publisherTable, type PublisherSummary } from './html-publishers.js';
 import { STYLE } from './html-style.js';
 import { filterForm, IDENTITY_STYLE, identityLine, type IdentityView, type ReportFilters } from './html-identity.js';
 import { linksCell, messageLinker, runsSection, type RunSummary } from './html-ledger.js';
+import { EVIDENCE_EXPLAIN, EVIDENCE_STYLE, evidenceBadges, evidenceTable } from './html-evidence.js';
 
 /** The HCS-25 text (the spec's published home). */
 export const HCS25_URL = 'https://hol.org/docs/standards/hcs-25';
@@ -108,7 +109,7 @@ export function renderHtmlReport(
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<link rel="icon" href="data:,">',
     `<title>${esc(title)}</title>`,
-    `<style>${STYLE}${IDENTITY_STYLE}</style></head><body>`,
+    `<style>${STYLE}${IDENTITY_STYLE}${EVIDENCE_STYLE}</style></head><body>`,
     header(report, options.network, ledger),
     ...(options.notice ? [`<p class="warn">${esc(options.notice)}</p>`] : []),
     ...(options.filters ? [filterForm(options.filters)] : []),
@@ -211,13 +212,14 @@ function explain(ctx: Context): string {
     `A conditional adapter without data is left out; any other applicable adapter without data counts as 0. Each card shows its subject's sum (${link(HCS25_URL, 'HCS-25')}, Aggregation).</dd>` +
     `<dt>Confidence</dt><dd>Confidence (0–1) says how much evidence backs a score, not how good it is: the share of each adapter's components that were measured and fresh (status ok), weighted like the score (HCS-25's recommended form, as the reference implementation computes it).</dd>` +
     `<dt>Outcomes</dt><dd>${OUTCOME_WORDS.map(([w, text]) => `${outcomeChip(w)} ${esc(text)}`).join('; ')}. A failure names its reason code (listed under Method).</dd>` +
+    EVIDENCE_EXPLAIN +
     `<dt>Order</dt><dd>${esc(ORDER_TEXT)}</dd>` +
     '</dl></section>'
   );
 }
 
 const ORDER_TEXT =
-  'Highest score first; equal scores by confidence (higher first), then by name (or native id), then by UAID, so ties always appear in the same order.';
+  'Highest score first; equal scores by evidence (more eval observations first), then by confidence (higher first), then by name (or native id), then by UAID, so ties always appear in the same order.';
 
 const OUTCOME_WORDS: ReadonlyArray<readonly [OutcomeWord, string]> = [
   ['correct', 'graded right: scores 100'],
@@ -281,7 +283,7 @@ function ranking(ctx: Context, maxDetail: number): string {
     return (
       `<tr data-subject="${esc(printable(s.subject))}"><td class="num" data-label="#">${i + 1}</td>` +
       `<td class="subject">${linked}${badges}${identityLine(ctx.identities?.get(s.subject))}<div class="uaid" title="${esc(printable(s.subject))}">${esc(compactUaid(printable(s.subject)))}</div></td>` +
-      `<td class="score" data-label="score">${bar(s.trustScores.total, 100, scoreColor(s.trustScores.total), s.trustScores.total.toFixed(2))}</td>` +
+      `<td class="score" data-label="score">${bar(s.trustScores.total, 100, scoreColor(s.trustScores.total), s.trustScores.total.toFixed(2))}${evidenceBadges(s)}</td>` +
       `<td class="conf" data-label="confidence">${bar(s.trustConfidence, 1, '#5b4bd6', s.trustConfidence.toFixed(2))}</td>` +
       adapterIds.map((id) => `<td class="num" data-label="${esc(id)}">${adapterCell(s, id)}</td>`).join('') +
       `<td class="outcomes">${latestOutcomes(ctx, s.subject)}</td>` +
@@ -370,11 +372,12 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
     const notApplicable = s.adapters.filter((a) => !a.applicable).map((a) => a.adapterId);
     return (
       `<article id="s${i + 1}"><div class="ahead"><h3>${i + 1}. ${esc(ellipsize(scoreLabel(s), 60))}</h3>` +
-      `<span class="pill" style="background:${scoreColor(s.trustScores.total)}">${s.trustScores.total.toFixed(2)}</span></div>` +
+      `<span class="scorebadges">${evidenceBadges(s, 'none')}<span class="pill" style="background:${scoreColor(s.trustScores.total)}">${s.trustScores.total.toFixed(2)}</span></span></div>` +
       identityLine(ctx.identities?.get(s.subject)) +
       `<div class="uaid">${esc(printable(s.subject))}</div>` +
       subjectFormula(s) +
       `<p class="conftext">Confidence ${s.trustConfidence.toFixed(2)}: ${s.counts.signals} signal(s) from ${s.counts.runs} run(s) by ${s.counts.publishers} publisher(s).</p>` +
+      evidenceTable(s) +
       `<div class="tablewrap flat"><table class="comps stack"><thead><tr><th>component</th><th>value</th><th>newest outcome (window tally)</th><th>signals</th><th>newest (UTC)</th></tr></thead><tbody>${comps}</tbody></table></div>` +
       (notApplicable.length ? `<p class="muted">Not applicable: ${notApplicable.map(esc).join(', ')}.</p>` : '') +
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +

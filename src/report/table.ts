@@ -9,6 +9,7 @@ import {
   subjectLabel,
 } from './display.js';
 import type { ScoreReport, SubjectScore } from '../score/scores.js';
+import { LOW_EVIDENCE_COUNT } from '../score/evidence.js';
 import type { ReadSignal, RejectedMessage } from '../read/types.js';
 
 interface Column {
@@ -40,6 +41,14 @@ function adapterCell(subject: SubjectScore, adapterId: string): string {
   return `${state.total.toFixed(1)}${state.stale ? '*' : ''}`;
 }
 
+const BASIS_WORD = { evals: 'evals', 'availability-only': 'avail', none: 'none' } as const;
+
+/** What the score rests on (`evals`, `avail` alone, `none`), `!` when a component has few observations (low evidence). */
+function evidenceCell(subject: SubjectScore): string {
+  const e = subject.evidenceStrength;
+  return `${BASIS_WORD[e.basis]}${e.lowEvidence && e.basis !== 'none' ? '!' : ''}`;
+}
+
 export interface TableOptions {
   /** The terminal's width: a wider table leaves out the SUBJECT column, then cuts names at their end. Default: none. */
   width?: number;
@@ -55,6 +64,7 @@ export function renderScoreTable(report: ScoreReport, options: TableOptions = {}
     { header: '#', align: 'right' },
     { header: 'SCORE', align: 'right' },
     { header: 'CONF', align: 'right' },
+    { header: 'EVID', align: 'left' },
     ...adapterIds.map((id): Column => ({ header: adapterHeader(id), align: 'right' })),
     { header: 'P50/P95 MS', align: 'right' },
     { header: 'PROTOCOL', align: 'left' },
@@ -65,6 +75,7 @@ export function renderScoreTable(report: ScoreReport, options: TableOptions = {}
     String(i + 1),
     s.trustScores.total.toFixed(2),
     s.trustConfidence.toFixed(2),
+    evidenceCell(s),
     ...adapterIds.map((id) => adapterCell(s, id)),
     s.latency ? `${s.latency.p50Ms}/${s.latency.p95Ms}` : '-',
     protocolName(s.protocol),
@@ -105,6 +116,7 @@ function summaryLines(report: ScoreReport): string[] {
     `${report.counts.subjects} subjects, ${report.counts.signals} signals${report.topic ? `, topic ${report.topic}` : ''}, ` +
       `config v${report.trustScoreConfigVersion}, at ${report.generatedAt}`,
     'CONF = trustConfidence 0-1; * stale; n/a not applicable; - no output',
+    `EVID = what the score rests on: evals, avail (availability alone) or none; ! low evidence (a component has fewer than ${LOW_EVIDENCE_COUNT} observations)`,
   ];
   if (rejected.length > 0) lines.push(`Rejected: ${rejected.map(([r, n]) => `${r} ${n}`).join(', ')}.`);
   const unknown = Object.entries(report.counts.unknown ?? {});

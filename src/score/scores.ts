@@ -2,8 +2,11 @@
  * Signals → per-subject HCS-25 components → the HCS-25 aggregation (aggregate.ts) → an explainable breakdown.
  *
  * Deterministic: the same signals (in any order), config and `now` give byte-identical JSON. Signals are ordered by
- * sequence number, subjects by score, ties by confidence, then name, then subject id (code-unit order, never locale
- * order), and every number that leaves here is rounded.
+ * sequence number, subjects by score, ties by eval observations, then confidence, then name, then subject id
+ * (code-unit order, never locale order), and every number that leaves here is rounded.
+ *
+ * Over 500 lines: the fold, the per-subject scoring and its breakdown share private types (Observation,
+ * ComputedComponent) that no other module needs.
  */
 import { aggregateTrustScore, isApplicable, round2, validateAggregation, type AdapterInput } from './aggregate.js';
 import {
@@ -14,6 +17,7 @@ import {
   type WindowConfig,
 } from './scoring-config.js';
 import { applyWindow, latency, type LatencySummary } from './window.js';
+import { byEvidence, evidenceStrength, type EvidenceStrength } from './evidence.js';
 import { displayName, uaidLabel } from '../read/labels.js';
 import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
@@ -89,6 +93,8 @@ export interface SubjectScore {
   trustScoreUpdatedAt: string;
   adapters: AdapterBreakdown[];
   components: Record<string, ComponentBreakdown>;
+  /** Observations and 95% intervals per eval, and what the score rests on (evidence.ts). */
+  evidenceStrength: EvidenceStrength;
   latency: LatencySummary | null;
   counts: {
     signals: number;
@@ -250,10 +256,12 @@ export class ScoreAccumulator {
       const label = given === undefined ? undefined : displayName(given);
       ranked.push({ score: label ? { ...scored, label } : scored, name: label ?? uaidLabel(uaid, subject) });
     }
-    // Ties: higher confidence first, then the name people see (label, else native id), then the UAID: a total order.
+    // Ties: more eval observations first (a thin or availability-only score after a well-evidenced one), higher
+    // confidence, then the name people see (label, else native id), then the UAID: a total order.
     ranked.sort(
       (a, b) =>
         b.score.trustScores.total - a.score.trustScores.total ||
+        byEvidence(a.score.evidenceStrength, b.score.evidenceStrength) ||
         b.score.trustConfidence - a.score.trustConfidence ||
         b.score.sampleConfidence - a.score.sampleConfidence ||
         byCodeUnit(a.name, b.name) ||
@@ -400,6 +408,7 @@ function scoreSubject(
     trustScoreUpdatedAt: nowIso,
     adapters,
     components: sortedRecord(components),
+    evidenceStrength: evidenceStrength(components, config),
     latency: latency(series(config.latency.signal), config.latency.window),
     counts: subjectCounts(observations, bySignal),
   };

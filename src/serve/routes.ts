@@ -96,6 +96,9 @@ const SUBJECTS_QUERY = z.strictObject({
   minConfidence: z.coerce.number().min(0).max(1).optional(),
   q: qParam,
   registry: entityIdSchema.optional(),
+  basis: z.enum(['evals', 'availability-only', 'none']).optional(),
+  evidence: z.enum(['low', 'sufficient']).optional(),
+  minEvalObservations: z.coerce.number().int().min(0).max(1_000_000).optional(),
   ...pageParams,
 });
 /** The live page's filter form: a field left empty is sent empty, and means no filter. */
@@ -229,6 +232,9 @@ const ROUTES: Readonly<Record<string, Route>> = {
           ...(q.minConfidence !== undefined && { minConfidence: q.minConfidence }),
           ...(q.q !== undefined && { q: q.q }),
           ...(q.registry !== undefined && { registry: q.registry }),
+          ...(q.basis !== undefined && { basis: q.basis }),
+          ...(q.evidence !== undefined && { evidence: q.evidence }),
+          ...(q.minEvalObservations !== undefined && { minEvalObservations: q.minEvalObservations }),
         },
         { limit: pageLimit(ctx, q.limit), ...(q.cursor !== undefined && { cursor: q.cursor }) },
       );

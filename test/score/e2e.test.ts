@@ -172,12 +172,21 @@ describe('consumer on the emulator', () => {
       const a = await hcs25([...args, '--json']);
       const b = await hcs25([...args, '--json']);
       expect(b.stdout).toBe(a.stdout);
-      const report = JSON.parse(a.stdout) as { subjects: Array<{ subject: string; trustScores: { total: number } }> };
+      const report = JSON.parse(a.stdout) as {
+        subjects: Array<{
+          subject: string;
+          trustScores: { total: number };
+          evidenceStrength: { basis: string; evalObservations: number };
+        }>;
+      };
       expect(report.subjects.map((s) => s.subject)).toEqual([MCP, A2A]);
+      // Evals do not apply to MCP: its score rests on availability alone, and says so.
+      expect(report.subjects.map((s) => s.evidenceStrength.basis)).toEqual(['availability-only', 'evals']);
+      expect(report.subjects[1]!.evidenceStrength.evalObservations).toBeGreaterThan(0);
 
       const html = join(mkdtempSync(join(tmpdir(), 'hcs25-e2e-')), 'report.html');
       const table = await hcs25([...args, '--html', html]);
-      expect(table.stdout.split('\n')[0]).toMatch(/^\s*#\s+SCORE\s+CONF\s+AVAILABILITY\s+MATH\s+SCIENCE\s/);
+      expect(table.stdout.split('\n')[0]).toMatch(/^\s*#\s+SCORE\s+CONF\s+EVID\s+AVAILABILITY\s+MATH\s+SCIENCE\s/);
       expect(readFileSync(html, 'utf8')).toContain('<svg class="chart hist"');
 
       const scoreTopic = await writer.createTopic('hcs-25:0:86400');

@@ -200,6 +200,7 @@ function expectConsistent(report: ScoreReport, labels: Readonly<Record<string, s
     const b = report.subjects[i]!;
     const order =
       b.trustScores.total - a.trustScores.total ||
+      b.evidenceStrength.evalObservations - a.evidenceStrength.evalObservations ||
       b.trustConfidence - a.trustConfidence ||
       b.sampleConfidence - a.sampleConfidence ||
       byCodeUnit(name(a), name(b)) ||

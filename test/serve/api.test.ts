@@ -306,6 +306,49 @@ describe('GET /v1/subjects', () => {
   });
 });
 
+describe('evidence strength in /v1/subjects', () => {
+  type Listed = { subject: string; evidenceStrength: SubjectScore['evidenceStrength'] };
+  const list = async (query: string) => {
+    const res = await get(base, `/v1/subjects?${query}`);
+    check('/v1/subjects', res.status, res.json);
+    expect(res.status).toBe(200);
+    return (res.json as { subjects: Listed[] }).subjects;
+  };
+
+  it('says what each score rests on, with observations and intervals per eval, and filters by it', async () => {
+    const all = await list('');
+    const mcp = all.find((s) => s.subject === SUBJECTS[1])!;
+    expect(mcp.evidenceStrength).toMatchObject({ basis: 'availability-only', evalObservations: 0, evals: {} });
+    const calc = all.find((s) => s.subject === SUBJECTS[0])!;
+    // Six runs asked one math question each; science was never asked, so it enters the score as 0 with no observation.
+    expect(calc.evidenceStrength).toMatchObject({ basis: 'evals', evalObservations: 6, lowEvidence: true });
+    expect(calc.evidenceStrength.evals['simple-evals.a2a_math']).toMatchObject({ observations: 6, lowEvidence: false });
+    expect(calc.evidenceStrength.evals['simple-evals.a2a_science']).toMatchObject({
+      observations: 0,
+      rate: null,
+      interval: { low: 0, high: 1 },
+      lowEvidence: true,
+    });
+
+    expect((await list('basis=availability-only')).map((s) => s.subject)).toEqual([SUBJECTS[1]]);
+    const withEvals = await list('basis=evals');
+    expect(withEvals.map((s) => s.subject).sort()).toEqual(SUBJECTS.filter((s) => s !== SUBJECTS[1]).sort());
+    expect((await list('evidence=sufficient')).map((s) => s.subject)).toEqual([SUBJECTS[1]]);
+    expect((await list('evidence=low')).every((s) => s.evidenceStrength.lowEvidence)).toBe(true);
+    expect((await list('minEvalObservations=6&basis=evals')).length).toBe(withEvals.length);
+    expect(await list('minEvalObservations=7')).toEqual([]);
+  });
+
+  it('rejects an unknown basis or evidence value with one-line 400s', async () => {
+    for (const q of ['basis=probes', 'evidence=high', 'minEvalObservations=-1']) {
+      const res = await get(base, `/v1/subjects?${q}`);
+      check('/v1/subjects', res.status, res.json);
+      expect(res.status).toBe(400);
+      expect((res.json as { error: { code: string } }).error.code).toBe('BAD_QUERY');
+    }
+  });
+});
+
 describe('GET /v1/topics, /v1/runs, /v1/runs/{run}/verification', () => {
   it("reports each topic's indexing status", async () => {
     const res = await get(base, '/v1/topics');

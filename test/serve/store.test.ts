@@ -23,7 +23,8 @@ import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { batchOf, packed, PAYER, toMessages } from './helpers.js';
 import type { ReadSignal } from '../../src/read/types.js';
-import { HOUR, T0, probe, runId, uaid } from '../support/signals.js';
+import { HOUR, T0, probe, runId, signalV2, uaid } from '../support/signals.js';
+import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 
 const AGENTS = 40;
 const signals = fleetSignals(AGENTS);
@@ -237,16 +238,16 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     do {
       const page = await store.listSubjects({ topic }, { limit: 6, ...(cursor ? { cursor } : {}) });
       expect(page.items.length).toBeLessThanOrEqual(6);
-      seen.push(...page.items.map((i) => `${i.total}|${i.subject}`));
+      seen.push(...page.items.map((i) => `${i.total}|${i.score.evidenceStrength.evalObservations}|${i.subject}`));
       cursor = page.next ?? undefined;
       pages++;
     } while (cursor);
     expect(pages).toBe(Math.ceil(AGENTS / 6));
     expect(seen).toHaveLength(AGENTS);
     const ranked = [...seen].sort((a, b) => {
-      const [sa, ua] = a.split('|');
-      const [sb, ub] = b.split('|');
-      return Number(sb) - Number(sa) || (ua! < ub! ? -1 : 1);
+      const [sa, ea, ua] = a.split('|');
+      const [sb, eb, ub] = b.split('|');
+      return Number(sb) - Number(sa) || Number(eb) - Number(ea) || (ua! < ub! ? -1 : 1);
     });
     expect(seen).toEqual(ranked);
 
@@ -437,6 +438,31 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
       },
     ]);
     expect((await store.subjectScore(calc, { topic }))?.identity?.name).toBeNull();
+  });
+
+  it('ranks equal totals by evidence: a thin or availability-only subject after a well-evidenced one, across pages', async () => {
+    const topic = '0.0.40';
+    await store.applyBatch(topic, batchOf(toMessages(packed(evidenceFleet(), 'none'))));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    const order: string[] = [];
+    let cursor: string | undefined;
+    do {
+      // One subject a page: every cursor falls inside a tie of totals.
+      const page = await store.listSubjects({ topic }, { limit: 1, ...(cursor ? { cursor } : {}) });
+      order.push(...page.items.map((i) => `${i.total} ${nativeIdOf(i.subject)}`));
+      cursor = page.next ?? undefined;
+    } while (cursor);
+    // By name alone the MCP servers would come first.
+    expect(order).toEqual(['100 z-well.example', '100 m-thin.example', '100 a-mcp.example', '100 b-mcp.example']);
+    const names = async (filter: Parameters<ServeStore['listSubjects']>[0]) =>
+      (await store.listSubjects({ topic, ...filter })).items.map((i) => nativeIdOf(i.subject));
+    expect(await names({ basis: 'availability-only' })).toEqual(['a-mcp.example', 'b-mcp.example']);
+    expect(await names({ basis: 'evals' })).toEqual(['z-well.example', 'm-thin.example']);
+    expect(await names({ evidence: 'low' })).toEqual(['m-thin.example']);
+    expect(await names({ evidence: 'sufficient' })).toEqual(['z-well.example', 'a-mcp.example', 'b-mcp.example']);
+    expect(await names({ minEvalObservations: 3 })).toEqual(['z-well.example']);
+    const [well] = (await store.listSubjects({ topic }, { limit: 1 })).items;
+    expect(well!.score.evidenceStrength).toMatchObject({ basis: 'evals', evalObservations: 20, lowEvidence: false });
   });
 
   it('pages a subject history as hcs25 signals rows, both orders', async () => {
@@ -851,6 +877,39 @@ describe('PostgreSQL', () => {
     await again.close();
   });
 
+  it('scores stored before migration 007 are rescored once, which gives them their evidence and its ranking', async () => {
+    const url = await pg.database('before007');
+    const store = await openStore(url, { stateDir });
+    const topic = '0.0.41';
+    await store.applyBatch(topic, batchOf(toMessages(packed(evidenceFleet(), 'none'))));
+    while ((await store.rescoreDirty({ now: NOW })).more);
+    await store.close();
+    // The database as 006 left it: no evidence columns, and scores without evidenceStrength.
+    const { default: pgm } = await import('pg');
+    const c = new pgm.Client({ connectionString: url });
+    await c.connect();
+    await c.query(
+      'ALTER TABLE subject_scores DROP COLUMN eval_observations, DROP COLUMN basis, DROP COLUMN low_evidence',
+    );
+    await c.query(
+      "UPDATE subject_scores SET score = (score::jsonb - 'evidenceStrength')::json, total = 100 WHERE score IS NOT NULL",
+    );
+    await c.query("DELETE FROM schema_migrations WHERE id = '007_evidence_strength'");
+    await c.end();
+    const again = await openStore(url, { stateDir });
+    const first = async () => (await again.listSubjects({ topic }, { limit: 1 })).items[0]!;
+    // Still answered as fresh while it waits for its rescoring, ranked by subject alone.
+    expect(await first()).toMatchObject({
+      score: expect.not.objectContaining({ evidenceStrength: expect.anything() }),
+    });
+    expect(nativeIdOf((await first()).subject)).toBe('m-thin.example');
+    expect((await again.subjectScore((await first()).subject, { topic }))!.fresh).toBe(true);
+    while ((await again.rescoreDirty({ now: NOW })).more);
+    expect(nativeIdOf((await first()).subject)).toBe('z-well.example');
+    expect((await first()).score.evidenceStrength).toMatchObject({ basis: 'evals', evalObservations: 20 });
+    await again.close();
+  });
+
   it('an unreachable server is DATABASE_UNAVAILABLE, and the message never shows the password', async () => {
     const err = await openPostgresStore('postgres://user:s3cret@127.0.0.1:1/db').catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
@@ -858,6 +917,42 @@ describe('PostgreSQL', () => {
     expect((err as Error).message).toContain('postgres://127.0.0.1:1/db');
   });
 });
+
+/**
+ * Four subjects scoring 100: an agent with 10 answers to each eval, one with a single answer to each, and two MCP
+ * servers with probes only (evals do not apply to MCP). Each signal is its own run (one signal per run and id).
+ */
+function evidenceFleet(): SignalMessageV2[] {
+  const out: SignalMessageV2[] = [];
+  let seq = 1;
+  const add = (subject: string, kind: 'math' | 'science' | 'probe', count: number) => {
+    for (let i = 0; i < count; i++) {
+      const s = signalV2(subject, kind, kind === 'probe' ? 'reachable' : 'correct', {
+        seq,
+        at: T0 + seq * 1000,
+        run: seq,
+      });
+      out.push(s.message as SignalMessageV2);
+      seq++;
+    }
+  };
+  for (const [name, proto, answers] of [
+    ['z-well.example', 'a2a', 10],
+    ['m-thin.example', 'a2a', 1],
+    ['a-mcp.example', 'mcp', 0],
+    ['b-mcp.example', 'mcp', 0],
+  ] as const) {
+    const subject = uaid(name, proto);
+    add(subject, 'probe', 10);
+    add(subject, 'math', answers);
+    add(subject, 'science', answers);
+  }
+  return out;
+}
+
+function nativeIdOf(subject: string): string {
+  return subject.slice(subject.indexOf(';nativeId=') + ';nativeId='.length);
+}
 
 /** The signals `hcs25 signals` reads from these messages (the reader over a mock mirror). */
 async function collectTopicSignalsOf(messages: ReturnType<typeof toMessages>) {

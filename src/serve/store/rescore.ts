@@ -205,20 +205,27 @@ async function storeScores(
       score: s ?? null,
       stale_at: s ? staleAt(s, freshnessSeconds) : null,
       updated_at: s?.trustScoreUpdatedAt ?? null,
+      // The ranking's tie-break and the evidence filters (migration 007).
+      eval_observations: s?.evidenceStrength.evalObservations ?? 0,
+      basis: s?.evidenceStrength.basis ?? null,
+      low_evidence: s?.evidenceStrength.lowEvidence ?? null,
     };
   });
   await tx.query(
     `INSERT INTO subject_scores
-       (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at, updated_at)
+       (tid, subject, total, confidence, protocol, registry, signals, last_at, publishers, score, rev, stale_at,
+        updated_at, eval_observations, basis, low_evidence)
      SELECT tid, subject, total, confidence, protocol, registry, signals, last_at,
-       ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint, stale_at, updated_at
+       ARRAY(SELECT json_array_elements_text(publishers)), score, $2::bigint, stale_at,
+       updated_at, eval_observations, basis, low_evidence
      FROM json_to_recordset($1::json) AS u(tid int, subject text, total float8, confidence float8, protocol text,
        registry text, signals bigint, last_at timestamptz, publishers json, score json, stale_at timestamptz,
-       updated_at timestamptz)
+       updated_at timestamptz, eval_observations int, basis text, low_evidence boolean)
      ON CONFLICT (tid, subject) DO UPDATE SET total = excluded.total, confidence = excluded.confidence,
        protocol = excluded.protocol, registry = excluded.registry, signals = excluded.signals,
        last_at = excluded.last_at, publishers = excluded.publishers, score = excluded.score, rev = excluded.rev,
-       stale_at = excluded.stale_at, updated_at = excluded.updated_at`,
+       stale_at = excluded.stale_at, updated_at = excluded.updated_at, eval_observations = excluded.eval_observations,
+       basis = excluded.basis, low_evidence = excluded.low_evidence`,
     [JSON.stringify(rows), revision],
   );
   // A subject left without signals (its topic indexed again under another allow-list) has no score: it goes.

@@ -199,23 +199,32 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     async listSubjects(filter: SubjectFilter = {}, page: PageOptions = {}) {
       const limit = pageLimit(page);
-      const after = decodeCursor(page.cursor, z.tuple([z.number(), z.string(), z.number().int()]));
+      // The cursor is the last row's (total, eval observations, subject, tid): the order's whole key (migration 007).
+      const after = decodeCursor(page.cursor, z.tuple([z.number(), z.number().int(), z.string(), z.number().int()]));
       const rows = await driver.query<
-        Omit<SubjectRow, 'lastAt' | 'identity'> & { tid: number; last_at: Date | string | null } & IdentityColumns
+        Omit<SubjectRow, 'lastAt' | 'identity'> & {
+          tid: number;
+          last_at: Date | string | null;
+          eval_observations: number;
+        } & IdentityColumns
       >(
         `SELECT s.tid, t.topic, s.subject, s.total, s.confidence, s.protocol, s.registry, s.signals::float8 AS signals, s.last_at, s.score,
-           ${IDENTITY_COLUMNS}
+           s.eval_observations, ${IDENTITY_COLUMNS}
          FROM subject_scores s JOIN topics t USING (tid) ${IDENTITY_JOIN}
          WHERE s.total IS NOT NULL
-           AND ($10::text IS NULL OR s.subject ILIKE $10 OR i.name ILIKE $10 OR i.endpoint ILIKE $10 OR i.account_id ILIKE $10)
-           AND ($11::text IS NULL OR i.registry = $11)
            AND ($1::text IS NULL OR t.topic = $1)
            AND ($2::text IS NULL OR s.protocol = $2)
            AND ($3::float8 IS NULL OR s.total >= $3)
            AND ($4::float8 IS NULL OR s.confidence >= $4)
            AND ($5::text IS NULL OR $5 = ANY (s.publishers))
-           AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.subject > $7 OR (s.subject = $7 AND s.tid > $8))))
-         ORDER BY s.total DESC, s.subject, s.tid LIMIT $9`,
+           AND ($6::float8 IS NULL OR s.total < $6 OR (s.total = $6 AND (s.eval_observations < $7
+             OR (s.eval_observations = $7 AND (s.subject > $8 OR (s.subject = $8 AND s.tid > $9))))))
+           AND ($11::text IS NULL OR s.subject ILIKE $11 OR i.name ILIKE $11 OR i.endpoint ILIKE $11 OR i.account_id ILIKE $11)
+           AND ($12::text IS NULL OR i.registry = $12)
+           AND ($13::text IS NULL OR s.basis = $13)
+           AND ($14::boolean IS NULL OR s.low_evidence = $14)
+           AND ($15::int IS NULL OR s.eval_observations >= $15)
+         ORDER BY s.total DESC, s.eval_observations DESC, s.subject, s.tid LIMIT $10`,
         [
           filter.topic ?? null,
           filter.protocol ?? null,
@@ -225,9 +234,13 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           after?.[0] ?? null,
           after?.[1] ?? null,
           after?.[2] ?? null,
+          after?.[3] ?? null,
           limit + 1,
           filter.q === undefined ? null : substringPattern(filter.q),
           filter.registry ?? null,
+          filter.basis ?? null,
+          filter.evidence === undefined ? null : filter.evidence === 'low',
+          filter.minEvalObservations ?? null,
         ],
       );
       return paged(
@@ -245,7 +258,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
           score: r.score,
           identity: identityOf(r, r.subject),
         }),
-        (r) => [r.total, r.subject, r.tid],
+        (r) => [r.total, r.eval_observations, r.subject, r.tid],
       );
     },
 

@@ -10,6 +10,7 @@
  */
 import type { ScoringConfig } from '../../score/scoring-config.js';
 import type { SubjectScore } from '../../score/scores.js';
+import type { EvidenceBasis } from '../../score/evidence.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
 
@@ -172,9 +173,15 @@ export interface SubjectFilter {
   q?: string;
   /** The topic id of the registry the subject's signals cite. */
   registry?: string;
+  /** What the score rests on (evidenceStrength.basis). */
+  basis?: EvidenceBasis;
+  /** `low`: evidenceStrength.lowEvidence; `sufficient`: not. */
+  evidence?: 'low' | 'sufficient';
+  /** At least this many eval observations in all (evidenceStrength.evalObservations). */
+  minEvalObservations?: number;
 }
 
-/** A row of the ranked subject list (score desc, then subject, then topic). */
+/** A row of the ranked subject list (score desc, then eval observations desc, then subject, then topic). */
 export interface SubjectRow {
   topic: string;
   subject: string;
@@ -321,7 +328,11 @@ export interface ServeStore {
    * the rescoring reads for it, so as bounded as a rescoring.
    */
   subjectSignalsOf(topic: string, subject: string, publishers?: readonly string[]): Promise<ReadSignal[]>;
-  /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
+  /**
+   * Scored subjects ranked by score desc, then eval observations desc (evidence strength: a thinly evidenced or
+   * availability-only subject after a well-evidenced one of the same score), then subject; subjects not scored yet
+   * are left out.
+   */
   listSubjects(filter?: SubjectFilter, page?: PageOptions): Promise<Page<SubjectRow>>;
   topics(): Promise<TopicStatus[]>;
   /** Runs by (topic, run id); `desc`: newest first (run ids are ULIDs, so they sort by start time). */
