@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { entityIdSchema } from '../core/id-schemas.js';
 import { Hcs25Error } from '../core/errors.js';
 import { signalRow } from '../read/reader.js';
+import { messageLinks, type MessageLinks } from '../config/networks.js';
 import type { ReadSignal } from '../read/types.js';
 import { csvLine, scoresCsvHeader, scoresCsvRow } from '../report/csv.js';
 import { signalOutcome } from '../report/display.js';
@@ -154,7 +155,8 @@ export const EXPORT_ROUTES: Readonly<Record<string, Route>> = {
       );
       const first = await pages.next();
       const name = `hcs25-signals-${topic}-${compactTime(from)}-${compactTime(to)}.${q.format}`;
-      return download(q.format, name, signalLines(q.format, first.value ?? [], pages));
+      const links = (s: ReadSignal) => messageLinks(ctx.network, topic, s.sequenceNumber, s.consensusTimestamp);
+      return download(q.format, name, signalLines(q.format, first.value ?? [], pages, links));
     },
   },
 };
@@ -239,15 +241,21 @@ export const SIGNAL_CSV_COLUMNS = [
   'data',
 ] as const;
 
-/** Signals: CSV (SIGNAL_CSV_COLUMNS) or one `hcs25 signals --json` row per line, in consensus order. */
+/**
+ * Signals: CSV (SIGNAL_CSV_COLUMNS) or, per line, a `hcs25 signals --json` row with its `links` as the signals route
+ * answers it; in consensus order.
+ */
 async function* signalLines(
   format: Format,
   first: readonly ReadSignal[],
   rest: AsyncIterable<readonly ReadSignal[]>,
+  links: (s: ReadSignal) => MessageLinks,
 ): AsyncGenerator<string> {
   if (format === 'csv') yield csvLine(SIGNAL_CSV_COLUMNS);
   for await (const rows of prepend(first, rest)) {
-    yield rows.map((s) => (format === 'csv' ? signalCsvRow(s) : `${JSON.stringify(signalRow(s))}\n`)).join('');
+    yield rows
+      .map((s) => (format === 'csv' ? signalCsvRow(s) : `${JSON.stringify({ ...signalRow(s), links: links(s) })}\n`))
+      .join('');
   }
 }
 

@@ -512,7 +512,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
   });
 
   it('lists runs oldest or newest first, a page at a time; a run not revealed has no reveal', async () => {
-    const topic = '0.0.26';
+    const topic = '0.0.46';
     const probes = [0, 1, 2, 3, 4].map((r) =>
       probe(uaid('runs.example.com'), { seq: r + 1, at: T0 + r * HOUR, run: r }),
     );
