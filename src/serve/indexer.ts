@@ -363,6 +363,8 @@ class Wake {
   /** Waits up to `ms` or until woken (or aborted); `woken` says which. */
   async wait(ms: number, signal: AbortSignal): Promise<void> {
     this.woken = false;
+    // An abort that came before the wait fires no event: without this, a stop would wait out the whole `ms`.
+    if (signal.aborted) return;
     if (this.pending) {
       this.pending = false;
       this.woken = true;
