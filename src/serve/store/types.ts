@@ -10,6 +10,7 @@
  */
 import type { ScoringConfig } from '../../score/scoring-config.js';
 import type { SubjectScore } from '../../score/scores.js';
+import type { HistoryWindow, SubjectHistory } from '../../score/history.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
 
@@ -224,6 +225,14 @@ export interface ServeStore {
     subject: string,
     options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' },
   ): Promise<Page<ReadSignal & { topic: string }>>;
+  /**
+   * Availability and latency over the 24 h, 7 d and 30 d before `now` (default: the clock), and the `window`'s series
+   * (with the stored score at each bucket's end); null when the topic has no signal about the subject and no score.
+   */
+  subjectHistory(
+    subject: string,
+    options: { topic: string; window: HistoryWindow; now?: Date },
+  ): Promise<SubjectHistory | null>;
   /** Scored subjects ranked by score desc, then subject; subjects not scored yet are left out. */
   listSubjects(filter?: SubjectFilter, page?: PageOptions): Promise<Page<SubjectRow>>;
   topics(): Promise<TopicStatus[]>;
