@@ -11,6 +11,7 @@ import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
 import type { ServeLimits } from './limits.js';
 import type { ServeStore } from './store/types.js';
 import type { LivePage } from './live.js';
+import { HISTORY_ROUTES } from './routes-history.js';
 
 export interface ApiContext {
   store: ServeStore;
@@ -24,6 +25,8 @@ export interface ApiContext {
   scores: ScoreCache;
   /** Store failures (the client only sees a 503). */
   onError?: (err: unknown) => void;
+  /** The clock time windows end at (default: the system clock; tests fix it). */
+  now?: () => Date;
 }
 
 export interface Reply {
@@ -87,7 +90,7 @@ function pageLimit(ctx: ApiContext, limit: number | undefined): number {
 }
 
 /** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
+export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
     if (Object.hasOwn(seen, k))
@@ -116,7 +119,7 @@ function printableName(name: string): string {
   return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
 }
 
-function subjectParam(raw: string): string {
+export function subjectParam(raw: string): string {
   let subject: string;
   try {
     subject = decodeURIComponent(raw);
@@ -129,7 +132,7 @@ function subjectParam(raw: string): string {
 }
 
 /** The topic a question is about: the one asked for (it must be followed), else the first followed topic. */
-function followedTopic(ctx: ApiContext, topic: string | undefined): string {
+export function followedTopic(ctx: ApiContext, topic: string | undefined): string {
   if (topic === undefined) return ctx.topics[0]!;
   if (!ctx.topics.includes(topic))
     throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
@@ -218,7 +221,7 @@ const ROUTES: Readonly<Record<string, Route>> = {
   },
 };
 
-interface ParamRoute {
+export interface ParamRoute {
   pattern: RegExp;
   cache: Route['cache'];
   handler: (ctx: ApiContext, url: URL, param: string) => Promise<Reply>;
@@ -264,6 +267,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
       return { json: verification };
     },
   },
+  ...HISTORY_ROUTES,
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */
