@@ -27,6 +27,8 @@ import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
 import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
+import { historySection } from './html-history.js';
+import type { SubjectHistory } from '../score/history.js';
 import { STYLE } from './html-style.js';
 
 /** The HCS-25 text (the spec's published home). */
@@ -50,6 +52,8 @@ export interface HtmlReportOptions {
   liveScript?: string;
   /** A note shown under the header, e.g. that a live page lists only the top of a large ranking. */
   notice?: string;
+  /** Served live: subjects' availability, latency and score over time (their detail cards show them). */
+  history?: ReadonlyMap<string, SubjectHistory>;
 }
 
 interface History {
@@ -79,6 +83,7 @@ export function renderHtmlReport(
     scoring: options.scoring ?? DEFAULT_SCORING_CONFIG,
     ledger,
     maxSignalRows: options.maxSignalRows ?? 500,
+    history: options.history,
   };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
@@ -123,6 +128,7 @@ interface Context {
   scoring: ScoringConfig;
   ledger: LedgerName | undefined;
   maxSignalRows: number;
+  history: ReadonlyMap<string, SubjectHistory> | undefined;
 }
 
 // ---------- page parts ----------
@@ -356,6 +362,7 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
       (notApplicable.length ? `<p class="muted">Not applicable: ${notApplicable.map(esc).join(', ')}.</p>` : '') +
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +
       `<div class="sub">Probe latency over time${s.latency ? ` <span class="muted">p50 ${s.latency.p50Ms} ms · p95 ${s.latency.p95Ms} ms · ${s.latency.samples} reachable probes</span>` : ''}</div>${latencyChart(h.probes, s.subject)}` +
+      (ctx.history?.has(s.subject) ? historySection(ctx.history.get(s.subject)!) : '') +
       drillDown(ctx, s) +
       '</article>'
     );

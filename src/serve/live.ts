@@ -2,12 +2,14 @@
  * The live page at `/`: the HTML report (report/html-report.ts, the one renderer) over what the store holds, plus
  * one small same-origin script that follows `/v1/events` and, when a topic it shows gets new data, fetches the
  * re-rendered page and swaps its body in place: no reload, open drill-downs stay open, the scroll position stays.
- * The page is bounded like every answer: the top of the ranking and the newest signals of the subjects it details.
+ * The page is bounded like every answer: the top of the ranking, and the newest signals and the 30-day history of
+ * the subjects it details.
  */
 import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
 import type { ScoringConfig } from '../score/scoring-config.js';
 import type { ReadSignal } from '../read/types.js';
+import type { SubjectHistory } from '../score/history.js';
 import type { ServeStore } from './store/types.js';
 
 export interface LivePage {
@@ -27,6 +29,8 @@ export interface LivePageOptions {
   maxDetailSubjects?: number;
   /** Newest signals drawn per detailed subject (default 200). */
   maxSignals?: number;
+  /** The clock time the page is rendered for (default: the system clock; tests fix it). */
+  now?: () => Date;
 }
 
 export const LIVE_SCRIPT_PATH = '/live.js';
@@ -43,10 +47,13 @@ export function livePage(options: LivePageOptions): LivePage {
     const status = (await store.topics()).find((t) => t.topic === topic);
     const ranked = await store.listSubjects({ topic }, { limit: maxSubjects });
     const signals: ReadSignal[] = [];
+    const history = new Map<string, SubjectHistory>();
+    const now = options.now?.() ?? new Date();
     for (const s of ranked.items.slice(0, maxDetail)) {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
+      const h = await store.subjectHistory(s.subject, { topic, window: '30d', now });
+      if (h) history.set(s.subject, h);
     }
-    const now = new Date();
     // The report's header fields (window, freshness, allow-list) exactly as `hcs25 scores` computes them.
     const head = computeScores([], scoring, {
       now,
@@ -70,6 +77,7 @@ export function livePage(options: LivePageOptions): LivePage {
       maxDetailSubjects: maxDetail,
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
+      history,
       ...(more && { notice: more }),
     });
   }
