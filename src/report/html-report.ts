@@ -28,6 +28,8 @@ import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
 import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
 import { publisherTable, type PublisherSummary } from './html-publishers.js';
+import { historySection } from './html-history.js';
+import type { SubjectHistory } from '../score/history.js';
 import { STYLE } from './html-style.js';
 import { filterForm, IDENTITY_STYLE, identityLine, type IdentityView, type ReportFilters } from './html-identity.js';
 import { linksCell, messageLinker, runsSection, type RunSummary } from './html-ledger.js';
@@ -65,6 +67,8 @@ export interface HtmlReportOptions {
   /** Runs to list with their reveal and verification (the live page's newest); `runsMore`: there are older ones. */
   runs?: readonly RunSummary[];
   runsMore?: boolean;
+  /** Served live: subjects' availability, latency and score over time (their detail cards show them). */
+  history?: ReadonlyMap<string, SubjectHistory>;
 }
 
 interface History {
@@ -97,6 +101,7 @@ export function renderHtmlReport(
     identities: options.identities,
     publishers: options.publishers,
     links: messageLinker(ledger, report.topic, options.mirrorRestUrl),
+    history: options.history,
   };
   const title = `HCS-25 trust scores${report.topic ? ` · topic ${report.topic}` : ''}`;
 
@@ -146,6 +151,7 @@ interface Context {
   identities: ReadonlyMap<string, IdentityView> | undefined;
   publishers: HtmlReportOptions['publishers'];
   links: (sequenceNumber: number, consensusTimestamp: string) => MessageLinks;
+  history: ReadonlyMap<string, SubjectHistory> | undefined;
 }
 
 // ---------- page parts ----------
@@ -383,6 +389,7 @@ function details(ctx: Context, subjects: SubjectScore[], histories: Map<string, 
       `<div class="sub">Eval outcomes over time</div>${evalChart(h.evals, s.subject)}` +
       `<div class="sub">Probe latency over time${s.latency ? ` <span class="muted">p50 ${s.latency.p50Ms} ms · p95 ${s.latency.p95Ms} ms · ${s.latency.samples} reachable probes</span>` : ''}</div>${latencyChart(h.probes, s.subject)}` +
       publisherTable(ctx.publishers?.get(s.subject)) +
+      (ctx.history?.has(s.subject) ? historySection(ctx.history.get(s.subject)!) : '') +
       drillDown(ctx, s) +
       '</article>'
     );

@@ -2,8 +2,8 @@
  * The live page at `/`: the HTML report (report/html-report.ts, the one renderer) over what the store holds, plus
  * one small same-origin script that follows `/v1/events` and, when a topic it shows gets new data, fetches the
  * re-rendered page and swaps its body in place: no reload, open drill-downs stay open, the scroll position stays.
- * The page is bounded like every answer: the top of the ranking, the newest signals of the subjects it details, and
- * the newest runs with their reveal and verification.
+ * The page is bounded like every answer: the top of the ranking, the newest signals and the 30-day history of the
+ * subjects it details, and the newest runs with their reveal and verification.
  */
 import { renderHtmlReport } from '../report/html-report.js';
 import { computeScores, type ScoreReport } from '../score/scores.js';
@@ -16,6 +16,7 @@ import { messageLinks } from '../config/networks.js';
 
 /** What the page's search form filters by. */
 export type LiveFilter = Pick<SubjectFilter, 'q' | 'protocol' | 'registry' | 'minScore'>;
+import type { SubjectHistory } from '../score/history.js';
 
 export interface LivePage {
   page(topic: string, filter?: LiveFilter): Promise<string>;
@@ -38,6 +39,8 @@ export interface LivePageOptions {
   maxDetailSubjects?: number;
   /** Newest signals drawn per detailed subject (default 200). */
   maxSignals?: number;
+  /** The clock time the page is rendered for (default: the system clock; tests fix it). */
+  now?: () => Date;
 }
 
 export const LIVE_SCRIPT_PATH = '/live.js';
@@ -61,11 +64,14 @@ export function livePage(options: LivePageOptions): LivePage {
     const status = (await store.topics()).find((t) => t.topic === topic);
     const ranked = await store.listSubjects({ ...filter, topic }, { limit: maxSubjects });
     const signals: ReadSignal[] = [];
+    const history = new Map<string, SubjectHistory>();
+    const now = options.now?.() ?? new Date();
     for (const s of ranked.items.slice(0, maxDetail)) {
       signals.push(...(await store.subjectSignals(s.subject, { topic, limit: maxSignals })).items);
+      const h = await store.subjectHistory(s.subject, { topic, window: '30d', now });
+      if (h) history.set(s.subject, h);
     }
     const runs = await store.runs({ topic, order: 'desc', limit: maxRuns });
-    const now = new Date();
     // Whose reports the score mixes, for the detailed subjects scored from several publishers (one subject's signals each).
     const publishers = new Map<string, PublisherRow[]>();
     for (const s of ranked.items.slice(0, maxDetail)) {
@@ -104,6 +110,7 @@ export function livePage(options: LivePageOptions): LivePage {
       maxSignalRows: maxSignals,
       liveScript: LIVE_SCRIPT_PATH,
       publishers,
+      history,
       ...(more && { notice: more }),
       identities: new Map(ranked.items.map((row) => [row.subject, row.identity])),
       filters: { topic, ...filter },

@@ -20,6 +20,7 @@ import {
   subjectChanges,
 } from './routes-export.js';
 import { BADGE_ROUTES } from './routes-badges.js';
+import { HISTORY_ROUTES } from './routes-history.js';
 
 export interface ApiContext {
   store: ServeStore;
@@ -35,6 +36,8 @@ export interface ApiContext {
   onError?: (err: unknown) => void;
   /** The network the topics are on, for the links of signals and runs (HashScan, mirror node); null links without. */
   network?: { ledger: string; mirrorRestUrl?: string };
+  /** The clock time windows end at (default: the system clock; tests fix it). */
+  now?: () => Date;
 }
 
 export interface Reply {
@@ -316,6 +319,7 @@ const PARAM_ROUTES: readonly ParamRoute[] = [
   },
   ...EXPORT_PARAM_ROUTES,
   ...BADGE_ROUTES,
+  ...HISTORY_ROUTES,
 ];
 
 /** A score lookup's answer, or the API error for a subject with none. */

@@ -7,6 +7,7 @@
 import { computeScores, type SubjectScore } from '../../score/scores.js';
 import type { ScoringConfig } from '../../score/scoring-config.js';
 import type { ReadSignal } from '../../read/types.js';
+import { recordScoreChanges } from './history.js';
 import { bump, hash32, type SignalRow, type SqlContext, toReadSignal } from './context.js';
 import type { RescoreResult, ServeStore, SqlExecutor } from './types.js';
 
@@ -61,6 +62,7 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
             scoreRound(round.subjects, signals, scoring, now),
             revision,
             scoring.freshnessSeconds,
+            now,
           );
           return { subjects: round.subjects.length, more: round.more };
         })
@@ -188,6 +190,7 @@ async function storeScores(
   scores: RoundScores,
   revision: number,
   freshnessSeconds: number,
+  now: Date,
 ): Promise<void> {
   const rows = round.subjects.map((d) => {
     const found = scores.get(`${d.tid}\u0000${d.subject}`);
@@ -228,6 +231,7 @@ async function storeScores(
        basis = excluded.basis, low_evidence = excluded.low_evidence`,
     [JSON.stringify(rows), revision],
   );
+  await recordScoreChanges(tx, rows, now);
   // A subject left without signals (its topic indexed again under another allow-list) has no score: it goes.
   const gone = round.subjects.filter((d) => !scores.has(`${d.tid}\u0000${d.subject}`));
   if (gone.length > 0) {

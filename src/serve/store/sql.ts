@@ -21,6 +21,7 @@ import {
   identityOf,
   substringPattern,
 } from './identity.js';
+import { createHistoryReader } from './history.js';
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
@@ -79,6 +80,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     ...createRescorer(ctx),
     ...createIdentities(ctx),
     ...createExportReads(ctx),
+    ...createHistoryReader(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale

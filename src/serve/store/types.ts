@@ -11,6 +11,7 @@
 import type { ScoringConfig } from '../../score/scoring-config.js';
 import type { SubjectScore } from '../../score/scores.js';
 import type { EvidenceBasis } from '../../score/evidence.js';
+import type { HistoryWindow, SubjectHistory } from '../../score/history.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
 
@@ -315,6 +316,14 @@ export interface ServeStore {
     subject: string,
     options?: PageOptions & { topic?: string; order?: 'asc' | 'desc' },
   ): Promise<Page<ReadSignal & { topic: string }>>;
+  /**
+   * Availability and latency over the 24 h, 7 d and 30 d before `now` (default: the clock), and the `window`'s series
+   * (with the stored score at each bucket's end); null when the topic has no signal about the subject and no score.
+   */
+  subjectHistory(
+    subject: string,
+    options: { topic: string; window: HistoryWindow; now?: Date },
+  ): Promise<SubjectHistory | null>;
   /**
    * Scored subjects of `topic` whose score the rescoring wrote after `since` (a previous SyncPage's token, or a time:
    * from the first subject rescored at or after it), in change order (revision, then subject). A subject rescored
