@@ -79,7 +79,7 @@ const SUBJECTS_QUERY = z.strictObject({
   ...pageParams,
 });
 
-function pageLimit(ctx: ApiContext, limit: number | undefined): number {
+export function pageLimit(ctx: Pick<ApiContext, 'limits'>, limit: number | undefined): number {
   if (limit === undefined) return ctx.limits.defaultPageSize;
   if (limit > ctx.limits.maxPageSize)
     throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
@@ -87,7 +87,7 @@ function pageLimit(ctx: ApiContext, limit: number | undefined): number {
 }
 
 /** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
+export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
   const seen: Record<string, string> = {};
   for (const [k, v] of url.searchParams) {
     if (Object.hasOwn(seen, k))

@@ -13,6 +13,7 @@ import { responseHashV2 } from '../../format/hashing.js';
 import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { verifySignals, type VerifyReport } from '../../verify/signals.js';
 import { currentRevision, hash32, iso, SqlContext, type SignalRow, toReadSignal } from './context.js';
+import { createHookStore } from './hooks.js';
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
@@ -68,6 +69,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
 
     ...createIngest(ctx),
     ...createRescorer(ctx),
+    ...createHookStore(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale

@@ -12,6 +12,9 @@ import type { ScoringConfig } from '../../score/scoring-config.js';
 import type { SubjectScore } from '../../score/scores.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
+import type { HookStore } from './hook-types.js';
+
+export type * from './hook-types.js';
 
 type Row = Record<string, unknown>;
 
@@ -178,7 +181,7 @@ export interface RescoreResult {
   more: boolean;
 }
 
-export interface ServeStore {
+export interface ServeStore extends HookStore {
   readonly engine: 'pglite' | 'postgres';
   /** Applies the schema migrations not applied yet (idempotent; safe with several instances starting at once). */
   migrate(): Promise<void>;
