@@ -132,6 +132,13 @@ export function createHookStore(ctx: SqlContext): HookStore {
     },
 
     async queueHookDeliveries(plan, { now, limit = DEFAULT_CHANGES }) {
+      // Asked every second or so: when nothing was rescored since, one read answers, and no write is counted (the
+      // sole writer's shortcuts stay valid).
+      const [meta] = await driver.query<{ seen: number; current: number }>(
+        `SELECT max(value) FILTER (WHERE key = 'hooks_revision')::float8 AS seen,
+           max(value) FILTER (WHERE key = 'revision')::float8 AS current FROM serve_meta`,
+      );
+      if (meta!.current <= meta!.seen) return { changes: 0, queued: 0, more: false };
       return ctx.written(
         driver.transaction(async (tx) => {
           // The row lock serialises callers; the revision read is committed, and revisions commit in order, so every
