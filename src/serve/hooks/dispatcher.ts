@@ -48,6 +48,8 @@ export class HookDispatcher {
   private again = false;
   private closed = false;
   private prunedAt = 0;
+  /** Cuts deliveries in flight on close (each then counts as a failed attempt, retried by whoever delivers next). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: HookDispatcherOptions) {
     // The agents' client: the private-address guard checks the address actually dialled, at every delivery. A
@@ -113,7 +115,7 @@ export class HookDispatcher {
   private async attempt(d: Awaited<ReturnType<HookStore['dueHookDeliveries']>>[number]): Promise<void> {
     const at = new Date();
     const timestamp = Math.floor(at.getTime() / 1000);
-    const deadline = new Deadline(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const deadline = new Deadline(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.stopping.signal);
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -138,9 +140,11 @@ export class HookDispatcher {
       status = failure.httpStatus ?? null;
       error = refusedByGuard(err)
         ? 'refused: the receiver is on a non-public address (see --allow-private-hooks)'
-        : status !== null && status >= 300 && status < 400
-          ? `HTTP ${status}: redirects are not followed`
-          : failure.message;
+        : deadline.callerAborted
+          ? 'cut off: the server stopped during the attempt'
+          : status !== null && status >= 300 && status < 400
+            ? `HTTP ${status}: redirects are not followed`
+            : failure.message;
     } finally {
       deadline.dispose();
     }
@@ -157,6 +161,7 @@ export class HookDispatcher {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    this.stopping.abort();
     await this.running;
     await this.http.close();
   }
