@@ -71,7 +71,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     if (target.length > limits.maxUrlLength)
       return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
     if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', METHODS);
+      res.setHeader('Allow', admin ? 'GET, HEAD, POST, DELETE, OPTIONS' : METHODS);
       if (allowed) {
         res.setHeader('Access-Control-Allow-Methods', METHODS);
         res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Last-Event-ID');
