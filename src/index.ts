@@ -87,3 +87,5 @@ export { journalResponses } from './verify/journal.js';
 // hcs25 serve: the store (PGlite or PostgreSQL, engines loaded on open); the indexer is the action `indexSignals`
 export { openStore } from './serve/store/index.js';
 export type * from './serve/store/types.js';
+// A webhook receiver's check of a delivery from hcs25 serve (docs/serve.md, "Webhooks").
+export { verifyDelivery as verifyWebhookDelivery } from './serve/hooks/signature.js';

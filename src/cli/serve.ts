@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { Secret } from '../config/secret.js';
 import { UsageError } from '../core/errors.js';
 import { entityIdFlag, withClient } from './context.js';
 import {
@@ -24,7 +26,13 @@ interface ServeFlags {
   rateLimit?: number;
   workers: number;
   scoreCacheMb?: number;
+  adminTokenFile?: string;
+  allowPrivateHooks?: boolean;
 }
+
+/** The environment variable that may hold the admin token itself (else --admin-token-file names a file with it). */
+export const ADMIN_TOKEN_ENV = 'HCS25_SERVE_ADMIN_TOKEN';
+const MIN_ADMIN_TOKEN_LENGTH = 16;
 
 export function register(program: Command): void {
   program
@@ -60,12 +68,18 @@ export function register(program: Command): void {
       'memory per process for finished score answers, MiB (0: ask the database every time)',
       intOption('--score-cache-mb', 0, 65_536),
     )
+    .option(
+      '--admin-token-file <file>',
+      `file holding the admin token that enables the webhook API /v1/hooks (or env ${ADMIN_TOKEN_ENV}); never printed`,
+    )
+    .option('--allow-private-hooks', 'allow webhook receivers on loopback/private addresses (refused by default)')
     .addHelpText(
       'after',
       '\nEndpoints: /v1/subjects, /v1/subjects/{uaid}/score, /v1/subjects/{uaid}/signals, /v1/topics, /v1/runs,\n' +
         '/v1/runs/{run}/verification, /v1/events (server-sent events), /openapi.json, /healthz, and the live page at /.\n' +
         'Several instances may share one --database postgres://…: one indexes (an advisory lock decides), all answer;\n' +
-        '--workers N starts N such instances on one port (node:cluster).',
+        '--workers N starts N such instances on one port (node:cluster).\n' +
+        `With an admin token (--admin-token-file or ${ADMIN_TOKEN_ENV}): webhooks at /v1/hooks (docs/serve.md, "Webhooks").`,
     )
     .action(
       action(async (flags: ServeFlags, cmd: Command) => {
@@ -77,6 +91,7 @@ export function register(program: Command): void {
               `--cors takes an origin like https://example.com (or *), got ${JSON.stringify(origin)}`,
             );
         }
+        const token = adminToken(flags.adminTokenFile, process.env[ADMIN_TOKEN_ENV]);
         const json = globals(cmd).json === true;
         const { isServeWorker, reportServeWorkerReady, serveWorkerOrphaned, startServerWorkers } = await import(
           '../serve/serve-workers.js'
@@ -144,6 +159,8 @@ export function register(program: Command): void {
                 scoring,
                 ...(flags.rateLimit !== undefined && { limits: { requestsPerSecond: flags.rateLimit } }),
                 ...(flags.scoreCacheMb !== undefined && { scoreCacheBytes: flags.scoreCacheMb * 1024 * 1024 }),
+                ...(token && { adminToken: token }),
+                ...(flags.allowPrivateHooks && { allowPrivateHooks: true }),
                 signal: aborted.signal,
                 onNote: note,
               });
@@ -176,6 +193,33 @@ export function register(program: Command): void {
         }
       }),
     );
+}
+
+/**
+ * The admin token from --admin-token-file or the environment, held as a Secret (never printed). Errors name where it
+ * came from and its length, never the value.
+ */
+function adminToken(file: string | undefined, env: string | undefined): Secret | undefined {
+  if (file !== undefined && env !== undefined && env !== '')
+    throw new UsageError(`both --admin-token-file and ${ADMIN_TOKEN_ENV} are set`, { hint: 'keep one of them' });
+  let value: string;
+  if (file !== undefined) {
+    try {
+      value = readFileSync(file, 'utf8').trim();
+    } catch {
+      throw new UsageError('--admin-token-file: cannot read the file', {
+        hint: 'check the path; the file holds only the token',
+      });
+    }
+  } else if (env !== undefined && env !== '') value = env.trim();
+  else return undefined;
+  // What a Bearer header can carry: printable ASCII without spaces.
+  if (value.length < MIN_ADMIN_TOKEN_LENGTH || !/^[\x21-\x7e]+$/.test(value))
+    throw new UsageError(
+      `the admin token must be at least ${MIN_ADMIN_TOKEN_LENGTH} printable ASCII characters without spaces (it has ${value.length} characters)`,
+      { hint: 'generate one, e.g. openssl rand -hex 32' },
+    );
+  return new Secret(value);
 }
 
 /** A database URL as it may be printed: never its password. */

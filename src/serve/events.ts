@@ -32,6 +32,8 @@ export interface ServeEventsOptions {
   heartbeatMs?: number;
   lagEveryMs?: number;
   onError?: (err: unknown) => void;
+  /** Told of each revision change this hub handles (the webhook dispatcher then compares the rescored subjects). */
+  onRevision?: (revision: number) => void;
 }
 
 interface Client {
@@ -160,6 +162,7 @@ export class ServeEvents {
       this.cached = revision;
     }
     this.known = Promise.resolve(revision);
+    this.options.onRevision?.(revision);
     this.broadcast('revision', { revision });
     await this.onChange(false);
     await reloading;

@@ -1,6 +1,7 @@
 /**
  * The HTTP face of `hcs25 serve`, on node:http (no framework: every request is a few map lookups and one store
- * query). Read-only: GET, HEAD and OPTIONS (CORS preflight). Every answer is JSON except the live page and its
+ * query). Read-only: GET, HEAD and OPTIONS (CORS preflight), but for the webhook admin API under /v1/hooks
+ * (hooks/routes.ts: admin token, never CORS). Every answer is JSON except the live page and its
  * script; every error is one line `{"error":{"code","message"}}`. Data answers carry a strong ETag made of the store
  * revision and the request target, so an unchanged `If-None-Match` costs no query at all; a score lookup is answered
  * from the score cache (cache.ts) with the ETag of its body.
@@ -15,6 +16,7 @@ import { ApiError, route, type ApiContext, type Reply } from './routes.js';
 import { RateLimiter } from '../core/rate-limit.js';
 import { DEFAULT_LIMITS, type ServeLimits } from './limits.js';
 import type { ServeEvents } from './events.js';
+import { type HookApi, hookApi, isHookPath } from './hooks/routes.js';
 
 export interface ServeHttpOptions extends Omit<ApiContext, 'limits' | 'scores'> {
   events: ServeEvents;
@@ -24,6 +26,8 @@ export interface ServeHttpOptions extends Omit<ApiContext, 'limits' | 'scores'> 
   /** Origins allowed to read the API from a browser (`*` for any); none by default. */
   cors?: readonly string[];
   limits?: Partial<ServeLimits>;
+  /** The webhook admin API; without it (no admin token) /v1/hooks answers 404. */
+  hooks?: HookApi;
 }
 
 export interface ServeHttp {
@@ -42,6 +46,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   // A burst of two seconds' worth per address (0 requests per second: no limit).
   const rate = new RateLimiter({ capacity: limits.requestsPerSecond * 2, refillMs: 2000, maxKeys: 10_000 });
   const cors = corsPolicy(options.cors ?? []);
+  const hooks = options.hooks ?? hookApi(undefined);
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -57,14 +62,16 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
   server.keepAliveTimeout = 5_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const allowed = cors(req.headers.origin);
+    const target = req.url ?? '/';
+    // The admin API is never opened to browsers: its answers (and preflights) carry no CORS headers.
+    const admin = isHookPath(target);
+    const allowed = admin ? undefined : cors(req.headers.origin);
     if (allowed) for (const [name, value] of allowed) res.setHeader(name, value);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    const target = req.url ?? '/';
     if (target.length > limits.maxUrlLength)
       return sendError(res, 414, 'URL_TOO_LONG', `the request target is longer than ${limits.maxUrlLength} characters`);
     if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', METHODS);
+      res.setHeader('Allow', admin ? 'GET, HEAD, POST, DELETE, OPTIONS' : METHODS);
       if (allowed) {
         res.setHeader('Access-Control-Allow-Methods', METHODS);
         res.setHeader('Access-Control-Allow-Headers', 'If-None-Match, Last-Event-ID');
@@ -73,7 +80,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       res.writeHead(204).end();
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !admin) {
       res.setHeader('Allow', METHODS);
       return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? '?'} is not allowed; this API is read-only`);
     }
@@ -94,6 +101,7 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       return sendError(res, 400, 'BAD_REQUEST', 'the request target is not a valid URL');
     }
     if (url.pathname === '/v1/events') return options.events.attach(req, res, url);
+    if (admin) return hooks(req, res, url);
 
     let reply: Reply;
     try {

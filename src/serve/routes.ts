@@ -114,7 +114,7 @@ const PAGE_QUERY_FILTERS = z.strictObject({
   minScore: blank(minScoreParam),
 });
 
-export function pageLimit(ctx: ApiContext, limit: number | undefined): number {
+export function pageLimit(ctx: Pick<ApiContext, 'limits'>, limit: number | undefined): number {
   if (limit === undefined) return ctx.limits.defaultPageSize;
   if (limit > ctx.limits.maxPageSize)
     throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);

@@ -4,6 +4,7 @@
  * one of them indexes (an advisory lock decides, and another takes over when it dies), all of them answer.
  */
 import type { Hcs25Client } from '../client.js';
+import type { Secret } from '../config/secret.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../score/scoring-config.js';
 import type { ServeLimits } from './limits.js';
 
@@ -26,6 +27,13 @@ export interface StartServerParameters {
    * subjects); 0 asks the store on every lookup.
    */
   scoreCacheBytes?: number;
+  /**
+   * The operator's admin token: enables the webhook API (/v1/hooks) and the delivery of alerts (by the instance that
+   * indexes). Without it there are no webhooks.
+   */
+  adminToken?: Secret;
+  /** Webhook receivers on loopback and private addresses are allowed (by default they are refused). */
+  allowPrivateHooks?: boolean;
   /** Stops indexing when aborted (the caller then calls `close`). */
   signal?: AbortSignal;
   /** Indexer and server notes (outages, fallbacks, the lock passing), one line each; never a secret. */
@@ -55,6 +63,8 @@ export async function startServer(
     { livePage },
     { DEFAULT_LIMITS },
     { ScoreCache, DEFAULT_SCORE_CACHE_BYTES },
+    { HookDispatcher },
+    { hookApi },
   ] = await Promise.all([
     import('./store/index.js'),
     import('./indexer.js'),
@@ -63,6 +73,8 @@ export async function startServer(
     import('./live.js'),
     import('./limits.js'),
     import('./cache.js'),
+    import('./hooks/dispatcher.js'),
+    import('./hooks/routes.js'),
   ]);
   const scoring = parameters.scoring ?? DEFAULT_SCORING_CONFIG;
   const publishers = parameters.publishers ?? [];
@@ -85,7 +97,14 @@ export async function startServer(
     // Asked once up front so the caller can say at once whether this instance indexes (the indexer asks again).
     const lockedAtStart = await store.tryIndexerLock();
     const scores = new ScoreCache(store, parameters.scoreCacheBytes ?? DEFAULT_SCORE_CACHE_BYTES);
-    const events = new ServeEvents({ store, scores, maxClients: limits.maxEventClients, onError });
+    let dispatcher: InstanceType<typeof HookDispatcher> | undefined;
+    const events = new ServeEvents({
+      store,
+      scores,
+      maxClients: limits.maxEventClients,
+      onError,
+      onRevision: () => dispatcher?.wake(),
+    });
     events.start();
     closers.push(() => events.close());
     const stop = new AbortController();
@@ -114,6 +133,13 @@ export async function startServer(
       stop.abort();
       await indexer.done;
     });
+    const allowPrivate = parameters.allowPrivateHooks === true;
+    if (parameters.adminToken) {
+      const hooks = new HookDispatcher({ store, active: () => indexer.indexing, allowPrivate, onError });
+      dispatcher = hooks;
+      hooks.start();
+      closers.push(() => hooks.close());
+    }
     const http = await startHttpServer({
       store,
       events,
@@ -134,6 +160,16 @@ export async function startServer(
       cors: parameters.cors ?? [],
       limits,
       onError,
+      ...(parameters.adminToken && {
+        hooks: hookApi({
+          store,
+          token: parameters.adminToken,
+          topics: parameters.topics,
+          allowPrivate,
+          limits,
+          onChange: () => dispatcher?.wake(),
+        }),
+      }),
     });
     closers.push(() => http.close());
     return { url: http.url, engine: store.engine, indexing: () => indexer.indexing || lockedAtStart, close: closeAll };

@@ -7,7 +7,9 @@
  * replace the cached ones on every connection.
  */
 import type { ChildProcess } from 'node:child_process';
-import { request } from 'node:http';
+import { createHmac } from 'node:crypto';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,11 +188,11 @@ async function expectSameAsCli(url: string, topic: string): Promise<number> {
   return ref.signals.length;
 }
 
-async function runOnce(topic: string, name: string): Promise<void> {
+async function runOnce(topic: string, name: string, agents = agentsFile): Promise<void> {
   const r = await cli([
     'run',
     '--agents',
-    agentsFile,
+    agents,
     '--topic',
     topic,
     '--state-dir',
@@ -347,4 +349,76 @@ describe('hcs25 serve --workers', () => {
       expect(stopped.stderr).toContain('stopping 2 workers');
     }
   }, 300_000);
+});
+
+describe('hcs25 serve webhooks', () => {
+  it('with an admin token, an agent going down reaches a registered receiver, signed; the token is never printed', async () => {
+    // An agent that answers, then is gone (the same endpoint, so the same subject).
+    const agent = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('hello'));
+    });
+    await new Promise<void>((r) => agent.listen(0, '127.0.0.1', r));
+    const endpoint = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/chat`;
+    const agents = join(tmp.dir, 'flappy.json');
+    writeFileSync(agents, JSON.stringify([{ name: 'flappy', protocol: 'http', endpoint }]));
+    const got: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (body += d));
+      req.on('end', () => {
+        got.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const token = 'cli-admin-token-5f2c9a7e41d08b36';
+    const tokenFile = join(tmp.dir, 'admin-token');
+    writeFileSync(tokenFile, `${token}\n`);
+
+    const topic = (await cli(['topic', 'create'])).stdout.trim();
+    await runOnce(topic, `${topic}-up`, agents);
+    const s = await serve(topic, join(tmp.dir, 'db-hooks'), ['--admin-token-file', tokenFile, '--allow-private-hooks']);
+    try {
+      await until('the agent scored', async () => {
+        const page = await getJson<{ subjects: unknown[] }>(s.url, '/v1/subjects', '/v1/subjects');
+        return page.subjects.length === 1 ? true : undefined;
+      });
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const created = await fetch(`${s.url}/v1/hooks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`,
+          events: ['availability-changed'],
+        }),
+      });
+      expect(created.status).toBe(201);
+      const { hook, secret } = (await created.json()) as { hook: { id: string }; secret: string };
+      expect((await fetch(`${s.url}/v1/hooks`)).status).toBe(401);
+
+      await new Promise<void>((r) => agent.close(() => r()));
+      await runOnce(topic, `${topic}-down`, agents);
+      await until('the alert delivered', async () => (got.length > 0 ? true : undefined), 60_000);
+      const [alert] = got;
+      const signed = createHmac('sha256', secret)
+        .update(`${alert!.headers['x-hcs25-timestamp']}.${alert!.body}`)
+        .digest('hex');
+      expect(alert!.headers['x-hcs25-signature']).toBe(`sha256=${signed}`);
+      expect(JSON.parse(alert!.body)).toMatchObject({
+        event: 'availability-changed',
+        hook: hook.id,
+        topic,
+        reachable: false,
+        previous: true,
+      });
+    } finally {
+      agent.close();
+      receiver.close();
+      const stopped = await stop(s);
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(`${stopped.stdout}${stopped.stderr}`).not.toContain(token);
+    }
+  }, 180_000);
 });

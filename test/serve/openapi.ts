@@ -10,8 +10,9 @@ const BASE = 'https://github.com/hcs25/hcs25/schemas/';
 const read = (file: string) =>
   JSON.parse(readFileSync(new URL(`../../schemas/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 
+type Operation = { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> };
 type Doc = {
-  paths: Record<string, { get: { responses: Record<string, { $ref?: string; content?: Record<string, unknown> }> } }>;
+  paths: Record<string, Partial<Record<'get' | 'post' | 'delete', Operation>>>;
   components: { responses: Record<string, { content?: Record<string, unknown> }> };
 };
 
@@ -32,14 +33,20 @@ export function openapiValidator(doc: object = OPENAPI) {
 
   /**
    * Throws (with ajv's errors) unless `body` is what the document says `path` answers with `status` as `type`
-   * (for `application/x-ndjson`, call it with each line).
+   * (for `application/x-ndjson`, call it with each line), to a `method` request.
    */
-  return function check(path: string, status: number, body: unknown, type = 'application/json'): void {
-    const op = d.paths[path]?.get;
-    if (!op) throw new Error(`${path} is not in the OpenAPI document`);
+  return function check(
+    path: string,
+    status: number,
+    body: unknown,
+    type = 'application/json',
+    method: 'get' | 'post' | 'delete' = 'get',
+  ): void {
+    const op = d.paths[path]?.[method];
+    if (!op) throw new Error(`${method.toUpperCase()} ${path} is not in the OpenAPI document`);
     let response = op.responses[String(status)];
     if (!response) throw new Error(`${path} answered ${status}, which the OpenAPI document does not list`);
-    let at = `#/${pointer('paths', path, 'get', 'responses', String(status))}`;
+    let at = `#/${pointer('paths', path, method, 'responses', String(status))}`;
     if (response.$ref) {
       at = response.$ref;
       response = d.components.responses[response.$ref.split('/').pop()!]!;
@@ -57,5 +64,17 @@ export function openapiValidator(doc: object = OPENAPI) {
     }
     if (!validate(body))
       throw new Error(`${path} ${status} does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
+  };
+}
+
+/** Throws unless `value` matches the document's component schema `name` (e.g. a webhook's payload). */
+export function componentValidator(doc: object = OPENAPI) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+  const id = `${BASE}serve-openapi.json`;
+  ajv.addSchema({ ...doc, $id: id });
+  return function check(name: string, value: unknown): void {
+    const validate = ajv.compile({ $ref: `${id}#/components/schemas/${name}` });
+    if (!validate(value)) throw new Error(`not a ${name}: ${ajv.errorsText(validate.errors)}`);
   };
 }

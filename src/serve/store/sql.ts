@@ -22,6 +22,7 @@ import {
   substringPattern,
 } from './identity.js';
 import { createHistoryReader } from './history.js';
+import { createHookStore } from './hooks.js';
 import { createIngest } from './ingest.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
@@ -81,6 +82,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     ...createIdentities(ctx),
     ...createExportReads(ctx),
     ...createHistoryReader(ctx),
+    ...createHookStore(ctx),
 
     async subjectScore(subject, { topic } = {}) {
       // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale

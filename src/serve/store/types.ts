@@ -14,6 +14,9 @@ import type { EvidenceBasis } from '../../score/evidence.js';
 import type { HistoryWindow, SubjectHistory } from '../../score/history.js';
 import type { ReadRecord, ReadSignal, RejectedMessage, UnknownRead } from '../../read/types.js';
 import type { VerifyReport } from '../../verify/signals.js';
+import type { HookStore } from './hook-types.js';
+
+export type * from './hook-types.js';
 
 type Row = Record<string, unknown>;
 
@@ -270,7 +273,7 @@ export interface SyncPage {
   token: string;
 }
 
-export interface ServeStore {
+export interface ServeStore extends HookStore {
   readonly engine: 'pglite' | 'postgres';
   /** Applies the schema migrations not applied yet (idempotent; safe with several instances starting at once). */
   migrate(): Promise<void>;
