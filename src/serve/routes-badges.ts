@@ -11,7 +11,7 @@ import type { SubjectScore } from '../score/scores.js';
 import { PENDING, type CachedScore } from './cache.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 // Functions only: routes.ts imports this module, so nothing of it may be used while the modules load.
-import { followedTopic, query, subjectParam, type ParamRoute, type Reply } from './routes.js';
+import { followedTopic, query, subjectParam, type ParamRoute, type Reply } from './route-kit.js';
 
 /**
  * Five minutes: Shields' own floor for `cacheSeconds`, so both forms refresh alike. Scores move with runs (hours

@@ -24,7 +24,7 @@ import {
   type ParamRoute,
   type Reply,
   type Route,
-} from './routes.js';
+} from './route-kit.js';
 import { MAX_PAGE, type Page, type SubjectRow, type SyncPage } from './store/types.js';
 
 /** The longest time window one signal export covers. */

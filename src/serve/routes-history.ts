@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { entityIdSchema } from '../core/id-schemas.js';
 import { HISTORY_WINDOWS } from '../score/history.js';
-import { ApiError, followedTopic, query, subjectParam, type ParamRoute } from './routes.js';
+import { ApiError, followedTopic, query, subjectParam, type ParamRoute } from './route-kit.js';
 
 const HISTORY_QUERY = z.strictObject({
   topic: entityIdSchema.optional(),

@@ -5,13 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import type { ScoringConfig } from '../score/scoring-config.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 import { messageLinks } from '../config/networks.js';
-import { PENDING, type CachedScore, type ScoreCache } from './cache.js';
-import type { ServeLimits } from './limits.js';
-import type { ServeStore } from './store/types.js';
-import type { LivePage } from './live.js';
+import { PENDING, type CachedScore } from './cache.js';
+import { ApiError, followedTopic, pageLimit, query, subjectParam, type ParamRoute, type Route } from './route-kit.js';
 import {
   EXPORT_PARAM_ROUTES,
   EXPORT_ROUTES,
@@ -21,58 +18,6 @@ import {
 } from './routes-export.js';
 import { BADGE_ROUTES } from './routes-badges.js';
 import { HISTORY_ROUTES } from './routes-history.js';
-
-export interface ApiContext {
-  store: ServeStore;
-  /** The topics this server follows, in the order given; the first is the default of the live page. */
-  topics: readonly string[];
-  publishers: readonly string[];
-  scoring: ScoringConfig;
-  limits: ServeLimits;
-  live: LivePage;
-  /** Score answers (kept current by ServeEvents). */
-  scores: ScoreCache;
-  /** Store failures (the client only sees a 503). */
-  onError?: (err: unknown) => void;
-  /** The network the topics are on, for the links of signals and runs (HashScan, mirror node); null links without. */
-  network?: { ledger: string; mirrorRestUrl?: string };
-  /** The clock time windows end at (default: the system clock; tests fix it). */
-  now?: () => Date;
-}
-
-export interface Reply {
-  status?: number;
-  json?: unknown;
-  body?: string | Buffer;
-  contentType?: string;
-  /** A strong ETag that names the body itself (routes whose cache is `content`). */
-  etag?: string;
-  cacheControl?: string;
-  headers?: Record<string, string>;
-  /** A body written as it is produced (exports): no Content-Length, never held whole. */
-  stream?: AsyncIterable<string>;
-}
-
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export interface Route {
-  /**
-   * `revision`: a strong ETag from the store revision; `content`: the reply names its own ETag (an unchanged answer
-   * keeps it across revisions); `static`: the answer never changes while the server runs.
-   */
-  cache: 'revision' | 'content' | 'static';
-  handler: (ctx: ApiContext, url: URL) => Promise<Reply>;
-}
-
-const MAX_SUBJECT_LENGTH = 1024;
 
 const topicParam = entityIdSchema.optional();
 const cursorParam = z
@@ -113,63 +58,6 @@ const PAGE_QUERY_FILTERS = z.strictObject({
   registry: blank(entityIdSchema.optional()),
   minScore: blank(minScoreParam),
 });
-
-export function pageLimit(ctx: Pick<ApiContext, 'limits'>, limit: number | undefined): number {
-  if (limit === undefined) return ctx.limits.defaultPageSize;
-  if (limit > ctx.limits.maxPageSize)
-    throw new ApiError(400, 'BAD_QUERY', `query parameter "limit": at most ${ctx.limits.maxPageSize}`);
-  return limit;
-}
-
-/** The query as an object, each parameter once: repeating one is ambiguous, so it is an error. */
-export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
-  const seen: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) {
-    if (Object.hasOwn(seen, k))
-      throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(k)} is given more than once`);
-    seen[k] = v;
-  }
-  const parsed = schema.safeParse(seen);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    throw new ApiError(
-      400,
-      'BAD_QUERY',
-      `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(schema.shape).join(', ') || 'none'}`,
-    );
-  }
-  throw new ApiError(
-    400,
-    'BAD_QUERY',
-    `query parameter ${printableName(String(issue.path[0] ?? ''))}: ${issue.message}`,
-  );
-}
-
-/** A name from the request, shown in an error: short, and JSON-quoted so no control character passes. */
-function printableName(name: string): string {
-  return JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name);
-}
-
-export function subjectParam(raw: string): string {
-  let subject: string;
-  try {
-    subject = decodeURIComponent(raw);
-  } catch {
-    throw new ApiError(400, 'BAD_SUBJECT', 'the subject is not valid percent-encoding');
-  }
-  if (subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH)
-    throw new ApiError(400, 'BAD_SUBJECT', `a subject is 1 to ${MAX_SUBJECT_LENGTH} characters`);
-  return subject;
-}
-
-/** The topic a question is about: the one asked for (it must be followed), else the first followed topic. */
-export function followedTopic(ctx: ApiContext, topic: string | undefined): string {
-  if (topic === undefined) return ctx.topics[0]!;
-  if (!ctx.topics.includes(topic))
-    throw new ApiError(404, 'TOPIC_NOT_FOLLOWED', `topic ${topic} is not followed by this server`);
-  return topic;
-}
 
 let openapi: Buffer | undefined;
 /** schemas/serve-openapi.json, read once (it ships in the package beside dist/). */
@@ -265,12 +153,6 @@ const ROUTES: Readonly<Record<string, Route>> = {
   },
   ...EXPORT_ROUTES,
 };
-
-export interface ParamRoute {
-  pattern: RegExp;
-  cache: Route['cache'];
-  handler: (ctx: ApiContext, url: URL, param: string) => Promise<Reply>;
-}
 
 /** `/v1/subjects/{subject}/score`, `/v1/subjects/{subject}/signals`, `/v1/runs/{run}/verification`. */
 const PARAM_ROUTES: readonly ParamRoute[] = [

@@ -15,7 +15,7 @@ import { bareHost, isNonPublicAddress, systemResolver, type Resolver } from '../
 import { TransportError, parseHttpUrl } from '../../net/http-client.js';
 import { sendError } from '../headers.js';
 import type { ServeLimits } from '../limits.js';
-import { ApiError, pageLimit, query } from '../routes.js';
+import { ApiError, pageLimit, query } from '../route-kit.js';
 import { HOOK_EVENTS, type HookStore } from '../store/hook-types.js';
 
 export interface HookApiOptions {
