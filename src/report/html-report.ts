@@ -23,14 +23,14 @@ import {
   signalShortName,
   type OutcomeWord,
 } from './display.js';
-import { consensusMs } from '../core/consensus-time.js';
 import type { ReadSignal } from '../read/types.js';
 import { duration, esc, n, scoreColor } from './svg.js';
-import { evalChart, histogram, latencyChart, scatter, type Point } from './html-charts.js';
+import { evalChart, histogram, latencyChart, scatter } from './html-charts.js';
 import { publisherTable, type PublisherSummary } from './html-publishers.js';
 import { historySection } from './html-history.js';
 import type { SubjectHistory } from '../score/history.js';
 import { STYLE } from './html-style.js';
+import { collectHistories, groupSignals, type History, type SignalsBySubject } from './html-data.js';
 import { filterForm, IDENTITY_STYLE, identityLine, type IdentityView, type ReportFilters } from './html-identity.js';
 import { linksCell, messageLinker, runsSection, type RunSummary } from './html-ledger.js';
 import { EVIDENCE_EXPLAIN, EVIDENCE_STYLE, evidenceBadges, evidenceTable } from './html-evidence.js';
@@ -70,14 +70,6 @@ export interface HtmlReportOptions {
   /** Served live: subjects' availability, latency and score over time (their detail cards show them). */
   history?: ReadonlyMap<string, SubjectHistory>;
 }
-
-interface History {
-  evals: Map<string, Point[]>;
-  probes: Point[];
-}
-
-/** A subject's signals (up to the scoring time) by canonical signal id, each list in (sequence, index) order. */
-type SignalsBySubject = Map<string, Map<string, ReadSignal[]>>;
 
 const PUBLIC_LEDGERS: ReadonlySet<string> = new Set<LedgerName>(['testnet', 'previewnet', 'mainnet']);
 
@@ -460,56 +452,4 @@ function usedReasons(ctx: Context): string[] {
     for (const list of bySignal.values())
       for (const x of list) if (x.message.data.reason) seen.add(x.message.data.reason);
   return [...seen].sort(byCodeUnit);
-}
-
-// ---------- data ----------
-
-function groupSignals(signals: Iterable<ReadSignal>, nowMs: number): SignalsBySubject {
-  const out: SignalsBySubject = new Map();
-  for (const s of signals) {
-    // What the scores left out (after the scoring time) is not shown as if it had counted.
-    if (!(consensusMs(s.consensusTimestamp) <= nowMs)) continue;
-    const id = canonicalSignalId(s.message.signal);
-    let bySignal = out.get(s.message.subject);
-    if (!bySignal) {
-      bySignal = new Map();
-      out.set(s.message.subject, bySignal);
-    }
-    const list = bySignal.get(id);
-    if (list) list.push(s);
-    else bySignal.set(id, [s]);
-  }
-  for (const bySignal of out.values()) for (const list of bySignal.values()) list.sort((a, b) => bySeqDesc(b, a));
-  return out;
-}
-
-function collectHistories(
-  bySubject: SignalsBySubject,
-  subjects: SubjectScore[],
-  maxPoints: number,
-): Map<string, History> {
-  const out = new Map<string, History>();
-  for (const { subject } of subjects) {
-    const h: History = { evals: new Map(), probes: [] };
-    for (const [id, list] of bySubject.get(subject) ?? []) {
-      const points = list.slice(-maxPoints).map((s): Point => {
-        const m = s.message;
-        const o = signalOutcome(m);
-        const label = o.reason ? `${o.word} (${printable(o.reason)})` : o.word;
-        return {
-          ms: consensusMs(s.consensusTimestamp),
-          seq: s.sequenceNumber,
-          run: m.run,
-          word: o.word,
-          label,
-          value: m.data.latencyMs,
-          ok: o.word === 'reachable',
-        };
-      });
-      if (list.some((s) => 'reachable' in s.message.data)) h.probes.push(...points);
-      else h.evals.set(id, points);
-    }
-    out.set(subject, h);
-  }
-  return out;
 }

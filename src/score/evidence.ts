@@ -9,9 +9,16 @@
  * so the interval is always around the number the score used. Evals are the config's `mean-score` components,
  * availability its `reachable-share` ones. Pure: the same components and config give the same object.
  */
-import type { ComponentBreakdown } from './scores.js';
 import type { ScoringConfig } from './scoring-config.js';
 import { canonicalSignalId } from '../format/schema-v2.js';
+
+/** What the evidence of a component is read from: the fields of scores.ts's ComponentBreakdown it uses. */
+export interface ComponentSamples {
+  value: number;
+  samples: number;
+  omitted?: true;
+  beforeStale?: number;
+}
 
 /** Fewer observations than this behind a component mark it (and its subject) "low evidence". */
 export const LOW_EVIDENCE_COUNT = 5;
@@ -73,7 +80,7 @@ export function wilsonInterval(successes: number, n: number, z = Z_95): Interval
 
 /** The evidence behind a subject's score, from its components (SubjectScore.components) and the config that made them. */
 export function evidenceStrength(
-  components: Readonly<Record<string, ComponentBreakdown>>,
+  components: Readonly<Record<string, ComponentSamples>>,
   config: ScoringConfig,
 ): EvidenceStrength {
   const evals: Record<string, SignalEvidence> = {};
@@ -101,7 +108,7 @@ export function evidenceStrength(
   };
 }
 
-function signalEvidence(key: string, c: ComponentBreakdown): SignalEvidence {
+function signalEvidence(key: string, c: ComponentSamples): SignalEvidence {
   const n = c.samples;
   // The value before m_stale is the measured rate; a stale one keeps it in beforeStale.
   const value = c.beforeStale ?? c.value;

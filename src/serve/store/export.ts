@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { SubjectScore } from '../../score/scores.js';
 import { currentRevision, hash32, type SignalRow, type SqlContext, toReadSignal } from './context.js';
-import { decodeCursor, paged, pageLimit } from './sql.js';
+import { decodeCursor, paged, pageLimit } from './paging.js';
 import type { ChangedSubject, ServeStore } from './types.js';
 
 export type SqlExportReads = Pick<ServeStore, 'updatedSubjects' | 'topicSignals' | 'subjectSignalsOf'>;

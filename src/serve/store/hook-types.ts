@@ -2,7 +2,7 @@
  * The webhook part of the serve store (migration 009): registered hooks, the delivery queue and its log, and the
  * comparison of rescored subjects with what the alerting saw of them last. Implemented in store/hooks.ts.
  */
-import type { Page, PageOptions } from './types.js';
+import type { Page, PageOptions } from './paging.js';
 
 export const HOOK_EVENTS = ['score-crossed', 'availability-changed'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

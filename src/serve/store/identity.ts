@@ -8,7 +8,7 @@ import { parseHrl } from '../../core/hrl.js';
 import { parseUaid } from '../../discover/uaid.js';
 import type { ReadSignal } from '../../read/types.js';
 import { bump, type SqlContext } from './context.js';
-import { decodeCursor, pageLimit, paged } from './sql.js';
+import { decodeCursor, pageLimit, paged } from './paging.js';
 import type { DueIdentity, DueRegistry, IdentityStatus, ServeStore, SqlExecutor, SubjectIdentity } from './types.js';
 
 export type SqlIdentities = Pick<

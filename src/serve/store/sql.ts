@@ -8,7 +8,6 @@ import type { SubjectScore } from '../../score/scores.js';
 import { DEFAULT_SCORING_CONFIG, type ScoringConfig } from '../../score/scoring-config.js';
 import { consensusIso } from '../../core/consensus-time.js';
 import type { ReadRecord } from '../../read/types.js';
-import { Hcs25Error } from '../../core/errors.js';
 import { responseHashV2 } from '../../format/hashing.js';
 import { revealOf, verifiableSignal } from '../../verify/read.js';
 import { verifySignals, type VerifyReport } from '../../verify/signals.js';
@@ -24,22 +23,20 @@ import {
 import { createHistoryReader } from './history.js';
 import { createHookStore } from './hooks.js';
 import { createIngest } from './ingest.js';
+import { decodeCursor, pageLimit, paged } from './paging.js';
 import { migrate } from './migrate.js';
 import { createRescorer } from './rescore.js';
 import { createExportReads } from './export.js';
-import {
-  DEFAULT_PAGE,
-  MAX_PAGE,
-  type Page,
-  type PageOptions,
-  type RunRow,
-  type RunVerification,
-  type ServeStore,
-  type SqlDriver,
-  type StoredScore,
-  type SubjectFilter,
-  type SubjectRow,
-  type TopicStatus,
+import type {
+  PageOptions,
+  RunRow,
+  RunVerification,
+  ServeStore,
+  SqlDriver,
+  StoredScore,
+  SubjectFilter,
+  SubjectRow,
+  TopicStatus,
 } from './types.js';
 
 export interface SqlStoreOptions {
@@ -476,31 +473,4 @@ function toReadRecord(r: RecordRow): ReadRecord {
     validated: r.validated,
     message: r.message,
   };
-}
-
-export function pageLimit(page: PageOptions): number {
-  const limit = page.limit ?? DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new Hcs25Error('USAGE', `limit must be an integer from 1 to ${MAX_PAGE}`);
-  return Math.min(limit, MAX_PAGE);
-}
-
-export function paged<R, T>(rows: R[], limit: number, map: (row: R) => T, key: (row: R) => unknown[]): Page<T> {
-  const more = rows.length > limit;
-  const items = more ? rows.slice(0, limit) : rows;
-  return {
-    items: items.map(map),
-    next: more ? Buffer.from(JSON.stringify(key(items[items.length - 1]!))).toString('base64url') : null,
-  };
-}
-
-export function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>): T | undefined {
-  if (cursor === undefined) return undefined;
-  try {
-    return schema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw new Hcs25Error('USAGE', 'the page cursor is not one this list gave out', {
-      hint: 'pass the `next` value of the previous page unchanged',
-    });
-  }
 }

@@ -18,6 +18,9 @@ import type { HookStore } from './hook-types.js';
 
 export type * from './hook-types.js';
 
+import type { Page, PageOptions } from './paging.js';
+export type { Page, PageOptions } from './paging.js';
+
 type Row = Record<string, unknown>;
 
 /** What the SQL store needs of a database: PGlite and node-postgres each give one (store/pglite.ts, store/postgres.ts). */
@@ -34,9 +37,7 @@ export interface SqlDriver extends SqlExecutor {
   close(): Promise<void>;
 }
 
-/** Largest page any list returns; a bigger `limit` is clamped to it. */
-export const MAX_PAGE = 1000;
-export const DEFAULT_PAGE = 100;
+export { DEFAULT_PAGE, MAX_PAGE } from './paging.js';
 
 export type IndexSource = 'grpc' | 'rest';
 
@@ -74,19 +75,6 @@ export interface ApplyResult {
   /** False when the whole batch was at or before the stored cursor (a replay): nothing changed. */
   applied: boolean;
   revision: number;
-}
-
-export interface PageOptions {
-  /** Opaque keyset cursor from a previous page's `next`. */
-  cursor?: string;
-  /** Page size, 1..MAX_PAGE (default DEFAULT_PAGE). */
-  limit?: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Cursor for the next page, or null at the end. */
-  next: string | null;
 }
 
 /** A subject on one topic: what a score answer is kept under. */
