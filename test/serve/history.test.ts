@@ -276,7 +276,7 @@ describe.each(engines)('subject history on $name', ({ open }) => {
   });
 
   it('reads the window through the time index (EXPLAIN)', async () => {
-    const params = [hash32(STEADY), 1, Math.floor((NOW - 30 * DAY) / 1000), Math.floor(NOW / 1000)];
+    const params = [hash32(STEADY), TOPIC, Math.floor((NOW - 30 * DAY) / 1000), Math.floor(NOW / 1000)];
     await sql('SET enable_seqscan = off');
     try {
       const [plan] = await sql(`EXPLAIN (FORMAT JSON) ${HISTORY_SIGNALS}`, params);

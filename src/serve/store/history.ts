@@ -26,29 +26,32 @@ const AVAILABILITY = SIGNAL_IDS_V2.availability;
  * more than the transfer.
  */
 export const HISTORY_SIGNALS = `SELECT s.consensus, s.message FROM signals s
-WHERE s.sh = $1 AND s.tid = $2
+WHERE s.sh = $1 AND s.tid = (SELECT tid FROM topics WHERE topic = $2)
   AND split_part(s.consensus, '.', 1)::bigint >= $3 AND split_part(s.consensus, '.', 1)::bigint <= $4`;
 
 export function createHistoryReader(ctx: SqlContext): SqlHistory {
   const { driver } = ctx;
   const latencySignal = canonicalSignalId(ctx.scoring.latency.signal);
 
+  async function known(topic: string, subject: string, sh: number): Promise<boolean> {
+    const rows = await driver.query(
+      `SELECT 1 FROM topics t WHERE t.topic = $1 AND (
+         EXISTS (SELECT 1 FROM subject_scores s WHERE s.tid = t.tid AND s.subject = $2)
+         OR EXISTS (SELECT 1 FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $2))`,
+      [topic, subject, sh],
+    );
+    return rows.length > 0;
+  }
+
   return {
     async subjectHistory(subject, { topic, window, now = new Date() }) {
       const nowMs = now.getTime();
       const fromMs = nowMs - HISTORY_SPAN_MS;
       const sh = hash32(subject);
-      const [known] = await driver.query<{ tid: number }>(
-        `SELECT t.tid FROM topics t WHERE t.topic = $1 AND (
-           EXISTS (SELECT 1 FROM subject_scores s WHERE s.tid = t.tid AND s.subject = $2)
-           OR EXISTS (SELECT 1 FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $2))`,
-        [topic, subject, sh],
-      );
-      if (!known) return null;
       // Whole seconds select through the index; the exact bounds (milliseconds) are applied when adding up.
       const rows = await driver.query<{ consensus: string; message: ReadSignal['message'] }>(HISTORY_SIGNALS, [
         sh,
-        known.tid,
+        topic,
         Math.floor(fromMs / 1000),
         Math.floor(nowMs / 1000),
       ]);
@@ -71,13 +74,15 @@ export function createHistoryReader(ctx: SqlContext): SqlHistory {
       }
       const changes = await driver.query<ScoreChange & Record<string, unknown>>(
         `(SELECT (extract(epoch FROM at) * 1000)::float8 AS ms, total, confidence FROM score_history
-           WHERE tid = $1 AND subject = $2 AND at <= $3 ORDER BY at DESC LIMIT 1)
+           WHERE tid = (SELECT tid FROM topics WHERE topic = $1) AND subject = $2 AND at <= $3 ORDER BY at DESC LIMIT 1)
          UNION ALL
          (SELECT (extract(epoch FROM at) * 1000)::float8, total, confidence FROM score_history
-           WHERE tid = $1 AND subject = $2 AND at > $3 AND at <= $4 ORDER BY at)
+           WHERE tid = (SELECT tid FROM topics WHERE topic = $1) AND subject = $2 AND at > $3 AND at <= $4 ORDER BY at)
          ORDER BY ms`,
-        [known.tid, subject, new Date(nowMs - WINDOW_SPANS[window].spanMs), now],
+        [topic, subject, new Date(nowMs - WINDOW_SPANS[window].spanMs), now],
       );
+      // Nothing in the window: whether the topic knows the subject at all (a score, or signals before the window).
+      if (samples.length === 0 && changes.length === 0 && !(await known(topic, subject, sh))) return null;
       return summarizeHistory(samples, changes, { topic, subject, nowMs, window, latencySignal });
     },
   };
