@@ -81,7 +81,8 @@ export function createHistoryReader(ctx: SqlContext): SqlHistory {
          ORDER BY ms`,
         [topic, subject, new Date(nowMs - WINDOW_SPANS[window].spanMs), now],
       );
-      // Nothing in the window: whether the topic knows the subject at all (a score, or signals before the window).
+      // Nothing in the window: whether the topic knows the subject at all (a score, or signals before the window). Asked
+      // only then: docs/performance.md, "A subject's history in two queries".
       if (samples.length === 0 && changes.length === 0 && !(await known(topic, subject, sh))) return null;
       return summarizeHistory(samples, changes, { topic, subject, nowMs, window, latencySignal });
     },
