@@ -19,6 +19,7 @@ import { livePage } from '../../src/serve/live.js';
 import { openStore, type ServeStore } from '../../src/serve/store/index.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 import { openapiValidator } from './openapi.js';
+import { indexAndScore } from './helpers.js';
 
 const TOPIC = '0.0.4243';
 const NOW = new Date(T0 + 30 * HOUR);
@@ -52,18 +53,7 @@ function signals(): ReadSignal[] {
 
 const ALL = signals();
 
-async function apply(store: ServeStore, list: ReadSignal[], now = NOW): Promise<void> {
-  const last = list.at(-1)!;
-  await store.applyBatch(TOPIC, {
-    signals: list,
-    records: [],
-    unknown: [],
-    rejected: [],
-    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-    source: 'rest',
-  });
-  while ((await store.rescoreDirty({ now })).more);
-}
+const apply = (store: ServeStore, list: ReadSignal[], now = NOW) => indexAndScore(store, TOPIC, list, now);
 
 interface Res {
   status: number;

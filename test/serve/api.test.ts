@@ -24,6 +24,7 @@ import { openStore, type ServeStore } from '../../src/serve/store/index.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 import { OPENAPI, openapiValidator } from './openapi.js';
 import { esc } from '../../src/report/svg.js';
+import { indexAndScore } from './helpers.js';
 
 const TOPIC = '0.0.4242';
 const NOW = new Date(T0 + 30 * HOUR);
@@ -123,18 +124,7 @@ function fleetSignals(firstSeq: number, runs: number, runOffset = 0): ReadSignal
   return out;
 }
 
-async function apply(store: ServeStore, signals: ReadSignal[]): Promise<void> {
-  const last = signals[signals.length - 1]!;
-  await store.applyBatch(TOPIC, {
-    signals,
-    records: [],
-    unknown: [],
-    rejected: [],
-    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-    source: 'rest',
-  });
-  while ((await store.rescoreDirty({ now: NOW })).more);
-}
+const apply = (store: ServeStore, signals: ReadSignal[]) => indexAndScore(store, TOPIC, signals, NOW);
 
 interface Res {
   status: number;

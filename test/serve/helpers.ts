@@ -3,7 +3,8 @@ import { classify, type SeenSignals } from '../../src/read/reader.js';
 import { SignalPacker, type PackMode } from '../../src/format/pack.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { BatchBuilder } from '../../src/serve/batch.js';
-import type { IndexBatch } from '../../src/serve/store/types.js';
+import type { IndexBatch, ServeStore } from '../../src/serve/store/types.js';
+import type { ReadSignal } from '../../src/read/types.js';
 
 export interface MirrorMessage {
   sequenceNumber: number;
@@ -54,4 +55,27 @@ export class Gate {
   passed(): Promise<void> | undefined {
     return this.closed;
   }
+}
+
+/**
+ * Stores `signals` (in topic order) on `topic` as one batch whose cursor is the last of them, then rescores until
+ * nothing is dirty, `perRound` subjects a round (default: the store's).
+ */
+export async function indexAndScore(
+  store: ServeStore,
+  topic: string,
+  signals: readonly ReadSignal[],
+  now: Date,
+  perRound?: number,
+): Promise<void> {
+  const last = signals.at(-1)!;
+  await store.applyBatch(topic, {
+    signals,
+    records: [],
+    unknown: [],
+    rejected: [],
+    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
+    source: 'rest',
+  });
+  while ((await store.rescoreDirty({ now, ...(perRound !== undefined && { limit: perRound }) })).more);
 }

@@ -13,6 +13,7 @@ import { signDelivery } from '../../src/serve/hooks/signature.js';
 import { openStore, type ServeStore, type StoredHook, type SubjectChange } from '../../src/serve/store/index.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
+import { indexAndScore } from './helpers.js';
 
 const TOPIC = '0.0.4242';
 const NOW = new Date(T0 + 200 * HOUR);
@@ -28,18 +29,7 @@ function runs(subject: string, from: number, count: number, good: boolean, seq: 
   return out;
 }
 
-async function index(store: ServeStore, signals: ReadSignal[]): Promise<void> {
-  const last = signals[signals.length - 1]!;
-  await store.applyBatch(TOPIC, {
-    signals,
-    records: [],
-    unknown: [],
-    rejected: [],
-    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-    source: 'rest',
-  });
-  while ((await store.rescoreDirty({ now: NOW })).more);
-}
+const index = (store: ServeStore, signals: ReadSignal[]) => indexAndScore(store, TOPIC, signals, NOW);
 
 describe('planDeliveries and the signature', () => {
   const hook = (over: Partial<StoredHook>): StoredHook => ({

@@ -23,6 +23,7 @@ import { openStore, type ServeStore, type StoredHook } from '../../src/serve/sto
 import type { Resolver } from '../../src/net/guard.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 import { componentValidator, openapiValidator } from './openapi.js';
+import { indexAndScore } from './helpers.js';
 
 const TOPIC = '0.0.4242';
 const NOW = new Date(T0 + 200 * HOUR);
@@ -41,18 +42,7 @@ function runs(subject: string, from: number, count: number, good: boolean, seq: 
   return out;
 }
 
-async function index(store: ServeStore, signals: ReadSignal[]): Promise<void> {
-  const last = signals[signals.length - 1]!;
-  await store.applyBatch(TOPIC, {
-    signals,
-    records: [],
-    unknown: [],
-    rejected: [],
-    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-    source: 'rest',
-  });
-  while ((await store.rescoreDirty({ now: NOW })).more);
-}
+const index = (store: ServeStore, signals: ReadSignal[]) => indexAndScore(store, TOPIC, signals, NOW);
 
 async function total(store: ServeStore, subject: string): Promise<number> {
   return (await store.subjectScore(subject, { topic: TOPIC }))!.score!.trustScores.total;

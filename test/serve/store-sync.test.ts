@@ -11,6 +11,7 @@ import { openStore } from '../../src/serve/store/index.js';
 import type { ServeStore } from '../../src/serve/store/types.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { indexAndScore } from './helpers.js';
 
 let pg: PostgresServer;
 const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-serve-sync-'));
@@ -34,19 +35,9 @@ const engines = [
 
 const SUBJECTS = ['a', 'b', 'c', 'd', 'e'].map((n) => uaid(`${n}.example.com`));
 
-async function apply(store: ServeStore, topic: string, signals: ReadSignal[], now: Date): Promise<void> {
-  const last = signals.at(-1)!;
-  await store.applyBatch(topic, {
-    signals,
-    records: [],
-    unknown: [],
-    rejected: [],
-    cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-    source: 'rest',
-  });
-  // One subject per round: each gets its own revision, so the change order is known.
-  while ((await store.rescoreDirty({ now, limit: 1 })).more);
-}
+// One subject per round: each gets its own revision, so the change order is known.
+const apply = (store: ServeStore, topic: string, signals: ReadSignal[], now: Date) =>
+  indexAndScore(store, topic, signals, now, 1);
 
 /** Every page of the changes after `since`; returns the subjects in order and the last token. */
 async function allChanges(store: ServeStore, topic: string, since: string | Date, limit: number) {

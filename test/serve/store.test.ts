@@ -21,7 +21,7 @@ import type { SqlExecutor } from '../../src/serve/store/types.js';
 import { fleetSignals } from '../format/fleet.js';
 import { RUN, RUN_KEY } from '../format/fixtures.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
-import { batchOf, packed, PAYER, toMessages } from './helpers.js';
+import { batchOf, packed, PAYER, toMessages, indexAndScore } from './helpers.js';
 import type { ReadSignal } from '../../src/read/types.js';
 import { HOUR, T0, probe, runId, signalV2, uaid } from '../support/signals.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
@@ -272,18 +272,7 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     ];
     const cite = (subject: string, seq: number, registry?: string) =>
       probe(subject, { seq, at: T0 + seq * 1000, ...(registry && { sources: [registry] }) });
-    const applyAll = async (list: ReadSignal[]) => {
-      const last = list.at(-1)!;
-      await store.applyBatch(topic, {
-        signals: list,
-        records: [],
-        unknown: [],
-        rejected: [],
-        cursor: { sequence: last.sequenceNumber, consensusTimestamp: last.consensusTimestamp },
-        source: 'rest',
-      });
-      while ((await store.rescoreDirty({ now: NOW })).more);
-    };
+    const applyAll = (list: ReadSignal[]) => indexAndScore(store, topic, list, NOW);
     await applyAll([
       cite(calc, 1, 'hcs://2/0.0.700'),
       cite(files, 2, 'hcs://10/0.0.700'),
