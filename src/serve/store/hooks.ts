@@ -6,6 +6,7 @@
 import { Hcs25Error } from '../../core/errors.js';
 import { currentRevision, hash32, iso, type SqlContext } from './context.js';
 import type {
+  DueDelivery,
   HookAttempt,
   HookDeliveryCounts,
   HookDeliveryState,
@@ -201,16 +202,7 @@ export function createHookStore(ctx: SqlContext): HookStore {
     },
 
     async dueHookDeliveries(now, limit) {
-      const rows = await driver.query<{
-        n: number;
-        id: string;
-        hook: string;
-        url: string;
-        secret: string;
-        event: HookEvent;
-        body: string;
-        attempts: number;
-      }>(
+      const rows = await driver.query<DueDelivery & Record<string, unknown>>(
         `SELECT d.n::float8 AS n, d.id, d.hook, h.url, h.secret, d.event, d.body, d.attempts
          FROM hook_deliveries d JOIN hooks h ON h.id = d.hook
          WHERE d.state = 'pending' AND d.next_at <= $1

@@ -54,6 +54,12 @@ export interface SqlStoreOptions {
 const FRESH =
   'NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh';
 
+type StoredScoreRow = { topic: string; subject: string; fresh: boolean; score: SubjectScore } & IdentityColumns;
+
+function storedScore(r: StoredScoreRow): StoredScore {
+  return { topic: r.topic, subject: r.subject, fresh: r.fresh, score: r.score, identity: identityOf(r, r.subject) };
+}
+
 export function createSqlStore(options: SqlStoreOptions): ServeStore {
   const { driver } = options;
   const ctx = new SqlContext(driver, options.scoring ?? DEFAULT_SCORING_CONFIG, options.soleWriter === true);
@@ -130,18 +136,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
          ORDER BY s.tid, s.subject LIMIT $3`,
         [after?.[0] ?? null, after?.[1] ?? null, limit + 1],
       );
-      return paged(
-        rows,
-        limit,
-        (r): StoredScore => ({
-          topic: r.topic,
-          subject: r.subject,
-          fresh: r.fresh,
-          score: r.score,
-          identity: identityOf(r, r.subject),
-        }),
-        (r) => [r.tid, r.subject],
-      );
+      return paged(rows, limit, storedScore, (r) => [r.tid, r.subject]);
     },
 
     async scoresOf(keys) {
@@ -158,15 +153,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
          WHERE s.score IS NOT NULL`,
         [keys.map((k) => k.topic), keys.map((k) => k.subject)],
       );
-      return rows.map(
-        (r): StoredScore => ({
-          topic: r.topic,
-          subject: r.subject,
-          fresh: r.fresh,
-          score: r.score,
-          identity: identityOf(r, r.subject),
-        }),
-      );
+      return rows.map(storedScore);
     },
 
     async subjectSignals(subject, { topic, order = 'desc', ...page } = {}) {
