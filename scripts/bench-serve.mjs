@@ -6,6 +6,9 @@
  * goal ≥ 20,000), waits until the scores are computed, then keeps CONNECTIONS keep-alive connections asking
  * `GET /v1/subjects/{uaid}/score` for random subjects (closed loop) for SECONDS: p99 latency, goal ≤ 20 ms; then the same
  * for a badge (`/badge/score.json`, goal ≤ 20 ms) and a subject's 30-day series (`/history?window=30d`, goal ≤ 50 ms).
+ * Last, webhooks: a hook on `availability-changed` posting to a receiver in this process, then a run in which HOOKED
+ * subjects are unreachable; each delivery is timed from when the API counted the run's signals as indexed (goal
+ * ≤ 5 s) and from when the run's publication finished.
  * The per-address rate limit is off: a marketplace's lookups come from many addresses, this bench's from one.
  */
 import { fork } from 'node:child_process';
@@ -22,20 +25,33 @@ const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds
   --connections  concurrent keep-alive connections asking for scores (default 200)
   --seconds      timed lookup window per engine, after a 3 s warm-up (default 20; --quick 3)
   --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)
-  --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)`;
+  --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)
+  --lookups      which lookups to time: score,badge,series (default all three)
+  --hooked       subjects whose availability flips in the webhook run (default 1000; 0: no webhook run)`;
 const opts = bench.options(
-  { subjects: 250_000, connections: 200, seconds: 20, engines: 'postgres,pglite', 'score-cache-mb': -1 },
+  {
+    subjects: 250_000,
+    connections: 200,
+    seconds: 20,
+    engines: 'postgres,pglite',
+    'score-cache-mb': -1,
+    lookups: 'score,badge,series',
+    hooked: 1000,
+  },
   { subjects: 2000, seconds: 3 },
 );
 const MIN_RATE = 20_000;
 const MAX_P99_MS = 20;
 /** What is asked of random subjects, and each one's p99 goal (issue #33: badges as scores, a 30-day series ≤ 50 ms). */
 const LOOKUPS = [
-  { name: 'score lookup', path: (s) => `/v1/subjects/${s}/score`, maxP99Ms: MAX_P99_MS },
-  { name: 'badge lookup', path: (s) => `/v1/subjects/${s}/badge/score.json`, maxP99Ms: MAX_P99_MS },
-  { name: '30-day series', path: (s) => `/v1/subjects/${s}/history?window=30d`, maxP99Ms: 50 },
-];
+  { key: 'score', name: 'score lookup', path: (s) => `/v1/subjects/${s}/score`, maxP99Ms: MAX_P99_MS },
+  { key: 'badge', name: 'badge lookup', path: (s) => `/v1/subjects/${s}/badge/score.json`, maxP99Ms: MAX_P99_MS },
+  { key: 'series', name: '30-day series', path: (s) => `/v1/subjects/${s}/history?window=30d`, maxP99Ms: 50 },
+].filter((l) => opts.lookups.split(',').includes(l.key));
 const WARMUP_S = 3;
+const MAX_DELIVERY_MS = 5000;
+/** The server's admin token for the webhook API (a throwaway server on loopback). */
+const ADMIN_TOKEN = 'bench-admin-token-on-loopback';
 
 if (opts.help) console.log(HELP);
 else if (opts.child) await serverProcess();
@@ -61,9 +77,11 @@ async function main() {
       `  topic ${topic}: ${bench.fmt(signals)} signals published ` +
         `in ${bench.secs(performance.now() - fillStart)} (not timed)`,
     );
+    // Shared by the engines: the webhook run of each adds signals the next one indexes too.
+    const job = { env, topic, signals, stateDir, publisher: emu.operator.accountId, hooksRun: 0 };
     for (const engine of opts.engines.split(',')) {
       try {
-        await benchEngine(engine, { env, topic, signals, stateDir, publisher: emu.operator.accountId });
+        await benchEngine(engine, job);
       } catch (err) {
         // One engine that cannot run (no PostgreSQL installed) does not keep the other from being measured.
         bench.verdict(`serve ${engine}`, `not measured: ${err?.message ?? err}`, 'a run', false);
@@ -128,6 +146,20 @@ async function benchEngine(engine, job) {
         r.p99 <= kind.maxP99Ms && r.errors === 0,
       );
     }
+    if (opts.hooked > 0) {
+      const d = await Promise.race([hookDeliveries(url, job), exited]);
+      console.log(
+        `  ${engine} webhooks: ${bench.fmt(d.delivered)} deliveries for ${bench.fmt(d.hooked)} subjects; ` +
+          `signals indexed ${bench.secs(d.indexedMs, 2)} after the run's publication ended; ` +
+          `deliveries after indexing p50 ${bench.secs(d.p50, 2)}, max ${bench.secs(d.max, 2)}`,
+      );
+      bench.verdict(
+        `serve ${engine} webhook delivery`,
+        `max ${bench.secs(d.max, 2)} after indexing (${bench.fmt(d.delivered)} deliveries)`,
+        `≤ ${bench.secs(MAX_DELIVERY_MS, 0)}`,
+        d.max <= MAX_DELIVERY_MS && d.delivered === d.hooked,
+      );
+    }
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) =>
@@ -135,6 +167,82 @@ async function benchEngine(engine, job) {
     );
     if (onSignal) process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     await pg?.stop();
+  }
+}
+
+/**
+ * A hook on `availability-changed` with a receiver here, then a run in which the first HOOKED subjects do not answer
+ * their probe: each of them flips from reachable to unreachable, one delivery each. Times from when the API counted
+ * the run's signals as indexed to each delivery's arrival.
+ */
+async function hookDeliveries(url, job) {
+  const { createServer } = await import('node:http');
+  const { runSignals } = await import('hcs25');
+  // Each engine's run flips subjects no earlier run has flipped, so that each of them changes.
+  const engines = opts.engines.split(',').length;
+  const hooked = Math.min(opts.hooked, Math.floor(opts.subjects / engines));
+  const first = job.hooksRun * hooked;
+  job.hooksRun++;
+  const arrivals = new Map();
+  const receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const { subject } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (!arrivals.has(subject)) arrivals.set(subject, at);
+      res.end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const created = await fetch(`${url}/v1/hooks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${receiver.address().port}/`,
+        events: ['availability-changed'],
+      }),
+    });
+    if (created.status !== 201) throw new Error(`creating the hook: HTTP ${created.status} ${await created.text()}`);
+    const agents = Array.from({ length: hooked }, (_, i) => bench.syntheticAgent(first + i));
+    const client = await bench.hcs25Client(job.env, job.stateDir, { concurrency: 1000 });
+    let report;
+    try {
+      report = await runSignals(client, {
+        source: { agents },
+        topic: job.topic,
+        evals: ['availability'],
+        seed: `bench-hooks-${Date.now()}`,
+        keepResponses: false,
+        runner: {
+          transportFactory: (agent) => ({
+            ...bench.instantTransport(agent),
+            probe: async () => ({ reachable: false, latencyMs: 1, reason: 'bench: unreachable' }),
+          }),
+        },
+      });
+    } finally {
+      await client.close();
+    }
+    const publishedAt = Date.now();
+    if (report.status !== 'complete') throw new Error(`the webhook run: ${report.status}`);
+    // The next engine's server indexes these signals too.
+    job.signals += report.signals.published;
+    const indexed = await untilIndexed(url, job.signals);
+    const limitAt = Date.now() + 60_000;
+    while (arrivals.size < hooked && Date.now() < limitAt) await bench.sleep(50);
+    const delays = [...arrivals.values()].map((at) => at - indexed.at).sort((a, b) => a - b);
+    return {
+      hooked,
+      delivered: delays.length,
+      indexedMs: indexed.at - publishedAt,
+      p50: delays[Math.floor(delays.length / 2)] ?? Infinity,
+      max: delays.length === hooked ? delays[delays.length - 1] : Infinity,
+    };
+  } finally {
+    receiver.closeAllConnections();
+    receiver.close();
   }
 }
 
@@ -246,7 +354,7 @@ async function serverProcess() {
   const { env, topic, database, stateDir, publisher } = await new Promise((resolve) =>
     process.once('message', resolve),
   );
-  const { startServer } = await import('hcs25');
+  const { startServer, Secret } = await import('hcs25');
   const client = await bench.hcs25Client(env, stateDir);
   const stop = new AbortController();
   const server = await startServer(client, {
@@ -256,6 +364,8 @@ async function serverProcess() {
     host: '127.0.0.1',
     port: 0,
     limits: { requestsPerSecond: 0 },
+    adminToken: new Secret(ADMIN_TOKEN),
+    allowPrivateHooks: true,
     ...(opts['score-cache-mb'] >= 0 && { scoreCacheBytes: opts['score-cache-mb'] * 1024 * 1024 }),
     signal: stop.signal,
     onNote: (line) => console.log(`  server: ${line}`),
