@@ -11,6 +11,7 @@ import { Hcs25Error } from '../core/errors.js';
 import { signalRow } from '../read/reader.js';
 import { messageLinks, type MessageLinks } from '../config/networks.js';
 import type { ReadSignal } from '../read/types.js';
+import type { SubjectIdentity } from './store/types.js';
 import { csvLine, scoresCsvHeader, scoresCsvRow } from '../report/csv.js';
 import { signalOutcome } from '../report/display.js';
 import { publisherBreakdown, subjectScoreOf } from './publisher-scores.js';
@@ -96,11 +97,16 @@ export async function subjectChanges(ctx: ApiContext, url: URL): Promise<Reply> 
   return {
     json: {
       topic,
-      subjects: page.items.map((c) => c.score),
+      subjects: page.items.map((c) => ({ ...c.score, identity: c.identity })),
       nextCursor: page.more ? page.token : null,
       syncToken: page.token,
     },
   };
+}
+
+/** Who a subject with signals on the topic is (the store has a row for every such subject). */
+async function identityOf(ctx: ApiContext, topic: string, subject: string): Promise<SubjectIdentity | undefined> {
+  return (await ctx.store.subjectScore(subject, { topic }))?.identity;
 }
 
 /** `/v1/subjects/{subject}/score?publishers=…` (routes.ts sends it here when that parameter is given): not cached. */
@@ -120,7 +126,7 @@ export async function publisherScore(
       `no signals from these publishers about this subject on topic ${topic}`,
     );
   return {
-    json: score,
+    json: { ...score, identity: await identityOf(ctx, topic, subject) },
     cacheControl: 'no-cache',
     // Computed now from every stored signal of those publishers: nothing awaits rescoring.
     headers: { 'X-Score-Fresh': 'true', 'X-Score-Publishers': publishers.join(',') },
@@ -172,7 +178,7 @@ export const EXPORT_PARAM_ROUTES: readonly ParamRoute[] = [
       if (signals.length === 0)
         throw new ApiError(404, 'SUBJECT_NOT_FOUND', `no signals about this subject on topic ${topic}`);
       const publishers = publisherBreakdown(signals, { scoring: ctx.scoring, now: new Date(), topic });
-      return { json: { topic, subject, publishers } };
+      return { json: { topic, subject, identity: await identityOf(ctx, topic, subject), publishers } };
     },
   },
 ];

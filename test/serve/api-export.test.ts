@@ -337,11 +337,13 @@ describe('whose reports count', () => {
 
   it('?publishers= scores from only those publishers’ signals, and says which', async () => {
     await atNow(async () => {
+      // The subject is named as in the score answer without the filter.
+      const { identity } = (await get(base, `/v1/subjects/${enc(CALC)}/score`)).json as { identity: unknown };
       for (const payers of [[B], [A], [A, B]]) {
         const res = await get(base, `/v1/subjects/${enc(CALC)}/score?publishers=${payers.join(',')}`);
         check('/v1/subjects/{subject}/score', res.status, res.json);
         expect(res.status).toBe(200);
-        expect(res.json).toEqual(JSON.parse(JSON.stringify(expectedScore(payers, CALC))));
+        expect(res.json).toEqual({ ...JSON.parse(JSON.stringify(expectedScore(payers, CALC))), identity });
         expect(res.headers['x-score-publishers']).toBe(payers.join(','));
       }
       // The two publishers disagree, so the filter matters.
@@ -372,9 +374,13 @@ describe('whose reports count', () => {
     check('/v1/subjects/{subject}/publishers', res.status, res.json);
     const body = res.json as {
       subject: string;
+      identity: unknown;
       publishers: Array<{ publisher: string; signals: number; firstAt: string; lastAt: string; score: unknown }>;
     };
     expect(body.subject).toBe(CALC);
+    expect(body.identity).toEqual(
+      ((await get(base, `/v1/subjects/${enc(CALC)}/score`)).json as { identity: unknown }).identity,
+    );
     expect(body.publishers.map((p) => p.publisher)).toEqual([A, B]);
     for (const p of body.publishers) {
       const own = byPayer([p.publisher]).filter((s) => s.message.subject === CALC);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { SubjectScore } from '../../score/scores.js';
 import { currentRevision, hash32, type SignalRow, type SqlContext, toReadSignal } from './context.js';
+import { IDENTITY_COLUMNS, IDENTITY_JOIN, type IdentityColumns, identityOf } from './identity.js';
 import { decodeCursor, paged, pageLimit } from './paging.js';
 import type { ChangedSubject, ServeStore } from './types.js';
 
@@ -41,15 +42,24 @@ export function createExportReads(ctx: SqlContext): SqlExportReads {
         );
         after = first ? [first.rev - 1, null] : [revision, null];
       }
-      const rows = await driver.query<{ topic: string; subject: string; rev: number; score: SubjectScore }>(
-        `SELECT t.topic, s.subject, s.rev::float8 AS rev, s.score FROM subject_scores s JOIN topics t USING (tid)
+      const rows = await driver.query<
+        { topic: string; subject: string; rev: number; score: SubjectScore } & IdentityColumns
+      >(
+        `SELECT t.topic, s.subject, s.rev::float8 AS rev, s.score, ${IDENTITY_COLUMNS}
+         FROM subject_scores s JOIN topics t USING (tid) ${IDENTITY_JOIN}
          WHERE t.topic = $1 AND s.score IS NOT NULL AND s.rev >= $2
            AND (s.rev > $2 OR ($3::text IS NOT NULL AND s.subject > $3))
          ORDER BY s.rev, s.subject LIMIT $4`,
         [topic, after[0], after[1], size + 1],
       );
       const more = rows.length > size;
-      const items: ChangedSubject[] = more ? rows.slice(0, size) : rows;
+      const items: ChangedSubject[] = (more ? rows.slice(0, size) : rows).map((r) => ({
+        topic: r.topic,
+        subject: r.subject,
+        rev: r.rev,
+        score: r.score,
+        identity: identityOf(r, r.subject),
+      }));
       const last = items.at(-1);
       return { items, more, token: encode(last ? [last.rev, last.subject] : after) };
     },

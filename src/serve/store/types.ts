@@ -251,6 +251,7 @@ export interface ChangedSubject {
   /** The revision that wrote it: the sync order. */
   rev: number;
   score: SubjectScore;
+  identity: SubjectIdentity;
 }
 
 /** A page of changes: `token` continues after its last item (after `since` when it has none). */
