@@ -296,4 +296,26 @@ describe('startIndexer', () => {
     proxy.close();
     expect((await store.topics()).find((t) => t.topic === topic)?.counts.rejected).toEqual({});
   }, 60_000);
+
+  it('lets timers and I/O run between rescoring rounds while a backlog is scored (PGlite answers without a turn)', async () => {
+    // A store whose every round answers at once, as PGlite does: only the rescoring loop can hand the event loop a turn.
+    let rounds = 0;
+    const backlog = 1000;
+    const double = {
+      tryIndexerLock: async () => true,
+      rescoreDirty: async () => ({ subjects: 1, more: ++rounds < backlog }),
+      markStale: async () => 0,
+    } as unknown as ServeStore;
+    const stop = new AbortController();
+    const indexer = startIndexer({} as Hcs25Client, {
+      store: double,
+      topics: [],
+      identities: false,
+      signal: stop.signal,
+    });
+    const roundsBeforeTimer = await new Promise<number>((resolve) => setTimeout(() => resolve(rounds), 0));
+    stop.abort();
+    await indexer.done;
+    expect(roundsBeforeTimer).toBeLessThan(backlog);
+  });
 });
