@@ -68,6 +68,7 @@ export interface SeenCopy {
   sequence: number;
   digest: string;
 }
+/** Dedupe state: the first copy of each signal read, by a digest of its dedupe key. */
 export type SeenSignals = Map<string, SeenCopy>;
 
 /**
@@ -79,6 +80,14 @@ export function dedupeKey(payer: string, message: { run: string; signal: string;
 }
 
 /**
+ * The dedupe key as `SeenSignals` holds it: a digest, since the state keeps one per signal read and the key spells out
+ * the subject's UAID (docs/performance.md, "Compact dedupe state").
+ */
+function seenKey(payer: string, message: { run: string; signal: string; subject: string }): string {
+  return hash('sha256', dedupeKey(payer, message), 'base64url');
+}
+
+/**
  * What a copy of a signal says, as a short digest: its expanded message without the format version, so the same signal
  * alone, packed or in another format is one content, and any other value is another. Readers hand on messages with
  * their known keys in schema order (zod and the pack expansions build them so), so their JSON is the same whatever
@@ -86,7 +95,8 @@ export function dedupeKey(payer: string, message: { run: string; signal: string;
  */
 export function signalDigest(message: SignalMessage | SignalMessageV2): string {
   const { v: _version, ...content } = message as { v?: unknown };
-  return hash('sha256', JSON.stringify(content), 'base64url').slice(0, 22);
+  // The whole digest: a slice of it would keep the whole string alive beside it.
+  return hash('sha256', JSON.stringify(content), 'base64url');
 }
 
 /**
@@ -216,7 +226,7 @@ export function classify(
       events.push({ type: 'record', record });
       continue;
     }
-    const key = dedupeKey(m.payerAccountId, item.message);
+    const key = seenKey(m.payerAccountId, item.message);
     const first = seen.get(key);
     const digest = signalDigest(item.message);
     if (first !== undefined) {
