@@ -104,7 +104,8 @@ export interface RescoredRow {
  */
 export async function recordScoreChanges(tx: SqlExecutor, rows: readonly RescoredRow[], now: Date): Promise<void> {
   if (rows.length === 0) return;
-  const json = JSON.stringify(rows);
+  // Only what the statements read: the rescoring's rows also carry whole scores.
+  const json = JSON.stringify(rows.map(({ tid, subject, total, confidence }) => ({ tid, subject, total, confidence })));
   await tx.query(
     `INSERT INTO score_history (tid, subject, at, total, confidence)
      SELECT u.tid, u.subject, $2, u.total, u.confidence
