@@ -116,11 +116,9 @@ export async function discoverRegistry(options: DiscoverOptions): Promise<Discov
       network: options.network,
       ...(options.preferEndpointHints !== undefined && { preferEndpointHints: options.preferEndpointHints }),
     });
-    const origin = (uid: number): Origin => ({
-      ref: messageRef(sourceTopic, uid),
-      source: formatHrl(2, sourceTopic),
-      registrySeq: uid,
-    });
+    // One string for every agent's source: a registry-scale run holds each agent until it ends.
+    const source = formatHrl(2, sourceTopic);
+    const origin = (uid: number): Origin => ({ ref: messageRef(sourceTopic, uid), source, registrySeq: uid });
     const concurrency = options.concurrency ?? 16;
     const built =
       folded.kind === 'hcs-2'

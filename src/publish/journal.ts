@@ -89,7 +89,7 @@ export class Journal {
     // Not an append handle: records follow the start record at the file position, as in any other journal.
     const fh = await open(partial, 'w', 0o600);
     try {
-      await writeFully(fh, Buffer.from(recordLine({ t: 'start', v: JOURNAL_VERSION, ...start }), 'utf8'));
+      await writeStartRecord(fh, { t: 'start', v: JOURNAL_VERSION, ...start });
       await fh.datasync();
       try {
         await link(partial, path);
@@ -222,6 +222,22 @@ export class Journal {
 /** A record's journal line, stamped with the time it is written (a record has no `at` of its own). */
 function recordLine(record: JournalInput): string {
   return `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`;
+}
+
+/** Agents of a start record serialised per write: a registry's list as one string would be the run's largest object. */
+const START_AGENTS_PER_WRITE = 1_000;
+
+/** A start record's line, as recordLine makes it, with its agents written a slice at a time. */
+async function writeStartRecord(fh: FileHandle, record: Omit<StartRecord, 'at'>): Promise<void> {
+  const line = recordLine({ ...record, agents: [] });
+  // A JSON string cannot hold an unescaped quote, so this is the start record's own (and only) agents key.
+  const at = line.indexOf('"agents":[]') + '"agents":['.length;
+  await writeFully(fh, Buffer.from(line.slice(0, at), 'utf8'));
+  for (let i = 0; i < record.agents.length; i += START_AGENTS_PER_WRITE) {
+    const slice = JSON.stringify(record.agents.slice(i, i + START_AGENTS_PER_WRITE)).slice(1, -1);
+    await writeFully(fh, Buffer.from(i === 0 ? slice : `,${slice}`, 'utf8'));
+  }
+  await writeFully(fh, Buffer.from(line.slice(at), 'utf8'));
 }
 
 /**

@@ -51,6 +51,32 @@ describe('run journal', () => {
     expect(resumed.state.spentTinybar).toBe(12n);
   });
 
+  it("writes a registry's start record as the one JSON line of the record, whatever the number of agents", async () => {
+    for (const count of [0, 1, 1_000, 2_501]) {
+      const start = {
+        run: '01JDX3V9W5Q8K6T2N4M7P1R0ZC',
+        seed: 'seed "agents":[] in a string',
+        runKey: Buffer.alloc(32, 7).toString('base64url'),
+        topic: '0.0.1001',
+        config: {
+          network: 'local' as const,
+          agentsFile: 'agents.json',
+          evals: ['availability' as const],
+          concurrency: 1,
+          budgetMs: 1000,
+          maxFeeHbar: 5,
+          keepResponses: true,
+        },
+        agents: Array.from({ length: count }, (_, i) => ({ ...TEST_AGENT, subject: `${TEST_AGENT.subject}${i}` })),
+      };
+      const journal = await Journal.create(`${tmp.dir}/start-${count}`, start);
+      await journal.close();
+      const line = readFileSync(journal.path, 'utf8').split('\n')[0]!;
+      const at = (JSON.parse(line) as { at: string }).at;
+      expect(line).toBe(JSON.stringify({ t: 'start', v: 1, ...start, at }));
+    }
+  });
+
   it('gets its name only with its start record on disk: a create that fails before the sync leaves no journal', async () => {
     const dir = `${tmp.dir}/unsynced`;
     const probe = await open(`${tmp.dir}/probe`, 'w');
