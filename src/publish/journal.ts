@@ -224,7 +224,10 @@ function recordLine(record: JournalInput): string {
   return `${JSON.stringify({ ...record, at: new Date().toISOString() })}\n`;
 }
 
-/** Agents of a start record serialised per write: a registry's list as one string would be the run's largest object. */
+/**
+ * Agents of a start record serialised per write: a registry's list as one string would be the run's largest object
+ * (docs/performance.md, "A start record written a slice at a time").
+ */
 const START_AGENTS_PER_WRITE = 1_000;
 
 /** A start record's line, as recordLine makes it, with its agents written a slice at a time. */
