@@ -11,7 +11,6 @@ import { Hcs25Error } from '../core/errors.js';
 import { signalRow } from '../read/reader.js';
 import { messageLinks, type MessageLinks } from '../config/networks.js';
 import type { ReadSignal } from '../read/types.js';
-import type { SubjectIdentity } from './store/types.js';
 import { csvLine, scoresCsvHeader, scoresCsvRow } from '../report/csv.js';
 import { signalOutcome } from '../report/display.js';
 import { publisherBreakdown, subjectScoreOf } from './publisher-scores.js';
@@ -26,7 +25,7 @@ import {
   type Reply,
   type Route,
 } from './route-kit.js';
-import { MAX_PAGE, type Page, type SubjectRow, type SyncPage } from './store/types.js';
+import { MAX_PAGE, type Page, type SubjectIdentity, type SubjectRow, type SyncPage } from './store/types.js';
 
 /** The longest time window one signal export covers. */
 export const MAX_EXPORT_DAYS = 31;
