@@ -3,9 +3,10 @@
  * serve: `hcs25 serve` over a topic with SUBJECTS subjects (three signals each, published as `hcs25 run` publishes
  * them), with PostgreSQL (a throwaway server) and with the embedded PGlite. For each engine a server process runs
  * startServer as `hcs25 serve` does; this process times its indexing from the emulator's mirror node (signals/s,
- * goal ≥ 20,000), waits until the scores of a wide sample of subjects are computed, then keeps CONNECTIONS keep-alive connections asking
- * `GET /v1/subjects/{uaid}/score` for random subjects (closed loop) for SECONDS: p99 latency, goal ≤ 20 ms; then the same
- * for a badge (`/badge/score.json`, goal ≤ 20 ms) and a subject's 30-day series (`/history?window=30d`, goal ≤ 50 ms).
+ * goal ≥ 20,000), waits until the scores of a wide sample of subjects are computed, then keeps CONNECTIONS keep-alive
+ * connections asking `GET /v1/subjects/{uaid}/score` for random subjects (closed loop) for SECONDS after a warm-up: p99
+ * latency, goal ≤ 20 ms; then the same for a badge (`/badge/score.json`, goal ≤ 20 ms) and a subject's 30-day series
+ * (`/history?window=30d`, goal ≤ 50 ms).
  * Last, webhooks: a hook on `availability-changed` posting to a receiver in this process, then a run in which HOOKED
  * subjects are unreachable; each delivery is timed from when the API counted the run's signals as indexed (goal
  * ≤ 5 s) and from when the run's publication finished.
@@ -23,7 +24,8 @@ import * as bench from './lib/bench.mjs';
 const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds N] [--engines LIST] [--quick]
   --subjects     agents on the topic, three signals each (default 250000; --quick 2000)
   --connections  concurrent keep-alive connections asking for scores (default 200)
-  --seconds      timed lookup window per engine, after a 3 s warm-up (default 20; --quick 3)
+  --seconds      timed lookup window per engine, after the warm-up (default 20; --quick 3)
+  --warmup       seconds of lookups before each timed window (default 3)
   --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)
   --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)
   --lookups      which lookups to time: score,badge,series (default all three)
@@ -37,6 +39,7 @@ const opts = bench.options(
     'score-cache-mb': -1,
     lookups: 'score,badge,series',
     hooked: 1000,
+    warmup: 3,
   },
   { subjects: 2000, seconds: 3 },
 );
@@ -48,7 +51,6 @@ const LOOKUPS = [
   { key: 'badge', name: 'badge lookup', path: (s) => `/v1/subjects/${s}/badge/score.json`, maxP99Ms: MAX_P99_MS },
   { key: 'series', name: '30-day series', path: (s) => `/v1/subjects/${s}/history?window=30d`, maxP99Ms: 50 },
 ].filter((l) => opts.lookups.split(',').includes(l.key));
-const WARMUP_S = 3;
 const MAX_DELIVERY_MS = 5000;
 /** The server's admin token for the webhook API (a throwaway server on loopback). */
 const ADMIN_TOKEN = 'bench-admin-token-on-loopback';
@@ -312,7 +314,7 @@ async function lookups(url, path) {
     timing = true;
     start = performance.now();
     end = start + opts.seconds * 1000;
-  }, WARMUP_S * 1000);
+  }, opts.warmup * 1000);
   const connection = () =>
     new Promise((resolve, reject) => {
       const socket = connect({ host: hostname, port: Number(port) });
