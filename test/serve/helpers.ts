@@ -1,10 +1,19 @@
-/** Topic messages as a mirror node returns them, and the indexer's batch path over them, for the store tests. */
+/**
+ * Topic messages as a mirror node returns them, the indexer's batch path over them, and the two store engines, for the
+ * store tests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { classify, type SeenSignals } from '../../src/read/reader.js';
 import { SignalPacker, type PackMode } from '../../src/format/pack.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
 import { BatchBuilder } from '../../src/serve/batch.js';
 import type { IndexBatch, ServeStore } from '../../src/serve/store/types.js';
 import type { ReadSignal } from '../../src/read/types.js';
+import { openStore } from '../../src/serve/store/index.js';
+import { startPostgres, type PostgresServer } from '../support/postgres.js';
 
 export interface MirrorMessage {
   sequenceNumber: number;
@@ -78,4 +87,33 @@ export async function indexAndScore(
     source: 'rest',
   });
   while ((await store.rescoreDirty({ now, ...(perRound !== undefined && { limit: perRound }) })).more);
+}
+
+/**
+ * The engines a store test runs on: PGlite in memory, and a fresh database on a PostgreSQL server started for the test
+ * file. Registers the file's beforeAll/afterAll, which stop the server and remove `stateDir`.
+ */
+export function storeEngines(prefix: string) {
+  const stateDir = mkdtempSync(join(tmpdir(), `hcs25-${prefix}-`));
+  let pg: PostgresServer | undefined;
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await pg?.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const postgres = (): PostgresServer => {
+    if (!pg) throw new Error('PostgreSQL is started in beforeAll');
+    return pg;
+  };
+  const engines = [
+    { name: 'pglite', open: () => openStore('memory://', { stateDir }) },
+    {
+      name: 'postgres',
+      open: async () =>
+        openStore(await postgres().database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }),
+    },
+  ];
+  return { stateDir, postgres, engines };
 }

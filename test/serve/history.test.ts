@@ -1,11 +1,3 @@
-/**
- * A subject's history in the store, on both engines: signals at known times over 34 days, scored day by day, read at
- * a fixed `now`. Availability shares, percentiles and bucket counts are computed here from the inputs; the score
- * series is what each day's rescoring stored; the window's signals are read through the time index.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadSignal } from '../../src/read/types.js';
 import { HISTORY_WINDOWS, WINDOW_SPANS, type HistoryWindow } from '../../src/score/history.js';
@@ -15,7 +7,7 @@ import { pgliteExecutor } from '../../src/serve/store/pglite.js';
 import { createSqlStore } from '../../src/serve/store/sql.js';
 import { hash32 } from '../../src/serve/store/context.js';
 import type { ServeStore } from '../../src/serve/store/types.js';
-import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import { storeEngines } from './helpers.js';
 import { HOUR, evalSignal, probe, uaid } from '../support/signals.js';
 
 const TOPIC = '0.0.5151';
@@ -95,17 +87,8 @@ function expected(probes: Probe[], subject: string, fromMs: number, toMs: number
 
 type Sql = (text: string, params?: unknown[]) => Promise<Record<string, unknown>[]>;
 
-let pg: PostgresServer;
-const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-history-'));
-
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+// These engines also hand the test a SQL connection of its own to the store's database.
+const { stateDir, postgres } = storeEngines('history');
 
 const engines: Array<{
   name: string;
@@ -133,7 +116,7 @@ const engines: Array<{
   {
     name: 'postgres',
     async open() {
-      const url = await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`);
+      const url = await postgres().database(`db_${Math.random().toString(36).slice(2, 10)}`);
       const store = await openStore(url, { stateDir });
       const { default: pgm } = await import('pg');
       const client = new pgm.Client({ connectionString: url });

@@ -1,19 +1,11 @@
-/**
- * The webhook store on both engines (the comparison of rescored subjects with what the alerting saw, the queue, the
- * attempt log), the choice of deliveries, and the signature a receiver checks. End to end: hooks.test.ts.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookDelivery } from '../../src/index.js';
 import type { ReadSignal } from '../../src/read/types.js';
 import { crossing, planDeliveries } from '../../src/serve/hooks/match.js';
 import { signDelivery } from '../../src/serve/hooks/signature.js';
-import { openStore, type ServeStore, type StoredHook, type SubjectChange } from '../../src/serve/store/index.js';
-import { startPostgres, type PostgresServer } from '../support/postgres.js';
+import type { ServeStore, StoredHook, SubjectChange } from '../../src/serve/store/index.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
-import { indexAndScore } from './helpers.js';
+import { indexAndScore, storeEngines } from './helpers.js';
 
 const TOPIC = '0.0.4242';
 const NOW = new Date(T0 + 200 * HOUR);
@@ -88,23 +80,7 @@ describe('planDeliveries and the signature', () => {
   });
 });
 
-let pg: PostgresServer;
-const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-hooks-'));
-const engines = [
-  { name: 'pglite', open: async () => openStore('memory://', { stateDir }) },
-  {
-    name: 'postgres',
-    open: async () => {
-      pg ??= await startPostgres();
-      return openStore(await pg.database(`hooks_${Math.random().toString(36).slice(2, 10)}`), { stateDir });
-    },
-  },
-];
-
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
+const { engines } = storeEngines('hooks');
 
 describe.each(engines)('the webhook store on $name', ({ open }) => {
   let store: ServeStore;

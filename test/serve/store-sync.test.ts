@@ -1,37 +1,10 @@
-/**
- * Sync and export reads of the store (migration 010), on both engines: the subjects changed since a time or a sync
- * token, in change order and paged; a topic's signals over a time window, keyset paged; one subject's signals by payer.
- */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReadSignal } from '../../src/read/types.js';
-import { openStore } from '../../src/serve/store/index.js';
 import type { ServeStore } from '../../src/serve/store/types.js';
 import { HOUR, T0, evalSignal, probe, uaid } from '../support/signals.js';
-import { startPostgres, type PostgresServer } from '../support/postgres.js';
-import { indexAndScore } from './helpers.js';
+import { indexAndScore, storeEngines } from './helpers.js';
 
-let pg: PostgresServer;
-const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-serve-sync-'));
-
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
-
-const engines = [
-  { name: 'pglite', open: async () => openStore('memory://', { stateDir }) },
-  {
-    name: 'postgres',
-    open: async () => openStore(await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }),
-  },
-];
+const { engines } = storeEngines('serve-sync');
 
 const SUBJECTS = ['a', 'b', 'c', 'd', 'e'].map((n) => uaid(`${n}.example.com`));
 

@@ -3,8 +3,6 @@
  */
 import { VERDICTS } from '../../src/verify/findings.js';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeScores } from '../../src/score/scores.js';
@@ -20,8 +18,7 @@ import { createSqlStore } from '../../src/serve/store/sql.js';
 import type { SqlExecutor } from '../../src/serve/store/types.js';
 import { fleetSignals } from '../format/fleet.js';
 import { RUN, RUN_KEY } from '../format/fixtures.js';
-import { startPostgres, type PostgresServer } from '../support/postgres.js';
-import { batchOf, packed, PAYER, toMessages, indexAndScore } from './helpers.js';
+import { batchOf, packed, PAYER, toMessages, indexAndScore, storeEngines } from './helpers.js';
 import type { ReadSignal } from '../../src/read/types.js';
 import { HOUR, T0, probe, runId, signalV2, uaid } from '../support/signals.js';
 import type { SignalMessageV2 } from '../../src/format/schema-v2.js';
@@ -30,25 +27,7 @@ const AGENTS = 40;
 const signals = fleetSignals(AGENTS);
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 
-let pg: PostgresServer;
-const stateDir = mkdtempSync(join(tmpdir(), 'hcs25-serve-'));
-
-beforeAll(async () => {
-  pg = await startPostgres();
-}, 60_000);
-
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(stateDir, { recursive: true, force: true });
-});
-
-const engines = [
-  { name: 'pglite', open: async () => openStore('memory://', { stateDir }) },
-  {
-    name: 'postgres',
-    open: async () => openStore(await pg.database(`db_${Math.random().toString(36).slice(2, 10)}`), { stateDir }),
-  },
-];
+const { engines, stateDir, postgres } = storeEngines('serve');
 
 describe.each(engines)('ServeStore on $name', ({ name, open }) => {
   let store: ServeStore;
@@ -775,7 +754,7 @@ describe('PGlite persisted to a directory', () => {
 
 describe('PostgreSQL', () => {
   it('the advisory lock: one of two instances indexes; it passes on when the holder closes', async () => {
-    const url = await pg.database('locks');
+    const url = await postgres().database('locks');
     const a = await openStore(url, { stateDir });
     const b = await openStore(url, { stateDir });
     expect(await a.tryIndexerLock()).toBe(true);
@@ -787,7 +766,7 @@ describe('PostgreSQL', () => {
   });
 
   it('migrates once when instances start at once', async () => {
-    const url = await pg.database('race');
+    const url = await postgres().database('race');
     const stores = await Promise.all([
       openStore(url, { stateDir }),
       openStore(url, { stateDir }),
@@ -797,7 +776,7 @@ describe('PostgreSQL', () => {
   });
 
   it('a database written by migration 001 keeps its subjects to rescore (dirty_subjects → dirty_batches in 002)', async () => {
-    const url = await pg.database('from001');
+    const url = await postgres().database('from001');
     const { default: pgm } = await import('pg');
     const c = new pgm.Client({ connectionString: url });
     await c.connect();
@@ -842,7 +821,7 @@ describe('PostgreSQL', () => {
   });
 
   it('scores stored before migration 004 are rescored once, which gives them their stale_at', async () => {
-    const url = await pg.database('before004');
+    const url = await postgres().database('before004');
     const store = await openStore(url, { stateDir });
     const messages = toMessages(packed(signals.slice(0, 9)));
     const read = await collectTopicSignalsOf(messages);
@@ -867,7 +846,7 @@ describe('PostgreSQL', () => {
   });
 
   it('scores stored before migration 007 are rescored once, which gives them their evidence and its ranking', async () => {
-    const url = await pg.database('before007');
+    const url = await postgres().database('before007');
     const store = await openStore(url, { stateDir });
     const topic = '0.0.41';
     await store.applyBatch(topic, batchOf(toMessages(packed(evidenceFleet(), 'none'))));
