@@ -12,6 +12,7 @@
  * change.
  */
 import { createHash } from 'node:crypto';
+import { BADGE_METRICS, type Badge, type BadgeMetric, badgeFor } from '../report/badge.js';
 import type { ServeStore, StoredScore, SubjectKey } from './store/types.js';
 
 export interface CachedScore {
@@ -19,6 +20,8 @@ export interface CachedScore {
   etag: string;
   /** `X-Score-Fresh`: false while newer signals await rescoring. */
   fresh: boolean;
+  /** The subject's badges with their default labels, worked out with the body so a badge needs no parse of it. */
+  badges: Readonly<Record<BadgeMetric, Badge>>;
 }
 
 /** Indexed, but not scored yet (the route answers 503 SCORE_PENDING). Not cached. */
@@ -46,11 +49,14 @@ function answerOf(key: string, stored: StoredScore): Entry {
     .update(fresh ? '1' : '0')
     .digest('base64url')
     .slice(0, 27)}"`;
-  return { key, body, etag, fresh, size: body.length + key.length * 2 + OVERHEAD };
+  const badges = Object.fromEntries(
+    BADGE_METRICS.map((m) => [m, badgeFor(m, stored.score ?? 'pending')]),
+  ) as CachedScore['badges'];
+  return { key, body, etag, fresh, badges, size: body.length + key.length * 2 + OVERHEAD };
 }
 
-/** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag string. */
-const OVERHEAD = 200;
+/** Per entry beyond the body and key: the Map slot, the entry object, the Buffer header, the ETag, the badges. */
+const OVERHEAD = 360;
 
 /** About 2 KB an answer: room for half a million subjects' answers. */
 export const DEFAULT_SCORE_CACHE_BYTES = 1024 * 1024 * 1024;

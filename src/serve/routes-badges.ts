@@ -6,8 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { BADGE_METRICS, badgeFor, badgeSvg, shieldsEndpoint, type BadgeMetric } from '../report/badge.js';
-import type { SubjectScore } from '../score/scores.js';
+import { BADGE_METRICS, type Badge, type BadgeMetric, badgeFor, badgeSvg, shieldsEndpoint } from '../report/badge.js';
 import { PENDING, type CachedScore } from './cache.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 // Functions only: routes.ts imports this module, so nothing of it may be used while the modules load.
@@ -41,18 +40,16 @@ interface Rendered {
 /** Badges rendered from a cached answer, by metric and format: dropped with the answer when the cache lets it go. */
 const rendered = new WeakMap<CachedScore, Map<string, Rendered>>();
 
-function render(metric: BadgeMetric, format: Format, score: SubjectScore | 'unknown' | 'pending', label?: string) {
-  const badge = badgeFor(metric, score, label);
+/** The badge's body and a tag naming it: an unchanged badge keeps its tag when its score's other fields change. */
+function render(badge: Badge, format: Format): Rendered {
   const text = format === 'svg' ? badgeSvg(badge) : `${JSON.stringify(shieldsEndpoint(badge, BADGE_MAX_AGE))}\n`;
   const body = Buffer.from(text);
-  // The body names itself: an unchanged badge keeps its tag when its score's other fields change.
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
 function fromCache(metric: BadgeMetric, format: Format, answer: CachedScore, label?: string): Rendered {
-  const score = () => JSON.parse(answer.body.toString('utf8')) as SubjectScore;
   // A custom label is the caller's; only the default badges are kept.
-  if (label !== undefined) return render(metric, format, score(), label);
+  if (label !== undefined) return render({ ...answer.badges[metric], label }, format);
   let badges = rendered.get(answer);
   if (!badges) {
     badges = new Map();
@@ -61,7 +58,7 @@ function fromCache(metric: BadgeMetric, format: Format, answer: CachedScore, lab
   const key = `${metric}.${format}`;
   let hit = badges.get(key);
   if (!hit) {
-    hit = render(metric, format, score());
+    hit = render(answer.badges[metric], format);
     badges.set(key, hit);
   }
   return hit;
@@ -78,7 +75,7 @@ function badgeRoute(metric: BadgeMetric, format: Format): ParamRoute {
       const answer = await ctx.scores.get(topic, subject);
       const { body, etag } =
         answer === null || answer === PENDING
-          ? render(metric, format, answer === null ? 'unknown' : 'pending', q.label)
+          ? render(badgeFor(metric, answer === null ? 'unknown' : 'pending', q.label), format)
           : fromCache(metric, format, answer, q.label);
       return format === 'svg'
         ? {

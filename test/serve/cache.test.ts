@@ -49,7 +49,12 @@ function fakeStore() {
 function stored(subject: string, v: number | undefined, topic: string): StoredScore | null {
   if (v === undefined) return null;
   if (v < 0) return { topic, subject, fresh: false, score: null };
-  return { topic, subject, fresh: true, score: { subject, trustScores: { total: v } } as unknown as SubjectScore };
+  return {
+    topic,
+    subject,
+    fresh: true,
+    score: { subject, trustScores: { total: v }, adapters: [], components: {} } as unknown as SubjectScore,
+  };
 }
 
 const answer = async (cache: ScoreCache, subject: string) => cache.get(TOPIC, subject);
@@ -64,7 +69,12 @@ describe('ScoreCache', () => {
     expect(store.asked).toEqual(['a']);
     expect(second).toBe(first);
     if (!first || first === PENDING) throw new Error('no answer');
-    expect(JSON.parse(first.body.toString())).toEqual({ subject: 'a', trustScores: { total: 1 } });
+    expect(JSON.parse(first.body.toString())).toEqual({
+      subject: 'a',
+      trustScores: { total: 1 },
+      adapters: [],
+      components: {},
+    });
     expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
     expect(cache.hits).toBe(1);
   });

@@ -21,7 +21,7 @@ function fakeStore() {
     topic: TOPIC,
     subject,
     fresh: true,
-    score: { subject, trustScores: { total: 1 } } as unknown as SubjectScore,
+    score: { subject, trustScores: { total: 1 }, adapters: [], components: {} } as unknown as SubjectScore,
   });
   return {
     asked,

@@ -32,7 +32,7 @@ function fakeStore(): ServeStore {
         topic: TOPIC,
         subject,
         fresh: subject === KNOWN[0],
-        score: { subject, trustScores: { total: KNOWN.indexOf(subject) + 50 } },
+        score: { subject, trustScores: { total: KNOWN.indexOf(subject) + 50 }, adapters: [], components: {} },
       } as unknown as StoredScore;
     },
     storedScores: async () => ({ items: [], next: null }),
@@ -163,7 +163,12 @@ describe('score lookups on the wire', () => {
     }
     expect(statuses).toEqual([200, 200, 200, 304, 404, 503, 400]);
     expect(first.headers).toContainEqual(['x-score-fresh', 'true']);
-    expect(JSON.parse(first.body)).toEqual({ subject: KNOWN[0], trustScores: { total: 50 } });
+    expect(JSON.parse(first.body)).toEqual({
+      subject: KNOWN[0],
+      trustScores: { total: 50 },
+      adapters: [],
+      components: {},
+    });
   });
 
   it('answers pipelined lookups in order, also when each waits for the store, and across a request split byte by byte', async () => {
