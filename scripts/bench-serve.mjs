@@ -28,7 +28,8 @@ const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds
   --warmup       seconds of lookups before each timed window (default 3)
   --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)
   --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)
-  --lookups      which lookups to time: score,badge,series (default all three)
+  --lookups      which lookups to time: score,badge,series,search (default all four; search is one user's
+                 searches for a name that matches one subject, one at a time: it has no goal)
   --hooked       subjects whose availability flips in the webhook run (default 1000; 0: no webhook run)`;
 const opts = bench.options(
   {
@@ -37,7 +38,7 @@ const opts = bench.options(
     seconds: 20,
     engines: 'postgres,pglite',
     'score-cache-mb': -1,
-    lookups: 'score,badge,series',
+    lookups: 'score,badge,series,search',
     hooked: 1000,
     warmup: 3,
   },
@@ -146,6 +147,13 @@ async function benchEngine(engine, job) {
         `${r.p99.toFixed(2)} ms at ${opts.connections} connections`,
         `≤ ${kind.maxP99Ms} ms`,
         r.p99 <= kind.maxP99Ms && r.errors === 0,
+      );
+    }
+    if (opts.lookups.split(',').includes('search')) {
+      const s = await Promise.race([searches(url), exited]);
+      console.log(
+        `  ${engine} search for one subject's name among ${bench.fmt(opts.subjects)}: ` +
+          `p50 ${s.p50.toFixed(1)} ms, max ${s.max.toFixed(1)} ms over ${s.n} searches, one at a time`,
       );
     }
     if (opts.hooked > 0) {
@@ -351,6 +359,25 @@ async function lookups(url, path) {
   const sorted = Float64Array.from(latencies).sort();
   const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
   return { requests: sorted.length, errors, seconds, p50: q(0.5), p99: q(0.99), max: sorted[sorted.length - 1] };
+}
+
+/**
+ * A person searching by name on the page: `q` matches one subject (the dot after the number ends its endpoint's host),
+ * so the store looks through every subject to fill the page. One search at a time.
+ */
+async function searches(url) {
+  const times = [];
+  for (let k = 0; k < 20; k++) {
+    const i = Math.floor(Math.random() * opts.subjects);
+    const t0 = performance.now();
+    const res = await fetch(`${url}/v1/subjects?q=${encodeURIComponent(`agent-${i}.`)}`);
+    const { subjects } = await res.json();
+    times.push(performance.now() - t0);
+    if (res.status !== 200 || subjects?.length !== 1)
+      throw new Error(`search for agent-${i}: HTTP ${res.status}, ${subjects?.length} subjects`);
+  }
+  times.sort((a, b) => a - b);
+  return { n: times.length, p50: times[times.length / 2], max: times[times.length - 1] };
 }
 
 /** The server: startServer as `hcs25 serve` runs it, on a free port. */
