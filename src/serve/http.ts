@@ -135,7 +135,12 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
     if (reply.cacheControl) res.setHeader('Cache-Control', reply.cacheControl);
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
     if (reply.stream) return sendStream(req, res, reply);
-    const body = reply.body === undefined ? Buffer.from(`${JSON.stringify(reply.json)}\n`) : Buffer.from(reply.body);
+    const body =
+      reply.body === undefined
+        ? Buffer.from(`${JSON.stringify(reply.json)}\n`)
+        : typeof reply.body === 'string'
+          ? Buffer.from(reply.body)
+          : reply.body;
     res.setHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
     res.setHeader('Content-Length', body.length);
     res.writeHead(reply.status ?? 200);
