@@ -28,6 +28,9 @@ const HELP = `npm run bench -- serve [--subjects N] [--connections N] [--seconds
   --warmup       seconds of lookups before each timed window (default 3)
   --engines      postgres,pglite (default both); PostgreSQL needs initdb (apt-get install postgresql)
   --score-cache-mb  the server's score cache, MiB (default: hcs25 serve's default; 0: every lookup asks the store)
+  --series-subjects  subjects asked for their 30-day series, each with SERIES-DEPTH more probes (default 100;
+                 --quick 10)
+  --series-depth     the probes each of those has: a 30-day window of hourly probes (default 720; --quick 24)
   --lookups      which lookups to time: score,badge,series,search (default all four; search is one user's
                  searches for a name that matches one subject, one at a time: it has no goal)
   --hooked       subjects whose availability flips in the webhook run (default 1000; 0: no webhook run)`;
@@ -41,8 +44,10 @@ const opts = bench.options(
     lookups: 'score,badge,series,search',
     hooked: 1000,
     warmup: 3,
+    'series-subjects': 100,
+    'series-depth': 720,
   },
-  { subjects: 2000, seconds: 3 },
+  { subjects: 2000, seconds: 3, 'series-subjects': 10, 'series-depth': 24 },
 );
 const MIN_RATE = 20_000;
 const MAX_P99_MS = 20;
@@ -50,7 +55,14 @@ const MAX_P99_MS = 20;
 const LOOKUPS = [
   { key: 'score', name: 'score lookup', path: (s) => `/v1/subjects/${s}/score`, maxP99Ms: MAX_P99_MS },
   { key: 'badge', name: 'badge lookup', path: (s) => `/v1/subjects/${s}/badge/score.json`, maxP99Ms: MAX_P99_MS },
-  { key: 'series', name: '30-day series', path: (s) => `/v1/subjects/${s}/history?window=30d`, maxP99Ms: 50 },
+  {
+    key: 'series',
+    name: '30-day series',
+    path: (s) => `/v1/subjects/${s}/history?window=30d`,
+    maxP99Ms: 50,
+    // Only the subjects with a 30-day history are asked.
+    among: () => opts['series-subjects'],
+  },
 ].filter((l) => opts.lookups.split(',').includes(l.key));
 const MAX_DELIVERY_MS = 5000;
 /** The server's admin token for the webhook API (a throwaway server on loopback). */
@@ -74,7 +86,8 @@ async function main() {
     const client = await bench.hcs25Client(env, stateDir, { concurrency: 1000 });
     const topic = (await createTopic(client)).topicId;
     const fillStart = performance.now();
-    const signals = await bench.fillSignalTopic(client, topic, opts.subjects, 3);
+    let signals = await bench.fillSignalTopic(client, topic, opts.subjects, 3);
+    if (LOOKUPS.some((l) => l.key === 'series')) signals += await fillHistories(client, topic);
     await client.close();
     console.log(
       `  topic ${topic}: ${bench.fmt(signals)} signals published ` +
@@ -136,7 +149,7 @@ async function benchEngine(engine, job) {
       rate >= MIN_RATE,
     );
     for (const kind of LOOKUPS) {
-      const r = await Promise.race([lookups(url, kind.path), exited]);
+      const r = await Promise.race([lookups(url, kind.path, kind.among?.() ?? opts.subjects), exited]);
       console.log(
         `  ${engine} ${kind.name}: ${bench.fmt(r.requests / r.seconds)}/s over ${r.seconds.toFixed(1)} s, ` +
           `${bench.fmt(r.requests)} requests, ${r.errors} errors; ` +
@@ -256,6 +269,33 @@ async function hookDeliveries(url, job) {
   }
 }
 
+/**
+ * The 30-day series at the goal's depth: the first SERIES-SUBJECTS subjects get SERIES-DEPTH availability probes
+ * more, one run each, as an hourly prober publishes them. They reach consensus within the fill's minutes rather than
+ * an hour apart, so every one of them falls in the window: the store reads and adds up as many as 30 days of hourly
+ * probes would make it.
+ */
+async function fillHistories(client, topic) {
+  const { runSignals } = await import('hcs25');
+  const n = Math.min(opts['series-subjects'], opts.subjects);
+  const agents = Array.from({ length: n }, (_, i) => bench.syntheticAgent(i));
+  let published = 0;
+  for (let run = 0; run < opts['series-depth']; run++) {
+    const report = await runSignals(client, {
+      source: { agents },
+      topic,
+      evals: ['availability'],
+      seed: `bench-history-${run}`,
+      keepResponses: false,
+      runner: { transportFactory: bench.instantTransport },
+    });
+    if (report.status !== 'complete') throw new Error(`filling the histories: run ${report.status}`);
+    published += report.signals.published;
+  }
+  console.log(`  ${bench.fmt(n)} subjects with ${bench.fmt(opts['series-depth'])} more probes each`);
+  return published;
+}
+
 /** Polls the API's topic status until every signal is indexed; the time it saw them. */
 async function untilIndexed(url, signals) {
   for (;;) {
@@ -304,9 +344,9 @@ async function untilFresh(url) {
  * CONNECTIONS keep-alive HTTP/1.1 connections on plain sockets, each asking again as soon as its answer is complete.
  * A raw socket client costs far less CPU per request than a full HTTP client, and it shares the cores with the server.
  */
-async function lookups(url, path) {
+async function lookups(url, path, among) {
   const { hostname, port } = new URL(url);
-  const requests = Array.from({ length: opts.subjects }, (_, i) =>
+  const requests = Array.from({ length: Math.min(among, opts.subjects) }, (_, i) =>
     Buffer.from(
       `GET ${path(encodeURIComponent(bench.syntheticAgent(i).subject))} HTTP/1.1\r\n` +
         `Host: ${hostname}:${port}\r\n\r\n`,
