@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { quoteInput, redactKeyMaterial } from '../config/secret.js';
 import { durationMs } from '../core/duration.js';
 import { Hcs25Error, UsageError, errorMessage } from '../core/errors.js';
-import { escapeTerminal, stringifyForTerminal } from '../core/terminal.js';
+import { escapeTerminal, stringifyForTerminal, stringifyInPieces } from '../core/terminal.js';
 import { EXIT_INTERRUPTED, EXIT_OK, exitCodeOf } from './exit-codes.js';
 
 export { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
@@ -26,7 +26,16 @@ export function globals(cmd: Command): GlobalOptions {
  */
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${stringifyForTerminal(value, 2)}\n`);
+  // Written a piece at a time: a whole report can be longer than a string may be.
+  let text = '';
+  for (const piece of stringifyInPieces(value, 2)) {
+    text += piece;
+    if (text.length >= 65_536) {
+      process.stdout.write(text);
+      text = '';
+    }
+  }
+  process.stdout.write(`${text}\n`);
 }
 
 export function printLine(line = ''): void {

@@ -40,6 +40,40 @@ export function stringifyForTerminal(value: unknown, space?: number): string {
   );
 }
 
+/**
+ * stringifyForTerminal(value, space) in pieces that join to exactly its text: arrays and objects down to `depth` levels
+ * a member at a time, each value below as one string. A report of a quarter of a million subjects is longer than the
+ * longest string V8 can hold.
+ */
+export function* stringifyInPieces(value: unknown, space: number, depth = 2, indent = ''): Generator<string> {
+  const v = hasToJson(value) ? value.toJSON() : value;
+  if (depth === 0 || v === null || typeof v !== 'object') {
+    // Inside strings JSON escapes line feeds, so every raw one is indentation.
+    yield stringifyForTerminal(v, space).replaceAll('\n', `\n${indent}`);
+    return;
+  }
+  const inner = indent + ' '.repeat(space);
+  const members: [string | null, unknown][] = Array.isArray(v)
+    ? v.map((x) => [null, omitted(x) ? null : x])
+    : Object.entries(v).filter(([, x]) => !omitted(x));
+  if (members.length === 0) {
+    yield Array.isArray(v) ? '[]' : '{}';
+    return;
+  }
+  yield Array.isArray(v) ? '[' : '{';
+  for (const [i, [key, x]] of members.entries()) {
+    yield `${i === 0 ? '' : ','}\n${inner}${key === null ? '' : `${stringifyForTerminal(key)}: `}`;
+    yield* stringifyInPieces(x, space, depth - 1, inner);
+  }
+  yield `\n${indent}${Array.isArray(v) ? ']' : '}'}`;
+}
+
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+const omitted = (x: unknown) => x === undefined || typeof x === 'function' || typeof x === 'symbol';
+
+const hasToJson = (x: unknown): x is { toJSON(): unknown } =>
+  typeof x === 'object' && x !== null && typeof (x as { toJSON?: unknown }).toJSON === 'function';
+
 /** Agent-supplied text made safe for a one-line message: whitespace runs as one space, controls shown escaped. */
 export function oneLine(text: string, max = 200): string {
   const flat = escapeTerminal(text.replace(/[ \t\n]+/g, ' ').trim());

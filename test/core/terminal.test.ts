@@ -1,6 +1,7 @@
 /** escapeTerminal and the library's text renderers that show agent and registry text. */
 import { describe, expect, it } from 'vitest';
-import { TERMINAL_UNSAFE, escapeTerminal, stringifyForTerminal } from '../../src/core/terminal.js';
+import fc from 'fast-check';
+import { TERMINAL_UNSAFE, escapeTerminal, stringifyForTerminal, stringifyInPieces } from '../../src/core/terminal.js';
 import { csvCell } from '../../src/report/csv.js';
 import { scoreLabel } from '../../src/report/display.js';
 import { renderRejectedLine } from '../../src/report/table.js';
@@ -31,6 +32,35 @@ describe('escapeTerminal', () => {
     const text = stringifyForTerminal(value, 2);
     expect(anyUnsafe.test(text.replace(/\n/g, ''))).toBe(false);
     expect(JSON.parse(text)).toEqual(value);
+  });
+});
+
+describe('stringifyInPieces', () => {
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom(HOSTILE, undefined, null, new Date(0), () => 1),
+      fc.jsonValue(),
+      fc.array(tie('node')),
+      fc.dictionary(fc.string(), tie('node')),
+    ),
+  })).node;
+
+  it('joins to exactly the JSON of stringifyForTerminal, at any depth of pieces', () => {
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 4 }), (v, depth) => {
+        if (v === undefined || typeof v === 'function') return;
+        expect([...stringifyInPieces(v, 2, depth)].join('')).toBe(stringifyForTerminal(v, 2));
+      }),
+    );
+  });
+
+  it('gives an array of a thousand members a piece at a time', () => {
+    const report = { subjects: Array.from({ length: 1000 }, (_, i) => ({ rank: i + 1, name: HOSTILE })) };
+    const pieces = [...stringifyInPieces(report, 2)];
+    expect(pieces.length).toBeGreaterThan(1000);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(200);
+    expect(pieces.join('')).toBe(stringifyForTerminal(report, 2));
   });
 });
 
