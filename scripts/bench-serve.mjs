@@ -317,8 +317,15 @@ async function untilFresh(url) {
   for (;;) {
     const statuses = await Promise.all(
       sample.map(async (i) => {
-        const res = await fetch(`${url}/v1/subjects/${encodeURIComponent(bench.syntheticAgent(i).subject)}/score`);
-        const body = await res.text();
+        let res;
+        let body;
+        try {
+          res = await fetch(`${url}/v1/subjects/${encodeURIComponent(bench.syntheticAgent(i).subject)}/score`);
+          body = await res.text();
+        } catch {
+          // A busy server closing an idle keep-alive connection as it is reused: asked again in the next round.
+          return 'connection closed';
+        }
         if (res.status === 200) return res.headers.get('x-score-fresh') === 'true' ? 'fresh' : 'stale';
         try {
           return JSON.parse(body).error?.code ?? String(res.status);

@@ -215,7 +215,7 @@ export function startIndexer(client: Hcs25Client, options: IndexerOptions): Inde
         const limit = Math.max(1, options.rescoreLimit ?? 200);
         const r = await store.rescoreDirty({ limit });
         // Scores that turned stale with time alone are looked for once the dirty ones are done, not every round, and a
-        // round's worth at a time (so a round reads one small dirty row, and lookups are answered in between).
+        // round's worth at a time (so lookups are answered in between).
         if (r.more || (await store.markStale({ limit })) > 0) {
           // PGlite answers on the event loop without giving it a turn: without this, HTTP waits for the whole backlog.
           await new Promise((resolve) => setImmediate(resolve));

@@ -554,6 +554,27 @@ describe.each(engines)('ServeStore on $name', ({ name, open }) => {
     if (subjects.length > 1) expect(await store.changesSince(start, subjects.length - 1)).toBeNull();
   });
 
+  it('a subject that several batches touch before its rescoring is rescored once, from all of them', async () => {
+    const topic = '0.0.26';
+    // Every other signal in the first batch, the rest in the second: each subject has signals in both.
+    const twelve = signals.slice(0, 12);
+    const some = toMessages(
+      packed([...twelve.filter((_, i) => i % 2 === 0), ...twelve.filter((_, i) => i % 2 === 1)], 'none'),
+    );
+    await store.applyBatch(topic, batchOf(some.slice(0, 6)));
+    await store.applyBatch(topic, batchOf(some.slice(6)));
+    const subjects = new Set(twelve.map((s) => s.subject));
+    expect(subjects.size).toBeLessThan(6);
+    let rescored = 0;
+    for (let more = true; more; ) {
+      const r = await store.rescoreDirty({ limit: 1, now: NOW });
+      rescored += r.subjects;
+      more = r.more;
+    }
+    expect(rescored).toBe(subjects.size);
+    for (const subject of subjects) expect(await store.subjectScore(subject, { topic })).toMatchObject({ fresh: true });
+  });
+
   it('an answer changes only at a revision changesSince names, also when a round takes part of a batch', async () => {
     // What keeps a score cache exact: a cached answer is dropped only when changesSince names its subject.
     const topic = '0.0.25';
@@ -835,6 +856,7 @@ describe('PostgreSQL', () => {
     await c.connect();
     await c.query('ALTER TABLE subject_scores DROP COLUMN stale_at');
     await c.query("DELETE FROM schema_migrations WHERE id = '004_stale_at'");
+    await beforePendingSubjects(c);
     await c.end();
     const again = await openStore(url, { stateDir });
     // Still answered as fresh (no signal is missing from it) while it waits for its rescoring.
@@ -863,6 +885,7 @@ describe('PostgreSQL', () => {
       "UPDATE subject_scores SET score = (score::jsonb - 'evidenceStrength')::json, total = 100 WHERE score IS NOT NULL",
     );
     await c.query("DELETE FROM schema_migrations WHERE id = '007_evidence_strength'");
+    await beforePendingSubjects(c);
     await c.end();
     const again = await openStore(url, { stateDir });
     const first = async () => (await again.listSubjects({ topic }, { limit: 1 })).items[0]!;
@@ -890,6 +913,16 @@ describe('PostgreSQL', () => {
  * Four subjects scoring 100: an agent with 10 answers to each eval, one with a single answer to each, and two MCP
  * servers with probes only (evals do not apply to MCP). Each signal is its own run (one signal per run and id).
  */
+/** A database as migrations before 011 left it: subjects to rescore in batch rows (nothing waits here). */
+async function beforePendingSubjects(c: { query(sql: string): Promise<unknown> }): Promise<void> {
+  await c.query('DROP TABLE pending_subjects');
+  await c.query(
+    `CREATE TABLE dirty_batches (id bigserial PRIMARY KEY, tid int NOT NULL, after_seq bigint NOT NULL,
+       subjects text[] NOT NULL, rev bigint NOT NULL DEFAULT 0)`,
+  );
+  await c.query("DELETE FROM schema_migrations WHERE id = '011_pending_subjects'");
+}
+
 function evidenceFleet(): SignalMessageV2[] {
   const out: SignalMessageV2[] = [];
   let seq = 1;

@@ -47,12 +47,14 @@ export function createIngest(ctx: SqlContext): SqlIngest {
         if (inserted > 0) {
           await recordCitations(tx, tid, stored);
           await tx.query(INSERT_RUNS, [tid, ...runsOf(stored)]);
-          await tx.query('INSERT INTO dirty_batches (tid, after_seq, subjects, rev) VALUES ($1, $2, $3::text[], $4)', [
-            tid,
-            last,
-            [...new Set(stored.map((x) => x.message.subject))],
-            revision,
-          ]);
+          // A row per waiting subject (docs/performance.md, "Subjects waiting for their rescoring, one row each"); one
+          // already waiting keeps its earliest cursor (its score misses signals since then).
+          await tx.query(
+            `INSERT INTO pending_subjects (tid, subject, after_seq, rev) SELECT $1, unnest($2::text[]), $3, $4
+             ON CONFLICT (tid, subject) DO UPDATE
+               SET after_seq = least(pending_subjects.after_seq, excluded.after_seq), rev = excluded.rev`,
+            [tid, [...new Set(stored.map((x) => x.message.subject))], last, revision],
+          );
         }
         if (records.length > 0) await tx.query(INSERT_RECORDS, [tid, prepared.records, last]);
 
@@ -107,10 +109,10 @@ export function createIngest(ctx: SqlContext): SqlIngest {
             // Every answer of the topic changes: its subjects are marked at a new revision (caches drop them) and
             // rescored once the topic is indexed again.
             const revision = await bump(tx);
-            await tx.query('DELETE FROM dirty_batches WHERE tid = $1', [tid]);
+            await tx.query('DELETE FROM pending_subjects WHERE tid = $1', [tid]);
             await tx.query(
-              `INSERT INTO dirty_batches (tid, after_seq, subjects, rev)
-               SELECT tid, 0, array_agg(subject ORDER BY subject), $2 FROM subject_scores WHERE tid = $1 GROUP BY tid`,
+              `INSERT INTO pending_subjects (tid, subject, after_seq, rev)
+               SELECT tid, subject, 0, $2 FROM subject_scores WHERE tid = $1 ORDER BY subject`,
               [tid, revision],
             );
             await tx.query(

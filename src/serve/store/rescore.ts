@@ -1,5 +1,5 @@
 /**
- * Score upkeep in the SQL store. A stored batch marks the subjects it touched dirty (a `dirty_batches` row);
+ * Score upkeep in the SQL store. A stored batch puts the subjects it touched in `pending_subjects` (migration 011);
  * rescoreDirty takes a round of them, scores each from all its stored signals with the one scorer (computeScores,
  * as `hcs25 scores` does) and stores the scores; markStale puts back the subjects whose score changed with time alone
  * (a component passed the freshness window, `stale_at`).
@@ -13,21 +13,19 @@ import type { RescoreResult, ServeStore, SqlExecutor } from './types.js';
 
 export type SqlRescorer = Pick<ServeStore, 'rescoreDirty' | 'markStale'>;
 
-/** Subjects markStale puts back into the rescoring per call, at most (one dirty row each: a round reads it whole). */
+/** Subjects markStale puts back into the rescoring per call, at most. */
 const STALE_CHUNK = 1000;
 
 /** One subject of a rescoring round. */
-interface Dirty {
+type Dirty = {
   tid: number;
   topic: string;
   subject: string;
-}
+};
 
-/** A round taken from the dirty rows: the subjects, the rows it empties, and the rest of a row it took part of. */
+/** A round: the subjects first in line, and whether more wait. */
 interface Round {
   subjects: Dirty[];
-  done: string[];
-  rest: { id: string; subjects: string[] } | undefined;
   more: boolean;
 }
 
@@ -46,11 +44,13 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
       let wrote = false;
       const result = await driver
         .transaction(async (tx): Promise<RescoreResult> => {
-          const round = await takeRound(tx, limit);
-          if (round.subjects.length === 0 && round.done.length === 0) return { subjects: 0, more: false };
+          const [waiting] = await tx.query('SELECT 1 FROM pending_subjects LIMIT 1');
+          if (!waiting) return { subjects: 0, more: false };
           wrote = true;
-          // Before any write: its lock on serve_meta orders revisions by commit (changesSince).
+          // Before the round is read: its lock on serve_meta orders revisions by commit (changesSince), and every
+          // writer takes it first, so the round sees each batch whole and no batch waits on a row the round holds.
           const revision = await bump(tx);
+          const round = await takeRound(tx, limit);
           const signals = await tx.query<SignalRow>(SIGNALS_OF_SUBJECTS, [
             round.subjects.map((d) => d.tid),
             round.subjects.map((d) => d.subject),
@@ -79,21 +79,22 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
       const before = ctx.writes;
       // Each subject once: its stale_at is cleared here and set again by the rescoring. The earliest due first, a
       // bounded number per call: many subjects turn stale together (72 h after the run that published them), and
-      // one statement over all of them, or one dirty row that every rescoring round reads whole, would hold the
-      // database (and PGlite's event loop) for seconds.
-      const rows = await driver.query<{ n: number }>(
+      // one statement over all of them would hold the database (and PGlite's event loop) for seconds. The wait
+      // starts after the topic's cursor (no signal is missing from the score); a subject already waiting stays as is.
+      const [row] = await driver.query<{ n: number }>(
         `WITH due AS (
            UPDATE subject_scores s SET stale_at = NULL
            FROM (SELECT tid, subject FROM subject_scores WHERE stale_at <= $1 ORDER BY stale_at LIMIT $2) p
            WHERE s.tid = p.tid AND s.subject = p.subject
-           RETURNING s.tid, s.subject)
-         INSERT INTO dirty_batches (tid, after_seq, subjects)
-           SELECT d.tid, t.last_sequence, array_agg(d.subject ORDER BY d.subject) FROM due d JOIN topics t USING (tid)
-           GROUP BY d.tid, t.last_sequence
-         RETURNING cardinality(subjects) AS n`,
+           RETURNING s.tid, s.subject),
+         queued AS (
+           INSERT INTO pending_subjects (tid, subject, after_seq)
+             SELECT d.tid, d.subject, t.last_sequence FROM due d JOIN topics t USING (tid)
+           ON CONFLICT (tid, subject) DO NOTHING)
+         SELECT count(*)::int AS n FROM due`,
         [now.toISOString(), Math.max(1, Math.min(limit, STALE_CHUNK))],
       );
-      const marked = rows.reduce((n, r) => n + r.n, 0);
+      const marked = row?.n ?? 0;
       if (marked > 0) {
         ctx.writes++;
         return marked;
@@ -113,43 +114,13 @@ export function createRescorer(ctx: SqlContext): SqlRescorer {
   };
 }
 
-/**
- * Up to `limit` distinct subjects from the oldest dirty rows, locked for the round: a second rescorer (an instance
- * that just lost the indexer lock) skips these rows rather than take the same part of a row twice. The rows are read
- * a few at a time (1, 2, 4, … rows) until the round is full, so a round reads what it takes, not the whole backlog.
- */
+/** The `limit` subjects first in line (one more is read to learn whether it is the last). */
 async function takeRound(tx: SqlExecutor, limit: number): Promise<Round> {
-  const subjects: Dirty[] = [];
-  const taken = new Set<string>();
-  const done: string[] = [];
-  let lastId = '0';
-  for (let rows = 1; ; rows *= 2) {
-    // A full round reads one more row only to learn whether it is the last.
-    const asked = subjects.length >= limit ? 1 : rows;
-    const pending = await tx.query<{ id: string; tid: number; topic: string; subjects: string[] }>(
-      `SELECT d.id::text AS id, d.tid, t.topic, d.subjects FROM dirty_batches d JOIN topics t USING (tid)
-       WHERE d.id > $1::bigint ORDER BY d.id LIMIT $2 FOR UPDATE OF d SKIP LOCKED`,
-      [lastId, asked],
-    );
-    for (const row of pending) {
-      let i = 0;
-      for (; i < row.subjects.length; i++) {
-        const subject = row.subjects[i]!;
-        const key = `${row.tid}\u0000${subject}`;
-        if (taken.has(key)) continue;
-        if (subjects.length >= limit) break;
-        taken.add(key);
-        subjects.push({ tid: row.tid, topic: row.topic, subject });
-      }
-      if (i < row.subjects.length) {
-        const rest = i > 0 ? { id: row.id, subjects: row.subjects.slice(i) } : undefined;
-        return { subjects, done, rest, more: true };
-      }
-      done.push(row.id);
-      lastId = row.id;
-    }
-    if (pending.length < asked) return { subjects, done, rest: undefined, more: false };
-  }
+  const rows = await tx.query<Dirty>(
+    `SELECT p.tid, t.topic, p.subject FROM pending_subjects p JOIN topics t USING (tid) ORDER BY p.queued LIMIT $1`,
+    [limit + 1],
+  );
+  return { subjects: rows.slice(0, limit), more: rows.length > limit };
 }
 
 /** A subject's new score and the payers of its signals, by `${tid}\0${subject}`; a subject without signals has none. */
@@ -183,7 +154,7 @@ function scoreRound(
   return scores;
 }
 
-/** Stores the round's scores at `revision`, removes the subjects left without any, and clears their dirty rows. */
+/** Stores the round's scores at `revision`, removes the subjects left without any, and ends the subjects' wait. */
 async function storeScores(
   tx: SqlExecutor,
   round: Round,
@@ -241,13 +212,11 @@ async function storeScores(
       [gone.map((d) => d.tid), gone.map((d) => d.subject)],
     );
   }
-  if (round.done.length > 0) await tx.query('DELETE FROM dirty_batches WHERE id = ANY ($1::bigint[])', [round.done]);
-  if (round.rest) {
-    await tx.query('UPDATE dirty_batches SET subjects = $2::text[] WHERE id = $1::bigint', [
-      round.rest.id,
-      round.rest.subjects,
-    ]);
-  }
+  await tx.query(
+    `DELETE FROM pending_subjects p USING unnest($1::int[], $2::text[]) AS u(tid, subject)
+     WHERE p.tid = u.tid AND p.subject = u.subject`,
+    [round.subjects.map((d) => d.tid), round.subjects.map((d) => d.subject)],
+  );
 }
 
 /**

@@ -50,9 +50,11 @@ export interface SqlStoreOptions {
   soleWriter?: boolean;
 }
 
-/** A stored score `s` is fresh unless a pending dirty batch lists its subject (it is rescored soon). */
-const FRESH =
-  'NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = s.tid AND s.subject = ANY (d.subjects)) AS fresh';
+/**
+ * A stored score `s` is fresh unless its subject waits for its rescoring (it is rescored soon): one index lookup, see
+ * docs/performance.md, "Subjects waiting for their rescoring, one row each".
+ */
+const FRESH = 'NOT EXISTS (SELECT 1 FROM pending_subjects p WHERE p.tid = s.tid AND p.subject = s.subject) AS fresh';
 
 type StoredScoreRow = { topic: string; subject: string; fresh: boolean; score: SubjectScore } & IdentityColumns;
 
@@ -88,18 +90,14 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
     ...createHookStore(ctx),
 
     async subjectScore(subject, { topic } = {}) {
-      // Fresh unless a pending dirty batch lists the subject and starts before its newest signal (a batch markStale
-      // added starts after it: no signal is missing). Only a rescoring of the subject takes it off a batch, so the
-      // answer changes only at a revision changesSince names. The newest signal is looked up only while the topic
-      // has pending batches, and the batches are searched newest first: the subject's own comes first (the older
-      // ones are rescored before it).
+      // Fresh unless the subject waits for its rescoring since before its newest signal (markStale's wait starts
+      // after it: no signal is missing). Only a rescoring of the subject ends its wait, so the answer changes only at
+      // a revision changesSince names. The newest signal is looked up only while the subject waits.
       const [row] = await driver.query<{ topic: string; fresh: boolean; score: SubjectScore | null } & IdentityColumns>(
         `SELECT t.topic, s.score, ${IDENTITY_COLUMNS},
-           CASE WHEN NOT EXISTS (SELECT 1 FROM dirty_batches d WHERE d.tid = t.tid) THEN true
-             ELSE (SELECT d.id FROM dirty_batches d WHERE d.tid = t.tid AND d.after_seq < (
-               SELECT g.seq FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1
-               ORDER BY g.sh DESC, g.tid DESC, g.seq DESC, g.idx DESC LIMIT 1) AND $1 = ANY (d.subjects)
-               ORDER BY d.tid DESC, d.after_seq DESC LIMIT 1) IS NULL END AS fresh
+           NOT EXISTS (SELECT 1 FROM pending_subjects p WHERE p.tid = t.tid AND p.subject = $1 AND p.after_seq < (
+             SELECT g.seq FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1
+             ORDER BY g.sh DESC, g.tid DESC, g.seq DESC, g.idx DESC LIMIT 1)) AS fresh
          FROM topics t LEFT JOIN subject_scores s ON s.tid = t.tid AND s.subject = $1
            LEFT JOIN subject_identities i ON i.tid = t.tid AND i.subject = $1
          WHERE (s.subject IS NOT NULL OR EXISTS (SELECT 1 FROM signals g WHERE g.sh = $3 AND g.tid = t.tid AND g.message ->> 'subject' = $1))
@@ -395,7 +393,7 @@ export function createSqlStore(options: SqlStoreOptions): ServeStore {
       const rows = await driver.query<{ topic: string; subject: string; rescored: boolean }>(
         `SELECT t.topic, c.subject, c.rescored FROM (
            SELECT tid, subject, true AS rescored FROM subject_scores WHERE rev > $1
-           UNION SELECT tid, unnest(subjects), false FROM dirty_batches WHERE rev > $1
+           UNION SELECT tid, subject, false FROM pending_subjects WHERE rev > $1
          ) c JOIN topics t USING (tid) LIMIT $2`,
         [revision, limit + 1],
       );

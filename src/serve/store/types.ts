@@ -292,7 +292,7 @@ export interface ServeStore extends HookStore {
   /** Recomputes up to `limit` dirty subjects' scores (computeScores, the store's scoring config). */
   rescoreDirty(options?: { limit?: number; now?: Date }): Promise<RescoreResult>;
   /**
-   * Puts back in a batch to rescore every subject whose score changed with time alone by `now` (a component turned
+   * Puts back in line for its rescoring every subject whose score changed with time alone by `now` (a component turned
    * stale: `stale_at`, migration 004), the earliest due first and at most `limit` (default and most 1000) per call;
    * returns how many (call again while it returns some).
    */
