@@ -86,7 +86,9 @@ async function main() {
     const client = await bench.hcs25Client(env, stateDir, { concurrency: 1000 });
     const topic = (await createTopic(client)).topicId;
     const fillStart = performance.now();
-    let signals = await bench.fillSignalTopic(client, topic, opts.subjects, 3);
+    // The indexing rate is timed over these, the first on the topic: three signals a subject.
+    const base = await bench.fillSignalTopic(client, topic, opts.subjects, 3);
+    let signals = base;
     if (LOOKUPS.some((l) => l.key === 'series')) signals += await fillHistories(client, topic);
     await client.close();
     console.log(
@@ -94,7 +96,7 @@ async function main() {
         `in ${bench.secs(performance.now() - fillStart)} (not timed)`,
     );
     // Shared by the engines: the webhook run of each adds signals the next one indexes too.
-    const job = { env, topic, signals, stateDir, publisher: emu.operator.accountId, hooksRun: 0 };
+    const job = { env, topic, base, signals, stateDir, publisher: emu.operator.accountId, hooksRun: 0 };
     for (const engine of opts.engines.split(',')) {
       try {
         await benchEngine(engine, job);
@@ -134,13 +136,16 @@ async function benchEngine(engine, job) {
   try {
     server.send({ ...job, database });
     const { url, readyAt } = await Promise.race([new Promise((resolve) => server.once('message', resolve)), exited]);
-    const indexed = await Promise.race([untilIndexed(url, job.signals), exited]);
+    const indexed = await Promise.race([untilIndexed(url, job.base), exited]);
     const indexMs = indexed.at - readyAt;
-    const rate = (job.signals / indexMs) * 1000;
+    const rate = (job.base / indexMs) * 1000;
+    // Then the rest: the deep histories (whose subjects are rescored as their probes come in) and earlier webhook runs.
+    const all = await Promise.race([untilIndexed(url, job.signals), exited]);
     const freshMs = await Promise.race([untilFresh(url), exited]);
     console.log(
-      `  ${engine}: ${bench.fmt(indexed.signals)} signals indexed in ${bench.secs(indexMs)}; ` +
-        `every sampled score computed ${bench.secs(freshMs)} later`,
+      `  ${engine}: ${bench.fmt(job.base)} signals (three a subject) indexed in ${bench.secs(indexMs)}; ` +
+        `all ${bench.fmt(all.signals)} ${bench.secs(all.at - indexed.at)} later; ` +
+        `every sampled score computed ${bench.secs(freshMs)} after that`,
     );
     bench.verdict(
       `serve ${engine} indexing`,
