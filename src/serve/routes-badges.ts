@@ -37,7 +37,10 @@ interface Rendered {
   etag: string;
 }
 
-/** Badges rendered from a cached answer, by metric and format: dropped with the answer when the cache lets it go. */
+/**
+ * Badges rendered from a cached answer, by metric and format: dropped with the answer when the cache lets it go
+ * (docs/performance.md, "Rendered badges kept with the cached answer").
+ */
 const rendered = new WeakMap<CachedScore, Map<string, Rendered>>();
 
 /** The badge's body and a tag naming it: an unchanged badge keeps its tag when its score's other fields change. */
