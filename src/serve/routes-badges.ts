@@ -1,13 +1,14 @@
 /**
  * Badges: `/v1/subjects/{subject}/badge/{score|availability}.{json|svg}`, Shields' endpoint JSON or a flat SVG
- * (report/badge.ts), built from the score cache's answer: a cached subject's badge costs no query, and each badge is
- * rendered once per cached answer. An unknown subject gets a 200 badge saying `unknown`: a badge is a picture in
- * someone's page (Shields shows an error for anything but a 200 with a message, a browser a broken image).
+ * (report/badge.ts), built from the score cache's answer: a cached subject's badge costs no query, and a badge with
+ * its default label is drawn once for every subject that shows the same value. An unknown subject gets a 200 badge
+ * saying `unknown`: a badge is a picture in someone's page (Shields shows an error for anything but a 200 with a
+ * message, a browser a broken image).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { BADGE_METRICS, type Badge, type BadgeMetric, badgeFor, badgeSvg, shieldsEndpoint } from '../report/badge.js';
-import { PENDING, type CachedScore } from './cache.js';
+import { PENDING } from './cache.js';
 import { entityIdSchema } from '../core/id-schemas.js';
 // Functions only: routes.ts imports this module, so nothing of it may be used while the modules load.
 import { followedTopic, query, subjectParam, type ParamRoute, type Reply } from './route-kit.js';
@@ -37,12 +38,6 @@ interface Rendered {
   etag: string;
 }
 
-/**
- * Badges rendered from a cached answer, by metric and format: dropped with the answer when the cache lets it go
- * (docs/performance.md, "Rendered badges kept with the cached answer").
- */
-const rendered = new WeakMap<CachedScore, Map<string, Rendered>>();
-
 /** The badge's body and a tag naming it: an unchanged badge keeps its tag when its score's other fields change. */
 function render(badge: Badge, format: Format): Rendered {
   const text = format === 'svg' ? badgeSvg(badge) : `${JSON.stringify(shieldsEndpoint(badge, BADGE_MAX_AGE))}\n`;
@@ -50,19 +45,19 @@ function render(badge: Badge, format: Format): Rendered {
   return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
-function fromCache(metric: BadgeMetric, format: Format, answer: CachedScore, label?: string): Rendered {
-  // A custom label is the caller's; only the default badges are kept.
-  if (label !== undefined) return render({ ...answer.badges[metric], label }, format);
-  let badges = rendered.get(answer);
-  if (!badges) {
-    badges = new Map();
-    rendered.set(answer, badges);
-  }
-  const key = `${metric}.${format}`;
-  let hit = badges.get(key);
+/**
+ * Default-label badges rendered once and shared by every subject that shows the same value: a badge is its label,
+ * message and colour, and a message is a number to one decimal or one of a few words, so the map holds a few thousand
+ * badges at most however many subjects there are (docs/performance.md, "Rendered badges shared by value").
+ */
+const rendered = new Map<string, Rendered>();
+
+function renderDefault(badge: Badge, format: Format): Rendered {
+  const key = `${format}\n${badge.label}\n${badge.message}\n${badge.color}`;
+  let hit = rendered.get(key);
   if (!hit) {
-    hit = render(answer.badges[metric], format);
-    badges.set(key, hit);
+    hit = render(badge, format);
+    rendered.set(key, hit);
   }
   return hit;
 }
@@ -76,10 +71,12 @@ function badgeRoute(metric: BadgeMetric, format: Format): ParamRoute {
       const q = query(url, BADGE_QUERY);
       const topic = followedTopic(ctx, q.topic);
       const answer = await ctx.scores.get(topic, subject);
-      const { body, etag } =
+      const badge =
         answer === null || answer === PENDING
-          ? render(badgeFor(metric, answer === null ? 'unknown' : 'pending', q.label), format)
-          : fromCache(metric, format, answer, q.label);
+          ? badgeFor(metric, answer === null ? 'unknown' : 'pending', q.label)
+          : { ...answer.badges[metric], ...(q.label !== undefined && { label: q.label }) };
+      // A custom label is the caller's: drawn for this request, not kept.
+      const { body, etag } = q.label === undefined ? renderDefault(badge, format) : render(badge, format);
       return format === 'svg'
         ? {
             body,

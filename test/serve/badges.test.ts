@@ -32,6 +32,7 @@ const MCP = {
   mostly: uaid('mostly.mcp.dev', 'mcp'),
   half: uaid('half.mcp.dev', 'mcp'),
   rarely: uaid('rarely.mcp.dev', 'mcp'),
+  never: uaid('never.mcp.dev', 'mcp'),
 };
 // The availability adapter does not apply to model catalogs.
 const CATALOG = uaid('some-model', 'a2a', 'openrouter');
@@ -43,6 +44,7 @@ function fleet(): ReadSignal[] {
     [MCP.mostly]: (r) => r !== 0,
     [MCP.half]: (r) => r % 2 === 0,
     [MCP.rarely]: (r) => r === 0,
+    [MCP.never]: () => false,
     [CATALOG]: () => true,
   };
   const out: ReadSignal[] = [];
@@ -206,7 +208,8 @@ describe('links to the ledger', () => {
     // Verified (nothing to re-derive before a reveal): the page then says how it was judged.
     await store.runVerification(TOPIC, runId(RUNS - 1));
     const after = [...(await page.page(TOPIC)).matchAll(/<tr class="runrow">(.*?)<\/tr>/g)].map((m) => m[1]!);
-    expect(after[0]).toContain('not revealed yet: 6 not checkable of 6');
+    const perRun = signals.length / RUNS;
+    expect(after[0]).toContain(`not revealed yet: ${perRun} not checkable of ${perRun}`);
   });
 
   it("words a run's verification counts", () => {
@@ -255,6 +258,9 @@ describe('badges', () => {
       [MCP.half, 'availability', '50%', 'yellow'],
       [MCP.rarely, 'score', '25', 'red'],
       [MCP.rarely, 'availability', '25%', 'red'],
+      // The same colour as the one before, another value: each badge is its own subject's.
+      [MCP.never, 'score', '0', 'red'],
+      [MCP.never, 'availability', '0%', 'red'],
       [CATALOG, 'availability', 'n/a', 'lightgrey'],
       [uaid('never-seen.example.com'), 'score', 'unknown', 'lightgrey'],
     ];
