@@ -46,6 +46,7 @@ export function register(program: Command): void {
         const g = globals(cmd);
         if (flags.agents) inputFileFlag('--agents', flags.agents);
         const { discoverAgents } = await import('../discover/discover-agents.js');
+        const { parseRegistryId } = await import('../discover/discover.js');
         // --registry also accepts the hcs://2/ form, which the config schema does not: it is not passed to the config layer.
         const found = await withClient(
           cmd,
@@ -57,7 +58,9 @@ export function register(program: Command): void {
                 hint: 'e.g. hcs25 discover --registry 0.0.1234',
               });
             }
-            if (registry && !g.json) note(`reading registry ${registry} from ${client.network.mirrorRestUrl}…`);
+            // Checked before the note, so a bad id is the one line printed.
+            if (registry && !g.json)
+              note(`reading registry ${parseRegistryId(registry)} from ${client.network.mirrorRestUrl}…`);
             return discoverAgents(client, {
               ...(registry && { registry }),
               ...(flags.agents && { agentsFile: flags.agents }),

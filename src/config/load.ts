@@ -361,13 +361,20 @@ function holdsKeyMaterial(value: unknown): boolean {
   return false;
 }
 
+/** Flags whose name is not the kebab-case of the key they set. */
+const FLAG_NAMES: Record<string, string> = {
+  publishers: '--publisher',
+  mirrorTimeoutMs: '--mirror-timeout',
+  envFile: '--dotenv',
+};
+
 function describeSource(key: string, source: string | undefined): string {
   const envName = FLAG_OR_ENV[key];
   switch (source) {
     case 'env':
       return envName ?? key;
     case 'flag':
-      return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+      return FLAG_NAMES[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     case 'file':
       return `config file key "${key}"`;
     default:

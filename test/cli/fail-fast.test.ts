@@ -118,6 +118,9 @@ describe.concurrent('bad input is refused before any network call (exit 2)', () 
       ['registry', 'register', '--registry', '0.0.5', '--record', 'missing.json'],
       /cannot read agent record missing\.json/,
     ],
+    // The error is the first line: no progress note comes before it.
+    [['discover', '--registry', 'hcs://2/0.0.x'], /^hcs25: registry must be a topic id like 0\.0\.1234/],
+    [['scores', '--topic', '0.0.5', '--publisher', 'nobody'], /^hcs25: --publisher: must look like 0\.0\.1234/],
   ])('%j', async (args, message) => {
     mkdirSync(join(cwd, 'a-directory'), { recursive: true });
     const r = await hcs25(args, none);

@@ -120,6 +120,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: {}, flags: { config: 'missing.json' }, cwd: dir() })).toThrow(/does not exist/);
   });
 
+  it('names a bad value by the flag the user typed', () => {
+    expect(() => loadConfig({ env: {}, flags: { publishers: ['bad'] }, cwd: dir() })).toThrow(/^--publisher: /);
+    expect(() => loadConfig({ env: { HCS25_PUBLISHERS: 'bad' }, cwd: dir() })).toThrow(/^HCS25_PUBLISHERS: /);
+    expect(() => loadConfig({ env: {}, flags: { budgetMs: -1 }, cwd: dir() })).toThrow(/^--budget-ms: /);
+  });
+
   it('reads the operator key from a file', () => {
     const cwd = dir({ 'op.key': `${KEY}\n` });
     const c = loadConfig({
