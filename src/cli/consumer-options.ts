@@ -59,8 +59,9 @@ export async function withSource<T>(
     if (!config.topic)
       throw new UsageError('no signal topic given', { hint: 'pass --topic 0.0.1234 or set HCS25_TOPIC' });
     const { getSignalTopic } = await import('../read/read-signals.js');
+    const { isSignalTopicMemo } = await import('../publish/topic.js');
     const info = await getSignalTopic(client, config.topic);
-    if (!info.memo.startsWith('hcs-25:')) {
+    if (!isSignalTopicMemo(info.memo)) {
       // The memo is whoever created the topic's text: note() shows its escape sequences escaped.
       note(
         `note: topic ${config.topic} has memo "${info.memo.slice(0, 40)}", not an hcs-25 signal-topic memo; reading anyway`,

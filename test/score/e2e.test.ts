@@ -3,6 +3,7 @@
  * from the emulator's mirror REST by the reader, scored; and the `hcs25 signals` / `hcs25 scores` commands (in-process;
  * the built CLI as a child process is tested in test/cli) including `--publish` of op "score" messages.
  */
+import { formatThreeTopicMemo } from '../../src/publish/topic.js';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -226,6 +227,14 @@ describe('consumer on the emulator', () => {
       expect(tx).toBeDefined();
       await mirror.close();
       expect(Buffer.from(tx?.memo_base64 ?? '', 'base64').toString()).toBe('hcs25-tool/3:score');
+    });
+
+    it('a signal topic as `hcs25 topic create` makes it (format 3, or bare) is read without a note on its memo', async () => {
+      for (const memo of [formatThreeTopicMemo('0.0.5'), formatThreeTopicMemo()]) {
+        const own = await writer.createTopic(memo);
+        const { stderr } = await hcs25(['signals', '--topic', own, '--publisher', operator, '--jsonl']);
+        expect(stderr).not.toContain('memo');
+      }
     });
 
     it('a foreign topic memo is shown with its terminal escapes escaped', async () => {
