@@ -121,6 +121,8 @@ export async function startHttpServer(options: ServeHttpOptions): Promise<ServeH
       reply = await found.handler(ctx, url);
     } catch (err) {
       if (err instanceof ApiError) return sendError(res, err.status, err.code, err.message);
+      // What the store refuses of a request (a cursor it did not give out) is the request's fault, as in the hooks API.
+      if (err instanceof Hcs25Error && err.code === 'USAGE') return sendError(res, 400, 'BAD_QUERY', err.message);
       throw err;
     }
     if (reply.etag !== undefined) {

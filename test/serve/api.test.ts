@@ -293,6 +293,18 @@ describe('GET /v1/subjects', () => {
       cursor = body.nextCursor;
     } while (cursor);
     expect(paged).toEqual(subjects.map((s) => s.subject));
+    // A cursor this list did not give out is the request's fault (400), on every paged list.
+    for (const path of [
+      '/v1/subjects',
+      `/v1/subjects/${encodeURIComponent(subjects[0]!.subject)}/signals`,
+      '/v1/runs',
+    ]) {
+      const bad = await get(base, `${path}?cursor=bm9wZQ`);
+      expect(bad.status).toBe(400);
+      expect(bad.json).toEqual({
+        error: { code: 'BAD_QUERY', message: 'the page cursor is not one this list gave out' },
+      });
+    }
   });
 });
 
