@@ -87,11 +87,10 @@ export function query<T extends z.ZodObject>(url: URL, schema: T): z.output<T> {
       `unknown query parameter ${printableName(issue.keys[0] ?? '')}; known: ${Object.keys(schema.shape).join(', ') || 'none'}`,
     );
   }
-  throw new ApiError(
-    400,
-    'BAD_QUERY',
-    `query parameter ${printableName(String(issue.path[0] ?? ''))}: ${issue.message}`,
-  );
+  const name = String(issue.path[0] ?? '');
+  if (name !== '' && !Object.hasOwn(seen, name))
+    throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(name)} is required`);
+  throw new ApiError(400, 'BAD_QUERY', `query parameter ${printableName(name)}: ${issue.message}`);
 }
 
 /** A name from the request, shown in an error: short, and JSON-quoted so no control character passes. */

@@ -268,9 +268,9 @@ describe('GET /v1/export/signals', () => {
     ['format=csv&from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'after'],
     ['format=csv&from=2026-11-01T00:00:00Z&to=2026-11-01T00:00:00Z', 'after'],
     ['format=xml&from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z', 'format'],
-    ['from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z', 'format'],
+    ['from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z', '"format" is required'],
     ['format=csv&from=yesterday&to=2026-11-02T00:00:00Z', 'from'],
-    ['format=csv&to=2026-11-02T00:00:00Z', 'from'],
+    ['format=csv&to=2026-11-02T00:00:00Z', '"from" is required'],
   ])('?%s → 400 naming %s', async (q, word) => {
     const res = await get(base, `/v1/export/signals?${q}`);
     check('/v1/export/signals', res.status, res.json);
