@@ -18,6 +18,7 @@ import { generateMathQuestion } from './math.js';
 import { loadScienceBank, pickScienceQuestion, type ScienceBankEntry } from './science.js';
 import { DEFAULT_GRADER, gradeQuestion } from './graders.js';
 import { emptyProgress, type Progress } from './progress.js';
+import { Channel } from '../core/channel.js';
 
 export type { Progress } from './progress.js';
 
@@ -172,15 +173,22 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
   const total = agents.length * options.evals.length;
   const progress = emptyProgress(total);
   const report = () => options.onProgress?.({ ...progress });
+  // Results wait here until the consumer pulls them: a worker's push waits while too many wait.
+  const results = new Channel<AnyEvalResult>(Math.max(1, options.concurrency * READY_PER_SLOT));
   const footprint = options.footprint;
   const note = () => {
     if (!footprint) return;
-    footprint.ready = ready.length - head;
+    footprint.ready = results.length;
     footprint.maxReady = Math.max(footprint.maxReady, footprint.ready);
-    footprint.queued = queue.length - queueHead;
+    footprint.queued = queue.length;
     footprint.maxQueued = Math.max(footprint.maxQueued, footprint.queued);
     footprint.openTransports = open.size;
     footprint.maxOpenTransports = Math.max(footprint.maxOpenTransports, open.size);
+  };
+  const deliver = async (result: AnyEvalResult) => {
+    count(progress, result);
+    await results.push(result);
+    note();
   };
 
   // One transport per agent, opened on its first eval and closed after its last.
@@ -203,45 +211,13 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     }
   };
 
-  // Results wait here until the consumer pulls them; workers pause while too many wait.
-  const highWater = Math.max(1, options.concurrency * READY_PER_SLOT);
-  let ready: AnyEvalResult[] = [];
-  let head = 0;
-  let wake: (() => void) | undefined;
-  const signalConsumer = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  let paused: (() => void)[] = [];
-  // One result taken makes room for one worker: waking them all would have all but one pause again.
-  const resumeOne = () => paused.shift()?.();
-  const resumeWorkers = () => {
-    const all = paused;
-    paused = [];
-    for (const w of all) w();
-  };
-  const deliver = (result: AnyEvalResult) => {
-    count(progress, result);
-    ready.push(result);
-    note();
-    signalConsumer();
-  };
-
   // Evals of agents whose probe came back (or every eval after an agent's first when there is no probe) go first,
   // so an agent's transport closes soon after it opens and the queue stays short.
-  let queue: Task[] = [];
-  let queueHead = 0;
+  const queue: Task[] = [];
   let nextAgent = 0;
   const take = (): Task | undefined => {
-    if (queueHead < queue.length) {
-      const task = queue[queueHead++]!;
-      if (queueHead > 1024 && queueHead * 2 > queue.length) {
-        queue = queue.slice(queueHead);
-        queueHead = 0;
-      }
-      return task;
-    }
+    const queued = queue.shift();
+    if (queued) return queued;
     if (nextAgent >= agents.length) return undefined;
     const agentIndex = nextAgent++;
     if (probeFirst) return { agentIndex, kind: 'availability' };
@@ -257,9 +233,6 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
 
   const worker = async (): Promise<void> => {
     while (!stop.signal.aborted) {
-      while (ready.length - head >= highWater && !stop.signal.aborted)
-        await new Promise<void>((resolve) => paused.push(resolve));
-      if (stop.signal.aborted) break;
       const task = take();
       if (!task) {
         // Probes still running may queue follow-up evals: wait for them rather than leave slots idle at the end.
@@ -290,12 +263,12 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
       }
       if (task.kind === 'availability') probing--;
       if (stop.signal.aborted) break;
-      deliver(result);
+      await deliver(result);
       if (task.kind === 'availability' && followUps.length > 0) {
         if (result.kind === 'availability' && !result.reachable) {
           await releaseTransport(task.agentIndex, followUps.length);
           for (const kind of followUps)
-            deliver(
+            await deliver(
               notAsked(
                 agent,
                 kind as 'math' | 'science',
@@ -313,46 +286,31 @@ async function* runEvaluation(agents: Agent[], options: RunnerOptions): AsyncGen
     }
   };
 
-  let finished = false;
   let failure: unknown;
   const workers = Promise.all(Array.from({ length: Math.min(options.concurrency, total) }, worker)).then(
-    () => {
-      finished = true;
-      signalConsumer();
-    },
+    () => results.close(),
     (err: unknown) => {
-      failure = err;
-      finished = true;
+      // A push refused because the run was stopped is not a failure of its own.
+      if (!stop.signal.aborted) failure = err;
       stop.abort(err);
-      signalConsumer();
+      results.close();
     },
   );
+  // A stop ends the results at once: waiting workers wake (their pushes are refused) and so does the consumer.
   stop.signal.addEventListener(
     'abort',
     () => {
-      resumeWorkers();
+      results.close();
       wakeIdle();
     },
     { once: true },
   );
 
   try {
-    for (;;) {
+    for await (const result of results) {
       if (stop.signal.aborted) break;
-      if (head < ready.length) {
-        const r = ready[head]!;
-        ready[head++] = undefined as unknown as AnyEvalResult; // let yielded results be collected
-        if (head === ready.length || (head > 1024 && head * 2 > ready.length)) {
-          ready = ready.slice(head);
-          head = 0;
-        }
-        note();
-        resumeOne();
-        yield r;
-        continue;
-      }
-      if (finished) break;
-      await new Promise<void>((resolve) => (wake = resolve));
+      note();
+      yield result;
     }
     if (failure !== undefined) throw failure;
   } finally {

@@ -22,7 +22,7 @@ import {
 import { encodeRunKey, newRunKey } from '../format/hashing.js';
 import type { RegistryAgents } from './agents.js';
 import type { DailyBudget } from './budget.js';
-import type { Channel } from './channel.js';
+import type { Channel } from '../core/channel.js';
 import { DEFAULT_MAX_FEE_PER_DAY_HBAR, type WatchRegistryParameters } from './options.js';
 import type { Schedule } from './schedule.js';
 import type { WatchState } from './state.js';

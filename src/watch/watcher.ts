@@ -43,7 +43,7 @@ import { decodeRunKey } from '../format/hashing.js';
 import { RegistryAgents } from './agents.js';
 import { Asker } from './asking.js';
 import { DailyBudget, utcDay } from './budget.js';
-import { Channel } from './channel.js';
+import { Channel } from '../core/channel.js';
 import { carriesReask, newRunStart, questionsOf, receiptsOn, unpaid, type Cycle, type WatchContext } from './cycle.js';
 import { RegistryFollower, mirrorSubscription, type RegistryChange } from './follow.js';
 import {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DailyBudget } from '../../src/watch/budget.js';
-import { Channel } from '../../src/watch/channel.js';
+import { Channel } from '../../src/core/channel.js';
 import { prometheusText, startStatusServer, statusLine, type WatchStatus } from '../../src/watch/status.js';
 import { parseExposition } from './prometheus.js';
 

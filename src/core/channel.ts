@@ -1,6 +1,6 @@
 /**
- * A bounded async queue from many producers (agent evaluations) to one consumer (the publisher): `push` waits while it
- * is full, so evaluations cannot run ahead of journaling and memory holds at most `capacity` items.
+ * A bounded async queue from many producers to one consumer (eval results to whoever journals them): `push` waits
+ * while it is full, so producers cannot run ahead of the consumer and memory holds at most `capacity` items.
  */
 export class Channel<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
