@@ -78,7 +78,7 @@ export function scatter(report: ScoreReport): string {
     .map((p) => {
       const [cx, cy] = [n(x(p.confidence)), n(y(p.score))];
       const many = p.who.length > 1;
-      const title = `${p.who.length > 1 ? `${p.who.length} subjects` : p.who[0]}: score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}${many ? ` (${p.who.join(', ')})` : ''}`;
+      const title = `${p.who.length > 1 ? `${p.who.length} subjects` : p.who[0]}: score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}${many ? ` (${firstOf(p.who)})` : ''}`;
       return (
         `<g class="point"><circle class="dot" cx="${cx}" cy="${cy}" r="${many ? 9 : 6}" fill="${scoreColor(p.score)}"><title>${esc(title)}</title></circle>` +
         (many
@@ -101,13 +101,21 @@ export function scatter(report: ScoreReport): string {
   );
 }
 
+/** Names listed for one dot, at most: a whole registry can share a point (every subject unreachable, say). */
+const MAX_LISTED = 20;
+
+function firstOf(items: readonly string[]): string {
+  const shown = items.slice(0, MAX_LISTED).join(', ');
+  return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
+}
+
 /** Who shares a dot, in words: a dot's tooltip needs a mouse, this line does not. Ranks as in the ranking table. */
 function sharedPoints(points: { score: number; confidence: number; ranks: number[] }[]): string {
   const shared = points.filter((p) => p.ranks.length > 1).sort((a, b) => a.ranks[0]! - b.ranks[0]!);
   if (shared.length === 0) return '';
   const items = shared.map(
     (p) =>
-      `<li><strong>${p.ranks.length}</strong> at score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}: ranks ${p.ranks.map((r) => `#${r}`).join(', ')}</li>`,
+      `<li><strong>${p.ranks.length}</strong> at score ${p.score.toFixed(2)}, confidence ${p.confidence.toFixed(2)}: ranks ${firstOf(p.ranks.map((r) => `#${r}`))}</li>`,
   );
   return `<div class="shared"><span>Numbered dots (subjects at one point):</span><ul>${items.join('')}</ul></div>`;
 }

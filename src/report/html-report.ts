@@ -45,6 +45,11 @@ export interface HtmlReportOptions {
   scoring?: ScoringConfig;
   /** Subjects (from the top of the ranking) that get a detail card with history charts. Default 60. */
   maxDetailSubjects?: number;
+  /**
+   * Subjects listed in the ranking table, from the top. Default 5,000: a browser shows that many rows well, and a
+   * whole registry's would make a page of hundreds of megabytes (CSV and JSON list every subject).
+   */
+  maxRankedSubjects?: number;
   /** Newest points kept per history series. Default 120. */
   maxPoints?: number;
   /** Newest signals listed per subject in its drill-down. Default 500. */
@@ -70,6 +75,8 @@ export interface HtmlReportOptions {
   /** Served live: subjects' availability, latency and score over time (their detail cards show them). */
   history?: ReadonlyMap<string, SubjectHistory>;
 }
+
+const DEFAULT_MAX_RANKED = 5_000;
 
 const PUBLIC_LEDGERS: ReadonlySet<string> = new Set<LedgerName>(['testnet', 'previewnet', 'mainnet']);
 
@@ -114,7 +121,7 @@ export function renderHtmlReport(
       ? '<p class="warn"><strong>No publisher allow-list.</strong> Signals from any paying account were accepted; anyone can write to a public topic. Pass <code>--publisher</code> with the accounts you trust.</p>'
       : '',
     // What people come for first: the ranking; the figures, charts and how to read them follow.
-    ranking(ctx, maxDetail),
+    ranking(ctx, maxDetail, options.maxRankedSubjects ?? DEFAULT_MAX_RANKED),
     cards(report),
     '<section class="charts">',
     figure('Score distribution', 'Subjects per 10-point band of trustScores.total', histogram(report)),
@@ -260,13 +267,14 @@ function latestOutcomes(ctx: Context, subject: string): string {
     .join('');
 }
 
-function ranking(ctx: Context, maxDetail: number): string {
+function ranking(ctx: Context, maxDetail: number, maxRanked: number): string {
   const { report } = ctx;
+  const listed = report.subjects.slice(0, maxRanked);
   const adapterIds = report.subjects[0]?.adapters.map((a) => a.adapterId) ?? [];
   const head = ['#', 'Subject', 'Score', 'Confidence', ...adapterIds, 'Newest outcome', 'Latency p50 / p95', 'Signals'];
   // Long adapter ids may break after a hyphen; the other headers between words.
   const th = (h: string) => `<th>${esc(h).replace(/-/g, '-<wbr>')}</th>`;
-  const rows = report.subjects.map((s, i) => {
+  const rows = listed.map((s, i) => {
     const name = esc(ellipsize(scoreLabel(s), 48));
     const linked = i < maxDetail ? `<a href="#s${i + 1}">${name}</a>` : name;
     const badges = [
@@ -292,6 +300,9 @@ function ranking(ctx: Context, maxDetail: number): string {
   return (
     `<section><h2>Ranking</h2><div class="tablewrap"><table class="rank stack"><thead><tr>${head.map(th).join('')}</tr></thead>` +
     `<tbody>${rows.join('') || `<tr><td colspan="${head.length}" class="muted">No signals to score.</td></tr>`}</tbody></table></div>` +
+    (listed.length < report.subjects.length
+      ? `<p class="warn">The top ${listed.length} of ${report.subjects.length} subjects; <code>hcs25 scores --csv</code> or <code>--json</code> lists every one.</p>`
+      : '') +
     '<p class="legend">Beside each name: its protocol and the registry named in its UAID (<span class="badge">a2a</span> <span class="badge">hol</span>) · <span class="chip stale">stale</span> newest signal older than the freshness window (value × stale multiplier) · <span class="chip na">n/a</span> adapter not applicable to the subject (left out of the denominator) · <span class="chip none">no output</span> conditional adapter without data · <span class="chip missing">missing</span> applicable but no data (scores 0)</p></section>'
   );
 }

@@ -114,6 +114,24 @@ describe('html report (string checks; the browser test renders it)', () => {
     expect(html.match(/<article /g)).toHaveLength(2);
     expect(html).toContain('Details for the top 2 of 4 subjects');
   });
+
+  it('caps the ranking table and the lists of who shares a dot, and says so', () => {
+    // Thirty subjects that answered every probe: one score, one confidence, one dot.
+    const signals = Array.from({ length: 30 }, (_, i) =>
+      probe(uaid(`agent-${String(i).padStart(2, '0')}.example.com`), { seq: i + 1, at: T0 + i }),
+    );
+    const report = computeScores(signals, DEFAULT_SCORING_CONFIG, { now: new Date(T0 + HOUR) });
+    const html = renderHtmlReport(report, signals, { maxRankedSubjects: 10 });
+    expect(html.match(/<tr data-subject=/g)).toHaveLength(10);
+    expect(html).toContain('The top 10 of 30 subjects; <code>hcs25 scores --csv</code>');
+    // The dot's title and the line under the chart name twenty, then count the rest.
+    expect(html).toContain('#20 agent-19.example.com and 10 more');
+    expect(html).toContain('#19, #20 and 10 more');
+    expect(html).not.toContain('#21');
+    const all = renderHtmlReport(report, signals);
+    expect(all.match(/<tr data-subject=/g)).toHaveLength(30);
+    expect(all).not.toContain('The top ');
+  });
 });
 
 describe('compactUaid', () => {
