@@ -3,6 +3,7 @@
  */
 import { VERDICTS } from '../../src/verify/findings.js';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeScores } from '../../src/score/scores.js';
@@ -771,6 +772,19 @@ describe('PGlite persisted to a directory', () => {
     expect((await again.topics())[0]!.counts.signals).toBe(9);
     await again.close();
   }, 120_000);
+
+  it('refuses a database URL of another kind, and says why a directory cannot be used', async () => {
+    await expect(openStore('mysql://db.example.com/x', { stateDir })).rejects.toMatchObject({
+      code: 'USAGE',
+      message: '--database must be postgres://…, memory:// or a directory, got "mysql://db.example.com/x"',
+    });
+    const file = join(stateDir, 'a-file');
+    writeFileSync(file, '');
+    await expect(openStore(join(file, 'db'), { stateDir })).rejects.toMatchObject({
+      code: 'DATABASE_UNAVAILABLE',
+      message: expect.stringMatching(/^cannot open the embedded database in .*a-file\/db: ENOTDIR/),
+    });
+  });
 });
 
 describe('PostgreSQL', () => {

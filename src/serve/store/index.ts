@@ -3,6 +3,8 @@
  * `memory://`, a directory, or by default `<stateDir>/serve-db`.
  */
 import { join } from 'node:path';
+import { UsageError } from '../../core/errors.js';
+import { quoteInput } from '../../config/secret.js';
 import type { OpenStoreOptions, ServeStore } from './types.js';
 
 export * from './types.js';
@@ -12,6 +14,12 @@ export async function openStore(url: string | undefined, options: OpenStoreOptio
   if (url !== undefined && /^postgres(ql)?:\/\//i.test(url)) {
     const { openPostgresStore } = await import('./postgres.js');
     return openPostgresStore(url, scoring);
+  }
+  // Any other URL would be taken for a directory of that name.
+  if (url !== undefined && url !== 'memory://' && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new UsageError(`--database must be postgres://…, memory:// or a directory, got ${quoteInput(url, 60)}`, {
+      hint: 'the embedded engine (PGlite) takes a directory; PostgreSQL a postgres://user:pass@host:port/db URL',
+    });
   }
   const { openPgliteStore } = await import('./pglite.js');
   return openPgliteStore(url ?? join(options.stateDir, 'serve-db'), scoring);

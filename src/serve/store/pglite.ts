@@ -34,11 +34,13 @@ export async function openPgliteStore(dir: string, options: { scoring?: ScoringC
   const { PGlite } = await import('@electric-sql/pglite');
   const memory = dir === 'memory://' || dir === '';
   let db: InstanceType<typeof PGlite>;
-  const release = memory ? () => {} : claim(dir);
+  let release = () => {};
   try {
+    if (!memory) release = claim(dir);
     db = await PGlite.create(memory ? undefined : dir);
   } catch (err) {
     release();
+    if (err instanceof Hcs25Error) throw err;
     throw new Hcs25Error(
       'DATABASE_UNAVAILABLE',
       `cannot open the embedded database in ${dir}: ${errorMessage(err).split('\n')[0]}`,
