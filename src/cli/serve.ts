@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { Secret } from '../config/secret.js';
-import { UsageError } from '../core/errors.js';
+import { Hcs25Error, UsageError } from '../core/errors.js';
 import { entityIdFlag, withClient } from './context.js';
 import {
   action,
@@ -116,6 +116,15 @@ export function register(program: Command): void {
                 throw new UsageError('no signal topic given', {
                   hint: 'pass --topic 0.0.1234 (repeat for more) or set HCS25_TOPIC',
                 });
+              if (!worker) {
+                // A topic the mirror node does not know is a typo or the wrong network: said now, not by empty pages
+                // forever. An unreachable mirror is not refused here: the indexer retries it and says so.
+                const { getSignalTopic } = await import('../read/read-signals.js');
+                for (const topic of all)
+                  await getSignalTopic(client, topic).catch((err: unknown) => {
+                    if (err instanceof Hcs25Error && err.code === 'TOPIC_NOT_FOUND') throw err;
+                  });
+              }
               const publishers = client.config.publishers;
               if (publishers.length === 0 && !worker)
                 note(

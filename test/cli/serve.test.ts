@@ -307,6 +307,13 @@ describe('hcs25 serve --workers', () => {
     expect(r.stderr).toContain('--workers needs --database postgres://');
   });
 
+  it('refuses a topic the mirror node does not know, in one line, before opening the database', async () => {
+    const r = await spawnCli(h, tmp.dir, ['serve', '--topic', '0.0.987654', '--port', '0']).done;
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^hcs25: the mirror node at \S+ does not know topic 0\.0\.987654$/m);
+    expect(r.stdout).not.toContain('hcs25 serve:');
+  });
+
   it('two workers on one port and one PostgreSQL database: one indexes, every connection gets the new score and ETag after a new run', async () => {
     const db = await pg.database('workers');
     const topic = (await cli(['topic', 'create'])).stdout.trim();
