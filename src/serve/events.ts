@@ -25,6 +25,8 @@ export interface IndexedEvent {
 
 export interface ServeEventsOptions {
   store: Pick<ServeStore, 'revision' | 'topics' | 'watch' | 'changesSince'>;
+  /** The topics this server follows: another the store still holds (followed before) is not announced. Default: all. */
+  topics?: readonly string[];
   /** Finished score answers, kept current from the store's change revisions. */
   scores?: ScoreCache;
   maxClients: number;
@@ -277,7 +279,7 @@ export class ServeEvents {
   /** The revision moved: announce each topic whose last sequence moved past what was announced. */
   private async onChange(first: boolean): Promise<void> {
     try {
-      const topics = await this.options.store.topics();
+      const topics = await this.followedTopics();
       for (const t of topics) {
         const seen = this.announced.get(t.topic);
         if (first) this.announced.set(t.topic, t.lastSequence);
@@ -293,10 +295,16 @@ export class ServeEvents {
   private async sendLag(always: boolean, only?: Client): Promise<void> {
     if (this.clients.size === 0) return;
     try {
-      this.sendLagOf(await this.options.store.topics(), always, only);
+      this.sendLagOf(await this.followedTopics(), always, only);
     } catch (err) {
       this.options.onError?.(err);
     }
+  }
+
+  private async followedTopics(): Promise<TopicStatus[]> {
+    const all = await this.options.store.topics();
+    const followed = this.options.topics;
+    return followed ? all.filter((t) => followed.includes(t.topic)) : all;
   }
 
   private sendLagOf(topics: readonly TopicStatus[], always: boolean, only?: Client): void {

@@ -105,7 +105,9 @@ const ROUTES: Readonly<Record<string, Route>> = {
     cache: 'revision',
     async handler(ctx, url) {
       query(url, NO_QUERY);
-      return { json: { topics: await ctx.store.topics() } };
+      // The store may still hold a topic an earlier run followed: only the ones this server follows are its.
+      const topics = (await ctx.store.topics()).filter((t) => ctx.topics.includes(t.topic));
+      return { json: { topics } };
     },
   },
   '/v1/subjects': {

@@ -100,6 +100,7 @@ export async function startServer(
     let dispatcher: InstanceType<typeof HookDispatcher> | undefined;
     const events = new ServeEvents({
       store,
+      topics: parameters.topics,
       scores,
       maxClients: limits.maxEventClients,
       onError,

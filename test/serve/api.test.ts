@@ -706,3 +706,47 @@ async function openEvents(base: string, query = ''): Promise<{ next(type: string
     },
   };
 }
+
+describe('topics the store holds but this server does not follow', () => {
+  it('are not listed in /v1/topics nor announced on /v1/events', async () => {
+    const OTHER = '0.0.7777';
+    const own = await openStore('memory://', { stateDir: dir });
+    await indexAndScore(own, TOPIC, [probe(uaid('a.example.com'), { seq: 1, at: T0 })], NOW);
+    // Followed by an earlier run of the server, not by this one.
+    await indexAndScore(own, OTHER, [probe(uaid('b.example.com'), { seq: 1, at: T0 })], NOW);
+    const ownEvents = new ServeEvents({ store: own, topics: [TOPIC], maxClients: 2, pollMs: 50 });
+    ownEvents.start();
+    const http = await startHttpServer({
+      store: own,
+      events: ownEvents,
+      topics: [TOPIC],
+      publishers: [],
+      scoring: DEFAULT_SCORING_CONFIG,
+      live: livePage({
+        store: own,
+        scoring: DEFAULT_SCORING_CONFIG,
+        publishers: [],
+        revision: () => ownEvents.revision(),
+      }),
+      port: 0,
+      limits: { requestsPerSecond: 0 },
+    });
+    try {
+      expect((await own.topics()).map((t) => t.topic).sort()).toEqual([TOPIC, OTHER].sort());
+      const res = await get(http.url, '/v1/topics');
+      check('/v1/topics', res.status, res.json);
+      expect((res.json as { topics: { topic: string }[] }).topics.map((t) => t.topic)).toEqual([TOPIC]);
+      // A new event client is told each followed topic's lag at once.
+      const stream = await fetch(`${http.url}/v1/events`);
+      const reader = stream.body!.getReader();
+      let text = '';
+      while (!text.includes(`"topic":"${TOPIC}"`)) text += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      expect(text).toContain('event: lag');
+      expect(text).not.toContain(OTHER);
+    } finally {
+      await http.close();
+      await own.close();
+    }
+  });
+});
