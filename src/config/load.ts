@@ -311,7 +311,11 @@ function configErrorFrom(
 ): ConfigError {
   const issue = error.issues[0]!;
   const key = String(issue.path[0] ?? '');
-  const where = describeSource(key, sources[key]);
+  // Inside a config file's object (agentHeaders, nodes): the whole path, so the entry at fault is named.
+  const where =
+    issue.path.length > 1 && sources[key] === 'file'
+      ? `config file key ${quoteInput(issue.path.map(String).join('.'), 80)}`
+      : describeSource(key, sources[key]);
   const given = merged[key];
   if (issue.code === 'invalid_value' && !SECRET_KEYS.has(key) && typeof given === 'string') {
     // A mistyped name (--network testnt): the valid names, and the likely one first.

@@ -117,6 +117,10 @@ describe('loadConfig', () => {
       /config file key "budgetMs"/,
     );
     expect(() => loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{oops' }) })).toThrow(/not valid JSON/);
+    // Inside an object, the entry at fault.
+    expect(() =>
+      loadConfig({ env: {}, cwd: dir({ 'hcs25.config.json': '{"agentHeaders": {"agent-1": 5}}' }) }),
+    ).toThrow(/^config file key "agentHeaders\.agent-1": /);
     expect(() => loadConfig({ env: {}, flags: { config: 'missing.json' }, cwd: dir() })).toThrow(/does not exist/);
   });
 
