@@ -774,7 +774,7 @@ describe('PGlite persisted to a directory', () => {
   }, 120_000);
 
   it('refuses a database URL of another kind, and says why a directory cannot be used', async () => {
-    await expect(openStore('mysql://db.example.com/x', { stateDir })).rejects.toMatchObject({
+    await expect(openStore('mysql://me:s3cret@db.example.com/x', { stateDir })).rejects.toMatchObject({
       code: 'USAGE',
       message: '--database must be postgres://…, memory:// or a directory, got "mysql://db.example.com/x"',
     });

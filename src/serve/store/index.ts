@@ -17,7 +17,9 @@ export async function openStore(url: string | undefined, options: OpenStoreOptio
   }
   // Any other URL would be taken for a directory of that name.
   if (url !== undefined && url !== 'memory://' && /^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-    throw new UsageError(`--database must be postgres://…, memory:// or a directory, got ${quoteInput(url, 60)}`, {
+    // Without the user and password a URL may carry.
+    const shown = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+    throw new UsageError(`--database must be postgres://…, memory:// or a directory, got ${quoteInput(shown, 60)}`, {
       hint: 'the embedded engine (PGlite) takes a directory; PostgreSQL a postgres://user:pass@host:port/db URL',
     });
   }
