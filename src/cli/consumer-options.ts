@@ -54,6 +54,9 @@ export async function withSource<T>(
     if (value !== undefined && Number.isNaN(Date.parse(value)))
       throw new UsageError(`${name} must be an ISO 8601 time, got ${quoteInput(value)}`);
   }
+  // An empty window is a mistake, not an empty topic.
+  if (flags.since !== undefined && flags.until !== undefined && Date.parse(flags.since) > Date.parse(flags.until))
+    throw new UsageError(`--since ${quoteInput(flags.since)} is after --until ${quoteInput(flags.until)}`);
   return withClient(cmd, { topic: flags.topic, publishers: flags.publisher }, async (client) => {
     const { config } = client;
     if (!config.topic)

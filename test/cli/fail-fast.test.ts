@@ -121,6 +121,10 @@ describe.concurrent('bad input is refused before any network call (exit 2)', () 
     // The error is the first line: no progress note comes before it.
     [['discover', '--registry', 'hcs://2/0.0.x'], /^hcs25: registry must be a topic id like 0\.0\.1234/],
     [['scores', '--topic', '0.0.5', '--publisher', 'nobody'], /^hcs25: --publisher: must look like 0\.0\.1234/],
+    [
+      ['signals', '--topic', '0.0.5', '--since', '2026-12-01T00:00:00Z', '--until', '2026-11-01T00:00:00Z'],
+      /^hcs25: --since "2026-12-01T00:00:00Z" is after --until "2026-11-01T00:00:00Z"/,
+    ],
   ])('%j', async (args, message) => {
     mkdirSync(join(cwd, 'a-directory'), { recursive: true });
     const r = await hcs25(args, none);
