@@ -122,7 +122,7 @@ export function feeForecast(
         : pack === 'subject'
           ? 'one per agent'
           : 'one per signal';
-  const line = `fee forecast: ${agents} agents × ${evals} evals → about ${messages} messages (${packing}) at ~${formatHbar(estimate)} each = ${formatHbar(tinybar)}; cap ${formatHbar(cap)} (--max-fee-hbar)`;
+  const line = `fee forecast: ${agents} agent${agents === 1 ? '' : 's'} × ${evals} eval${evals === 1 ? '' : 's'} → about ${messages} message${messages === 1 ? '' : 's'} (${packing}) at ~${formatHbar(estimate)} each = ${formatHbar(tinybar)}; cap ${formatHbar(cap)} (--max-fee-hbar)`;
   const fits = (tinybar * 5n + 3n) / 4n;
   const suggestion = Math.ceil(Number(fits) / 1e8);
   const refusal = new FeeCapError(

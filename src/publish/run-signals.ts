@@ -128,7 +128,7 @@ export async function runSignals(client: Hcs25Client, parameters: RunSignalsPara
   const { run, seed, runKey, topic, config, agents: listed } = state.start;
   const journal = await Journal.create(client.config.stateDir, { run, seed, runKey, topic, config, agents: listed });
   parameters.onNote?.(
-    `run ${run}: ${agents.length} agents × ${evals.length} evals → topic ${topic} (journal ${journal.path})`,
+    `run ${run}: ${agents.length} agent${agents.length === 1 ? '' : 's'} × ${evals.length} eval${evals.length === 1 ? '' : 's'} → topic ${topic} (journal ${journal.path})`,
   );
   return publishRun(client, parameters, journal, state, {
     skipped,

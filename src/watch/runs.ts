@@ -117,7 +117,7 @@ export class Runs {
       partial.reduce((t, a) => t + this.asker.askWorstCase(a.agent, a.lacking), 0n),
     );
     ctx.p.onNote?.(
-      `finishing run ${run}: ${partial.length} agents to complete, ${unconfirmed} packs to confirm, ${unpacked} signals to pack`,
+      `finishing run ${run}: ${partial.length} agent${partial.length === 1 ? '' : 's'} to complete, ${unconfirmed} pack${unconfirmed === 1 ? '' : 's'} to confirm, ${unpacked} signal${unpacked === 1 ? '' : 's'} to pack`,
     );
     const stop = new AbortController();
     const published = await this.publish(journal, state, this.completeAgents(state, partial, stop.signal), stop);

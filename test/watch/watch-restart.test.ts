@@ -91,7 +91,7 @@ describe('hcs25 watch (action) stopped and restarted, 2 s mirror lag', () => {
       subject,
       subject,
     ]);
-    expect(second.notes.some((n) => n.includes(`finishing run ${half}: 1 agents to complete`))).toBe(true);
+    expect(second.notes.some((n) => n.includes(`finishing run ${half}: 1 agent to complete`))).toBe(true);
     expect(read.duplicates).toBe(0);
     expect([...state.signals.values()].filter((s) => s.message).every((s) => signalReceipt(state, s))).toBe(true);
   }, 120_000);
