@@ -1,6 +1,6 @@
 /**
- * The concurrent eval runner. One file: its scheduling, back-pressure, budgets and retries share one loop's state,
- * and split they would pass that state around.
+ * The concurrent eval runner. One file over 500 lines: its scheduling, back-pressure, budgets and retries share one
+ * loop's state, and split they would pass that state around.
  */
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
